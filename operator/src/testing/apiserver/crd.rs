@@ -1,0 +1,218 @@
+//! CustomResourceDefinitions: validation, registering the resource they define, and their status.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::error::{ApiError, ApiResult, Cause};
+use super::registry::{ResourceType, ScaleSpec};
+use super::schema::Schema;
+use super::store::{State, StorageKey, key_of};
+
+/// The finalizer the server puts on every CRD so that its objects are deleted before it.
+pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
+
+fn cause(field: &str, reason: &str, message: String) -> Cause {
+    Cause {
+        reason: reason.into(),
+        message,
+        field: field.into(),
+    }
+}
+
+/// Checks what the real server checks of a CRD that operators get wrong. `name` is `metadata.name`.
+pub fn validate(crd: &Value, name: &str) -> ApiResult<()> {
+    let spec = &crd["spec"];
+    let group = spec["group"].as_str().unwrap_or("");
+    let plural = spec["names"]["plural"].as_str().unwrap_or("");
+    let mut causes = Vec::new();
+    if group.is_empty() {
+        causes.push(cause("spec.group", "FieldValueRequired", "Required value".into()));
+    } else if !group.contains('.') {
+        causes.push(cause(
+            "spec.group",
+            "FieldValueInvalid",
+            format!("Invalid value: \"{group}\": should be a domain with at least one dot"),
+        ));
+    }
+    if plural.is_empty() {
+        causes.push(cause("spec.names.plural", "FieldValueRequired", "Required value".into()));
+    }
+    if spec["names"]["kind"].as_str().unwrap_or("").is_empty() {
+        causes.push(cause("spec.names.kind", "FieldValueRequired", "Required value".into()));
+    }
+    if !group.is_empty() && !plural.is_empty() && name != format!("{plural}.{group}") {
+        causes.push(cause(
+            "metadata.name",
+            "FieldValueInvalid",
+            format!("Invalid value: \"{name}\": must be spec.names.plural+\".\"+spec.group"),
+        ));
+    }
+    match spec["scope"].as_str() {
+        Some("Namespaced") | Some("Cluster") => {}
+        Some(other) => causes.push(cause(
+            "spec.scope",
+            "FieldValueNotSupported",
+            format!("Unsupported value: \"{other}\": supported values: \"Cluster\", \"Namespaced\""),
+        )),
+        None => causes.push(cause("spec.scope", "FieldValueRequired", "Required value".into())),
+    }
+    let versions = spec["versions"].as_array().cloned().unwrap_or_default();
+    if versions.is_empty() {
+        causes.push(cause("spec.versions", "FieldValueInvalid", "Invalid value: \"null\": must have exactly one version marked as storage version".into()));
+    } else {
+        let storage = versions.iter().filter(|v| v["storage"].as_bool() == Some(true)).count();
+        if storage != 1 {
+            causes.push(cause(
+                "spec.versions",
+                "FieldValueInvalid",
+                format!("Invalid value: {}: must have exactly one version marked as storage version", Value::Array(versions.clone())),
+            ));
+        }
+        for (i, v) in versions.iter().enumerate() {
+            if let Some(schema) = v["schema"].get("openAPIV3Schema")
+                && let Err(e) = Schema::new(schema)
+            {
+                causes.push(cause(
+                    &format!("spec.versions[{i}].schema.openAPIV3Schema"),
+                    "FieldValueInvalid",
+                    format!("Invalid value: \"\": {e}"),
+                ));
+            }
+        }
+    }
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::invalid("CustomResourceDefinition", "apiextensions.k8s.io", name, causes))
+    }
+}
+
+/// The storage key of the resource a CRD defines.
+pub fn storage_of(crd: &Value) -> Option<StorageKey> {
+    let group = crd["spec"]["group"].as_str()?;
+    let plural = crd["spec"]["names"]["plural"].as_str()?;
+    Some((group.to_string(), plural.to_string()))
+}
+
+/// The name of the CRD that defines a custom resource's storage, if it is one.
+pub fn crd_of_storage(state: &State, storage: &StorageKey) -> Option<String> {
+    let t = state.registry.find_storage(storage)?;
+    t.custom.then(|| format!("{}.{}", storage.1, storage.0))
+}
+
+fn types_of(crd: &Value) -> Vec<ResourceType> {
+    let spec = &crd["spec"];
+    let (Some(group), Some(kind), Some(plural)) = (
+        spec["group"].as_str(),
+        spec["names"]["kind"].as_str(),
+        spec["names"]["plural"].as_str(),
+    ) else {
+        return Vec::new();
+    };
+    let namespaced = spec["scope"].as_str() != Some("Cluster");
+    let versions = spec["versions"].as_array().cloned().unwrap_or_default();
+    let storage_version = versions
+        .iter()
+        .find(|v| v["storage"].as_bool() == Some(true))
+        .and_then(|v| v["name"].as_str())
+        .unwrap_or("v1")
+        .to_string();
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+            .unwrap_or_default()
+    };
+    versions
+        .iter()
+        .filter(|v| v["served"].as_bool() != Some(false))
+        .filter_map(|v| {
+            let version = v["name"].as_str()?;
+            let mut t = ResourceType::new(group, version, kind, plural, namespaced);
+            t.singular = spec["names"]["singular"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| kind.to_lowercase());
+            t.short_names = strings(&spec["names"]["shortNames"]);
+            t.categories = strings(&spec["names"]["categories"]);
+            t.generation = true;
+            t.custom = true;
+            t.storage_version = storage_version.clone();
+            t.preferred = version == storage_version;
+            t.status_subresource = v["subresources"]["status"].is_object();
+            if let Some(scale) = v["subresources"]["scale"].as_object() {
+                let path = |k: &str| scale.get(k).and_then(Value::as_str).map(|s| s.trim_start_matches('.').to_string());
+                t.scale = Some(ScaleSpec {
+                    spec_replicas_path: path("specReplicasPath").unwrap_or_else(|| "spec.replicas".into()),
+                    status_replicas_path: path("statusReplicasPath").unwrap_or_else(|| "status.replicas".into()),
+                    label_selector_path: path("labelSelectorPath"),
+                });
+            }
+            t.schema = v["schema"]
+                .get("openAPIV3Schema")
+                .and_then(|s| Schema::new(s).ok())
+                .map(Arc::new);
+            t.printer_columns = v["additionalPrinterColumns"]
+                .as_array()
+                .map(|cols| {
+                    cols.iter()
+                        .filter_map(|c| {
+                            Some((
+                                c["name"].as_str()?.to_string(),
+                                c["type"].as_str().unwrap_or("string").to_string(),
+                                c["jsonPath"].as_str()?.to_string(),
+                            ))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            Some(t)
+        })
+        .collect()
+}
+
+/// Registers the resource a stored CRD defines and reports it established, as the real server's controllers do.
+pub fn sync(state: &mut State, crd: &Value) {
+    let Some(storage) = storage_of(crd) else { return };
+    state.registry.remove_resource(&storage.0, &storage.1);
+    for t in types_of(crd) {
+        state.registry.insert(t);
+    }
+    let established = crd["status"]["conditions"]
+        .as_array()
+        .is_some_and(|c| c.iter().any(|c| c["type"] == "Established" && c["status"] == "True"));
+    let names_match = crd["status"]["acceptedNames"] == crd["spec"]["names"];
+    if established && names_match {
+        return;
+    }
+    let now = state.now.clone();
+    let mut next = crd.clone();
+    let storage_version = crd["spec"]["versions"]
+        .as_array()
+        .and_then(|vs| vs.iter().find(|v| v["storage"].as_bool() == Some(true)))
+        .and_then(|v| v["name"].as_str())
+        .unwrap_or("v1")
+        .to_string();
+    next["status"] = json!({
+        "conditions": [
+            { "type": "NamesAccepted", "status": "True", "reason": "NoConflicts",
+              "message": "no conflicts found", "lastTransitionTime": now },
+            { "type": "Established", "status": "True", "reason": "InitialNamesAccepted",
+              "message": "the initial names have been accepted", "lastTransitionTime": now },
+        ],
+        "acceptedNames": crd["spec"]["names"].clone(),
+        "storedVersions": [storage_version],
+    });
+    let crd_storage: StorageKey = ("apiextensions.k8s.io".into(), "customresourcedefinitions".into());
+    if state.get(&crd_storage, &key_of(crd)).is_some() {
+        state.put(&crd_storage, next);
+    }
+}
+
+/// Forgets the resource a removed CRD defined.
+pub fn unregister(state: &mut State, crd: &Value) {
+    if let Some(storage) = storage_of(crd) {
+        state.registry.remove_resource(&storage.0, &storage.1);
+        state.collections.remove(&storage);
+    }
+}

@@ -1,0 +1,190 @@
+//! Discovery documents (`/version`, `/api`, `/apis`, resource lists) and the minimal OpenAPI v3 documents
+//! kubectl reads to learn that the server validates fields itself.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::registry::{Registry, ResourceType};
+
+/// The Kubernetes version the server reports.
+pub const KUBERNETES_MINOR: &str = "35";
+
+/// `/version`.
+pub fn version() -> Value {
+    json!({
+        "major": "1",
+        "minor": KUBERNETES_MINOR,
+        "emulationMajor": "1",
+        "emulationMinor": KUBERNETES_MINOR,
+        "gitVersion": format!("v1.{KUBERNETES_MINOR}.0"),
+        "gitCommit": "0000000000000000000000000000000000000000",
+        "gitTreeState": "clean",
+        "buildDate": "2026-01-01T00:00:00Z",
+        "goVersion": "go1.25.0",
+        "compiler": "gc",
+        "platform": "linux/amd64",
+    })
+}
+
+/// `/api`.
+pub fn core_versions() -> Value {
+    json!({
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{ "clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1:6443" }],
+    })
+}
+
+fn groups_map(reg: &Registry) -> BTreeMap<String, (Vec<String>, Option<String>)> {
+    let mut groups: BTreeMap<String, (Vec<String>, Option<String>)> = BTreeMap::new();
+    for t in reg.all().filter(|t| !t.group.is_empty()) {
+        let entry = groups.entry(t.group.clone()).or_default();
+        if !entry.0.contains(&t.version) {
+            entry.0.push(t.version.clone());
+        }
+        if t.preferred {
+            entry.1 = Some(t.version.clone());
+        }
+    }
+    groups
+}
+
+fn group_doc(name: &str, versions: &[String], preferred: Option<&String>) -> Value {
+    let gv = |v: &String| json!({ "groupVersion": format!("{name}/{v}"), "version": v });
+    let preferred = preferred.or(versions.first());
+    json!({
+        "name": name,
+        "versions": versions.iter().map(gv).collect::<Vec<_>>(),
+        "preferredVersion": preferred.map(gv).unwrap_or(Value::Null),
+    })
+}
+
+/// `/apis`.
+pub fn groups(reg: &Registry) -> Value {
+    let groups: Vec<Value> = groups_map(reg)
+        .iter()
+        .map(|(name, (versions, preferred))| group_doc(name, versions, preferred.as_ref()))
+        .collect();
+    json!({ "kind": "APIGroupList", "apiVersion": "v1", "groups": groups })
+}
+
+/// `/apis/{group}`, if served.
+pub fn group(reg: &Registry, name: &str) -> Option<Value> {
+    let map = groups_map(reg);
+    let (versions, preferred) = map.get(name)?;
+    let mut doc = group_doc(name, versions, preferred.as_ref());
+    doc["kind"] = json!("APIGroup");
+    doc["apiVersion"] = json!("v1");
+    Some(doc)
+}
+
+const VERBS: [&str; 8] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
+fn resource_entries(t: &ResourceType) -> Vec<Value> {
+    let mut main = json!({
+        "name": t.plural,
+        "singularName": t.singular,
+        "namespaced": t.namespaced,
+        "kind": t.kind,
+        "verbs": VERBS,
+    });
+    if !t.short_names.is_empty() {
+        main["shortNames"] = json!(t.short_names);
+    }
+    if !t.categories.is_empty() {
+        main["categories"] = json!(t.categories);
+    }
+    let mut out = vec![main];
+    if t.status_subresource {
+        out.push(json!({
+            "name": format!("{}/status", t.plural), "singularName": "", "namespaced": t.namespaced,
+            "kind": t.kind, "verbs": ["get", "patch", "update"],
+        }));
+    }
+    if t.scale.is_some() {
+        out.push(json!({
+            "name": format!("{}/scale", t.plural), "singularName": "", "namespaced": t.namespaced,
+            "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"],
+        }));
+    }
+    out
+}
+
+/// `/api/v1` or `/apis/{group}/{version}`, if served.
+pub fn resources(reg: &Registry, group: &str, version: &str) -> Option<Value> {
+    if !reg.has_group_version(group, version) {
+        return None;
+    }
+    let resources: Vec<Value> = reg
+        .all()
+        .filter(|t| t.group == group && t.version == version)
+        .flat_map(|t| resource_entries(t))
+        .collect();
+    Some(json!({
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": super::registry::api_version(group, version),
+        "resources": resources,
+    }))
+}
+
+fn gv_path(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        format!("api/{version}")
+    } else {
+        format!("apis/{group}/{version}")
+    }
+}
+
+/// `/openapi/v3`: where each group-version's document is.
+pub fn openapi_v3_root(reg: &Registry) -> Value {
+    let mut paths = serde_json::Map::new();
+    let mut gvs: Vec<(String, String)> = reg.all().map(|t| (t.group.clone(), t.version.clone())).collect();
+    gvs.sort();
+    gvs.dedup();
+    for (g, v) in gvs {
+        let p = gv_path(&g, &v);
+        paths.insert(p.clone(), json!({ "serverRelativeURL": format!("/openapi/v3/{p}") }));
+    }
+    json!({ "paths": paths })
+}
+
+/// `/openapi/v3/...` for one group-version: a path per resource whose PATCH declares the
+/// `fieldValidation` parameter, which is what kubectl checks before leaving validation to the server.
+pub fn openapi_v3(reg: &Registry, group: &str, version: &str) -> Option<Value> {
+    if !reg.has_group_version(group, version) {
+        return None;
+    }
+    let mut paths = serde_json::Map::new();
+    for t in reg.all().filter(|t| t.group == group && t.version == version) {
+        let base = format!("/{}", gv_path(group, version));
+        let path = if t.namespaced {
+            format!("{base}/namespaces/{{namespace}}/{}/{{name}}", t.plural)
+        } else {
+            format!("{base}/{}/{{name}}", t.plural)
+        };
+        let gvk = json!({ "group": t.group, "version": t.version, "kind": t.kind });
+        let params = json!([
+            { "name": "dryRun", "in": "query", "schema": { "type": "string" } },
+            { "name": "fieldManager", "in": "query", "schema": { "type": "string" } },
+            { "name": "fieldValidation", "in": "query", "schema": { "type": "string" } },
+            { "name": "force", "in": "query", "schema": { "type": "boolean" } },
+        ]);
+        let op = |action: &str| {
+            json!({
+                "x-kubernetes-group-version-kind": gvk,
+                "x-kubernetes-action": action,
+                "parameters": params,
+                "responses": { "200": { "description": "OK" } },
+            })
+        };
+        paths.insert(path, json!({ "get": op("get"), "put": op("put"), "patch": op("patch"), "delete": op("delete") }));
+    }
+    Some(json!({
+        "openapi": "3.0.0",
+        "info": { "title": "Kubernetes", "version": format!("v1.{KUBERNETES_MINOR}.0") },
+        "paths": paths,
+        "components": { "schemas": {} },
+    }))
+}

@@ -1,0 +1,293 @@
+//! Content checks on writes: the k8s-openapi round trip for built-in kinds, the CRD schema for custom ones,
+//! names, and the defaults the real server fills in for built-in kinds.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::error::{ApiError, ApiResult, Cause};
+use super::managed_fields;
+use super::registry::ResourceType;
+use super::schema::{self, Schema};
+use super::strategic;
+
+const SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+fn is_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+/// Checks an RFC 1123 subdomain, returning the real server's message on failure.
+pub fn dns_subdomain(s: &str) -> Result<(), String> {
+    if s.len() > 253 {
+        return Err("must be no more than 253 characters".into());
+    }
+    if s.split('.').all(is_label) {
+        Ok(())
+    } else {
+        Err(SUBDOMAIN_MSG.into())
+    }
+}
+
+/// Checks an RFC 1123 label, returning the real server's message on failure.
+pub fn dns_label(s: &str) -> Result<(), String> {
+    if s.len() > 63 {
+        return Err("must be no more than 63 characters".into());
+    }
+    if is_label(s) { Ok(()) } else { Err(LABEL_MSG.into()) }
+}
+
+/// Defaults, prunes and validates `obj` for `rt`; returns the paths of unknown fields that were dropped.
+pub fn check(rt: &ResourceType, obj: &mut Value, name: &str) -> ApiResult<Vec<String>> {
+    if let Some(s) = &rt.schema {
+        return check_custom(rt, s, obj, name);
+    }
+    let Some(typed) = rt.typed else {
+        return Ok(Vec::new());
+    };
+    builtin_defaults(rt, obj);
+    let normalized = typed(obj.clone()).map_err(|e| {
+        ApiError::bad_request(format!(
+            "{kind} in version \"{v}\" cannot be handled as a {kind}: {e}",
+            kind = rt.kind,
+            v = rt.version
+        ))
+    })?;
+    let mut unknown = Vec::new();
+    unknown_fields(obj, &normalized, String::new(), &mut unknown);
+    *obj = normalized;
+    Ok(unknown)
+}
+
+fn check_custom(rt: &ResourceType, s: &Schema, obj: &mut Value, name: &str) -> ApiResult<Vec<String>> {
+    if !obj.is_object() {
+        return Err(ApiError::bad_request("Object 'Kind' is missing in 'null'"));
+    }
+    let unknown = s.prune(obj);
+    s.apply_defaults(obj);
+    let errors = s.validate(obj);
+    if errors.is_empty() {
+        return Ok(unknown);
+    }
+    let causes = errors
+        .iter()
+        .map(|e| {
+            let full = e.to_string();
+            let prefix = format!("{}: ", e.field);
+            Cause {
+                reason: e.reason().to_string(),
+                message: full.strip_prefix(&prefix).unwrap_or(&full).to_string(),
+                field: e.field.clone(),
+            }
+        })
+        .collect();
+    Err(ApiError::invalid(&rt.kind, &rt.group, name, causes))
+}
+
+/// Paths present in `input` but not in `output`.
+fn unknown_fields(input: &Value, output: &Value, path: String, out: &mut Vec<String>) {
+    match (input, output) {
+        (Value::Object(i), Value::Object(o)) => {
+            for (k, v) in i {
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                match o.get(k) {
+                    Some(ov) => unknown_fields(v, ov, p, out),
+                    None if v.is_null() => {}
+                    None => out.push(p),
+                }
+            }
+        }
+        (Value::Array(i), Value::Array(o)) if i.len() == o.len() => {
+            for (n, (a, b)) in i.iter().zip(o).enumerate() {
+                unknown_fields(a, b, format!("{path}[{n}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn set_default(obj: &mut Value, key: &str, value: Value) {
+    if let Some(m) = obj.as_object_mut() {
+        m.entry(key.to_string()).or_insert(value);
+    }
+}
+
+fn pod_spec_defaults(spec: &mut Value) {
+    if !spec.is_object() {
+        return;
+    }
+    set_default(spec, "restartPolicy", json!("Always"));
+    set_default(spec, "terminationGracePeriodSeconds", json!(30));
+    set_default(spec, "dnsPolicy", json!("ClusterFirst"));
+    set_default(spec, "securityContext", json!({}));
+    set_default(spec, "schedulerName", json!("default-scheduler"));
+    for list in ["containers", "initContainers"] {
+        if let Some(cs) = spec[list].as_array_mut() {
+            for c in cs.iter_mut().filter(|c| c.is_object()) {
+                let image = c["image"].as_str().unwrap_or("").to_string();
+                let tag = image.rsplit('/').next().unwrap_or("");
+                let latest = !tag.contains(':') || tag.ends_with(":latest");
+                let policy = if latest && !image.contains('@') { "Always" } else { "IfNotPresent" };
+                set_default(c, "imagePullPolicy", json!(policy));
+                set_default(c, "terminationMessagePath", json!("/dev/termination-log"));
+                set_default(c, "terminationMessagePolicy", json!("File"));
+                set_default(c, "resources", json!({}));
+                if let Some(ports) = c["ports"].as_array_mut() {
+                    for p in ports.iter_mut() {
+                        set_default(p, "protocol", json!("TCP"));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The defaults kube-apiserver fills in for the built-in kinds operators manage most often (Pod templates,
+/// Deployments, StatefulSets, Services), so that semantic comparisons meet what a real cluster returns.
+pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
+    match (rt.group.as_str(), rt.kind.as_str()) {
+        ("", "Pod") => pod_spec_defaults(&mut obj["spec"]),
+        ("apps", "Deployment") => {
+            let spec = &mut obj["spec"];
+            if !spec.is_object() {
+                return;
+            }
+            set_default(spec, "replicas", json!(1));
+            set_default(spec, "revisionHistoryLimit", json!(10));
+            set_default(spec, "progressDeadlineSeconds", json!(600));
+            set_default(
+                spec,
+                "strategy",
+                json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}),
+            );
+            pod_spec_defaults(&mut spec["template"]["spec"]);
+        }
+        ("apps", "StatefulSet") => {
+            let spec = &mut obj["spec"];
+            if !spec.is_object() {
+                return;
+            }
+            set_default(spec, "replicas", json!(1));
+            set_default(spec, "podManagementPolicy", json!("OrderedReady"));
+            set_default(spec, "revisionHistoryLimit", json!(10));
+            set_default(
+                spec,
+                "updateStrategy",
+                json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}),
+            );
+            pod_spec_defaults(&mut spec["template"]["spec"]);
+        }
+        ("apps", "DaemonSet") | ("apps", "ReplicaSet") | ("batch", "Job") => {
+            if obj["spec"]["template"]["spec"].is_object() {
+                pod_spec_defaults(&mut obj["spec"]["template"]["spec"]);
+            }
+        }
+        ("", "Service") => {
+            let spec = &mut obj["spec"];
+            if !spec.is_object() {
+                return;
+            }
+            set_default(spec, "type", json!("ClusterIP"));
+            set_default(spec, "sessionAffinity", json!("None"));
+            if let Some(ports) = spec["ports"].as_array_mut() {
+                for p in ports.iter_mut().filter(|p| p.is_object()) {
+                    set_default(p, "protocol", json!("TCP"));
+                    let port = p["port"].clone();
+                    set_default(p, "targetPort", port);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn convert_list_type(t: schema::ListType) -> managed_fields::ListType {
+    match t {
+        schema::ListType::Atomic => managed_fields::ListType::Atomic,
+        schema::ListType::Set => managed_fields::ListType::Set,
+        schema::ListType::Map(keys) => managed_fields::ListType::Map(keys),
+    }
+}
+
+fn convert_builtin_list_type(t: strategic::ListType) -> managed_fields::ListType {
+    match t {
+        strategic::ListType::Atomic => managed_fields::ListType::Atomic,
+        strategic::ListType::Set => managed_fields::ListType::Set,
+        strategic::ListType::Map(keys) => managed_fields::ListType::Map(keys),
+    }
+}
+
+/// Field-management schema of a custom resource, from its CRD.
+pub struct CustomSchema(pub Arc<Schema>);
+
+impl managed_fields::Schema for CustomSchema {
+    fn list_type(&self, path: &[&str]) -> managed_fields::ListType {
+        match path {
+            ["metadata", "finalizers"] => managed_fields::ListType::Set,
+            ["metadata", "ownerReferences"] => managed_fields::ListType::Map(vec!["uid".into()]),
+            _ => convert_list_type(self.0.list_type(path)),
+        }
+    }
+
+    fn map_is_atomic(&self, path: &[&str]) -> bool {
+        self.0.map_is_atomic(path)
+    }
+}
+
+/// Field-management schema of a built-in kind.
+pub struct BuiltinSchema {
+    /// The kind's group.
+    pub group: String,
+    /// The kind.
+    pub kind: String,
+}
+
+impl managed_fields::Schema for BuiltinSchema {
+    fn list_type(&self, path: &[&str]) -> managed_fields::ListType {
+        convert_builtin_list_type(strategic::builtin_list_type(&self.group, &self.kind, path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert!(dns_subdomain("a.b-c").is_ok());
+        assert!(dns_subdomain("A").is_err());
+        assert!(dns_subdomain("-a").is_err());
+        assert!(dns_subdomain(&"a".repeat(254)).is_err());
+        assert!(dns_label("a.b").is_err());
+        assert!(dns_label("ab-1").is_ok());
+    }
+
+    #[test]
+    fn unknown_field_paths() {
+        let mut out = Vec::new();
+        unknown_fields(
+            &json!({"a": 1, "b": {"c": 1, "d": 2}, "e": [{"f": 1, "g": 2}], "n": null}),
+            &json!({"a": 1, "b": {"c": 1}, "e": [{"f": 1}]}),
+            String::new(),
+            &mut out,
+        );
+        assert_eq!(out, vec!["b.d", "e[0].g"]);
+    }
+
+    #[test]
+    fn deployment_defaults() {
+        let reg = super::super::registry::Registry::with_builtins();
+        let rt = reg.get("apps", "v1", "deployments").unwrap();
+        let mut d = json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "image": "nginx:1.2", "ports": [{"containerPort": 80}]}]}}}});
+        builtin_defaults(&rt, &mut d);
+        assert_eq!(d["spec"]["replicas"], 1);
+        let c = &d["spec"]["template"]["spec"]["containers"][0];
+        assert_eq!(c["imagePullPolicy"], "IfNotPresent");
+        assert_eq!(c["ports"][0]["protocol"], "TCP");
+    }
+}

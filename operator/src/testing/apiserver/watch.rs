@@ -1,0 +1,156 @@
+//! The body of a watch: events from the watcher's channel as JSON lines, periodic bookmarks, and the timeout.
+
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio::time::{Instant, Interval, Sleep};
+
+use super::convert::from_storage;
+use super::error::ApiError;
+use super::registry::ResourceType;
+use super::store::{State, WatchItem};
+use super::table::Render;
+
+/// A running watch.
+#[derive(Debug)]
+pub struct WatchStream {
+    rx: mpsc::UnboundedReceiver<WatchItem>,
+    rtype: Arc<ResourceType>,
+    render: Render,
+    deadline: Pin<Box<Sleep>>,
+    bookmarks: Option<Interval>,
+    state: Arc<Mutex<State>>,
+    id: u64,
+    pending_error: Option<ApiError>,
+    done: bool,
+}
+
+use std::pin::Pin;
+
+impl WatchStream {
+    /// A watch reading from `rx`, registered in `state` as watcher `id`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        rx: mpsc::UnboundedReceiver<WatchItem>,
+        rtype: Arc<ResourceType>,
+        render: Render,
+        timeout: std::time::Duration,
+        bookmark_every: Option<std::time::Duration>,
+        state: Arc<Mutex<State>>,
+        id: u64,
+    ) -> Self {
+        let bookmarks = bookmark_every.map(|d| {
+            let mut iv = tokio::time::interval_at(Instant::now() + d, d);
+            iv.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            iv
+        });
+        Self {
+            rx,
+            rtype,
+            render,
+            deadline: Box::pin(tokio::time::sleep(timeout)),
+            bookmarks,
+            state,
+            id,
+            pending_error: None,
+            done: false,
+        }
+    }
+
+    /// A watch that only reports an error event and ends, like the real server does for an expired resourceVersion.
+    pub fn error(error: ApiError, rtype: Arc<ResourceType>, state: Arc<Mutex<State>>) -> Self {
+        let (_tx, rx) = mpsc::unbounded_channel();
+        let mut s = Self::new(
+            rx,
+            rtype,
+            Render::Object,
+            std::time::Duration::from_secs(1),
+            None,
+            state,
+            0,
+        );
+        s.pending_error = Some(error);
+        s
+    }
+
+    fn line(&self, kind: &str, object: Value) -> Bytes {
+        let mut bytes = serde_json::to_vec(&json!({ "type": kind, "object": object })).unwrap_or_default();
+        bytes.push(b'\n');
+        Bytes::from(bytes)
+    }
+
+    fn encode(&self, item: WatchItem) -> Bytes {
+        match item {
+            WatchItem::Event(kind, obj) => {
+                let obj = from_storage(&self.rtype, &obj);
+                let rendered = self.render.object(&self.rtype, obj);
+                self.line(kind.as_str(), rendered)
+            }
+            WatchItem::Bookmark(rv, initial_end) => {
+                let mut metadata = json!({ "resourceVersion": rv.to_string(), "creationTimestamp": null });
+                if initial_end {
+                    metadata["annotations"] = json!({ "k8s.io/initial-events-end": "true" });
+                }
+                let obj = json!({
+                    "kind": self.rtype.kind,
+                    "apiVersion": self.rtype.api_version(),
+                    "metadata": metadata,
+                });
+                self.line("BOOKMARK", obj)
+            }
+        }
+    }
+
+    /// The next chunk of the body, or `None` when the watch ends.
+    pub fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        if let Some(err) = self.pending_error.take() {
+            self.done = true;
+            return Poll::Ready(Some(self.line("ERROR", err.to_status())));
+        }
+        if self.deadline.as_mut().poll(cx).is_ready() {
+            self.done = true;
+            return Poll::Ready(None);
+        }
+        match self.rx.poll_recv(cx) {
+            Poll::Ready(Some(item)) => return Poll::Ready(Some(self.encode(item))),
+            Poll::Ready(None) => {
+                self.done = true;
+                return Poll::Ready(None);
+            }
+            Poll::Pending => {}
+        }
+        if let Some(iv) = self.bookmarks.as_mut()
+            && iv.poll_tick(cx).is_ready()
+        {
+            // Under the lock no event can be in flight, so the bookmark's resourceVersion never passes an
+            // event this watcher has not yet been sent.
+            let rv = match self.state.lock() {
+                Ok(state) => match self.rx.try_recv() {
+                    Ok(item) => return Poll::Ready(Some(self.encode(item))),
+                    Err(_) => state.rv,
+                },
+                Err(_) => return Poll::Ready(None),
+            };
+            return Poll::Ready(Some(self.encode(WatchItem::Bookmark(rv, false))));
+        }
+        Poll::Pending
+    }
+}
+
+use std::future::Future;
+
+impl Drop for WatchStream {
+    fn drop(&mut self) {
+        if self.id != 0
+            && let Ok(mut state) = self.state.lock()
+        {
+            state.remove_watcher(self.id);
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! Conformance tests of the in-memory API server, driven through a real `kube::Client`.
+
+mod common;
+mod crd;
+mod crud;
+mod gc;
+mod kubectl;
+mod list_watch;
+mod patch;
+mod runtime;
+mod support;

@@ -1,0 +1,1 @@
+//! Integration and UI tests live in `tests/`.
