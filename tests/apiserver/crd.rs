@@ -3,7 +3,10 @@
 use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch,
+    PatchParams, PostParams,
+};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{CustomResource, CustomResourceExt, Resource};
 use schemars::JsonSchema;
@@ -18,7 +21,14 @@ fn default_replicas() -> i32 {
 
 /// The WebApp of the examples, as a test fixture.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
-#[kube(group = "example.dev", version = "v1", kind = "WebApp", namespaced, status = "WebAppStatus", shortname = "wa")]
+#[kube(
+    group = "example.dev",
+    version = "v1",
+    kind = "WebApp",
+    namespaced,
+    status = "WebAppStatus",
+    shortname = "wa"
+)]
 #[serde(rename_all = "camelCase")]
 pub struct WebAppSpec {
     pub image: String,
@@ -37,15 +47,26 @@ pub struct WebAppStatus {
 
 pub async fn install_crd(client: &kube::Client) {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    crds.create(&PostParams::default(), &WebApp::crd()).await.expect("create CRD");
-    let establish = await_condition(crds, "webapps.example.dev", conditions::is_crd_established());
+    crds.create(&PostParams::default(), &WebApp::crd())
+        .await
+        .expect("create CRD");
+    let establish = await_condition(
+        crds,
+        "webapps.example.dev",
+        conditions::is_crd_established(),
+    );
     tokio::time::timeout(Duration::from_secs(5), establish)
         .await
         .expect("CRD established in time")
         .expect("watch works");
 }
 
-fn raw(client: &kube::Client, method: &str, path: &str, body: serde_json::Value) -> http::Request<Vec<u8>> {
+fn raw(
+    client: &kube::Client,
+    method: &str,
+    path: &str,
+    body: serde_json::Value,
+) -> http::Request<Vec<u8>> {
     let _ = client;
     http::Request::builder()
         .method(method)
@@ -60,7 +81,14 @@ async fn a_created_crd_is_established_and_served() {
     let (_server, client) = server();
     install_crd(&client).await;
     let apps: Api<WebApp> = Api::namespaced(client.clone(), "default");
-    let app = WebApp::new("shop", WebAppSpec { image: "nginx".into(), replicas: 2, config_map: None });
+    let app = WebApp::new(
+        "shop",
+        WebAppSpec {
+            image: "nginx".into(),
+            replicas: 2,
+            config_map: None,
+        },
+    );
     let created = apps.create(&PostParams::default(), &app).await.unwrap();
     assert_eq!(created.metadata.generation, Some(1));
     // Discovery finds it like kubectl would.
@@ -69,8 +97,15 @@ async fn a_created_crd_is_established_and_served() {
         .resolve_gvk(&GroupVersionKind::gvk("example.dev", "v1", "WebApp"))
         .expect("discovered");
     assert_eq!(ar.plural, "webapps");
-    assert!(caps.subresources.iter().any(|(s, _)| s.plural == "webapps/status" || s.plural == "status"), "{:?}", caps.subresources);
-    let dynamic: Api<DynamicObject> = Api::namespaced_with(client, "default", &ApiResource::erase::<WebApp>(&()));
+    assert!(
+        caps.subresources
+            .iter()
+            .any(|(s, _)| s.plural == "webapps/status" || s.plural == "status"),
+        "{:?}",
+        caps.subresources
+    );
+    let dynamic: Api<DynamicObject> =
+        Api::namespaced_with(client, "default", &ApiResource::erase::<WebApp>(&()));
     let got = dynamic.get("shop").await.unwrap();
     assert_eq!(got.data["spec"]["image"], "nginx");
 }
@@ -82,25 +117,42 @@ async fn schema_defaults_prunes_and_rejects() {
     let path = "/apis/example.dev/v1/namespaces/default/webapps";
     // Defaults and pruning.
     let created: WebApp = client
-        .request(raw(&client, "POST", path, json!({
-            "apiVersion": "example.dev/v1", "kind": "WebApp", "metadata": {"name": "d"},
-            "spec": {"image": "x", "unknown": true}
-        })))
+        .request(raw(
+            &client,
+            "POST",
+            path,
+            json!({
+                "apiVersion": "example.dev/v1", "kind": "WebApp", "metadata": {"name": "d"},
+                "spec": {"image": "x", "unknown": true}
+            }),
+        ))
         .await
         .unwrap();
     assert_eq!(created.spec.replicas, 1);
     let stored: serde_json::Value = client
-        .request(http::Request::get(format!("{path}/d")).body(Vec::new()).unwrap())
+        .request(
+            http::Request::get(format!("{path}/d"))
+                .body(Vec::new())
+                .unwrap(),
+        )
         .await
         .unwrap();
-    assert!(stored["spec"].get("unknown").is_none(), "unknown fields are pruned: {stored}");
+    assert!(
+        stored["spec"].get("unknown").is_none(),
+        "unknown fields are pruned: {stored}"
+    );
     // Minimum.
     let e = api_err(
         client
-            .request::<WebApp>(raw(&client, "POST", path, json!({
-                "apiVersion": "example.dev/v1", "kind": "WebApp", "metadata": {"name": "neg"},
-                "spec": {"image": "x", "replicas": -1}
-            })))
+            .request::<WebApp>(raw(
+                &client,
+                "POST",
+                path,
+                json!({
+                    "apiVersion": "example.dev/v1", "kind": "WebApp", "metadata": {"name": "neg"},
+                    "spec": {"image": "x", "replicas": -1}
+                }),
+            ))
             .await
             .unwrap_err(),
     );
@@ -112,15 +164,24 @@ async fn schema_defaults_prunes_and_rejects() {
     // Required and type errors together.
     let e = api_err(
         client
-            .request::<WebApp>(raw(&client, "POST", path, json!({
-                "apiVersion": "example.dev/v1", "kind": "WebApp", "metadata": {"name": "bad"},
-                "spec": {"replicas": "three"}
-            })))
+            .request::<WebApp>(raw(
+                &client,
+                "POST",
+                path,
+                json!({
+                    "apiVersion": "example.dev/v1", "kind": "WebApp", "metadata": {"name": "bad"},
+                    "spec": {"replicas": "three"}
+                }),
+            ))
             .await
             .unwrap_err(),
     );
     assert_eq!(e.code, 422);
-    assert!(e.message.contains("spec.image: Required value"), "{}", e.message);
+    assert!(
+        e.message.contains("spec.image: Required value"),
+        "{}",
+        e.message
+    );
     assert!(e.message.contains("spec.replicas"), "{}", e.message);
     // Strict field validation rejects unknown fields instead of pruning them.
     let e = api_err(
@@ -133,9 +194,20 @@ async fn schema_defaults_prunes_and_rejects() {
             .unwrap_err(),
     );
     assert_eq!(e.code, 400);
-    assert!(e.message.contains("unknown field \"spec.unknown\""), "{}", e.message);
+    assert!(
+        e.message.contains("unknown field \"spec.unknown\""),
+        "{}",
+        e.message
+    );
     let apps: Api<WebApp> = Api::namespaced(client, "default");
-    let left: Vec<_> = apps.list(&ListParams::default()).await.unwrap().items.into_iter().filter_map(|a| a.metadata.name).collect();
+    let left: Vec<_> = apps
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|a| a.metadata.name)
+        .collect();
     assert_eq!(left, ["d"]);
 }
 
@@ -144,30 +216,58 @@ async fn custom_resource_status_subresource() {
     let (_server, client) = server();
     install_crd(&client).await;
     let apps: Api<WebApp> = Api::namespaced(client, "default");
-    apps.create(&PostParams::default(), &WebApp::new("s", WebAppSpec { image: "x".into(), replicas: 1, config_map: None }))
-        .await
-        .unwrap();
+    apps.create(
+        &PostParams::default(),
+        &WebApp::new(
+            "s",
+            WebAppSpec {
+                image: "x".into(),
+                replicas: 1,
+                config_map: None,
+            },
+        ),
+    )
+    .await
+    .unwrap();
     let pp = PatchParams::default();
     let out = apps
-        .patch_status("s", &pp, &Patch::Merge(json!({"status": {"observedGeneration": 1}, "spec": {"image": "ignored"}})))
+        .patch_status(
+            "s",
+            &pp,
+            &Patch::Merge(
+                json!({"status": {"observedGeneration": 1}, "spec": {"image": "ignored"}}),
+            ),
+        )
         .await
         .unwrap();
     assert_eq!(out.status.unwrap().observed_generation, Some(1));
     assert_eq!(out.spec.image, "x");
     assert_eq!(out.metadata.generation, Some(1));
     let out = apps
-        .patch("s", &pp, &Patch::Merge(json!({"spec": {"image": "y"}, "status": {"observedGeneration": 5}})))
+        .patch(
+            "s",
+            &pp,
+            &Patch::Merge(json!({"spec": {"image": "y"}, "status": {"observedGeneration": 5}})),
+        )
         .await
         .unwrap();
     assert_eq!(out.metadata.generation, Some(2));
     assert_eq!(out.status.unwrap().observed_generation, Some(1));
     // Custom resources do not take strategic merge patches.
-    let e = api_err(apps.patch("s", &pp, &Patch::Strategic(json!({"spec": {"image": "z"}}))).await.unwrap_err());
+    let e = api_err(
+        apps.patch("s", &pp, &Patch::Strategic(json!({"spec": {"image": "z"}})))
+            .await
+            .unwrap_err(),
+    );
     assert_eq!(e.code, 415);
     // Custom resources need a resourceVersion on PUT.
     let mut current = apps.get("s").await.unwrap();
     current.metadata.resource_version = None;
-    let e = api_err(apps.replace("s", &PostParams::default(), &current).await.unwrap_err());
+    let e = api_err(
+        apps.replace("s", &PostParams::default(), &current)
+            .await
+            .unwrap_err(),
+    );
     assert_eq!(e.code, 422);
 }
 
@@ -176,13 +276,31 @@ async fn deleting_a_crd_deletes_its_objects_and_the_resource() {
     let (_server, client) = server();
     install_crd(&client).await;
     let apps: Api<WebApp> = Api::namespaced(client.clone(), "default");
-    apps.create(&PostParams::default(), &WebApp::new("x", WebAppSpec { image: "x".into(), replicas: 1, config_map: None }))
+    apps.create(
+        &PostParams::default(),
+        &WebApp::new(
+            "x",
+            WebAppSpec {
+                image: "x".into(),
+                replicas: 1,
+                config_map: None,
+            },
+        ),
+    )
+    .await
+    .unwrap();
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    crds.delete("webapps.example.dev", &DeleteParams::default())
         .await
         .unwrap();
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    crds.delete("webapps.example.dev", &DeleteParams::default()).await.unwrap();
-    assert_eq!(api_err(crds.get("webapps.example.dev").await.unwrap_err()).code, 404);
-    assert_eq!(api_err(apps.list(&ListParams::default()).await.unwrap_err()).code, 404);
+    assert_eq!(
+        api_err(crds.get("webapps.example.dev").await.unwrap_err()).code,
+        404
+    );
+    assert_eq!(
+        api_err(apps.list(&ListParams::default()).await.unwrap_err()).code,
+        404
+    );
     let _ = WebApp::api_version(&());
 }
 
@@ -194,5 +312,10 @@ async fn invalid_crds_are_rejected() {
     crd.metadata.name = Some("wrong.example.dev".into());
     let e = api_err(crds.create(&PostParams::default(), &crd).await.unwrap_err());
     assert_eq!(e.code, 422);
-    assert!(e.message.contains("must be spec.names.plural+\".\"+spec.group"), "{}", e.message);
+    assert!(
+        e.message
+            .contains("must be spec.names.plural+\".\"+spec.group"),
+        "{}",
+        e.message
+    );
 }

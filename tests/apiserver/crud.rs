@@ -43,7 +43,10 @@ async fn create_sets_system_metadata_and_one_counter_orders_everything() {
     assert_eq!(a.metadata.generation, None);
     let got: Api<ConfigMap> = Api::namespaced(client, "default");
     let fetched = got.get("a").await.unwrap();
-    assert_eq!(fetched.metadata.resource_version, a.metadata.resource_version);
+    assert_eq!(
+        fetched.metadata.resource_version,
+        a.metadata.resource_version
+    );
     assert_eq!(fetched.data, a.data);
 }
 
@@ -52,7 +55,11 @@ async fn errors_come_back_as_kube_status_errors() {
     let (_server, client) = server();
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     create_cm(&client, "default", "dup").await;
-    let e = api_err(api.create(&PostParams::default(), &cm("dup", &[])).await.unwrap_err());
+    let e = api_err(
+        api.create(&PostParams::default(), &cm("dup", &[]))
+            .await
+            .unwrap_err(),
+    );
     assert_eq!((e.code, e.reason.as_str()), (409, "AlreadyExists"));
     assert_eq!(e.message, "configmaps \"dup\" already exists");
     let e = api_err(api.get("missing").await.unwrap_err());
@@ -62,7 +69,12 @@ async fn errors_come_back_as_kube_status_errors() {
     let e = api_err(deployments.get("nope").await.unwrap_err());
     assert_eq!(e.message, "deployments.apps \"nope\" not found");
     let elsewhere: Api<ConfigMap> = Api::namespaced(client, "no-such-namespace");
-    let e = api_err(elsewhere.create(&PostParams::default(), &cm("x", &[])).await.unwrap_err());
+    let e = api_err(
+        elsewhere
+            .create(&PostParams::default(), &cm("x", &[]))
+            .await
+            .unwrap_err(),
+    );
     assert_eq!((e.code, e.reason.as_str()), (404, "NotFound"));
     assert_eq!(e.message, "namespaces \"no-such-namespace\" not found");
 }
@@ -74,13 +86,24 @@ async fn stale_resource_version_is_a_conflict() {
     let first = create_cm(&client, "default", "c").await;
     let mut newer = first.clone();
     newer.data = Some([("k".to_string(), "2".to_string())].into());
-    let newer = api.replace("c", &PostParams::default(), &newer).await.unwrap();
+    let newer = api
+        .replace("c", &PostParams::default(), &newer)
+        .await
+        .unwrap();
     assert!(rv(&newer.metadata) > rv(&first.metadata));
     let mut stale = first.clone();
     stale.data = Some([("k".to_string(), "3".to_string())].into());
-    let e = api_err(api.replace("c", &PostParams::default(), &stale).await.unwrap_err());
+    let e = api_err(
+        api.replace("c", &PostParams::default(), &stale)
+            .await
+            .unwrap_err(),
+    );
     assert_eq!((e.code, e.reason.as_str()), (409, "Conflict"));
-    assert!(e.message.contains("the object has been modified"), "{}", e.message);
+    assert!(
+        e.message.contains("the object has been modified"),
+        "{}",
+        e.message
+    );
     assert_eq!(api.get("c").await.unwrap().data.unwrap()["k"], "2");
 }
 
@@ -95,25 +118,44 @@ async fn generate_name_appends_a_random_suffix() {
     let name = a.metadata.name.unwrap();
     assert!(name.starts_with("gen-") && name.len() == 9, "{name}");
     assert_ne!(Some(name), b.metadata.name);
-    let e = api_err(api.create(&PostParams::default(), &ConfigMap::default()).await.unwrap_err());
+    let e = api_err(
+        api.create(&PostParams::default(), &ConfigMap::default())
+            .await
+            .unwrap_err(),
+    );
     assert_eq!((e.code, e.reason.as_str()), (422, "Invalid"));
-    assert!(e.message.contains("name or generateName is required"), "{}", e.message);
+    assert!(
+        e.message.contains("name or generateName is required"),
+        "{}",
+        e.message
+    );
 }
 
 #[tokio::test]
 async fn generation_moves_only_with_the_spec() {
     let (_server, client) = server();
     let api: Api<Deployment> = Api::namespaced(client, "default");
-    let d = api.create(&PostParams::default(), &deployment("web", 1)).await.unwrap();
+    let d = api
+        .create(&PostParams::default(), &deployment("web", 1))
+        .await
+        .unwrap();
     assert_eq!(d.metadata.generation, Some(1));
     let pp = PatchParams::default();
     let d = api
-        .patch("web", &pp, &Patch::Merge(json!({"metadata": {"labels": {"x": "y"}}})))
+        .patch(
+            "web",
+            &pp,
+            &Patch::Merge(json!({"metadata": {"labels": {"x": "y"}}})),
+        )
         .await
         .unwrap();
     assert_eq!(d.metadata.generation, Some(1), "labels are metadata");
     let d = api
-        .patch_status("web", &pp, &Patch::Merge(json!({"status": {"replicas": 3}})))
+        .patch_status(
+            "web",
+            &pp,
+            &Patch::Merge(json!({"status": {"replicas": 3}})),
+        )
         .await
         .unwrap();
     assert_eq!(d.metadata.generation, Some(1), "status is not spec");
@@ -138,12 +180,19 @@ async fn status_subresource_splits_writes() {
     let mut d = deployment("split", 1);
     d.status = Some(serde_json::from_value(json!({"replicas": 9})).unwrap());
     let created = api.create(&PostParams::default(), &d).await.unwrap();
-    assert_eq!(created.status.as_ref().and_then(|s| s.replicas), None, "status is dropped on create");
+    assert_eq!(
+        created.status.as_ref().and_then(|s| s.replicas),
+        None,
+        "status is dropped on create"
+    );
     // A write to the main resource ignores status.
     let mut main = created.clone();
     main.status = Some(serde_json::from_value(json!({"replicas": 5})).unwrap());
     main.spec.as_mut().unwrap().replicas = Some(4);
-    let after_main = api.replace("split", &PostParams::default(), &main).await.unwrap();
+    let after_main = api
+        .replace("split", &PostParams::default(), &main)
+        .await
+        .unwrap();
     assert_eq!(after_main.spec.as_ref().unwrap().replicas, Some(4));
     assert_eq!(after_main.status.as_ref().and_then(|s| s.replicas), None);
     // A write to /status ignores everything else.
@@ -151,8 +200,14 @@ async fn status_subresource_splits_writes() {
     status.status = Some(serde_json::from_value(json!({"replicas": 4})).unwrap());
     status.spec.as_mut().unwrap().replicas = Some(100);
     status.metadata.labels = Some([("ignored".to_string(), "yes".to_string())].into());
-    let after_status = api.replace_status("split", &PostParams::default(), &status).await.unwrap();
-    assert_eq!(after_status.status.as_ref().and_then(|s| s.replicas), Some(4));
+    let after_status = api
+        .replace_status("split", &PostParams::default(), &status)
+        .await
+        .unwrap();
+    assert_eq!(
+        after_status.status.as_ref().and_then(|s| s.replicas),
+        Some(4)
+    );
     assert_eq!(after_status.spec.as_ref().unwrap().replicas, Some(4));
     assert_eq!(after_status.metadata.labels, None);
     assert_eq!(after_status.metadata.generation, Some(2));
@@ -169,24 +224,42 @@ async fn finalizers_hold_deletion_until_removed() {
     let pending = pending.left().expect("object still there");
     assert!(pending.metadata.deletion_timestamp.is_some());
     // Deleting again changes nothing.
-    let again = api.delete("held", &DeleteParams::default()).await.unwrap().left().unwrap();
-    assert_eq!(again.metadata.resource_version, pending.metadata.resource_version);
+    let again = api
+        .delete("held", &DeleteParams::default())
+        .await
+        .unwrap()
+        .left()
+        .unwrap();
+    assert_eq!(
+        again.metadata.resource_version,
+        pending.metadata.resource_version
+    );
     // No new finalizers while deleting.
     let e = api_err(
         api.patch(
             "held",
             &PatchParams::default(),
-            &Patch::Merge(json!({"metadata": {"finalizers": ["example.dev/hold", "example.dev/more"]}})),
+            &Patch::Merge(
+                json!({"metadata": {"finalizers": ["example.dev/hold", "example.dev/more"]}}),
+            ),
         )
         .await
         .unwrap_err(),
     );
     assert_eq!((e.code, e.reason.as_str()), (422, "Invalid"));
-    assert!(e.message.contains("no new finalizers can be added"), "{}", e.message);
+    assert!(
+        e.message.contains("no new finalizers can be added"),
+        "{}",
+        e.message
+    );
     // Removing the last finalizer deletes it.
-    api.patch("held", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"finalizers": null}})))
-        .await
-        .unwrap();
+    api.patch(
+        "held",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"finalizers": null}})),
+    )
+    .await
+    .unwrap();
     assert_eq!(api_err(api.get("held").await.unwrap_err()).code, 404);
 }
 
@@ -195,20 +268,35 @@ async fn delete_returns_status_for_builtins_and_checks_preconditions() {
     let (_server, client) = server();
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     let c = create_cm(&client, "default", "gone").await;
-    let mut dp = DeleteParams::default();
-    dp.preconditions = Some(kube::api::Preconditions {
-        uid: Some("not-the-uid".into()),
-        resource_version: None,
-    });
+    let mut dp = DeleteParams {
+        preconditions: Some(kube::api::Preconditions {
+            uid: Some("not-the-uid".into()),
+            resource_version: None,
+        }),
+        ..Default::default()
+    };
     let e = api_err(api.delete("gone", &dp).await.unwrap_err());
     assert_eq!((e.code, e.reason.as_str()), (409, "Conflict"));
     dp.preconditions = Some(kube::api::Preconditions {
         uid: c.metadata.uid.clone(),
         resource_version: c.metadata.resource_version.clone(),
     });
-    let status = api.delete("gone", &dp).await.unwrap().right().expect("a Status");
+    let status = api
+        .delete("gone", &dp)
+        .await
+        .unwrap()
+        .right()
+        .expect("a Status");
     assert_eq!(status.details.unwrap().name, "gone");
-    assert_eq!(api_err(api.delete("gone", &DeleteParams::default()).await.unwrap_err()).code, 404);
+    assert_eq!(
+        api_err(
+            api.delete("gone", &DeleteParams::default())
+                .await
+                .unwrap_err()
+        )
+        .code,
+        404
+    );
 }
 
 #[tokio::test]
@@ -220,9 +308,12 @@ async fn delete_collection_honours_selectors() {
         c.metadata.labels = Some([("team".to_string(), team.to_string())].into());
         api.create(&PostParams::default(), &c).await.unwrap();
     }
-    api.delete_collection(&DeleteParams::default(), &ListParams::default().labels("team=red"))
-        .await
-        .unwrap();
+    api.delete_collection(
+        &DeleteParams::default(),
+        &ListParams::default().labels("team=red"),
+    )
+    .await
+    .unwrap();
     let left: Vec<String> = api
         .list(&ListParams::default())
         .await
@@ -267,7 +358,13 @@ async fn bad_input_gets_the_real_status_and_changes_nothing() {
             api_err(err)
         }
     };
-    let e = send("POST", "/api/v1/namespaces/default/configmaps", "application/json", "{not json").await;
+    let e = send(
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        "application/json",
+        "{not json",
+    )
+    .await;
     assert_eq!((e.code, e.reason.as_str()), (400, "BadRequest"));
     let e = send(
         "POST",
@@ -277,8 +374,19 @@ async fn bad_input_gets_the_real_status_and_changes_nothing() {
     )
     .await;
     assert_eq!(e.code, 400);
-    assert!(e.message.contains("does not match the expected API version"), "{}", e.message);
-    let e = send("POST", "/api/v1/namespaces/default/widgets", "application/json", "{}").await;
+    assert!(
+        e.message
+            .contains("does not match the expected API version"),
+        "{}",
+        e.message
+    );
+    let e = send(
+        "POST",
+        "/api/v1/namespaces/default/widgets",
+        "application/json",
+        "{}",
+    )
+    .await;
     assert_eq!((e.code, e.reason.as_str()), (404, "NotFound"));
     let e = send(
         "POST",
@@ -288,7 +396,12 @@ async fn bad_input_gets_the_real_status_and_changes_nothing() {
     )
     .await;
     assert_eq!((e.code, e.reason.as_str()), (422, "Invalid"));
-    assert!(e.message.starts_with("ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value"), "{}", e.message);
+    assert!(
+        e.message
+            .starts_with("ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value"),
+        "{}",
+        e.message
+    );
     let e = send(
         "POST",
         "/api/v1/namespaces/default/configmaps",
@@ -297,9 +410,21 @@ async fn bad_input_gets_the_real_status_and_changes_nothing() {
     )
     .await;
     assert_eq!((e.code, e.reason.as_str()), (400, "BadRequest"));
-    let e = send("GET", "/api/v1/namespaces/default/configmaps?labelSelector=a%20in%20(", "application/json", "").await;
+    let e = send(
+        "GET",
+        "/api/v1/namespaces/default/configmaps?labelSelector=a%20in%20(",
+        "application/json",
+        "",
+    )
+    .await;
     assert_eq!((e.code, e.reason.as_str()), (400, "BadRequest"));
-    let e = send("GET", "/api/v1/namespaces/default/configmaps?fieldSelector=spec.x%3D1", "application/json", "").await;
+    let e = send(
+        "GET",
+        "/api/v1/namespaces/default/configmaps?fieldSelector=spec.x%3D1",
+        "application/json",
+        "",
+    )
+    .await;
     assert_eq!(e.message, "field label not supported: spec.x");
     let e = send(
         "PATCH",
@@ -309,11 +434,27 @@ async fn bad_input_gets_the_real_status_and_changes_nothing() {
     )
     .await;
     assert_eq!((e.code, e.reason.as_str()), (422, "Invalid"));
-    let e = send("PATCH", "/api/v1/namespaces/default/configmaps/keep", "application/merge-patch+json", "[1").await;
+    let e = send(
+        "PATCH",
+        "/api/v1/namespaces/default/configmaps/keep",
+        "application/merge-patch+json",
+        "[1",
+    )
+    .await;
     assert_eq!(e.code, 400);
-    let e = send("PATCH", "/api/v1/namespaces/default/configmaps/keep", "text/plain", "{}").await;
+    let e = send(
+        "PATCH",
+        "/api/v1/namespaces/default/configmaps/keep",
+        "text/plain",
+        "{}",
+    )
+    .await;
     assert_eq!((e.code, e.reason.as_str()), (415, "UnsupportedMediaType"));
-    assert_eq!(server.resource_version(), before, "no failed request may change state");
+    assert_eq!(
+        server.resource_version(),
+        before,
+        "no failed request may change state"
+    );
 }
 
 #[tokio::test]
@@ -323,7 +464,10 @@ async fn yaml_bodies_are_accepted() {
         .method("POST")
         .uri("/api/v1/namespaces/default/configmaps")
         .header("content-type", "application/yaml")
-        .body(b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  a: b\n".to_vec())
+        .body(
+            b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  a: b\n"
+                .to_vec(),
+        )
         .unwrap();
     let created: ConfigMap = client.request(req).await.unwrap();
     assert_eq!(created.data.unwrap()["a"], "b");
@@ -346,7 +490,10 @@ async fn namespaces_and_other_builtins_work() {
     }
     let mut ns = Namespace::default();
     ns.metadata.name = Some("team-a".into());
-    let ns = namespaces.create(&PostParams::default(), &ns).await.unwrap();
+    let ns = namespaces
+        .create(&PostParams::default(), &ns)
+        .await
+        .unwrap();
     assert_eq!(ns.status.unwrap().phase.as_deref(), Some("Active"));
     let leases: Api<Lease> = Api::namespaced(client, "team-a");
     let lease = Lease {
@@ -354,7 +501,10 @@ async fn namespaces_and_other_builtins_work() {
             name: Some("leader".into()),
             ..Default::default()
         },
-        spec: Some(serde_json::from_value(json!({"holderIdentity": "me", "leaseDurationSeconds": 15})).unwrap()),
+        spec: Some(
+            serde_json::from_value(json!({"holderIdentity": "me", "leaseDurationSeconds": 15}))
+                .unwrap(),
+        ),
     };
     let lease = leases.create(&PostParams::default(), &lease).await.unwrap();
     assert_eq!(lease.spec.unwrap().holder_identity.as_deref(), Some("me"));
@@ -364,13 +514,22 @@ async fn namespaces_and_other_builtins_work() {
 async fn scale_subresource_reads_and_writes_replicas() {
     let (_server, client) = server();
     let api: Api<Deployment> = Api::namespaced(client, "default");
-    api.create(&PostParams::default(), &deployment("scaled", 2)).await.unwrap();
-    let scale = api.get_scale("scaled").await.unwrap();
-    assert_eq!(scale.spec.unwrap().replicas, Some(2));
-    assert_eq!(scale.status.unwrap().selector.as_deref(), Some("app=scaled"));
-    api.patch_scale("scaled", &PatchParams::default(), &Patch::Merge(json!({"spec": {"replicas": 5}})))
+    api.create(&PostParams::default(), &deployment("scaled", 2))
         .await
         .unwrap();
+    let scale = api.get_scale("scaled").await.unwrap();
+    assert_eq!(scale.spec.unwrap().replicas, Some(2));
+    assert_eq!(
+        scale.status.unwrap().selector.as_deref(),
+        Some("app=scaled")
+    );
+    api.patch_scale(
+        "scaled",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"replicas": 5}})),
+    )
+    .await
+    .unwrap();
     let d = api.get("scaled").await.unwrap();
     assert_eq!(d.spec.unwrap().replicas, Some(5));
     assert_eq!(d.metadata.generation, Some(2));
@@ -380,10 +539,16 @@ async fn scale_subresource_reads_and_writes_replicas() {
 async fn builtin_defaults_are_filled_in() {
     let (_server, client) = server();
     let api: Api<Deployment> = Api::namespaced(client, "default");
-    let d = api.create(&PostParams::default(), &deployment("defaults", 1)).await.unwrap();
+    let d = api
+        .create(&PostParams::default(), &deployment("defaults", 1))
+        .await
+        .unwrap();
     let spec = d.spec.unwrap();
     assert_eq!(spec.revision_history_limit, Some(10));
     let c = &spec.template.spec.unwrap().containers[0];
     assert_eq!(c.image_pull_policy.as_deref(), Some("IfNotPresent"));
-    assert_eq!(c.termination_message_path.as_deref(), Some("/dev/termination-log"));
+    assert_eq!(
+        c.termination_message_path.as_deref(),
+        Some("/dev/termination-log")
+    );
 }

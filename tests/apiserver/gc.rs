@@ -2,14 +2,20 @@
 
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::Resource;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use operator::testing::ApiServer;
 use serde_json::json;
 
 use crate::common::{api_err, cm, create_cm, server};
 
-async fn owned_by(client: &kube::Client, owner: &ConfigMap, name: &str, block: bool, finalizer: Option<&str>) -> ConfigMap {
+async fn owned_by(
+    client: &kube::Client,
+    owner: &ConfigMap,
+    name: &str,
+    block: bool,
+    finalizer: Option<&str>,
+) -> ConfigMap {
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     let mut c = cm(name, &[]);
     let mut oref: OwnerReference = owner.controller_owner_ref(&()).unwrap();
@@ -25,7 +31,9 @@ async fn background_deletion_collects_dependents() {
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     let owner = create_cm(&client, "default", "owner").await;
     owned_by(&client, &owner, "child", true, None).await;
-    api.delete("owner", &DeleteParams::background()).await.unwrap();
+    api.delete("owner", &DeleteParams::background())
+        .await
+        .unwrap();
     assert_eq!(api_err(api.get("child").await.unwrap_err()).code, 404);
 }
 
@@ -35,13 +43,31 @@ async fn foreground_deletion_waits_for_blocking_dependents() {
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     let owner = create_cm(&client, "default", "owner").await;
     owned_by(&client, &owner, "child", true, Some("example.dev/slow")).await;
-    let pending = api.delete("owner", &DeleteParams::foreground()).await.unwrap().left().expect("owner waits");
-    assert!(pending.metadata.finalizers.unwrap().contains(&"foregroundDeletion".to_string()));
-    let child = api.get("child").await.unwrap();
-    assert!(child.metadata.deletion_timestamp.is_some(), "the dependent is being deleted");
-    api.patch("child", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"finalizers": null}})))
+    let pending = api
+        .delete("owner", &DeleteParams::foreground())
         .await
-        .unwrap();
+        .unwrap()
+        .left()
+        .expect("owner waits");
+    assert!(
+        pending
+            .metadata
+            .finalizers
+            .unwrap()
+            .contains(&"foregroundDeletion".to_string())
+    );
+    let child = api.get("child").await.unwrap();
+    assert!(
+        child.metadata.deletion_timestamp.is_some(),
+        "the dependent is being deleted"
+    );
+    api.patch(
+        "child",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"finalizers": null}})),
+    )
+    .await
+    .unwrap();
     assert_eq!(api_err(api.get("child").await.unwrap_err()).code, 404);
     assert_eq!(api_err(api.get("owner").await.unwrap_err()).code, 404);
 }
@@ -65,8 +91,13 @@ async fn without_controllers_nothing_is_collected() {
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     let owner = create_cm(&client, "default", "owner").await;
     owned_by(&client, &owner, "child", true, None).await;
-    api.delete("owner", &DeleteParams::background()).await.unwrap();
-    assert!(api.get("child").await.is_ok(), "a bare API server has no garbage collector");
+    api.delete("owner", &DeleteParams::background())
+        .await
+        .unwrap();
+    assert!(
+        api.get("child").await.is_ok(),
+        "a bare API server has no garbage collector"
+    );
 }
 
 #[tokio::test]
@@ -75,21 +106,38 @@ async fn deleting_a_namespace_removes_its_contents() {
     let namespaces: Api<Namespace> = Api::all(client.clone());
     let mut ns = Namespace::default();
     ns.metadata.name = Some("doomed".into());
-    namespaces.create(&PostParams::default(), &ns).await.unwrap();
+    namespaces
+        .create(&PostParams::default(), &ns)
+        .await
+        .unwrap();
     create_cm(&client, "doomed", "inside").await;
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "doomed");
     let mut held = cm("held", &[]);
     held.metadata.finalizers = Some(vec!["example.dev/hold".into()]);
     api.create(&PostParams::default(), &held).await.unwrap();
-    namespaces.delete("doomed", &DeleteParams::default()).await.unwrap();
+    namespaces
+        .delete("doomed", &DeleteParams::default())
+        .await
+        .unwrap();
     // Terminating while an object still has a finalizer; no new content allowed.
     let ns = namespaces.get("doomed").await.unwrap();
     assert_eq!(ns.status.unwrap().phase.as_deref(), Some("Terminating"));
     assert_eq!(api_err(api.get("inside").await.unwrap_err()).code, 404);
-    let e = api_err(api.create(&PostParams::default(), &cm("late", &[])).await.unwrap_err());
+    let e = api_err(
+        api.create(&PostParams::default(), &cm("late", &[]))
+            .await
+            .unwrap_err(),
+    );
     assert_eq!((e.code, e.reason.as_str()), (403, "Forbidden"));
-    api.patch("held", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"finalizers": null}})))
-        .await
-        .unwrap();
-    assert_eq!(api_err(namespaces.get("doomed").await.unwrap_err()).code, 404);
+    api.patch(
+        "held",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"finalizers": null}})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        api_err(namespaces.get("doomed").await.unwrap_err()).code,
+        404
+    );
 }

@@ -36,10 +36,14 @@ impl Kubectl {
     async fn run(&self, args: &[&str], stdin: Option<&str>) -> (bool, String, String) {
         let mut cmd = Command::new(&self.bin);
         cmd.arg("--kubeconfig").arg(&self.kubeconfig).args(args);
-        cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
+        cmd.stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
         let mut child = cmd.spawn().expect("spawn kubectl");
         if let Some(input) = stdin {
             use tokio::io::AsyncWriteExt;
@@ -64,7 +68,11 @@ impl Kubectl {
 
     async fn ok_with(&self, args: &[&str], stdin: Option<&str>) -> String {
         let (ok, out, err) = self.run(args, stdin).await;
-        assert!(ok, "kubectl {} failed:\nstdout: {out}\nstderr: {err}", args.join(" "));
+        assert!(
+            ok,
+            "kubectl {} failed:\nstdout: {out}\nstderr: {err}",
+            args.join(" ")
+        );
         out
     }
 }
@@ -106,7 +114,9 @@ async fn kubectl_works_against_the_served_endpoint() {
     serving.write_kubeconfig(&kubeconfig).unwrap();
     // kube::Config accepts the same kubeconfig.
     let kc = kube::config::Kubeconfig::read_from(&kubeconfig).unwrap();
-    let config = kube::Config::from_custom_kubeconfig(kc, &Default::default()).await.unwrap();
+    let config = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+        .await
+        .unwrap();
     let client = kube::Client::try_from(config).unwrap();
     let version = client.apiserver_version().await.unwrap();
     assert_eq!(version.major, "1");
@@ -118,16 +128,39 @@ async fn kubectl_works_against_the_served_endpoint() {
     assert!(out.contains("NAME") && out.contains("kube-system"), "{out}");
 
     // Typed generators send protobuf, which the server refuses with a clear 415.
-    let (ok, _, err) = k.run(&["create", "configmap", "generated", "--from-literal=a=b"], None).await;
+    let (ok, _, err) = k
+        .run(
+            &["create", "configmap", "generated", "--from-literal=a=b"],
+            None,
+        )
+        .await;
     assert!(!ok && err.contains("kubectl create -f"), "{err}");
-    let settings = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  color: blue\n";
+    let settings =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  color: blue\n";
     k.ok_with(&["create", "-f", "-"], Some(settings)).await;
-    let out = k.ok(&["get", "configmap", "settings", "-o", "jsonpath={.data.color}"]).await;
+    let out = k
+        .ok(&[
+            "get",
+            "configmap",
+            "settings",
+            "-o",
+            "jsonpath={.data.color}",
+        ])
+        .await;
     assert_eq!(out, "blue");
     k.ok(&["label", "configmap", "settings", "team=red"]).await;
-    let out = k.ok(&["get", "configmaps", "-l", "team=red", "-o", "name"]).await;
+    let out = k
+        .ok(&["get", "configmaps", "-l", "team=red", "-o", "name"])
+        .await;
     assert_eq!(out.trim(), "configmap/settings");
-    k.ok(&["patch", "configmap", "settings", "-p", r#"{"data":{"color":"green"}}"#]).await;
+    k.ok(&[
+        "patch",
+        "configmap",
+        "settings",
+        "-p",
+        r#"{"data":{"color":"green"}}"#,
+    ])
+    .await;
     let out = k.ok(&["get", "cm", "settings", "-o", "yaml"]).await;
     assert!(out.contains("color: green"), "{out}");
     let out = k.ok(&["get", "cm", "settings", "-o", "json"]).await;
@@ -135,29 +168,63 @@ async fn kubectl_works_against_the_served_endpoint() {
     assert_eq!(json["metadata"]["labels"]["team"], "red");
 
     let deploy = write(dir.path(), "deploy.yaml", DEPLOYMENT);
-    k.ok(&["apply", "--server-side", "-f", deploy.to_str().unwrap()]).await;
-    let out = k.ok(&["get", "deployment", "web", "-o", "jsonpath={.metadata.managedFields[0].manager}"]).await;
+    k.ok(&["apply", "--server-side", "-f", deploy.to_str().unwrap()])
+        .await;
+    let out = k
+        .ok(&[
+            "get",
+            "deployment",
+            "web",
+            "-o",
+            "jsonpath={.metadata.managedFields[0].manager}",
+        ])
+        .await;
     assert_eq!(out, "kubectl");
     k.ok(&["scale", "deployment", "web", "--replicas=3"]).await;
-    let out = k.ok(&["get", "deploy", "web", "-o", "jsonpath={.spec.replicas} {.metadata.generation}"]).await;
+    let out = k
+        .ok(&[
+            "get",
+            "deploy",
+            "web",
+            "-o",
+            "jsonpath={.spec.replicas} {.metadata.generation}",
+        ])
+        .await;
     assert_eq!(out, "3 2");
     // Applying again (the file says 1 replica) conflicts with kubectl-scale's ownership, as on a real cluster.
-    let (ok, _, err) = k.run(&["apply", "--server-side", "-f", deploy.to_str().unwrap()], None).await;
+    let (ok, _, err) = k
+        .run(
+            &["apply", "--server-side", "-f", deploy.to_str().unwrap()],
+            None,
+        )
+        .await;
     assert!(!ok && err.contains("conflict"), "{err}");
 
     // Custom resources after their CRD.
     let crd = serde_yaml::to_string(&WebApp::crd()).unwrap();
-    k.ok_with(&["apply", "--server-side", "-f", "-"], Some(&crd)).await;
-    k.ok(&["wait", "--for=condition=Established", "crd/webapps.example.dev", "--timeout=10s"]).await;
+    k.ok_with(&["apply", "--server-side", "-f", "-"], Some(&crd))
+        .await;
+    k.ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/webapps.example.dev",
+        "--timeout=10s",
+    ])
+    .await;
     let app = "apiVersion: example.dev/v1\nkind: WebApp\nmetadata:\n  name: shop\nspec:\n  image: nginx\n";
     k.ok_with(&["create", "-f", "-"], Some(app)).await;
     let out = k.ok(&["get", "webapps"]).await;
     assert!(out.contains("shop"), "{out}");
-    let out = k.ok(&["get", "wa", "shop", "-o", "jsonpath={.spec.replicas}"]).await;
+    let out = k
+        .ok(&["get", "wa", "shop", "-o", "jsonpath={.spec.replicas}"])
+        .await;
     assert_eq!(out, "1", "schema default applied");
     let bad = "apiVersion: example.dev/v1\nkind: WebApp\nmetadata:\n  name: bad\nspec:\n  image: nginx\n  replicas: -2\n";
     let (ok, _, err) = k.run(&["create", "-f", "-"], Some(bad)).await;
-    assert!(!ok && err.contains("should be greater than or equal to 0"), "{err}");
+    assert!(
+        !ok && err.contains("should be greater than or equal to 0"),
+        "{err}"
+    );
 
     // get -w sees a change made while it watches.
     let mut watch = Command::new(&k.bin)
@@ -170,11 +237,20 @@ async fn kubectl_works_against_the_served_endpoint() {
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(watch.stdout.take().unwrap()).lines();
-    let first = tokio::time::timeout(Duration::from_secs(20), lines.next_line()).await.unwrap().unwrap();
+    let first = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(first.as_deref(), Some("configmap/settings"));
-    k.ok_with(&["create", "-f", "-"], Some("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: late\n")).await;
+    k.ok_with(
+        &["create", "-f", "-"],
+        Some("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: late\n"),
+    )
+    .await;
     let mut saw_late = false;
-    while let Ok(Ok(Some(line))) = tokio::time::timeout(Duration::from_secs(20), lines.next_line()).await {
+    while let Ok(Ok(Some(line))) =
+        tokio::time::timeout(Duration::from_secs(20), lines.next_line()).await
+    {
         if line == "configmap/late" {
             saw_late = true;
             break;

@@ -4,7 +4,10 @@ use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, VersionMatch, WatchEvent, WatchParams};
+use kube::api::{
+    Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, VersionMatch, WatchEvent,
+    WatchParams,
+};
 use operator::testing::ApiServer;
 use serde_json::json;
 
@@ -12,12 +15,23 @@ use crate::common::{api_err, cm, create_cm, rv, server};
 
 fn labelled(name: &str, labels: &[(&str, &str)]) -> ConfigMap {
     let mut c = cm(name, &[]);
-    c.metadata.labels = Some(labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect());
+    c.metadata.labels = Some(
+        labels
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    );
     c
 }
 
 async fn names(api: &Api<ConfigMap>, lp: &ListParams) -> Vec<String> {
-    api.list(lp).await.unwrap().items.into_iter().filter_map(|c| c.metadata.name).collect()
+    api.list(lp)
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|c| c.metadata.name)
+        .collect()
 }
 
 #[tokio::test]
@@ -29,18 +43,49 @@ async fn label_and_field_selectors() {
         ("b", vec![("env", "dev"), ("tier", "web")]),
         ("c", vec![("env", "prod")]),
     ] {
-        api.create(&PostParams::default(), &labelled(name, &labels)).await.unwrap();
+        api.create(&PostParams::default(), &labelled(name, &labels))
+            .await
+            .unwrap();
     }
-    assert_eq!(names(&api, &ListParams::default().labels("env=prod")).await, ["a", "c"]);
-    assert_eq!(names(&api, &ListParams::default().labels("env!=prod")).await, ["b"]);
-    assert_eq!(names(&api, &ListParams::default().labels("env in (dev,test),tier")).await, ["b"]);
-    assert_eq!(names(&api, &ListParams::default().labels("!tier")).await, ["c"]);
-    assert_eq!(names(&api, &ListParams::default().labels("env notin (dev)")).await, ["a", "c"]);
-    assert_eq!(names(&api, &ListParams::default().fields("metadata.name=b")).await, ["b"]);
-    assert_eq!(names(&api, &ListParams::default().fields("metadata.name!=b")).await, ["a", "c"]);
+    assert_eq!(
+        names(&api, &ListParams::default().labels("env=prod")).await,
+        ["a", "c"]
+    );
+    assert_eq!(
+        names(&api, &ListParams::default().labels("env!=prod")).await,
+        ["b"]
+    );
+    assert_eq!(
+        names(
+            &api,
+            &ListParams::default().labels("env in (dev,test),tier")
+        )
+        .await,
+        ["b"]
+    );
+    assert_eq!(
+        names(&api, &ListParams::default().labels("!tier")).await,
+        ["c"]
+    );
+    assert_eq!(
+        names(&api, &ListParams::default().labels("env notin (dev)")).await,
+        ["a", "c"]
+    );
+    assert_eq!(
+        names(&api, &ListParams::default().fields("metadata.name=b")).await,
+        ["b"]
+    );
+    assert_eq!(
+        names(&api, &ListParams::default().fields("metadata.name!=b")).await,
+        ["a", "c"]
+    );
     let all: Api<ConfigMap> = Api::all(client);
     assert_eq!(
-        names(&all, &ListParams::default().fields("metadata.namespace=default,metadata.name=a")).await,
+        names(
+            &all,
+            &ListParams::default().fields("metadata.namespace=default,metadata.name=a")
+        )
+        .await,
         ["a"]
     );
 }
@@ -51,9 +96,15 @@ async fn namespaces_separate_objects_and_all_lists_across() {
     create_cm(&client, "default", "x").await;
     create_cm(&client, "kube-system", "x").await;
     let all: Api<ConfigMap> = Api::all(client.clone());
-    assert_eq!(all.list(&ListParams::default()).await.unwrap().items.len(), 2);
+    assert_eq!(
+        all.list(&ListParams::default()).await.unwrap().items.len(),
+        2
+    );
     let one: Api<ConfigMap> = Api::namespaced(client, "kube-system");
-    assert_eq!(one.list(&ListParams::default()).await.unwrap().items.len(), 1);
+    assert_eq!(
+        one.list(&ListParams::default()).await.unwrap().items.len(),
+        1
+    );
 }
 
 #[tokio::test]
@@ -69,9 +120,16 @@ async fn pagination_serves_a_consistent_snapshot() {
     // Changes after the first page do not show in later pages.
     create_cm(&client, "default", "cm-9").await;
     api.delete("cm-4", &DeleteParams::default()).await.unwrap();
-    let page2 = api.list(&ListParams::default().limit(2).continue_token(&token)).await.unwrap();
+    let page2 = api
+        .list(&ListParams::default().limit(2).continue_token(&token))
+        .await
+        .unwrap();
     let page3 = api
-        .list(&ListParams::default().limit(2).continue_token(page2.metadata.continue_.as_deref().unwrap()))
+        .list(
+            &ListParams::default()
+                .limit(2)
+                .continue_token(page2.metadata.continue_.as_deref().unwrap()),
+        )
         .await
         .unwrap();
     let seen: Vec<_> = page1
@@ -83,7 +141,10 @@ async fn pagination_serves_a_consistent_snapshot() {
         .collect();
     assert_eq!(seen, ["cm-0", "cm-1", "cm-2", "cm-3", "cm-4"]);
     assert_eq!(page3.metadata.continue_, None);
-    assert_eq!(page2.metadata.resource_version, page1.metadata.resource_version);
+    assert_eq!(
+        page2.metadata.resource_version,
+        page1.metadata.resource_version
+    );
 }
 
 #[tokio::test]
@@ -93,27 +154,43 @@ async fn exact_resource_version_lists_the_past() {
     create_cm(&client, "default", "old").await;
     let then = server.resource_version().to_string();
     create_cm(&client, "default", "new").await;
-    api.patch("old", &PatchParams::default(), &Patch::Merge(json!({"data": {"k": "changed"}})))
-        .await
-        .unwrap();
+    api.patch(
+        "old",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"data": {"k": "changed"}})),
+    )
+    .await
+    .unwrap();
     let past = api
-        .list(&ListParams::default().at(&then).matching(VersionMatch::Exact))
+        .list(
+            &ListParams::default()
+                .at(&then)
+                .matching(VersionMatch::Exact),
+        )
         .await
         .unwrap();
     assert_eq!(past.items.len(), 1);
     assert_eq!(past.items[0].data.as_ref().unwrap()["k"], "v");
     let future = (server.resource_version() + 100).to_string();
     let e = api_err(
-        api.list(&ListParams::default().at(&future).matching(VersionMatch::NotOlderThan))
-            .await
-            .unwrap_err(),
+        api.list(
+            &ListParams::default()
+                .at(&future)
+                .matching(VersionMatch::NotOlderThan),
+        )
+        .await
+        .unwrap_err(),
     );
     assert_eq!(e.code, 504);
     server.compact();
     let e = api_err(
-        api.list(&ListParams::default().at(&then).matching(VersionMatch::Exact))
-            .await
-            .unwrap_err(),
+        api.list(
+            &ListParams::default()
+                .at(&then)
+                .matching(VersionMatch::Exact),
+        )
+        .await
+        .unwrap_err(),
     );
     assert_eq!(e.code, 410);
 }
@@ -145,12 +222,19 @@ async fn watch_from_a_resource_version_replays_then_follows() {
     let first = create_cm(&client, "default", "w1").await;
     create_cm(&client, "default", "w2").await;
     let wp = WatchParams::default().timeout(10);
-    let stream = api.watch(&wp, &rv(&first.metadata).to_string()).await.unwrap();
-    let mut stream = stream.boxed();
-    assert_eq!(describe(&next_event(&mut stream).await), "ADDED w2");
-    api.patch("w1", &PatchParams::default(), &Patch::Merge(json!({"data": {"k": "2"}})))
+    let stream = api
+        .watch(&wp, &rv(&first.metadata).to_string())
         .await
         .unwrap();
+    let mut stream = stream.boxed();
+    assert_eq!(describe(&next_event(&mut stream).await), "ADDED w2");
+    api.patch(
+        "w1",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"data": {"k": "2"}})),
+    )
+    .await
+    .unwrap();
     assert_eq!(describe(&next_event(&mut stream).await), "MODIFIED w1");
     api.delete("w2", &DeleteParams::default()).await.unwrap();
     assert_eq!(describe(&next_event(&mut stream).await), "DELETED w2");
@@ -161,16 +245,32 @@ async fn watch_with_selector_sees_objects_move_in_and_out() {
     let (_server, client) = server();
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     let wp = WatchParams::default().labels("team=red").timeout(10);
-    let start = api.list(&ListParams::default()).await.unwrap().metadata.resource_version.unwrap();
+    let start = api
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap();
     let mut stream = api.watch(&wp, &start).await.unwrap().boxed();
-    api.create(&PostParams::default(), &labelled("m", &[("team", "blue")])).await.unwrap();
-    api.patch("m", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"labels": {"team": "red"}}})))
+    api.create(&PostParams::default(), &labelled("m", &[("team", "blue")]))
         .await
         .unwrap();
+    api.patch(
+        "m",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"labels": {"team": "red"}}})),
+    )
+    .await
+    .unwrap();
     assert_eq!(describe(&next_event(&mut stream).await), "ADDED m");
-    api.patch("m", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"labels": {"team": "blue"}}})))
-        .await
-        .unwrap();
+    api.patch(
+        "m",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"labels": {"team": "blue"}}})),
+    )
+    .await
+    .unwrap();
     assert_eq!(describe(&next_event(&mut stream).await), "DELETED m");
 }
 
@@ -179,18 +279,28 @@ async fn watch_from_zero_starts_with_synthetic_adds() {
     let (_server, client) = server();
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     create_cm(&client, "default", "z").await;
-    let mut stream = api.watch(&WatchParams::default().timeout(10), "0").await.unwrap().boxed();
+    let mut stream = api
+        .watch(&WatchParams::default().timeout(10), "0")
+        .await
+        .unwrap()
+        .boxed();
     assert_eq!(describe(&next_event(&mut stream).await), "ADDED z");
 }
 
 #[tokio::test]
 async fn bookmarks_arrive_when_asked_for() {
-    let server = ApiServer::builder().bookmark_interval(Duration::from_millis(50)).build();
+    let server = ApiServer::builder()
+        .bookmark_interval(Duration::from_millis(50))
+        .build();
     let client = server.client();
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     create_cm(&client, "default", "b").await;
     let now = server.resource_version();
-    let mut stream = api.watch(&WatchParams::default().timeout(10), &now.to_string()).await.unwrap().boxed();
+    let mut stream = api
+        .watch(&WatchParams::default().timeout(10), &now.to_string())
+        .await
+        .unwrap()
+        .boxed();
     match next_event(&mut stream).await {
         WatchEvent::Bookmark(b) => assert_eq!(b.metadata.resource_version, now.to_string()),
         other => panic!("expected a bookmark, got {}", describe(&other)),
@@ -200,7 +310,12 @@ async fn bookmarks_arrive_when_asked_for() {
         timeout: Some(1),
         ..Default::default()
     };
-    let events: Vec<_> = api.watch(&wp, &now.to_string()).await.unwrap().collect().await;
+    let events: Vec<_> = api
+        .watch(&wp, &now.to_string())
+        .await
+        .unwrap()
+        .collect()
+        .await;
     assert!(events.is_empty(), "no bookmarks unless asked for");
 }
 
@@ -212,7 +327,10 @@ async fn expired_resource_version_gets_410_in_the_stream() {
     create_cm(&client, "default", "f").await;
     server.compact();
     let mut stream = api
-        .watch(&WatchParams::default().timeout(10), &rv(&old.metadata).to_string())
+        .watch(
+            &WatchParams::default().timeout(10),
+            &rv(&old.metadata).to_string(),
+        )
         .await
         .unwrap()
         .boxed();
@@ -235,7 +353,10 @@ async fn history_limit_expires_old_resource_versions() {
         create_cm(&client, "default", &format!("h{i}")).await;
     }
     let mut stream = api
-        .watch(&WatchParams::default().timeout(10), &rv(&old.metadata).to_string())
+        .watch(
+            &WatchParams::default().timeout(10),
+            &rv(&old.metadata).to_string(),
+        )
         .await
         .unwrap()
         .boxed();
@@ -246,12 +367,16 @@ async fn history_limit_expires_old_resource_versions() {
 async fn watch_ends_at_its_timeout() {
     let (_server, client) = server();
     let api: Api<ConfigMap> = Api::namespaced(client, "default");
-    let stream = api.watch(&WatchParams::default().timeout(1), "0").await.unwrap();
-    let started = std::time::Instant::now();
-    let events: Vec<_> = tokio::time::timeout(Duration::from_secs(10), stream.try_collect::<Vec<_>>())
+    let stream = api
+        .watch(&WatchParams::default().timeout(1), "0")
         .await
-        .expect("the watch ended by itself")
         .unwrap();
+    let started = std::time::Instant::now();
+    let events: Vec<_> =
+        tokio::time::timeout(Duration::from_secs(10), stream.try_collect::<Vec<_>>())
+            .await
+            .expect("the watch ended by itself")
+            .unwrap();
     assert!(events.is_empty());
     assert!(started.elapsed() >= Duration::from_millis(900));
 }
@@ -266,10 +391,22 @@ async fn streaming_list_sends_initial_events_then_a_marked_bookmark() {
     assert_eq!(describe(&next_event(&mut stream).await), "ADDED s1");
     match next_event(&mut stream).await {
         WatchEvent::Bookmark(b) => {
-            assert_eq!(b.metadata.annotations.get("k8s.io/initial-events-end").map(String::as_str), Some("true"));
-            assert_eq!(b.metadata.resource_version, server.resource_version().to_string());
+            assert_eq!(
+                b.metadata
+                    .annotations
+                    .get("k8s.io/initial-events-end")
+                    .map(String::as_str),
+                Some("true")
+            );
+            assert_eq!(
+                b.metadata.resource_version,
+                server.resource_version().to_string()
+            );
         }
-        other => panic!("expected the initial-events-end bookmark, got {}", describe(&other)),
+        other => panic!(
+            "expected the initial-events-end bookmark, got {}",
+            describe(&other)
+        ),
     }
 }
 

@@ -14,10 +14,17 @@ async fn merge_and_json_patches() {
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     create_cm(&client, "default", "p").await;
     let out = api
-        .patch("p", &PatchParams::default(), &Patch::Merge(json!({"data": {"k": null, "n": "1"}})))
+        .patch(
+            "p",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"data": {"k": null, "n": "1"}})),
+        )
         .await
         .unwrap();
-    assert_eq!(out.data.unwrap(), [("n".to_string(), "1".to_string())].into());
+    assert_eq!(
+        out.data.unwrap(),
+        [("n".to_string(), "1".to_string())].into()
+    );
     let ops: json_patch::Patch =
         serde_json::from_value(json!([{"op": "add", "path": "/data/m", "value": "2"}])).unwrap();
     let out = api
@@ -31,7 +38,9 @@ async fn merge_and_json_patches() {
 async fn strategic_merge_merges_lists_by_key() {
     let (_server, client) = server();
     let api: Api<Deployment> = Api::namespaced(client, "default");
-    api.create(&PostParams::default(), &deployment("smp", 1)).await.unwrap();
+    api.create(&PostParams::default(), &deployment("smp", 1))
+        .await
+        .unwrap();
     let patch = json!({"spec": {"template": {"spec": {"containers": [
         {"name": "app", "image": "nginx:1.28"},
         {"name": "sidecar", "image": "busybox"}
@@ -41,11 +50,15 @@ async fn strategic_merge_merges_lists_by_key() {
         .await
         .unwrap();
     let containers = out.spec.unwrap().template.spec.unwrap().containers;
-    let images: Vec<_> = containers.iter().map(|c| (c.name.as_str(), c.image.as_deref())).collect();
+    let images: Vec<_> = containers
+        .iter()
+        .map(|c| (c.name.as_str(), c.image.as_deref()))
+        .collect();
     assert!(images.contains(&("app", Some("nginx:1.28"))), "{images:?}");
     assert!(images.contains(&("sidecar", Some("busybox"))), "{images:?}");
     // A merge patch would have replaced the list wholesale.
-    let merge = json!({"spec": {"template": {"spec": {"containers": [{"name": "only", "image": "x"}]}}}});
+    let merge =
+        json!({"spec": {"template": {"spec": {"containers": [{"name": "only", "image": "x"}]}}}});
     let out = api
         .patch("smp", &PatchParams::default(), &Patch::Merge(merge))
         .await
@@ -62,37 +75,77 @@ async fn server_side_apply_tracks_owners_and_conflicts() {
     let (_server, client) = server();
     let api: Api<ConfigMap> = Api::namespaced(client, "default");
     let alice = PatchParams::apply("alice");
-    let created = api.patch("ssa", &alice, &Patch::Apply(apply_cm(json!({"a": "1"})))).await.unwrap();
+    let created = api
+        .patch("ssa", &alice, &Patch::Apply(apply_cm(json!({"a": "1"}))))
+        .await
+        .unwrap();
     let mf = created.metadata.managed_fields.clone().unwrap();
     assert_eq!(mf.len(), 1);
     assert_eq!(mf[0].manager.as_deref(), Some("alice"));
     assert_eq!(mf[0].operation.as_deref(), Some("Apply"));
-    assert_eq!(mf[0].fields_v1.as_ref().unwrap().0, json!({"f:data": {"f:a": {}}}));
+    assert_eq!(
+        mf[0].fields_v1.as_ref().unwrap().0,
+        json!({"f:data": {"f:a": {}}})
+    );
 
     // Same apply again: nothing changes, not even the resourceVersion.
-    let same = api.patch("ssa", &alice, &Patch::Apply(apply_cm(json!({"a": "1"})))).await.unwrap();
-    assert_eq!(same.metadata.resource_version, created.metadata.resource_version);
+    let same = api
+        .patch("ssa", &alice, &Patch::Apply(apply_cm(json!({"a": "1"}))))
+        .await
+        .unwrap();
+    assert_eq!(
+        same.metadata.resource_version,
+        created.metadata.resource_version
+    );
 
     // Bob agrees on a (shared ownership) and adds b.
     let bob = PatchParams::apply("bob");
-    api.patch("ssa", &bob, &Patch::Apply(apply_cm(json!({"a": "1", "b": "2"})))).await.unwrap();
+    api.patch(
+        "ssa",
+        &bob,
+        &Patch::Apply(apply_cm(json!({"a": "1", "b": "2"}))),
+    )
+    .await
+    .unwrap();
     // Bob disagrees on a: conflict, nothing written.
-    let e = api_err(api.patch("ssa", &bob, &Patch::Apply(apply_cm(json!({"a": "9", "b": "2"})))).await.unwrap_err());
+    let e = api_err(
+        api.patch(
+            "ssa",
+            &bob,
+            &Patch::Apply(apply_cm(json!({"a": "9", "b": "2"}))),
+        )
+        .await
+        .unwrap_err(),
+    );
     assert_eq!((e.code, e.reason.as_str()), (409, "Conflict"));
-    assert!(e.message.contains("conflict with \"alice\""), "{}", e.message);
+    assert!(
+        e.message.contains("conflict with \"alice\""),
+        "{}",
+        e.message
+    );
     assert!(e.message.contains(".data.a"), "{}", e.message);
     assert_eq!(api.get("ssa").await.unwrap().data.unwrap()["a"], "1");
     // Forced, bob takes a over.
     let forced = api
-        .patch("ssa", &bob.clone().force(), &Patch::Apply(apply_cm(json!({"a": "9", "b": "2"}))))
+        .patch(
+            "ssa",
+            &bob.clone().force(),
+            &Patch::Apply(apply_cm(json!({"a": "9", "b": "2"}))),
+        )
         .await
         .unwrap();
     assert_eq!(forced.data.as_ref().unwrap()["a"], "9");
     // Alice no longer owns a: dropping a from her config does not remove it.
-    let out = api.patch("ssa", &alice, &Patch::Apply(apply_cm(json!({})))).await.unwrap();
+    let out = api
+        .patch("ssa", &alice, &Patch::Apply(apply_cm(json!({}))))
+        .await
+        .unwrap();
     assert_eq!(out.data.as_ref().unwrap()["a"], "9");
     // Bob drops b: he was its only owner, so it goes.
-    let out = api.patch("ssa", &bob, &Patch::Apply(apply_cm(json!({"a": "9"})))).await.unwrap();
+    let out = api
+        .patch("ssa", &bob, &Patch::Apply(apply_cm(json!({"a": "9"}))))
+        .await
+        .unwrap();
     assert!(!out.data.unwrap().contains_key("b"));
 }
 
@@ -101,7 +154,9 @@ async fn updates_take_ownership_from_appliers() {
     let (_server, client) = server();
     let api: Api<ConfigMap> = Api::namespaced(client, "default");
     let alice = PatchParams::apply("alice");
-    api.patch("ssa", &alice, &Patch::Apply(apply_cm(json!({"a": "1"})))).await.unwrap();
+    api.patch("ssa", &alice, &Patch::Apply(apply_cm(json!({"a": "1"}))))
+        .await
+        .unwrap();
     let editor = PatchParams {
         field_manager: Some("editor".into()),
         ..Default::default()
@@ -117,9 +172,20 @@ async fn updates_take_ownership_from_appliers() {
         .into_iter()
         .map(|m| (m.manager.unwrap(), m.operation.unwrap()))
         .collect();
-    assert!(managers.contains(&("editor".to_string(), "Update".to_string())), "{managers:?}");
-    let e = api_err(api.patch("ssa", &alice, &Patch::Apply(apply_cm(json!({"a": "1"})))).await.unwrap_err());
-    assert!(e.message.contains("conflict with \"editor\""), "{}", e.message);
+    assert!(
+        managers.contains(&("editor".to_string(), "Update".to_string())),
+        "{managers:?}"
+    );
+    let e = api_err(
+        api.patch("ssa", &alice, &Patch::Apply(apply_cm(json!({"a": "1"}))))
+            .await
+            .unwrap_err(),
+    );
+    assert!(
+        e.message.contains("conflict with \"editor\""),
+        "{}",
+        e.message
+    );
 }
 
 #[tokio::test]
@@ -143,7 +209,11 @@ async fn apply_on_the_status_subresource_is_tracked_separately() {
     let mut d = serde_json::to_value(deployment("st", 1)).unwrap();
     d["status"] = json!({"replicas": 7});
     let created = api.patch("st", &pp, &Patch::Apply(&d)).await.unwrap();
-    assert_eq!(created.status.as_ref().and_then(|s| s.replicas), None, "status ignored on the main resource");
+    assert_eq!(
+        created.status.as_ref().and_then(|s| s.replicas),
+        None,
+        "status ignored on the main resource"
+    );
     let st = api
         .patch_status(
             "st",
@@ -154,6 +224,11 @@ async fn apply_on_the_status_subresource_is_tracked_separately() {
         .unwrap();
     assert_eq!(st.status.unwrap().replicas, Some(7));
     let entries = st.metadata.managed_fields.clone().unwrap();
-    assert!(entries.iter().any(|e| e.subresource.as_deref() == Some("status")), "{entries:?}");
+    assert!(
+        entries
+            .iter()
+            .any(|e| e.subresource.as_deref() == Some("status")),
+        "{entries:?}"
+    );
     assert!(rv(&st.metadata) > rv(&created.metadata));
 }

@@ -6,10 +6,10 @@ use std::time::Duration;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, Patch, PatchParams};
+use kube::runtime::WatchStreamExt;
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::watcher::{self, Event};
-use kube::runtime::WatchStreamExt;
 
 use crate::common::{create_cm, server};
 
@@ -40,13 +40,22 @@ async fn reflector_follows_changes_and_survives_dropped_watches() {
             .applied_objects();
         let task = tokio::spawn(stream.for_each(|_| async {}));
         reader.wait_until_ready().await.unwrap();
-        assert!(reader.get(&ObjectRef::new("before").within("default")).is_some());
+        assert!(
+            reader
+                .get(&ObjectRef::new("before").within("default"))
+                .is_some()
+        );
         create_cm(&client, "default", "after").await;
         wait_for(|| reader.state().len() == 2).await;
         // A dropped connection makes the watcher re-watch; changes made meanwhile still arrive.
         assert!(server.drop_watches() >= 1, "streaming={streaming}");
         create_cm(&client, "default", "during").await;
-        wait_for(|| reader.get(&ObjectRef::new("during").within("default")).is_some()).await;
+        wait_for(|| {
+            reader
+                .get(&ObjectRef::new("during").within("default"))
+                .is_some()
+        })
+        .await;
         // After compaction a re-watch gets 410 and the watcher re-lists.
         server.compact();
         server.drop_watches();
@@ -63,7 +72,10 @@ async fn watcher_reports_init_and_deletes() {
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     let mut events = watcher::watcher(api.clone(), watcher::Config::default()).boxed();
     let mut seen = Vec::new();
-    while let Some(ev) = tokio::time::timeout(Duration::from_secs(5), events.next()).await.unwrap() {
+    while let Some(ev) = tokio::time::timeout(Duration::from_secs(5), events.next())
+        .await
+        .unwrap()
+    {
         match ev.unwrap() {
             Event::Init => seen.push("init".to_string()),
             Event::InitApply(o) => seen.push(format!("init-apply {}", o.metadata.name.unwrap())),
@@ -76,12 +88,16 @@ async fn watcher_reports_init_and_deletes() {
     }
     assert_eq!(seen, ["init", "init-apply a", "init-done"]);
     api.delete("a", &Default::default()).await.unwrap();
-    match tokio::time::timeout(Duration::from_secs(5), events.next()).await.unwrap().unwrap().unwrap() {
+    match tokio::time::timeout(Duration::from_secs(5), events.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap()
+    {
         Event::Delete(o) => assert_eq!(o.metadata.name.as_deref(), Some("a")),
         other => panic!("expected a delete, got {other:?}"),
     }
 }
-
 
 #[tokio::test]
 async fn a_controller_reconciles_to_a_fixed_point() {
@@ -90,7 +106,10 @@ async fn a_controller_reconciles_to_a_fixed_point() {
         create_cm(&client, "default", name).await;
     }
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
-    async fn reconcile(cm: Arc<ConfigMap>, api: Arc<Api<ConfigMap>>) -> Result<Action, kube::Error> {
+    async fn reconcile(
+        cm: Arc<ConfigMap>,
+        api: Arc<Api<ConfigMap>>,
+    ) -> Result<Action, kube::Error> {
         let seen = cm.data.as_ref().and_then(|d| d.get("reconciled")).is_some();
         if !seen {
             let name = cm.metadata.name.clone().unwrap_or_default();
@@ -114,13 +133,21 @@ async fn a_controller_reconciles_to_a_fixed_point() {
     let check = api.clone();
     for _ in 0..200 {
         let list = check.list(&Default::default()).await.unwrap();
-        if list.items.iter().all(|c| c.data.as_ref().is_some_and(|d| d.contains_key("reconciled"))) {
+        if list.items.iter().all(|c| {
+            c.data
+                .as_ref()
+                .is_some_and(|d| d.contains_key("reconciled"))
+        }) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
     let list = check.list(&Default::default()).await.unwrap();
-    assert!(list.items.iter().all(|c| c.data.as_ref().is_some_and(|d| d.contains_key("reconciled"))));
+    assert!(list.items.iter().all(|c| {
+        c.data
+            .as_ref()
+            .is_some_and(|d| d.contains_key("reconciled"))
+    }));
     // Converged: a few more passes write nothing.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let rv = server.resource_version();

@@ -4,9 +4,9 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Event as CoreEvent};
 use k8s_openapi::api::events::v1::Event as EventV1;
+use kube::Resource;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, PostParams};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
-use kube::Resource;
 use operator::testing::apiserver::{Fault, ResourceType, Verb};
 use serde_json::json;
 
@@ -16,8 +16,18 @@ use crate::common::{api_err, cm, create_cm, server};
 async fn injected_failures_hit_only_matching_requests() {
     let (server, client) = server();
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
-    server.inject(Fault::on(Verb::Create).resource("configmaps").name("x").fail(503, "ServiceUnavailable").times(1));
-    let e = api_err(api.create(&PostParams::default(), &cm("x", &[])).await.unwrap_err());
+    server.inject(
+        Fault::on(Verb::Create)
+            .resource("configmaps")
+            .name("x")
+            .fail(503, "ServiceUnavailable")
+            .times(1),
+    );
+    let e = api_err(
+        api.create(&PostParams::default(), &cm("x", &[]))
+            .await
+            .unwrap_err(),
+    );
     assert_eq!((e.code, e.reason.as_str()), (503, "ServiceUnavailable"));
     create_cm(&client, "default", "y").await;
     create_cm(&client, "default", "x").await;
@@ -42,8 +52,15 @@ async fn watches_can_be_cut_short() {
     let (server, client) = server();
     let api: Api<ConfigMap> = Api::namespaced(client, "default");
     server.inject(Fault::on(Verb::Watch).end_watch_after(Duration::from_secs(1)));
-    let stream = api.watch(&kube::api::WatchParams::default().timeout(60), "0").await.unwrap();
-    let ended = tokio::time::timeout(Duration::from_secs(5), futures::StreamExt::collect::<Vec<_>>(stream)).await;
+    let stream = api
+        .watch(&kube::api::WatchParams::default().timeout(60), "0")
+        .await
+        .unwrap();
+    let ended = tokio::time::timeout(
+        Duration::from_secs(5),
+        futures::StreamExt::collect::<Vec<_>>(stream),
+    )
+    .await;
     assert!(ended.is_ok(), "the watch ended after the injected second");
 }
 
@@ -77,7 +94,13 @@ async fn the_request_log_records_every_request() {
 async fn events_are_served_by_both_apis_over_one_storage() {
     let (_server, client) = server();
     let target = create_cm(&client, "default", "target").await;
-    let recorder = Recorder::new(client.clone(), Reporter { controller: "test-ctl".into(), instance: None });
+    let recorder = Recorder::new(
+        client.clone(),
+        Reporter {
+            controller: "test-ctl".into(),
+            instance: None,
+        },
+    );
     recorder
         .publish(
             &Event {
@@ -110,7 +133,10 @@ async fn events_are_served_by_both_apis_over_one_storage() {
 #[tokio::test]
 async fn users_can_register_other_kinds() {
     let (server, client) = server();
-    server.register(ResourceType::new("widgets.example.com", "v1alpha1", "Widget", "widgets", true).with_status());
+    server.register(
+        ResourceType::new("widgets.example.com", "v1alpha1", "Widget", "widgets", true)
+            .with_status(),
+    );
     let gvk = GroupVersionKind::gvk("widgets.example.com", "v1alpha1", "Widget");
     let ar = ApiResource::from_gvk_with_plural(&gvk, "widgets");
     let api: Api<DynamicObject> = Api::namespaced_with(client, "default", &ar);
@@ -121,7 +147,10 @@ async fn users_can_register_other_kinds() {
     .unwrap();
     let created = api.create(&PostParams::default(), &obj).await.unwrap();
     assert_eq!(created.data["spec"]["size"], 3);
-    assert_eq!(api.list(&ListParams::default()).await.unwrap().items.len(), 1);
+    assert_eq!(
+        api.list(&ListParams::default()).await.unwrap().items.len(),
+        1
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -135,7 +164,12 @@ async fn concurrent_writers_never_lose_an_update() {
             for _ in 0..10 {
                 loop {
                     let mut c = api.get("counter").await.unwrap();
-                    let n: u32 = c.data.as_ref().and_then(|d| d.get("n")).and_then(|n| n.parse().ok()).unwrap_or(0);
+                    let n: u32 = c
+                        .data
+                        .as_ref()
+                        .and_then(|d| d.get("n"))
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or(0);
                     c.data = Some([("n".to_string(), (n + 1).to_string())].into());
                     match api.replace("counter", &PostParams::default(), &c).await {
                         Ok(_) => break,

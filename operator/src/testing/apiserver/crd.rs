@@ -27,7 +27,11 @@ pub fn validate(crd: &Value, name: &str) -> ApiResult<()> {
     let plural = spec["names"]["plural"].as_str().unwrap_or("");
     let mut causes = Vec::new();
     if group.is_empty() {
-        causes.push(cause("spec.group", "FieldValueRequired", "Required value".into()));
+        causes.push(cause(
+            "spec.group",
+            "FieldValueRequired",
+            "Required value".into(),
+        ));
     } else if !group.contains('.') {
         causes.push(cause(
             "spec.group",
@@ -36,10 +40,18 @@ pub fn validate(crd: &Value, name: &str) -> ApiResult<()> {
         ));
     }
     if plural.is_empty() {
-        causes.push(cause("spec.names.plural", "FieldValueRequired", "Required value".into()));
+        causes.push(cause(
+            "spec.names.plural",
+            "FieldValueRequired",
+            "Required value".into(),
+        ));
     }
     if spec["names"]["kind"].as_str().unwrap_or("").is_empty() {
-        causes.push(cause("spec.names.kind", "FieldValueRequired", "Required value".into()));
+        causes.push(cause(
+            "spec.names.kind",
+            "FieldValueRequired",
+            "Required value".into(),
+        ));
     }
     if !group.is_empty() && !plural.is_empty() && name != format!("{plural}.{group}") {
         causes.push(cause(
@@ -53,20 +65,37 @@ pub fn validate(crd: &Value, name: &str) -> ApiResult<()> {
         Some(other) => causes.push(cause(
             "spec.scope",
             "FieldValueNotSupported",
-            format!("Unsupported value: \"{other}\": supported values: \"Cluster\", \"Namespaced\""),
+            format!(
+                "Unsupported value: \"{other}\": supported values: \"Cluster\", \"Namespaced\""
+            ),
         )),
-        None => causes.push(cause("spec.scope", "FieldValueRequired", "Required value".into())),
+        None => causes.push(cause(
+            "spec.scope",
+            "FieldValueRequired",
+            "Required value".into(),
+        )),
     }
     let versions = spec["versions"].as_array().cloned().unwrap_or_default();
     if versions.is_empty() {
-        causes.push(cause("spec.versions", "FieldValueInvalid", "Invalid value: \"null\": must have exactly one version marked as storage version".into()));
+        causes.push(cause(
+            "spec.versions",
+            "FieldValueInvalid",
+            "Invalid value: \"null\": must have exactly one version marked as storage version"
+                .into(),
+        ));
     } else {
-        let storage = versions.iter().filter(|v| v["storage"].as_bool() == Some(true)).count();
+        let storage = versions
+            .iter()
+            .filter(|v| v["storage"].as_bool() == Some(true))
+            .count();
         if storage != 1 {
             causes.push(cause(
                 "spec.versions",
                 "FieldValueInvalid",
-                format!("Invalid value: {}: must have exactly one version marked as storage version", Value::Array(versions.clone())),
+                format!(
+                    "Invalid value: {}: must have exactly one version marked as storage version",
+                    Value::Array(versions.clone())
+                ),
             ));
         }
         for (i, v) in versions.iter().enumerate() {
@@ -84,7 +113,12 @@ pub fn validate(crd: &Value, name: &str) -> ApiResult<()> {
     if causes.is_empty() {
         Ok(())
     } else {
-        Err(ApiError::invalid("CustomResourceDefinition", "apiextensions.k8s.io", name, causes))
+        Err(ApiError::invalid(
+            "CustomResourceDefinition",
+            "apiextensions.k8s.io",
+            name,
+            causes,
+        ))
     }
 }
 
@@ -120,7 +154,11 @@ fn types_of(crd: &Value) -> Vec<ResourceType> {
         .to_string();
     let strings = |v: &Value| -> Vec<String> {
         v.as_array()
-            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     versions
@@ -141,10 +179,17 @@ fn types_of(crd: &Value) -> Vec<ResourceType> {
             t.preferred = version == storage_version;
             t.status_subresource = v["subresources"]["status"].is_object();
             if let Some(scale) = v["subresources"]["scale"].as_object() {
-                let path = |k: &str| scale.get(k).and_then(Value::as_str).map(|s| s.trim_start_matches('.').to_string());
+                let path = |k: &str| {
+                    scale
+                        .get(k)
+                        .and_then(Value::as_str)
+                        .map(|s| s.trim_start_matches('.').to_string())
+                };
                 t.scale = Some(ScaleSpec {
-                    spec_replicas_path: path("specReplicasPath").unwrap_or_else(|| "spec.replicas".into()),
-                    status_replicas_path: path("statusReplicasPath").unwrap_or_else(|| "status.replicas".into()),
+                    spec_replicas_path: path("specReplicasPath")
+                        .unwrap_or_else(|| "spec.replicas".into()),
+                    status_replicas_path: path("statusReplicasPath")
+                        .unwrap_or_else(|| "status.replicas".into()),
                     label_selector_path: path("labelSelectorPath"),
                 });
             }
@@ -173,14 +218,17 @@ fn types_of(crd: &Value) -> Vec<ResourceType> {
 
 /// Registers the resource a stored CRD defines and reports it established, as the real server's controllers do.
 pub fn sync(state: &mut State, crd: &Value) {
-    let Some(storage) = storage_of(crd) else { return };
+    let Some(storage) = storage_of(crd) else {
+        return;
+    };
     state.registry.remove_resource(&storage.0, &storage.1);
     for t in types_of(crd) {
         state.registry.insert(t);
     }
-    let established = crd["status"]["conditions"]
-        .as_array()
-        .is_some_and(|c| c.iter().any(|c| c["type"] == "Established" && c["status"] == "True"));
+    let established = crd["status"]["conditions"].as_array().is_some_and(|c| {
+        c.iter()
+            .any(|c| c["type"] == "Established" && c["status"] == "True")
+    });
     let names_match = crd["status"]["acceptedNames"] == crd["spec"]["names"];
     if established && names_match {
         return;
@@ -203,7 +251,10 @@ pub fn sync(state: &mut State, crd: &Value) {
         "acceptedNames": crd["spec"]["names"].clone(),
         "storedVersions": [storage_version],
     });
-    let crd_storage: StorageKey = ("apiextensions.k8s.io".into(), "customresourcedefinitions".into());
+    let crd_storage: StorageKey = (
+        "apiextensions.k8s.io".into(),
+        "customresourcedefinitions".into(),
+    );
     if state.get(&crd_storage, &key_of(crd)).is_some() {
         state.put(&crd_storage, next);
     }

@@ -79,7 +79,16 @@ pub fn group(reg: &Registry, name: &str) -> Option<Value> {
     Some(doc)
 }
 
-const VERBS: [&str; 8] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+const VERBS: [&str; 8] = [
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
 
 fn resource_entries(t: &ResourceType) -> Vec<Value> {
     let mut main = json!({
@@ -140,12 +149,18 @@ fn gv_path(group: &str, version: &str) -> String {
 /// `/openapi/v3`: where each group-version's document is.
 pub fn openapi_v3_root(reg: &Registry) -> Value {
     let mut paths = serde_json::Map::new();
-    let mut gvs: Vec<(String, String)> = reg.all().map(|t| (t.group.clone(), t.version.clone())).collect();
+    let mut gvs: Vec<(String, String)> = reg
+        .all()
+        .map(|t| (t.group.clone(), t.version.clone()))
+        .collect();
     gvs.sort();
     gvs.dedup();
     for (g, v) in gvs {
         let p = gv_path(&g, &v);
-        paths.insert(p.clone(), json!({ "serverRelativeURL": format!("/openapi/v3/{p}") }));
+        paths.insert(
+            p.clone(),
+            json!({ "serverRelativeURL": format!("/openapi/v3/{p}") }),
+        );
     }
     json!({ "paths": paths })
 }
@@ -157,7 +172,10 @@ pub fn openapi_v3(reg: &Registry, group: &str, version: &str) -> Option<Value> {
         return None;
     }
     let mut paths = serde_json::Map::new();
-    for t in reg.all().filter(|t| t.group == group && t.version == version) {
+    for t in reg
+        .all()
+        .filter(|t| t.group == group && t.version == version)
+    {
         let base = format!("/{}", gv_path(group, version));
         let path = if t.namespaced {
             format!("{base}/namespaces/{{namespace}}/{}/{{name}}", t.plural)

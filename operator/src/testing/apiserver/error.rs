@@ -128,16 +128,18 @@ impl ApiError {
         } else {
             format!("{kind}.{group}")
         };
-        let rendered: Vec<String> = causes
-            .iter()
-            .map(|c| {
-                if c.field.is_empty() {
-                    c.message.clone()
-                } else {
-                    format!("{}: {}", c.field, c.message)
-                }
-            })
-            .collect();
+        let mut rendered: Vec<String> = Vec::new();
+        for c in &causes {
+            let line = if c.field.is_empty() {
+                c.message.clone()
+            } else {
+                format!("{}: {}", c.field, c.message)
+            };
+            // The real server's aggregate drops repeated messages.
+            if !rendered.contains(&line) {
+                rendered.push(line);
+            }
+        }
         let list = if rendered.len() == 1 {
             rendered[0].clone()
         } else {
@@ -153,8 +155,12 @@ impl ApiError {
                 .map(|c| json!({ "reason": c.reason, "message": c.message, "field": c.field }))
                 .collect(),
         );
-        Self::new(422, "Invalid", format!("{qualified} \"{name}\" is invalid: {list}"))
-            .with_details(details)
+        Self::new(
+            422,
+            "Invalid",
+            format!("{qualified} \"{name}\" is invalid: {list}"),
+        )
+        .with_details(details)
     }
 
     /// 400 BadRequest.
@@ -179,7 +185,11 @@ impl ApiError {
 
     /// 500 InternalError.
     pub fn internal(message: impl Into<String>) -> Self {
-        Self::new(500, "InternalError", format!("Internal error occurred: {}", message.into()))
+        Self::new(
+            500,
+            "InternalError",
+            format!("Internal error occurred: {}", message.into()),
+        )
     }
 
     /// The `metav1.Status` body.

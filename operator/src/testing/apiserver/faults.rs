@@ -118,9 +118,19 @@ impl Fault {
     pub fn matches(&self, req: &ResourceRequest) -> bool {
         (self.verbs.is_empty() || self.verbs.contains(&req.verb))
             && self.resource.as_ref().is_none_or(|r| r == &req.resource)
-            && self.subresource.as_deref() == req.subresource.as_deref().filter(|_| self.subresource.is_some())
-            && self.namespace.as_ref().is_none_or(|n| Some(n) == req.namespace.as_ref())
-            && self.name.as_ref().is_none_or(|n| Some(n) == req.name.as_ref())
+            && self.subresource.as_deref()
+                == req
+                    .subresource
+                    .as_deref()
+                    .filter(|_| self.subresource.is_some())
+            && self
+                .namespace
+                .as_ref()
+                .is_none_or(|n| Some(n) == req.namespace.as_ref())
+            && self
+                .name
+                .as_ref()
+                .is_none_or(|n| Some(n) == req.name.as_ref())
     }
 }
 
@@ -179,7 +189,12 @@ mod tests {
     #[test]
     fn counted_rules_expire() {
         let mut f = Faults::default();
-        f.add(Fault::on(Verb::Create).resource("configmaps").fail(500, "InternalError").times(1));
+        f.add(
+            Fault::on(Verb::Create)
+                .resource("configmaps")
+                .fail(500, "InternalError")
+                .times(1),
+        );
         assert!(f.take(&req(Verb::Get, "configmaps", None)).is_empty());
         assert!(f.take(&req(Verb::Create, "secrets", None)).is_empty());
         assert_eq!(f.take(&req(Verb::Create, "configmaps", None)).len(), 1);
@@ -188,7 +203,9 @@ mod tests {
 
     #[test]
     fn subresource_must_match_when_set() {
-        let f = Fault::on(Verb::Update).subresource("status").fail(409, "Conflict");
+        let f = Fault::on(Verb::Update)
+            .subresource("status")
+            .fail(409, "Conflict");
         assert!(f.matches(&req(Verb::Update, "pods", Some("status"))));
         assert!(!f.matches(&req(Verb::Update, "pods", None)));
         let any = Fault::on(Verb::Update).fail(409, "Conflict");

@@ -74,7 +74,10 @@ pub fn handle(call: Call<'_>) -> ApiResult<Reply> {
         Some("scale") if rt.scale.is_some() => {}
         Some(_) => return Err(ApiError::no_route()),
     }
-    let needs_name = matches!(req.verb, Verb::Get | Verb::Update | Verb::Patch | Verb::Delete);
+    let needs_name = matches!(
+        req.verb,
+        Verb::Get | Verb::Update | Verb::Patch | Verb::Delete
+    );
     if req.subresource.is_some() && !needs_name {
         return Err(ApiError::no_route());
     }
@@ -85,9 +88,9 @@ pub fn handle(call: Call<'_>) -> ApiResult<Reply> {
         return Err(ApiError::no_route());
     }
     if req.verb == Verb::Create && req.name.is_some() {
-        return Err(ApiError::method_not_allowed(format!(
-            "the server does not allow this method on the requested resource"
-        )));
+        return Err(ApiError::method_not_allowed(
+            "the server does not allow this method on the requested resource",
+        ));
     }
     match req.verb {
         Verb::Get => get(&call, &rt),
@@ -127,7 +130,11 @@ fn manager(call: &Call<'_>) -> String {
         .map(str::to_string)
         .unwrap_or_else(|| {
             let ua = call.user_agent.split('/').next().unwrap_or("").trim();
-            if ua.is_empty() { "unknown".to_string() } else { ua.to_string() }
+            if ua.is_empty() {
+                "unknown".to_string()
+            } else {
+                ua.to_string()
+            }
         })
 }
 
@@ -241,7 +248,9 @@ fn reconcile_namespace(call: &Call<'_>, rt: &ResourceType, obj: &mut Value) -> A
     if !obj["metadata"].is_object() {
         obj["metadata"] = json!({});
     }
-    let meta = obj["metadata"].as_object_mut().ok_or_else(|| ApiError::bad_request("metadata must be an object"))?;
+    let meta = obj["metadata"]
+        .as_object_mut()
+        .ok_or_else(|| ApiError::bad_request("metadata must be an object"))?;
     if rt.namespaced {
         let path_ns = call.req.namespace.clone().unwrap_or_default();
         if let Some(body_ns) = meta.get("namespace").and_then(Value::as_str)
@@ -310,7 +319,9 @@ fn filter(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Filter> {
 
 fn parse_rv(s: &str) -> ApiResult<u64> {
     s.parse::<u64>().map_err(|_| {
-        ApiError::bad_request(format!("Invalid value: \"{s}\": resourceVersion must be a number"))
+        ApiError::bad_request(format!(
+            "Invalid value: \"{s}\": resourceVersion must be a number"
+        ))
     })
 }
 
@@ -321,10 +332,15 @@ fn encode_continue(rv: u64, last: &ObjKey) -> String {
 
 fn decode_continue(token: &str) -> ApiResult<(u64, ObjKey)> {
     let bad = || ApiError::bad_request(format!("continue key is not valid: {token}"));
-    let raw = base64::engine::general_purpose::STANDARD.decode(token).map_err(|_| bad())?;
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(token)
+        .map_err(|_| bad())?;
     let v: Value = serde_json::from_slice(&raw).map_err(|_| bad())?;
     let rv = v["rv"].as_u64().ok_or_else(bad)?;
-    let start = v["start"].as_str().ok_or_else(bad)?.trim_end_matches('\u{0}');
+    let start = v["start"]
+        .as_str()
+        .ok_or_else(bad)?
+        .trim_end_matches('\u{0}');
     let (ns, name) = start.split_once('/').ok_or_else(bad)?;
     Ok((rv, ObjKey::new(ns, name)))
 }
@@ -414,7 +430,11 @@ fn list(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
     }
     drop(state);
     let items: Vec<Value> = items.iter().map(|(_, o)| from_storage(rt, o)).collect();
-    Ok(Reply::Json(200, render(call).list(rt, items, list_meta), Vec::new()))
+    Ok(Reply::Json(
+        200,
+        render(call).list(rt, items, list_meta),
+        Vec::new(),
+    ))
 }
 
 fn items_last_key(items: &[(ObjKey, Arc<Value>)]) -> Option<ObjKey> {
@@ -429,7 +449,10 @@ fn watch(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
         .and_then(|t| t.parse::<u64>().ok())
         .map(Duration::from_secs)
         .unwrap_or(Duration::from_secs(1800));
-    let bookmarks = call.query.flag("allowWatchBookmarks").then_some(call.bookmark_interval);
+    let bookmarks = call
+        .query
+        .flag("allowWatchBookmarks")
+        .then_some(call.bookmark_interval);
     let send_initial = call.query.flag("sendInitialEvents");
     let rv = call.query.get("resourceVersion");
     let rvm = call.query.get("resourceVersionMatch");
@@ -459,7 +482,10 @@ fn watch(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
         let coll = state.collection(&rt.storage);
         for obj in coll.objects.values() {
             if filter.matches(obj) {
-                let _ = tx.send(WatchItem::Event(super::store::EventType::Added, obj.clone()));
+                let _ = tx.send(WatchItem::Event(
+                    super::store::EventType::Added,
+                    obj.clone(),
+                ));
             }
         }
         if send_initial {
@@ -480,7 +506,11 @@ fn watch(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
             }
             Err(e) => {
                 drop(state);
-                return Ok(Reply::Watch(WatchStream::error(e, rt.clone(), call.state.clone())));
+                return Ok(Reply::Watch(WatchStream::error(
+                    e,
+                    rt.clone(),
+                    call.state.clone(),
+                )));
             }
         }
     }
@@ -555,7 +585,11 @@ fn apply_patch(pt: PatchType, rt: &ResourceType, doc: &Value, body: &Bytes) -> A
                 .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
             let mut out = doc.clone();
             json_patch::patch(&mut out, &ops).map_err(|e| {
-                ApiError::new(422, "Invalid", format!("the server rejected our request due to an error in our request: {e}"))
+                ApiError::new(
+                    422,
+                    "Invalid",
+                    format!("the server rejected our request due to an error in our request: {e}"),
+                )
             })?;
             Ok(out)
         }
@@ -575,11 +609,14 @@ fn apply_patch(pt: PatchType, rt: &ResourceType, doc: &Value, body: &Bytes) -> A
                     "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
                 ));
             }
-            strategic::apply(&rt.group, &rt.kind, doc, &patch)
-                .map_err(|e| {
-                    let reason = if e.reason().is_empty() { "InternalError" } else { e.reason() };
-                    ApiError::new(e.status_code(), reason, e.to_string())
-                })
+            strategic::apply(&rt.group, &rt.kind, doc, &patch).map_err(|e| {
+                let reason = if e.reason().is_empty() {
+                    "InternalError"
+                } else {
+                    e.reason()
+                };
+                ApiError::new(e.status_code(), reason, e.to_string())
+            })
         }
         PatchType::Apply => Err(ApiError::internal("apply handled elsewhere")),
     }
@@ -592,7 +629,9 @@ fn patch(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
     }
     if call.req.subresource.as_deref() == Some("scale") {
         if pt == PatchType::Apply {
-            return Err(ApiError::unsupported_media_type("apply is not supported on the scale subresource"));
+            return Err(ApiError::unsupported_media_type(
+                "apply is not supported on the scale subresource",
+            ));
         }
         return write_scale(call, rt, |scale| apply_patch(pt, rt, scale, call.body));
     }
@@ -608,7 +647,11 @@ fn patch(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
     let doc = from_storage(rt, &current);
     let mut patched = apply_patch(pt, rt, &doc, call.body)?;
     if !patched.is_object() {
-        return Err(ApiError::new(422, "Invalid", "the patch produced something that is not an object"));
+        return Err(ApiError::new(
+            422,
+            "Invalid",
+            "the patch produced something that is not an object",
+        ));
     }
     // A patch cannot move or retype the object.
     patched["apiVersion"] = json!(rt.api_version());
@@ -638,7 +681,9 @@ fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply
     let mut applied: Value = serde_yaml::from_slice(call.body)
         .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?;
     if !applied.is_object() {
-        return Err(ApiError::bad_request("error decoding YAML: the applied configuration is not an object"));
+        return Err(ApiError::bad_request(
+            "error decoding YAML: the applied configuration is not an object",
+        ));
     }
     check_type(rt, &applied)?;
     reconcile_name(call, &mut applied)?;
@@ -685,7 +730,12 @@ fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply
                 .as_str()
                 .filter(|s| !s.is_empty())
                 .map(str::to_string)
-                .unwrap_or_else(|| live["metadata"]["resourceVersion"].as_str().unwrap_or("").to_string());
+                .unwrap_or_else(|| {
+                    live["metadata"]["resourceVersion"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_string()
+                });
             merged["metadata"]["resourceVersion"] = json!(rv);
             let written = lifecycle::update(&mut state, rt, &k, merged, &opts)?;
             Ok(Reply::Json(200, written.object, written.warnings))
@@ -693,7 +743,11 @@ fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply
     }
 }
 
-fn apply_conflict(rt: &ResourceType, name: &str, conflicts: &[managed_fields::Conflict]) -> ApiError {
+fn apply_conflict(
+    rt: &ResourceType,
+    name: &str,
+    conflicts: &[managed_fields::Conflict],
+) -> ApiError {
     let mut e = ApiError::new(409, "Conflict", managed_fields::conflict_message(conflicts));
     let mut details = json!({ "name": name, "kind": rt.plural });
     if !rt.group.is_empty() {
@@ -725,7 +779,9 @@ fn set_path(obj: &mut Value, path: &str, value: Value) {
 
 /// The `autoscaling/v1` Scale of an object.
 fn scale_of(rt: &ResourceType, obj: &Value) -> Value {
-    let Some(spec) = &rt.scale else { return Value::Null };
+    let Some(spec) = &rt.scale else {
+        return Value::Null;
+    };
     let selector = match &spec.label_selector_path {
         Some(p) if rt.custom => get_path(obj, p).cloned().unwrap_or(Value::Null),
         _ => {
@@ -759,7 +815,9 @@ fn write_scale(
     rt: &Arc<ResourceType>,
     change: impl FnOnce(&Value) -> ApiResult<Value>,
 ) -> ApiResult<Reply> {
-    let Some(spec) = rt.scale.clone() else { return Err(ApiError::no_route()) };
+    let Some(spec) = rt.scale.clone() else {
+        return Err(ApiError::no_route());
+    };
     let k = key(call);
     let mut state = lock(call.state)?;
     state.now = call.now.clone();
@@ -793,14 +851,21 @@ fn write_scale(
         ));
     }
     let mut next = obj.clone();
-    if let Some(rv) = scale["metadata"]["resourceVersion"].as_str().filter(|s| !s.is_empty()) {
+    if let Some(rv) = scale["metadata"]["resourceVersion"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+    {
         next["metadata"]["resourceVersion"] = json!(rv);
     }
     set_path(&mut next, &spec.spec_replicas_path, json!(replicas));
     let mut opts = write_opts(call, false)?;
     opts.part = Part::Main;
     let written = lifecycle::update(&mut state, rt, &k, next, &opts)?;
-    Ok(Reply::Json(200, scale_of(rt, &written.object), written.warnings))
+    Ok(Reply::Json(
+        200,
+        scale_of(rt, &written.object),
+        written.warnings,
+    ))
 }
 
 /// DeleteOptions from the body and the query.
@@ -833,7 +898,9 @@ fn delete_options(call: &Call<'_>) -> ApiResult<DeleteOptions> {
                 "",
                 vec![Cause {
                     reason: "FieldValueNotSupported".into(),
-                    message: format!("Unsupported value: \"{other}\": supported values: \"Foreground\", \"Background\", \"Orphan\""),
+                    message: format!(
+                        "Unsupported value: \"{other}\": supported values: \"Foreground\", \"Background\", \"Orphan\""
+                    ),
                     field: "propagationPolicy".into(),
                 }],
             ));
@@ -877,7 +944,14 @@ fn delete(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
     let opts = delete_options(call)?;
     let mut state = lock(call.state)?;
     state.now = call.now.clone();
-    let deleted = lifecycle::delete(&mut state, rt, &key(call), opts.propagation, opts.preconditions, opts.dry_run)?;
+    let deleted = lifecycle::delete(
+        &mut state,
+        rt,
+        &key(call),
+        opts.propagation,
+        opts.preconditions,
+        opts.dry_run,
+    )?;
     Ok(Reply::Json(200, deleted_reply(rt, deleted), Vec::new()))
 }
 
@@ -895,7 +969,14 @@ fn delete_collection(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply
         .collect();
     let mut items = Vec::new();
     for k in keys {
-        match lifecycle::delete(&mut state, rt, &k, opts.propagation, (None, None), opts.dry_run) {
+        match lifecycle::delete(
+            &mut state,
+            rt,
+            &k,
+            opts.propagation,
+            (None, None),
+            opts.dry_run,
+        ) {
             Ok(Deleted::Pending(o)) | Ok(Deleted::Gone(o)) => items.push(from_storage(rt, &o)),
             Err(e) if e.code == 404 => {}
             Err(e) => return Err(e),

@@ -86,7 +86,11 @@ fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
 fn finalizers(obj: &Value) -> Vec<String> {
     meta(obj)["finalizers"]
         .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -143,12 +147,13 @@ fn scope(rt: &ResourceType, part: Part) -> Scope {
 
 /// Schema information for field management.
 pub fn field_schema(rt: &ResourceType) -> Box<dyn managed_fields::Schema + Send + Sync> {
-    match &rt.schema {
-        Some(s) => Box::new(validation::CustomSchema(s.clone())),
-        None => Box::new(validation::BuiltinSchema {
+    match (&rt.schema, rt.typed) {
+        (Some(s), _) => Box::new(validation::CustomSchema(s.clone())),
+        (None, Some(_)) => Box::new(validation::BuiltinSchema {
             group: rt.group.clone(),
             kind: rt.kind.clone(),
         }),
+        (None, None) => Box::new(managed_fields::DeducedSchema),
     }
 }
 
@@ -202,7 +207,12 @@ fn owner_reference_causes(obj: &Value) -> Vec<Cause> {
 }
 
 /// Defaults, prunes and validates the content of a request-version object. Returns unknown-field warnings.
-fn check_content(rt: &ResourceType, obj: &mut Value, strict: bool, name: &str) -> ApiResult<Vec<String>> {
+fn check_content(
+    rt: &ResourceType,
+    obj: &mut Value,
+    strict: bool,
+    name: &str,
+) -> ApiResult<Vec<String>> {
     let unknown = validation::check(rt, obj, name)?;
     if strict && !unknown.is_empty() {
         let msg = unknown
@@ -210,7 +220,9 @@ fn check_content(rt: &ResourceType, obj: &mut Value, strict: bool, name: &str) -
             .map(|f| format!("unknown field \"{f}\""))
             .collect::<Vec<_>>()
             .join(", ");
-        return Err(ApiError::bad_request(format!("strict decoding error: {msg}")));
+        return Err(ApiError::bad_request(format!(
+            "strict decoding error: {msg}"
+        )));
     }
     Ok(unknown
         .into_iter()
@@ -249,23 +261,41 @@ fn namespace_check(state: &State, namespace: &str) -> ApiResult<()> {
 }
 
 /// Creates an object. `obj` is in `rt`'s version with namespace already reconciled with the path.
-pub fn create(state: &mut State, rt: &ResourceType, mut obj: Value, opts: &WriteOpts) -> ApiResult<Written> {
+pub fn create(
+    state: &mut State,
+    rt: &ResourceType,
+    mut obj: Value,
+    opts: &WriteOpts,
+) -> ApiResult<Written> {
     let storage = rt.storage.clone();
     let now = state.now.clone();
     {
         let m = meta_mut(&mut obj);
-        if m.get("resourceVersion").and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
+        if m.get("resourceVersion")
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.is_empty())
+        {
             return Err(ApiError::internal(
                 "resourceVersion should not be set on objects to be created",
             ));
         }
-        for f in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "selfLink"] {
+        for f in [
+            "uid",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "generation",
+            "selfLink",
+        ] {
             m.remove(f);
         }
     }
     let namespace = meta(&obj)["namespace"].as_str().unwrap_or("").to_string();
     let mut name = meta(&obj)["name"].as_str().unwrap_or("").to_string();
-    let generate = meta(&obj)["generateName"].as_str().unwrap_or("").to_string();
+    let generate = meta(&obj)["generateName"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
     if name.is_empty() && generate.is_empty() {
         return Err(ApiError::invalid(
             &rt.kind,
@@ -282,7 +312,8 @@ pub fn create(state: &mut State, rt: &ResourceType, mut obj: Value, opts: &Write
         let coll = state.collections.get(&storage);
         loop {
             let candidate = format!("{generate}{}", state.ids.suffix());
-            let taken = coll.is_some_and(|c| c.objects.contains_key(&ObjKey::new(&namespace, &candidate)));
+            let taken =
+                coll.is_some_and(|c| c.objects.contains_key(&ObjKey::new(&namespace, &candidate)));
             if !taken {
                 name = candidate;
                 break;
@@ -298,7 +329,10 @@ pub fn create(state: &mut State, rt: &ResourceType, mut obj: Value, opts: &Write
     if rt.namespaced {
         namespace_check(state, &namespace)?;
     }
-    if state.get(&storage, &ObjKey::new(&namespace, &name)).is_some() {
+    if state
+        .get(&storage, &ObjKey::new(&namespace, &name))
+        .is_some()
+    {
         return Err(ApiError::already_exists(rt.target(), &name));
     }
     if rt.status_subresource
@@ -345,10 +379,7 @@ pub fn create(state: &mut State, rt: &ResourceType, mut obj: Value, opts: &Write
     let stored = state.put(&storage, to_storage(rt, obj));
     after_write(state, rt, &stored);
     let object = from_storage(rt, &state.get(&storage, &key_of(&stored)).unwrap_or(stored));
-    Ok(Written {
-        object,
-        warnings,
-    })
+    Ok(Written { object, warnings })
 }
 
 fn type_defaults_on_create(rt: &ResourceType, obj: &mut Value) {
@@ -360,15 +391,27 @@ fn type_defaults_on_create(rt: &ResourceType, obj: &mut Value) {
 }
 
 /// Replaces an object (PUT, or the result of a patch). `new` is in `rt`'s version.
-pub fn update(state: &mut State, rt: &ResourceType, key: &ObjKey, mut new: Value, opts: &WriteOpts) -> ApiResult<Written> {
+pub fn update(
+    state: &mut State,
+    rt: &ResourceType,
+    key: &ObjKey,
+    mut new: Value,
+    opts: &WriteOpts,
+) -> ApiResult<Written> {
     let storage = rt.storage.clone();
     let now = state.now.clone();
     let Some(old_stored) = state.get(&storage, key) else {
         return Err(ApiError::not_found(rt.target(), &key.name));
     };
     let old = from_storage(rt, &old_stored);
-    let old_rv = meta(&old)["resourceVersion"].as_str().unwrap_or("").to_string();
-    match meta(&new)["resourceVersion"].as_str().filter(|s| !s.is_empty()) {
+    let old_rv = meta(&old)["resourceVersion"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    match meta(&new)["resourceVersion"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+    {
         Some(rv) if rv != old_rv => return Err(ApiError::conflict(rt.target(), &key.name)),
         Some(_) => {}
         None if rt.custom && opts.part == Part::Main && !opts.applied => {
@@ -405,7 +448,13 @@ pub fn update(state: &mut State, rt: &ResourceType, key: &ObjKey, mut new: Value
         Part::Main => {
             let old_meta = meta(&old).clone();
             let m = meta_mut(&mut new);
-            for f in ["uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds"] {
+            for f in [
+                "uid",
+                "creationTimestamp",
+                "generation",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+            ] {
                 match old_meta.get(f) {
                     Some(v) => m.insert(f.into(), v.clone()),
                     None => m.remove(f),
@@ -487,10 +536,7 @@ pub fn update(state: &mut State, rt: &ResourceType, key: &ObjKey, mut new: Value
         .get(&storage, key)
         .map(|o| from_storage(rt, &o))
         .unwrap_or_else(|| from_storage(rt, &stored));
-    Ok(Written {
-        object,
-        warnings,
-    })
+    Ok(Written { object, warnings })
 }
 
 fn go_string_slice(items: &[String]) -> String {
@@ -545,7 +591,9 @@ pub fn delete(
             return Err(ApiError::conflict_with(
                 rt.target(),
                 &key.name,
-                &format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {actual}"),
+                &format!(
+                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {actual}"
+                ),
             ));
         }
     }
@@ -569,13 +617,20 @@ pub fn delete(
 }
 
 /// Starts deleting a stored object and runs whatever that triggers.
-fn mark_deleted(state: &mut State, storage: &StorageKey, key: &ObjKey, propagation: Propagation) -> Deleted {
+fn mark_deleted(
+    state: &mut State,
+    storage: &StorageKey,
+    key: &ObjKey,
+    propagation: Propagation,
+) -> Deleted {
     let Some(obj) = state.get(storage, key) else {
         return Deleted::Gone(Arc::new(Value::Null));
     };
     let mut fins = finalizers(&obj);
     match propagation {
-        Propagation::Foreground if !fins.iter().any(|f| f == FOREGROUND) => fins.push(FOREGROUND.into()),
+        Propagation::Foreground if !fins.iter().any(|f| f == FOREGROUND) => {
+            fins.push(FOREGROUND.into())
+        }
         Propagation::Orphan if !fins.iter().any(|f| f == ORPHAN) => fins.push(ORPHAN.into()),
         _ => {}
     }
@@ -695,7 +750,12 @@ fn removed(state: &mut State, storage: &StorageKey, obj: &Value, work: &mut VecD
     }
 }
 
-fn update_stored(state: &mut State, storage: &StorageKey, key: &ObjKey, f: impl FnOnce(&mut Value)) -> Option<Arc<Value>> {
+fn update_stored(
+    state: &mut State,
+    storage: &StorageKey,
+    key: &ObjKey,
+    f: impl FnOnce(&mut Value),
+) -> Option<Arc<Value>> {
     let obj = state.get(storage, key)?;
     let mut next = (*obj).clone();
     f(&mut next);
@@ -706,14 +766,20 @@ fn update_stored(state: &mut State, storage: &StorageKey, key: &ObjKey, f: impl 
 }
 
 fn check(state: &mut State, storage: &StorageKey, key: &ObjKey, work: &mut VecDeque<Task>) {
-    let Some(obj) = state.get(storage, key) else { return };
+    let Some(obj) = state.get(storage, key) else {
+        return;
+    };
     if !is_deleting(&obj) {
         return;
     }
     let uid = meta(&obj)["uid"].as_str().unwrap_or("").to_string();
     let mut fins = finalizers(&obj);
     if state.controllers && fins.iter().any(|f| f == ORPHAN) {
-        let deps: Vec<_> = state.dependents.get(&uid).map(|d| d.iter().cloned().collect()).unwrap_or_default();
+        let deps: Vec<_> = state
+            .dependents
+            .get(&uid)
+            .map(|d| d.iter().cloned().collect())
+            .unwrap_or_default();
         for (s, k) in deps {
             update_stored(state, &s, &k, |d| {
                 if let Some(refs) = d["metadata"]["ownerReferences"].as_array_mut() {
@@ -727,14 +793,24 @@ fn check(state: &mut State, storage: &StorageKey, key: &ObjKey, work: &mut VecDe
         fins.retain(|f| f != ORPHAN);
     }
     if state.controllers && fins.iter().any(|f| f == FOREGROUND) {
-        let deps: Vec<_> = state.dependents.get(&uid).map(|d| d.iter().cloned().collect()).unwrap_or_default();
+        let deps: Vec<_> = state
+            .dependents
+            .get(&uid)
+            .map(|d| d.iter().cloned().collect())
+            .unwrap_or_default();
         let mut blocking = false;
         for (s, k) in deps {
-            let Some(dep) = state.get(&s, &k) else { continue };
-            let blocks = meta(&dep)["ownerReferences"].as_array().is_some_and(|refs| {
-                refs.iter()
-                    .any(|r| r["uid"].as_str() == Some(&uid) && r["blockOwnerDeletion"].as_bool() == Some(true))
-            });
+            let Some(dep) = state.get(&s, &k) else {
+                continue;
+            };
+            let blocks = meta(&dep)["ownerReferences"]
+                .as_array()
+                .is_some_and(|refs| {
+                    refs.iter().any(|r| {
+                        r["uid"].as_str() == Some(&uid)
+                            && r["blockOwnerDeletion"].as_bool() == Some(true)
+                    })
+                });
             if !is_deleting(&dep) {
                 mark_deleted(state, &s, &k, Propagation::Foreground);
             }
@@ -754,32 +830,49 @@ fn check(state: &mut State, storage: &StorageKey, key: &ObjKey, work: &mut VecDe
             }
         });
     }
-    let Some(current) = state.get(storage, key) else { return };
+    let Some(current) = state.get(storage, key) else {
+        return;
+    };
     if finalizers(&current) != fins {
         update_stored(state, storage, key, |o| set_finalizers_value(o, &fins));
     }
-    let Some(current) = state.get(storage, key) else { return };
-    let spec_fins = is_namespace && current["spec"]["finalizers"].as_array().is_some_and(|a| !a.is_empty());
-    if finalizers(&current).is_empty() && !spec_fins {
-        if let Some(gone) = state.remove(storage, key) {
-            work.push_back(Task::Removed(storage.clone(), gone));
-        }
+    let Some(current) = state.get(storage, key) else {
+        return;
+    };
+    let spec_fins = is_namespace
+        && current["spec"]["finalizers"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty());
+    if finalizers(&current).is_empty()
+        && !spec_fins
+        && let Some(gone) = state.remove(storage, key)
+    {
+        work.push_back(Task::Removed(storage.clone(), gone));
     }
 }
 
 fn collect(state: &mut State, storage: &StorageKey, key: &ObjKey, work: &mut VecDeque<Task>) {
-    let Some(obj) = state.get(storage, key) else { return };
+    let Some(obj) = state.get(storage, key) else {
+        return;
+    };
     let owners = owner_uids(&obj);
     if owners.is_empty() {
         return;
     }
-    let alive: Vec<&String> = owners.iter().filter(|u| state.locate(u).is_some()).collect();
+    let alive: Vec<&String> = owners
+        .iter()
+        .filter(|u| state.locate(u).is_some())
+        .collect();
     if !alive.is_empty() {
         if alive.len() < owners.len() {
             let alive: Vec<String> = alive.into_iter().cloned().collect();
             update_stored(state, storage, key, |d| {
                 if let Some(refs) = d["metadata"]["ownerReferences"].as_array_mut() {
-                    refs.retain(|r| r["uid"].as_str().is_some_and(|u| alive.iter().any(|a| a == u)));
+                    refs.retain(|r| {
+                        r["uid"]
+                            .as_str()
+                            .is_some_and(|u| alive.iter().any(|a| a == u))
+                    });
                 }
             });
         }
@@ -818,29 +911,51 @@ fn empty_namespace(state: &mut State, ns: &str, work: &mut VecDeque<Task>) {
     for (s, k) in targets {
         mark_deleted(state, &s, &k, Propagation::Background);
     }
-    work.push_back(Task::Check((String::new(), "namespaces".into()), ObjKey::new("", ns)));
+    work.push_back(Task::Check(
+        (String::new(), "namespaces".into()),
+        ObjKey::new("", ns),
+    ));
 }
 
 fn crd_cleanup(state: &mut State, name: &str, work: &mut VecDeque<Task>) {
-    let crd_storage: StorageKey = ("apiextensions.k8s.io".into(), "customresourcedefinitions".into());
+    let crd_storage: StorageKey = (
+        "apiextensions.k8s.io".into(),
+        "customresourcedefinitions".into(),
+    );
     let key = ObjKey::new("", name);
-    let Some(crd_obj) = state.get(&crd_storage, &key) else { return };
+    let Some(crd_obj) = state.get(&crd_storage, &key) else {
+        return;
+    };
     if !is_deleting(&crd_obj) {
         return;
     }
-    let Some(storage) = crd::storage_of(&crd_obj) else { return };
+    let Some(storage) = crd::storage_of(&crd_obj) else {
+        return;
+    };
     let targets: Vec<ObjKey> = state
         .collections
         .get(&storage)
-        .map(|c| c.objects.iter().filter(|(_, o)| !is_deleting(o)).map(|(k, _)| k.clone()).collect())
+        .map(|c| {
+            c.objects
+                .iter()
+                .filter(|(_, o)| !is_deleting(o))
+                .map(|(k, _)| k.clone())
+                .collect()
+        })
         .unwrap_or_default();
     for k in targets {
         mark_deleted(state, &storage, &k, Propagation::Background);
     }
-    let empty = state.collections.get(&storage).is_none_or(|c| c.objects.is_empty());
+    let empty = state
+        .collections
+        .get(&storage)
+        .is_none_or(|c| c.objects.is_empty());
     if empty {
         update_stored(state, &crd_storage, &key, |o| {
-            let f: Vec<String> = finalizers(o).into_iter().filter(|f| f != crd::CLEANUP_FINALIZER).collect();
+            let f: Vec<String> = finalizers(o)
+                .into_iter()
+                .filter(|f| f != crd::CLEANUP_FINALIZER)
+                .collect();
             set_finalizers_value(o, &f);
         });
         if let Some(current) = state.get(&crd_storage, &key)

@@ -40,7 +40,6 @@ mod log;
 mod managed_fields;
 mod registry;
 mod request;
-#[path = "/tmp/schema_stub.rs"]
 mod schema;
 mod selector;
 mod store;
@@ -346,7 +345,12 @@ impl ApiServer {
                 .to_string()
         };
         let content_type = header(::http::header::CONTENT_TYPE);
-        let content_type = content_type.split(';').next().unwrap_or("").trim().to_string();
+        let content_type = content_type
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string();
         let accept = header(::http::header::ACCEPT);
         let user_agent = header(::http::header::USER_AGENT);
 
@@ -366,7 +370,16 @@ impl ApiServer {
                     FaultAction::EndWatchAfter(d) => end_watch_after = Some(d),
                     FaultAction::Fail(e) => {
                         let resp = error_response(&e);
-                        self.record(&parts.method, &path, &raw_query, &route, &content_type, &body, e.code, Some(e.to_status()));
+                        self.record(
+                            &parts.method,
+                            &path,
+                            &raw_query,
+                            &route,
+                            &content_type,
+                            &body,
+                            e.code,
+                            Some(e.to_status()),
+                        );
                         return resp;
                     }
                 }
@@ -374,7 +387,16 @@ impl ApiServer {
         }
 
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            self.dispatch(&route, &parts.method, &query, &content_type, &accept, &user_agent, &body, end_watch_after)
+            self.dispatch(
+                &route,
+                &parts.method,
+                &query,
+                &content_type,
+                &accept,
+                &user_agent,
+                &body,
+                end_watch_after,
+            )
         }));
         let reply = match outcome {
             Ok(r) => r,
@@ -394,11 +416,29 @@ impl ApiServer {
                     Route::Resource(rr) if rr.verb.is_mutating() => Some(value.clone()),
                     _ => None,
                 };
-                self.record(&parts.method, &path, &raw_query, &route, &content_type, &body, code, logged);
+                self.record(
+                    &parts.method,
+                    &path,
+                    &raw_query,
+                    &route,
+                    &content_type,
+                    &body,
+                    code,
+                    logged,
+                );
                 json_response(code, &value, &warnings)
             }
             Ok(Reply::Watch(stream)) => {
-                self.record(&parts.method, &path, &raw_query, &route, &content_type, &body, 200, None);
+                self.record(
+                    &parts.method,
+                    &path,
+                    &raw_query,
+                    &route,
+                    &content_type,
+                    &body,
+                    200,
+                    None,
+                );
                 ::http::Response::builder()
                     .status(200)
                     .header(::http::header::CONTENT_TYPE, "application/json")
@@ -407,7 +447,16 @@ impl ApiServer {
                     .unwrap_or_else(|_| ::http::Response::new(ResponseBody::empty()))
             }
             Err(e) => {
-                self.record(&parts.method, &path, &raw_query, &route, &content_type, &body, e.code, Some(e.to_status()));
+                self.record(
+                    &parts.method,
+                    &path,
+                    &raw_query,
+                    &route,
+                    &content_type,
+                    &body,
+                    e.code,
+                    Some(e.to_status()),
+                );
                 error_response(&e)
             }
         }
@@ -427,7 +476,9 @@ impl ApiServer {
     ) -> Result<Reply, ApiError> {
         let json = |v: Value| Ok(Reply::Json(200, v, Vec::new()));
         if method != ::http::Method::GET && !matches!(route, Route::Resource(_)) {
-            return Err(ApiError::method_not_allowed("the server does not allow this method on the requested resource"));
+            return Err(ApiError::method_not_allowed(
+                "the server does not allow this method on the requested resource",
+            ));
         }
         match route {
             Route::Version => json(discovery::version()),
@@ -436,13 +487,19 @@ impl ApiServer {
             Route::Group(g) => discovery::group(&relock(&self.shared.state).registry, g)
                 .map(|v| Reply::Json(200, v, Vec::new()))
                 .ok_or_else(ApiError::no_route),
-            Route::Resources(g, v) => discovery::resources(&relock(&self.shared.state).registry, g, v)
-                .map(|v| Reply::Json(200, v, Vec::new()))
-                .ok_or_else(ApiError::no_route),
-            Route::OpenApiV3Root => json(discovery::openapi_v3_root(&relock(&self.shared.state).registry)),
-            Route::OpenApiV3(g, v) => discovery::openapi_v3(&relock(&self.shared.state).registry, g, v)
-                .map(|v| Reply::Json(200, v, Vec::new()))
-                .ok_or_else(ApiError::no_route),
+            Route::Resources(g, v) => {
+                discovery::resources(&relock(&self.shared.state).registry, g, v)
+                    .map(|v| Reply::Json(200, v, Vec::new()))
+                    .ok_or_else(ApiError::no_route)
+            }
+            Route::OpenApiV3Root => json(discovery::openapi_v3_root(
+                &relock(&self.shared.state).registry,
+            )),
+            Route::OpenApiV3(g, v) => {
+                discovery::openapi_v3(&relock(&self.shared.state).registry, g, v)
+                    .map(|v| Reply::Json(200, v, Vec::new()))
+                    .ok_or_else(ApiError::no_route)
+            }
             Route::OpenApiV2 => Err(ApiError::no_route()),
             Route::Health => Ok(Reply::Json(200, Value::String("ok".into()), Vec::new())),
             Route::Unknown => Err(ApiError::no_route()),
@@ -555,7 +612,9 @@ where
                     ))));
                 }
             };
-            Ok(server.handle(::http::Request::from_parts(parts, bytes)).await)
+            Ok(server
+                .handle(::http::Request::from_parts(parts, bytes))
+                .await)
         }
         .boxed()
     }

@@ -153,7 +153,8 @@ impl ResourceType {
     }
 
     fn field_selector(mut self, field: &str, path: &str) -> Self {
-        self.field_selectors.push((field.to_string(), path.to_string()));
+        self.field_selectors
+            .push((field.to_string(), path.to_string()));
         self
     }
 
@@ -243,18 +244,16 @@ impl Registry {
     pub fn storage_type(&self, storage: &(String, String)) -> Option<Arc<ResourceType>> {
         self.types
             .values()
-            .find(|t| &t.storage == storage && t.version == t.storage_version && (t.group == storage.0))
+            .find(|t| {
+                &t.storage == storage && t.version == t.storage_version && (t.group == storage.0)
+            })
             .cloned()
     }
 
     /// Any type stored under (group, plural), preferring the storage version.
     pub fn find_storage(&self, storage: &(String, String)) -> Option<Arc<ResourceType>> {
-        self.storage_type(storage).or_else(|| {
-            self.types
-                .values()
-                .find(|t| &t.storage == storage)
-                .cloned()
-        })
+        self.storage_type(storage)
+            .or_else(|| self.types.values().find(|t| &t.storage == storage).cloned())
     }
 
     /// Every type.
@@ -320,7 +319,10 @@ fn builtins() -> Vec<ResourceType> {
         ("involvedObject.name", "involvedObject.name"),
         ("involvedObject.uid", "involvedObject.uid"),
         ("involvedObject.apiVersion", "involvedObject.apiVersion"),
-        ("involvedObject.resourceVersion", "involvedObject.resourceVersion"),
+        (
+            "involvedObject.resourceVersion",
+            "involvedObject.resourceVersion",
+        ),
         ("involvedObject.fieldPath", "involvedObject.fieldPath"),
         ("reason", "reason"),
         ("reportingComponent", "reportingComponent"),
@@ -384,10 +386,16 @@ fn builtins() -> Vec<ResourceType> {
         T::new("", "v1", "Endpoints", "endpoints", true)
             .short_names(&["ep"])
             .typed(checks::endpoints),
-        T::new("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", true)
-            .short_names(&["pvc"])
-            .with_status()
-            .typed(checks::pvc),
+        T::new(
+            "",
+            "v1",
+            "PersistentVolumeClaim",
+            "persistentvolumeclaims",
+            true,
+        )
+        .short_names(&["pvc"])
+        .with_status()
+        .typed(checks::pvc),
         T::new("", "v1", "Node", "nodes", false)
             .short_names(&["no"])
             .with_status()
@@ -444,10 +452,22 @@ fn builtins() -> Vec<ResourceType> {
         .with_generation()
         .typed(checks::crd),
         T::new("rbac.authorization.k8s.io", "v1", "Role", "roles", true).typed(checks::role),
-        T::new("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", true)
-            .typed(checks::role_binding),
-        T::new("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", false)
-            .typed(checks::cluster_role),
+        T::new(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "RoleBinding",
+            "rolebindings",
+            true,
+        )
+        .typed(checks::role_binding),
+        T::new(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "ClusterRole",
+            "clusterroles",
+            false,
+        )
+        .typed(checks::cluster_role),
         T::new(
             "rbac.authorization.k8s.io",
             "v1",
@@ -461,14 +481,26 @@ fn builtins() -> Vec<ResourceType> {
             .with_status()
             .with_generation()
             .typed(checks::ingress),
-        T::new("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", true)
-            .short_names(&["netpol"])
-            .with_generation()
-            .typed(checks::network_policy),
-        T::new("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true)
-            .short_names(&["pdb"])
-            .with_status()
-            .with_generation()
-            .typed(checks::pdb),
+        T::new(
+            "networking.k8s.io",
+            "v1",
+            "NetworkPolicy",
+            "networkpolicies",
+            true,
+        )
+        .short_names(&["netpol"])
+        .with_generation()
+        .typed(checks::network_policy),
+        T::new(
+            "policy",
+            "v1",
+            "PodDisruptionBudget",
+            "poddisruptionbudgets",
+            true,
+        )
+        .short_names(&["pdb"])
+        .with_status()
+        .with_generation()
+        .typed(checks::pdb),
     ]
 }

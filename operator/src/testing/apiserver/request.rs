@@ -102,7 +102,11 @@ pub enum Route {
 
 /// Parses a request path (without query) and method.
 pub fn route(method: &http::Method, path: &str, query: &Query) -> Route {
-    let parts: Vec<&str> = path.trim_matches('/').split('/').filter(|p| !p.is_empty()).collect();
+    let parts: Vec<&str> = path
+        .trim_matches('/')
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .collect();
     match parts.as_slice() {
         ["version"] => return Route::Version,
         ["api"] => return Route::CoreVersions,
@@ -190,7 +194,10 @@ impl Query {
 
     /// A parameter's value, if present and not empty.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.params.get(key).map(String::as_str).filter(|v| !v.is_empty())
+        self.params
+            .get(key)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
     }
 
     /// A copy with `key` set to `value`.
@@ -231,10 +238,18 @@ mod tests {
         assert_eq!(rr.namespace.as_deref(), Some("ns"));
         assert_eq!(rr.resource, "configmaps");
         assert_eq!(rr.name.as_deref(), Some("x"));
-        let rr = res(r("GET", "/apis/apps/v1/namespaces/ns/deployments", "watch=true"));
+        let rr = res(r(
+            "GET",
+            "/apis/apps/v1/namespaces/ns/deployments",
+            "watch=true",
+        ));
         assert_eq!(rr.verb, Verb::Watch);
         assert_eq!(rr.group, "apps");
-        let rr = res(r("PATCH", "/apis/apps/v1/namespaces/ns/deployments/d/scale", ""));
+        let rr = res(r(
+            "PATCH",
+            "/apis/apps/v1/namespaces/ns/deployments/d/scale",
+            "",
+        ));
         assert_eq!(rr.subresource.as_deref(), Some("scale"));
         let rr = res(r("GET", "/api/v1/watch/namespaces/ns/pods", ""));
         assert_eq!(rr.verb, Verb::Watch);
@@ -257,7 +272,10 @@ mod tests {
     #[test]
     fn discovery_paths() {
         assert_eq!(r("GET", "/api", ""), Route::CoreVersions);
-        assert_eq!(r("GET", "/apis/apps/v1", ""), Route::Resources("apps".into(), "v1".into()));
+        assert_eq!(
+            r("GET", "/apis/apps/v1", ""),
+            Route::Resources("apps".into(), "v1".into())
+        );
         assert_eq!(r("GET", "/version", ""), Route::Version);
         assert_eq!(r("GET", "/nope/x/y/z/a/b/c/d", ""), Route::Unknown);
     }

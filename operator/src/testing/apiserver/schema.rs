@@ -26,10 +26,10 @@
 //! * The root `apiVersion`, `kind` and `metadata` are never pruned, defaulted or validated here; the
 //!   caller handles them.
 //!
-//! Known approximations: entries in map iteration order (the real server iterates Go maps, so its
-//! error order varies; here keys are visited in sorted order); the `email` and `uri` formats are
-//! approximations of Go's `net/mail` and `net/url` parsers; embedded `metadata` is checked only for
-//! field types, name, generateName and namespace (not labels, annotations, owner references).
+//! Known approximations: the real server walks Go maps, so the order of its errors varies between
+//! requests, while here keys are visited in sorted order; the `email` and `uri` formats approximate
+//! Go's `net/mail` and `net/url` parsers; embedded `metadata` is checked only for field types,
+//! name, generateName and namespace (not labels, annotations, owner references).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
@@ -46,13 +46,17 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SchemaError {
     /// A `pattern` is not a valid regular expression.
-    #[error("{path}.pattern: Invalid value: {pattern:?}: must be a valid regular expression: {message}")]
+    #[error(
+        "{path}.pattern: Invalid value: {}: must be a valid regular expression, but isn't: {message}",
+        go_quote(.pattern)
+    )]
     InvalidPattern {
         /// Location of the schema node, e.g. `openAPIV3Schema.properties[spec]`.
         path: String,
         /// The pattern as written in the schema.
         pattern: String,
-        /// The regular expression compiler's complaint.
+        /// The regular expression compiler's complaint, e.g.
+        /// ``error parsing regexp: unclosed character class: `[` ``.
         message: String,
     },
     /// Any other malformed or unsupported part of the schema.
@@ -60,7 +64,8 @@ pub enum SchemaError {
     Invalid {
         /// Location of the offending keyword, e.g. `openAPIV3Schema.properties[spec].type`.
         path: String,
-        /// What is wrong with it.
+        /// What is wrong with it, in the server's words where it has some, e.g.
+        /// `Forbidden: $ref is not supported`.
         message: String,
     },
 }
@@ -94,8 +99,6 @@ pub enum FieldErrorKind {
     TypeInvalid,
     /// `FieldValueDuplicate`: a duplicate in a `set` or `map` list.
     Duplicate,
-    /// `FieldValueForbidden`: the value is not permitted here.
-    Forbidden,
 }
 
 impl FieldErrorKind {
@@ -109,7 +112,6 @@ impl FieldErrorKind {
             FieldErrorKind::TooMany => "FieldValueTooMany",
             FieldErrorKind::TypeInvalid => "FieldValueTypeInvalid",
             FieldErrorKind::Duplicate => "FieldValueDuplicate",
-            FieldErrorKind::Forbidden => "FieldValueForbidden",
         }
     }
 
@@ -122,7 +124,6 @@ impl FieldErrorKind {
             FieldErrorKind::TooLong => "Too long",
             FieldErrorKind::TooMany => "Too many",
             FieldErrorKind::Duplicate => "Duplicate value",
-            FieldErrorKind::Forbidden => "Forbidden",
         }
     }
 }
@@ -141,29 +142,43 @@ pub struct FieldError {
     /// The explanation after the value.
     pub detail: String,
     /// The offending value as the server prints it; `None` when the server omits it
-    /// (`Required value`, `Too long`, `Forbidden`).
+    /// (`Required value`, `Too long`).
     pub value: Option<Value>,
 }
 
 impl FieldError {
     /// A `Required value` error.
     pub fn required(field: impl Into<String>, detail: impl Into<String>) -> FieldError {
-        FieldError { kind: FieldErrorKind::Required, field: field.into(), detail: detail.into(), value: None }
+        FieldError {
+            kind: FieldErrorKind::Required,
+            field: field.into(),
+            detail: detail.into(),
+            value: None,
+        }
     }
 
     /// An `Invalid value` error.
-    pub fn invalid(field: impl Into<String>, value: Value, detail: impl Into<String>) -> FieldError {
-        FieldError { kind: FieldErrorKind::Invalid, field: field.into(), detail: detail.into(), value: Some(value) }
-    }
-
-    /// A `Forbidden` error.
-    pub fn forbidden(field: impl Into<String>, detail: impl Into<String>) -> FieldError {
-        FieldError { kind: FieldErrorKind::Forbidden, field: field.into(), detail: detail.into(), value: None }
+    pub fn invalid(
+        field: impl Into<String>,
+        value: Value,
+        detail: impl Into<String>,
+    ) -> FieldError {
+        FieldError {
+            kind: FieldErrorKind::Invalid,
+            field: field.into(),
+            detail: detail.into(),
+            value: Some(value),
+        }
     }
 
     /// A `Duplicate value` error.
     pub fn duplicate(field: impl Into<String>, value: Value) -> FieldError {
-        FieldError { kind: FieldErrorKind::Duplicate, field: field.into(), detail: String::new(), value: Some(value) }
+        FieldError {
+            kind: FieldErrorKind::Duplicate,
+            field: field.into(),
+            detail: String::new(),
+            value: Some(value),
+        }
     }
 
     /// An `Unsupported value` error listing the supported values.
@@ -174,7 +189,12 @@ impl FieldError {
             let quoted: Vec<String> = supported.iter().map(|s| go_quote(s)).collect();
             format!("supported values: {}", quoted.join(", "))
         };
-        FieldError { kind: FieldErrorKind::NotSupported, field: field.into(), detail, value: Some(value) }
+        FieldError {
+            kind: FieldErrorKind::NotSupported,
+            field: field.into(),
+            detail,
+            value: Some(value),
+        }
     }
 
     /// The cause `reason` string of a `metav1.StatusCause`, e.g. `FieldValueRequired`.
@@ -187,7 +207,7 @@ impl FieldError {
     pub fn body(&self) -> String {
         let mut s = self.kind.label().to_string();
         match self.kind {
-            FieldErrorKind::Required | FieldErrorKind::TooLong | FieldErrorKind::Forbidden => {}
+            FieldErrorKind::Required | FieldErrorKind::TooLong => {}
             _ => {
                 if let Some(v) = &self.value {
                     s.push_str(": ");
@@ -214,10 +234,19 @@ impl std::error::Error for FieldError {}
 /// The `message` of the server's 422 `Invalid` status: `WebApp.example.dev "x" is invalid: <error>`
 /// for one error, `... is invalid: [<error>, <error>]` for several (identical messages are listed
 /// once), `... is invalid` for none. An empty `group` leaves out the `.group` suffix.
+#[allow(dead_code, reason = "the server may build its Status message itself")]
 pub fn invalid_message(kind: &str, group: &str, name: &str, errors: &[FieldError]) -> String {
-    let gk = if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") };
+    let gk = if group.is_empty() {
+        kind.to_string()
+    } else {
+        format!("{kind}.{group}")
+    };
     let mut seen = HashSet::new();
-    let msgs: Vec<String> = errors.iter().map(|e| e.to_string()).filter(|m| seen.insert(m.clone())).collect();
+    let msgs: Vec<String> = errors
+        .iter()
+        .map(|e| e.to_string())
+        .filter(|m| seen.insert(m.clone()))
+        .collect();
     match msgs.len() {
         0 => format!("{gk} {} is invalid", go_quote(name)),
         1 => format!("{gk} {} is invalid: {}", go_quote(name), msgs[0]),
@@ -328,7 +357,10 @@ const STRING_FORMATS: &[&str] = &[
 ];
 
 fn schema_err(path: &str, message: impl Into<String>) -> SchemaError {
-    SchemaError::Invalid { path: path.to_string(), message: message.into() }
+    SchemaError::Invalid {
+        path: path.to_string(),
+        message: message.into(),
+    }
 }
 
 fn get_bool(m: &Map<String, Value>, key: &str, path: &str) -> Result<bool, SchemaError> {
@@ -352,7 +384,10 @@ fn get_f64(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<f64>,
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => match n.as_f64() {
             Some(f) if f.is_finite() => Ok(Some(f)),
-            _ => Err(schema_err(&format!("{path}.{key}"), "must be a finite number")),
+            _ => Err(schema_err(
+                &format!("{path}.{key}"),
+                "must be a finite number",
+            )),
         },
         Some(_) => Err(schema_err(&format!("{path}.{key}"), "must be a number")),
     }
@@ -376,20 +411,35 @@ fn get_str_list(m: &Map<String, Value>, key: &str, path: &str) -> Result<Vec<Str
             .iter()
             .map(|v| match v {
                 Value::String(s) => Ok(s.clone()),
-                _ => Err(schema_err(&format!("{path}.{key}"), "must be a list of strings")),
+                _ => Err(schema_err(
+                    &format!("{path}.{key}"),
+                    "must be a list of strings",
+                )),
             })
             .collect(),
-        Some(_) => Err(schema_err(&format!("{path}.{key}"), "must be a list of strings")),
+        Some(_) => Err(schema_err(
+            &format!("{path}.{key}"),
+            "must be a list of strings",
+        )),
     }
 }
 
-fn get_schema_list(m: &Map<String, Value>, key: &str, path: &str) -> Result<Vec<Node>, SchemaError> {
+fn get_schema_list(
+    m: &Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Vec<Node>, SchemaError> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(a)) => {
-            a.iter().enumerate().map(|(i, v)| parse_node(v, &format!("{path}.{key}[{i}]"))).collect()
-        }
-        Some(_) => Err(schema_err(&format!("{path}.{key}"), "must be a list of schemas")),
+        Some(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| parse_node(v, &format!("{path}.{key}[{i}]")))
+            .collect(),
+        Some(_) => Err(schema_err(
+            &format!("{path}.{key}"),
+            "must be a list of schemas",
+        )),
     }
 }
 
@@ -397,20 +447,38 @@ fn parse_node(v: &Value, path: &str) -> Result<Node, SchemaError> {
     let Value::Object(m) = v else {
         return Err(schema_err(path, "must be a schema object"));
     };
-    for key in ["$ref", "id", "$schema", "additionalItems"] {
-        if m.get(key).is_some_and(|v| !v.is_null()) {
-            return Err(schema_err(&format!("{path}.{key}"), "is not supported in structural schemas"));
-        }
-    }
-    for key in ["patternProperties", "dependencies", "definitions"] {
-        if m.get(key).and_then(Value::as_object).is_some_and(|o| !o.is_empty()) {
-            return Err(schema_err(&format!("{path}.{key}"), "is not supported in structural schemas"));
+    for key in [
+        "id",
+        "$schema",
+        "additionalItems",
+        "patternProperties",
+        "definitions",
+        "dependencies",
+        "$ref",
+    ] {
+        let present = match m.get(key) {
+            None | Some(Value::Null) => false,
+            Some(Value::String(s)) => !s.is_empty(),
+            Some(Value::Object(o)) => !o.is_empty() || key == "additionalItems",
+            Some(_) => true,
+        };
+        if present {
+            return Err(schema_err(
+                &format!("{path}.{key}"),
+                format!("Forbidden: {key} is not supported"),
+            ));
         }
     }
     let mut n = Node::default();
     if let Some(t) = get_str(m, "type", path)?
         && !t.is_empty()
     {
+        if t == "null" {
+            return Err(schema_err(
+                &format!("{path}.type"),
+                "Forbidden: type cannot be set to null, use nullable as an alternative",
+            ));
+        }
         if !KNOWN_TYPES.contains(&t.as_str()) {
             return Err(schema_err(
                 &format!("{path}.type"),
@@ -433,11 +501,12 @@ fn parse_node(v: &Value, path: &str) -> Result<Node, SchemaError> {
     n.max_length = get_i64(m, "maxLength", path)?;
     n.min_length = get_i64(m, "minLength", path)?;
     if let Some(p) = get_str(m, "pattern", path)? {
-        let regex = Regex::new(&translate_go_regex(&p)).map_err(|e| SchemaError::InvalidPattern {
-            path: path.to_string(),
-            pattern: p.clone(),
-            message: e.to_string(),
-        })?;
+        let regex =
+            Regex::new(&translate_go_regex(&p)).map_err(|e| SchemaError::InvalidPattern {
+                path: path.to_string(),
+                pattern: p.clone(),
+                message: regex_error_message(&e, &p),
+            })?;
         n.pattern = Some(Pattern { source: p, regex });
     }
     n.max_items = get_i64(m, "maxItems", path)?;
@@ -457,23 +526,42 @@ fn parse_node(v: &Value, path: &str) -> Result<Node, SchemaError> {
         None | Some(Value::Null) => {}
         Some(Value::Object(props)) => {
             for (k, v) in props {
-                n.properties.insert(k.clone(), parse_node(v, &format!("{path}.properties[{k}]"))?);
+                n.properties.insert(
+                    k.clone(),
+                    parse_node(v, &format!("{path}.properties[{k}]"))?,
+                );
             }
         }
-        Some(_) => return Err(schema_err(&format!("{path}.properties"), "must be an object")),
+        Some(_) => {
+            return Err(schema_err(
+                &format!("{path}.properties"),
+                "must be an object",
+            ));
+        }
     }
     n.additional_properties = match m.get("additionalProperties") {
         None | Some(Value::Null) => None,
         Some(Value::Bool(b)) => Some(Additional::Bool(*b)),
-        Some(v @ Value::Object(_)) => {
-            Some(Additional::Schema(Box::new(parse_node(v, &format!("{path}.additionalProperties"))?)))
+        Some(v @ Value::Object(_)) => Some(Additional::Schema(Box::new(parse_node(
+            v,
+            &format!("{path}.additionalProperties"),
+        )?))),
+        Some(_) => {
+            return Err(schema_err(
+                &format!("{path}.additionalProperties"),
+                "must be a boolean or a schema",
+            ));
         }
-        Some(_) => return Err(schema_err(&format!("{path}.additionalProperties"), "must be a boolean or a schema")),
     };
     n.items = match m.get("items") {
         None | Some(Value::Null) => None,
         Some(v @ Value::Object(_)) => Some(Box::new(parse_node(v, &format!("{path}.items"))?)),
-        Some(Value::Array(_)) => return Err(schema_err(&format!("{path}.items"), "must be a schema, not an array")),
+        Some(Value::Array(_)) => {
+            return Err(schema_err(
+                &format!("{path}.items"),
+                "Forbidden: items must be a schema object and not an array",
+            ));
+        }
         Some(_) => return Err(schema_err(&format!("{path}.items"), "must be a schema")),
     };
     n.all_of = get_schema_list(m, "allOf", path)?;
@@ -491,7 +579,10 @@ fn parse_node(v: &Value, path: &str) -> Result<Node, SchemaError> {
     {
         return Err(schema_err(
             &format!("{path}.x-kubernetes-list-type"),
-            format!("Unsupported value: {}: supported values: \"atomic\", \"set\", \"map\"", go_quote(t)),
+            format!(
+                "Unsupported value: {}: supported values: \"atomic\", \"set\", \"map\"",
+                go_quote(t)
+            ),
         ));
     }
     n.list_map_keys = get_str_list(m, "x-kubernetes-list-map-keys", path)?;
@@ -501,12 +592,19 @@ fn parse_node(v: &Value, path: &str) -> Result<Node, SchemaError> {
     {
         return Err(schema_err(
             &format!("{path}.x-kubernetes-map-type"),
-            format!("Unsupported value: {}: supported values: \"atomic\", \"granular\"", go_quote(t)),
+            format!(
+                "Unsupported value: {}: supported values: \"atomic\", \"granular\"",
+                go_quote(t)
+            ),
         ));
     }
     // The server drops formats it does not support for the node's type.
     let format = get_str(m, "format", path)?.unwrap_or_default();
-    let single_type = if n.types.len() == 1 { n.types[0].as_str() } else { "" };
+    let single_type = if n.types.len() == 1 {
+        n.types[0].as_str()
+    } else {
+        ""
+    };
     n.format = match single_type {
         "" | "string" if STRING_FORMATS.contains(&normalize_format(&format).as_str()) => format,
         "integer" if format == "int32" || format == "int64" => format,
@@ -515,6 +613,17 @@ fn parse_node(v: &Value, path: &str) -> Result<Node, SchemaError> {
     };
     // x-kubernetes-validations (CEL) are deliberately ignored.
     Ok(n)
+}
+
+/// A compact, Go-like message for a pattern the `regex` crate rejects.
+fn regex_error_message(e: &regex::Error, pattern: &str) -> String {
+    let text = e.to_string();
+    let reason = text
+        .lines()
+        .find_map(|l| l.strip_prefix("error: "))
+        .or_else(|| text.lines().next())
+        .unwrap_or("invalid pattern");
+    format!("error parsing regexp: {reason}: `{pattern}`")
 }
 
 fn normalize_format(f: &str) -> String {
@@ -536,7 +645,9 @@ impl Schema {
     /// Regular expressions are compiled once, here. Fails on invalid patterns, `items` given as an
     /// array, unsupported keywords (`$ref`, `patternProperties`, ...) and malformed keywords.
     pub fn new(open_api_v3_schema: &Value) -> Result<Schema, SchemaError> {
-        Ok(Schema { root: parse_node(open_api_v3_schema, "openAPIV3Schema")? })
+        Ok(Schema {
+            root: parse_node(open_api_v3_schema, "openAPIV3Schema")?,
+        })
     }
 
     /// Applies `default`s as the server does on create/update and when reading: missing fields,
@@ -574,8 +685,11 @@ impl Schema {
     /// server's order: OpenAPI schema errors, then embedded-resource errors, then list-type
     /// (`Duplicate value`) errors. `x-kubernetes-validations` are not evaluated.
     pub fn validate(&self, obj: &Value) -> Vec<FieldError> {
-        let mut out: Vec<FieldError> =
-            validate_schema(&self.root, "", obj, true).errors.into_iter().map(to_field_error).collect();
+        let mut out: Vec<FieldError> = validate_schema(&self.root, "", obj, true)
+            .errors
+            .into_iter()
+            .map(to_field_error)
+            .collect();
         embedded_validate(obj, Some(&self.root), "", true, &mut out);
         if let Value::Object(m) = obj {
             list_validate_map(m, &self.root, "", true, &mut out);
@@ -618,7 +732,11 @@ impl Schema {
                     cur = p;
                     break;
                 }
-                if let Some(ap) = cur.additional_properties.as_ref().and_then(Additional::schema) {
+                if let Some(ap) = cur
+                    .additional_properties
+                    .as_ref()
+                    .and_then(Additional::schema)
+                {
                     cur = ap;
                     break;
                 }
@@ -661,7 +779,11 @@ fn default_value(x: &mut Value, s: &Node, root: bool) {
                 let Some(v) = m.get_mut(&k) else { continue };
                 if let Some(prop) = s.properties.get(&k) {
                     default_value(v, prop, false);
-                } else if let Some(ap) = s.additional_properties.as_ref().and_then(Additional::schema) {
+                } else if let Some(ap) = s
+                    .additional_properties
+                    .as_ref()
+                    .and_then(Additional::schema)
+                {
                     if v.is_null()
                         && !ap.nullable
                         && let Some(d) = &ap.default
@@ -826,7 +948,11 @@ fn prune_nulls(x: &mut Value, s: Option<&Node>, root: bool) {
                     continue;
                 }
                 let schema = s.and_then(|n| {
-                    n.properties.get(&k).or_else(|| n.additional_properties.as_ref().and_then(Additional::schema))
+                    n.properties.get(&k).or_else(|| {
+                        n.additional_properties
+                            .as_ref()
+                            .and_then(Additional::schema)
+                    })
                 });
                 let drop = matches!(m.get(&k), Some(Value::Null))
                     && schema.is_some_and(|sc| !sc.nullable && sc.default.is_none());
@@ -915,7 +1041,7 @@ fn coerce_object_meta(meta: &mut Value, pth: &str, out: &mut Vec<String>) {
                 let empty = match m.get(&k) {
                     Some(Value::Null) => true,
                     Some(Value::String(s)) => s.is_empty(),
-                    Some(Value::Number(n)) => n.as_f64() == Some(0.0),
+                    Some(Value::Number(n)) => k == "generation" && n.as_f64() == Some(0.0),
                     Some(Value::Array(a)) => a.is_empty(),
                     Some(Value::Object(o)) => o.is_empty(),
                     _ => false,
@@ -936,7 +1062,9 @@ fn object_meta_decodes(m: &Map<String, Value>) -> bool {
 /// The error of decoding `metadata` into `ObjectMeta`, in Go's words (first failing field).
 fn object_meta_decode_error(m: &Map<String, Value>) -> Option<String> {
     let field_err = |value: &str, field: &str, ty: &str| {
-        Some(format!("json: cannot unmarshal {value} into Go struct field ObjectMeta.{field} of type {ty}"))
+        Some(format!(
+            "json: cannot unmarshal {value} into Go struct field ObjectMeta.{field} of type {ty}"
+        ))
     };
     for k in sorted_keys(m) {
         let Some(v) = m.get(&k) else { continue };
@@ -944,10 +1072,10 @@ fn object_meta_decode_error(m: &Map<String, Value>) -> Option<String> {
             continue;
         }
         match k.as_str() {
-            "name" | "generateName" | "namespace" | "selfLink" | "uid" | "resourceVersion" => {
-                if !v.is_string() {
-                    return field_err(go_json_type(v), &k, "string");
-                }
+            "name" | "generateName" | "namespace" | "selfLink" | "uid" | "resourceVersion"
+                if !v.is_string() =>
+            {
+                return field_err(go_json_type(v), &k, "string");
             }
             "generation" | "deletionGracePeriodSeconds" => match v {
                 Value::Number(n) => {
@@ -977,10 +1105,17 @@ fn object_meta_decode_error(m: &Map<String, Value>) -> Option<String> {
                 }
                 _ => return field_err(go_json_type(v), &k, "[]string"),
             },
-            "ownerReferences" if !v.is_array() => return field_err(go_json_type(v), &k, "[]v1.OwnerReference"),
-            "managedFields" if !v.is_array() => return field_err(go_json_type(v), &k, "[]v1.ManagedFieldsEntry"),
+            "ownerReferences" if !v.is_array() => {
+                return field_err(go_json_type(v), &k, "[]v1.OwnerReference");
+            }
+            "managedFields" if !v.is_array() => {
+                return field_err(go_json_type(v), &k, "[]v1.ManagedFieldsEntry");
+            }
             "creationTimestamp" | "deletionTimestamp" if !v.is_string() => {
-                return Some(format!("json: cannot unmarshal {} into Go value of type string", go_json_type(v)));
+                return Some(format!(
+                    "json: cannot unmarshal {} into Go value of type string",
+                    go_json_type(v)
+                ));
             }
             _ => {}
         }
@@ -1004,7 +1139,11 @@ fn go_json_type(v: &Value) -> &'static str {
 // ------------------------------------------------------------------------------------------------
 
 fn child(p: &str, k: &str) -> String {
-    if p.is_empty() { k.to_string() } else { format!("{p}.{k}") }
+    if p.is_empty() {
+        k.to_string()
+    } else {
+        format!("{p}.{k}")
+    }
 }
 
 fn key_path(p: &str, k: &str) -> String {
@@ -1070,7 +1209,14 @@ impl OErr {
 }
 
 fn verr(code: Code, name: &str, message: String, value: Option<Value>, valid: i64) -> OErr {
-    OErr::Validation(VErr { code, name: name.to_string(), message, value, valid, values: Vec::new() })
+    OErr::Validation(VErr {
+        code,
+        name: name.to_string(),
+        message,
+        value,
+        valid,
+        values: Vec::new(),
+    })
 }
 
 /// A validation result: errors (deduplicated by message) and the number of checks run, which
@@ -1124,7 +1270,8 @@ fn num(n: &serde_json::Number) -> Num {
 
 /// Go's `int64(f)` (amd64: out-of-range values give the minimum).
 fn go_f64_to_i64(f: f64) -> i64 {
-    if f.is_nan() || f >= 9.223_372_036_854_775_807e18 || f < -9.223_372_036_854_775_808e18 {
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    if f.is_nan() || !(-LIMIT..LIMIT).contains(&f) {
         i64::MIN
     } else {
         f as i64
@@ -1170,7 +1317,10 @@ fn invalid_type(path: &str, type_name: &str, value: &str) -> OErr {
     verr(
         Code::InvalidType,
         path,
-        format!("{path} in body must be of type {type_name}: {}", go_quote(value)),
+        format!(
+            "{path} in body must be of type {type_name}: {}",
+            go_quote(value)
+        ),
         Some(Value::String(value.to_string())),
         0,
     )
@@ -1192,7 +1342,9 @@ fn validate_schema(node: &Node, path: &str, data: &Value, root: bool) -> VResult
     if let Value::String(s) = data {
         r.merge(string_validator(node, path, s));
         r.mc += 1;
-        if !node.format.is_empty() && STRING_FORMATS.contains(&normalize_format(&node.format).as_str()) {
+        if !node.format.is_empty()
+            && STRING_FORMATS.contains(&normalize_format(&node.format).as_str())
+        {
             if !validates_format(&node.format, s) {
                 r.add(invalid_type(path, &node.format, s));
             }
@@ -1218,7 +1370,10 @@ fn validate_schema(node: &Node, path: &str, data: &Value, root: bool) -> VResult
 }
 
 fn type_validator(node: &Node, path: &str, data: &Value) -> VResult {
-    let ok = VResult { mc: 1, ..VResult::default() };
+    let ok = VResult {
+        mc: 1,
+        ..VResult::default()
+    };
     let has = |t: &str| node.types.iter().any(|x| x == t);
     if data.is_null() {
         if !node.types.is_empty() && !has("null") && !node.nullable {
@@ -1236,10 +1391,13 @@ fn type_validator(node: &Node, path: &str, data: &Value) -> VResult {
     };
     let int_float = sch == "integer" && has("number");
     let string_or_slice = data.is_string() || data.is_array();
-    if !string_or_slice && !node.format.is_empty() && !(has(sch) || fmt == node.format || float_int || int_float) {
+    let has_format = !node.format.is_empty();
+    let type_or_format_matches = has(sch) || fmt == node.format || float_int || int_float;
+    if has_format && !string_or_slice && !type_or_format_matches {
         return VResult::single(invalid_type(path, &node.format, fmt));
     }
-    if !(has("number") || has("integer")) && !node.format.is_empty() && string_or_slice {
+    let numeric = has("number") || has("integer");
+    if has_format && string_or_slice && !numeric {
         return ok;
     }
     if !(has(sch) || float_int || int_float) {
@@ -1266,7 +1424,9 @@ fn props_validator(node: &Node, path: &str, data: &Value) -> VResult {
             }
         }
         if first_success.is_none() {
-            main.add(OErr::Composite(format!("{quoted} must validate at least one schema (anyOf)")));
+            main.add(OErr::Composite(format!(
+                "{quoted} must validate at least one schema (anyOf)"
+            )));
         }
         if let Some(b) = best {
             main.merge(b);
@@ -1293,9 +1453,14 @@ fn props_validator(node: &Node, path: &str, data: &Value) -> VResult {
             }
         }
         if validated != 1 {
-            let extra =
-                if validated == 0 { "Found none valid".to_string() } else { format!("Found {validated} valid alternatives") };
-            main.add(OErr::Composite(format!("{quoted} must validate one and only one schema (oneOf). {extra}")));
+            let extra = if validated == 0 {
+                "Found none valid".to_string()
+            } else {
+                format!("Found {validated} valid alternatives")
+            };
+            main.add(OErr::Composite(format!(
+                "{quoted} must validate one and only one schema (oneOf). {extra}"
+            )));
             if let Some(b) = best {
                 main.merge(b);
             }
@@ -1313,14 +1478,22 @@ fn props_validator(node: &Node, path: &str, data: &Value) -> VResult {
             main.merge(r);
         }
         if validated != node.all_of.len() {
-            let extra = if validated == 0 { ". None validated" } else { "" };
-            main.add(OErr::Composite(format!("{quoted} must validate all the schemas (allOf){extra}")));
+            let extra = if validated == 0 {
+                ". None validated"
+            } else {
+                ""
+            };
+            main.add(OErr::Composite(format!(
+                "{quoted} must validate all the schemas (allOf){extra}"
+            )));
         }
     }
     if let Some(not) = &node.not
         && validate_schema(not, path, data, false).is_valid()
     {
-        main.add(OErr::Composite(format!("{quoted} must not validate the schema (not)")));
+        main.add(OErr::Composite(format!(
+            "{quoted} must not validate the schema (not)"
+        )));
     }
     main.mc += 1;
     main
@@ -1354,7 +1527,13 @@ fn string_validator(node: &Node, path: &str, s: &str) -> VResult {
     if let Some(p) = &node.pattern
         && !p.regex.is_match(s)
     {
-        return VResult::single(verr(Code::Pattern, path, format!("{path} in body should match '{}'", p.source), value, 0));
+        return VResult::single(verr(
+            Code::Pattern,
+            path,
+            format!("{path} in body should match '{}'", p.source),
+            value,
+            0,
+        ));
     }
     VResult::default()
 }
@@ -1391,17 +1570,27 @@ fn number_validator(node: &Node, path: &str, data: &Value, n: Num) -> VResult {
                     multiple.add(verr(
                         Code::MultipleOfMustBePositive,
                         path,
-                        format!("factor MultipleOf declared for {path} must be positive: {}", go_float_v(factor)),
+                        format!(
+                            "factor MultipleOf declared for {path} must be positive: {}",
+                            go_float_v(factor)
+                        ),
                         serde_json::Number::from_f64(factor).map(Value::Number),
                         0,
                     ));
                 } else {
-                    let mult = if factor < 1.0 { 1.0 / factor * v } else { v / factor };
+                    let mult = if factor < 1.0 {
+                        1.0 / factor * v
+                    } else {
+                        v / factor
+                    };
                     if !is_float64_json_integer(mult) {
                         multiple.add(verr(
                             Code::MultipleOf,
                             path,
-                            format!("{path} in body should be a multiple of {}", go_float_v(factor)),
+                            format!(
+                                "{path} in body should be a multiple of {}",
+                                go_float_v(factor)
+                            ),
                             Some(data.clone()),
                             0,
                         ));
@@ -1412,7 +1601,11 @@ fn number_validator(node: &Node, path: &str, data: &Value, n: Num) -> VResult {
     }
     if let Some(max) = node.maximum {
         let excl = node.exclusive_maximum;
-        let word = if excl { "less than" } else { "less than or equal to" };
+        let word = if excl {
+            "less than"
+        } else {
+            "less than or equal to"
+        };
         let failed = match n {
             Num::Int(v) => {
                 let m = go_f64_to_i64(max);
@@ -1421,12 +1614,22 @@ fn number_validator(node: &Node, path: &str, data: &Value, n: Num) -> VResult {
             Num::Float(v) => ((!excl && v > max) || (excl && v >= max)).then(|| go_float_v(max)),
         };
         if let Some(limit) = failed {
-            maximum.add(verr(Code::Max, path, format!("{path} in body should be {word} {limit}"), Some(data.clone()), 0));
+            maximum.add(verr(
+                Code::Max,
+                path,
+                format!("{path} in body should be {word} {limit}"),
+                Some(data.clone()),
+                0,
+            ));
         }
     }
     if let Some(min) = node.minimum {
         let excl = node.exclusive_minimum;
-        let word = if excl { "greater than" } else { "greater than or equal to" };
+        let word = if excl {
+            "greater than"
+        } else {
+            "greater than or equal to"
+        };
         let failed = match n {
             Num::Int(v) => {
                 let m = go_f64_to_i64(min);
@@ -1435,7 +1638,13 @@ fn number_validator(node: &Node, path: &str, data: &Value, n: Num) -> VResult {
             Num::Float(v) => ((!excl && v < min) || (excl && v <= min)).then(|| go_float_v(min)),
         };
         if let Some(limit) = failed {
-            minimum.add(verr(Code::Min, path, format!("{path} in body should be {word} {limit}"), Some(data.clone()), 0));
+            minimum.add(verr(
+                Code::Min,
+                path,
+                format!("{path} in body should be {word} {limit}"),
+                Some(data.clone()),
+                0,
+            ));
         }
     }
     res.merge(multiple);
@@ -1476,9 +1685,18 @@ fn slice_validator(node: &Node, path: &str, a: &[Value]) -> VResult {
         ));
     }
     if node.unique_items {
-        let dup = a.iter().enumerate().any(|(i, v)| a[..i].iter().any(|u| go_deep_equal(v, u)));
+        let dup = a
+            .iter()
+            .enumerate()
+            .any(|(i, v)| a[..i].iter().any(|u| go_deep_equal(v, u)));
         if dup {
-            r.add(verr(Code::Unique, path, format!("{path} in body shouldn't contain duplicates"), None, 0));
+            r.add(verr(
+                Code::Unique,
+                path,
+                format!("{path} in body shouldn't contain duplicates"),
+                None,
+                0,
+            ));
         }
     }
     r.mc += 1;
@@ -1492,7 +1710,10 @@ fn enum_validator(node: &Node, path: &str, data: &Value) -> VResult {
     VResult::single(OErr::Validation(VErr {
         code: Code::Enum,
         name: path.to_string(),
-        message: format!("{path} in body should be one of {}", go_json(&Value::Array(node.enumeration.clone()))),
+        message: format!(
+            "{path} in body should be one of {}",
+            go_json(&Value::Array(node.enumeration.clone()))
+        ),
         value: Some(data.clone()),
         valid: 0,
         values: node.enumeration.clone(),
@@ -1528,7 +1749,10 @@ fn object_validator(node: &Node, path: &str, m: &Map<String, Value>, root: bool)
     let skip = |k: &str| root && is_meta_key(k);
     match &node.additional_properties {
         Some(Additional::Bool(false)) => {
-            for k in keys.iter().filter(|k| !skip(k) && !node.properties.contains_key(*k)) {
+            for k in keys
+                .iter()
+                .filter(|k| !skip(k) && !node.properties.contains_key(*k))
+            {
                 r.add(verr(
                     Code::Unallowed,
                     path,
@@ -1539,7 +1763,10 @@ fn object_validator(node: &Node, path: &str, m: &Map<String, Value>, root: bool)
             }
         }
         Some(Additional::Schema(ap)) => {
-            for k in keys.iter().filter(|k| !skip(k) && !node.properties.contains_key(*k)) {
+            for k in keys
+                .iter()
+                .filter(|k| !skip(k) && !node.properties.contains_key(*k))
+            {
                 if let Some(v) = m.get(k) {
                     r.merge(validate_schema(ap, &format!("{path}.{k}"), v, false));
                 }
@@ -1557,7 +1784,13 @@ fn object_validator(node: &Node, path: &str, m: &Map<String, Value>, root: bool)
     }
     for k in &node.required {
         if !skip(k) && !m.contains_key(k) {
-            r.add(verr(Code::Required, &format!("{path}.{k}"), format!("{path}.{k} in body is required"), None, 0));
+            r.add(verr(
+                Code::Required,
+                &format!("{path}.{k}"),
+                format!("{path}.{k} in body is required"),
+                None,
+                0,
+            ));
         }
     }
     r
@@ -1575,14 +1808,19 @@ fn go_enum_match(data: &Value, e: &Value) -> bool {
         },
         (Value::Number(a), Value::String(s)) => match num(a) {
             Num::Int(x) => {
-                let c = u32::try_from(x).ok().and_then(char::from_u32).unwrap_or('\u{FFFD}');
+                let c = u32::try_from(x)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .unwrap_or('\u{FFFD}');
                 s.chars().eq(std::iter::once(c))
             }
             Num::Float(_) => false,
         },
         (Value::String(a), Value::String(b)) => a == b,
         (Value::Bool(a), Value::Bool(b)) => a == b,
-        (Value::Array(_), Value::Array(_)) | (Value::Object(_), Value::Object(_)) => go_deep_equal(data, e),
+        (Value::Array(_), Value::Array(_)) | (Value::Object(_), Value::Object(_)) => {
+            go_deep_equal(data, e)
+        }
         _ => false,
     }
 }
@@ -1598,9 +1836,13 @@ fn go_deep_equal(a: &Value, b: &Value) -> bool {
             (Num::Float(p), Num::Float(q)) => p == q,
             _ => false,
         },
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| go_deep_equal(p, q)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| go_deep_equal(p, q))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| go_deep_equal(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| go_deep_equal(v, w)))
         }
         _ => false,
     }
@@ -1644,7 +1886,12 @@ fn to_field_error(e: OErr) -> FieldError {
                 n if n >= 0 => format!("may not be more than {n} bytes"),
                 _ => "value is too long".to_string(),
             };
-            FieldError { kind: FieldErrorKind::TooLong, field, detail, value: None }
+            FieldError {
+                kind: FieldErrorKind::TooLong,
+                field,
+                detail,
+                value: None,
+            }
         }
         Code::MaxItems | Code::TooManyProperties => {
             let actual = v.value.as_ref().and_then(Value::as_i64).unwrap_or(-1);
@@ -1654,11 +1901,19 @@ fn to_field_error(e: OErr) -> FieldError {
                 _ => "has too many items".to_string(),
             };
             let value = (actual >= 0).then(|| Value::from(actual));
-            FieldError { kind: FieldErrorKind::TooMany, field, detail, value }
+            FieldError {
+                kind: FieldErrorKind::TooMany,
+                field,
+                detail,
+                value,
+            }
         }
-        Code::InvalidType => {
-            FieldError { kind: FieldErrorKind::TypeInvalid, field, detail: v.message, value: or_empty(v.value) }
-        }
+        Code::InvalidType => FieldError {
+            kind: FieldErrorKind::TypeInvalid,
+            field,
+            detail: v.message,
+            value: or_empty(v.value),
+        },
         Code::TooShort
         | Code::Pattern
         | Code::MultipleOf
@@ -1668,9 +1923,12 @@ fn to_field_error(e: OErr) -> FieldError {
         | Code::MinItems
         | Code::TooFewProperties
         | Code::Unallowed
-        | Code::MultipleOfMustBePositive => {
-            FieldError { kind: FieldErrorKind::Invalid, field, detail: v.message, value: or_empty(v.value) }
-        }
+        | Code::MultipleOfMustBePositive => FieldError {
+            kind: FieldErrorKind::Invalid,
+            field,
+            detail: v.message,
+            value: or_empty(v.value),
+        },
     }
 }
 
@@ -1678,7 +1936,13 @@ fn to_field_error(e: OErr) -> FieldError {
 // Embedded resources (x-kubernetes-embedded-resource)
 // ------------------------------------------------------------------------------------------------
 
-fn embedded_validate(x: &Value, s: Option<&Node>, pth: &str, root: bool, out: &mut Vec<FieldError>) {
+fn embedded_validate(
+    x: &Value,
+    s: Option<&Node>,
+    pth: &str,
+    root: bool,
+    out: &mut Vec<FieldError>,
+) {
     let Some(s) = s else { return };
     match x {
         Value::Object(m) => {
@@ -1718,7 +1982,11 @@ fn validate_embedded_resource(m: &Map<String, Value>, pth: &str, out: &mut Vec<F
         match k.as_str() {
             "apiVersion" => match v {
                 Value::String(s) if s.is_empty() => {
-                    out.push(FieldError::invalid(child(pth, "apiVersion"), v.clone(), "must not be empty"));
+                    out.push(FieldError::invalid(
+                        child(pth, "apiVersion"),
+                        v.clone(),
+                        "must not be empty",
+                    ));
                 }
                 Value::String(s) => {
                     if s != "/" && s.matches('/').count() > 1 {
@@ -1729,11 +1997,19 @@ fn validate_embedded_resource(m: &Map<String, Value>, pth: &str, out: &mut Vec<F
                         ));
                     }
                 }
-                _ => out.push(FieldError::invalid(child(pth, "apiVersion"), v.clone(), "must be a string")),
+                _ => out.push(FieldError::invalid(
+                    child(pth, "apiVersion"),
+                    v.clone(),
+                    "must be a string",
+                )),
             },
             "kind" => match v {
                 Value::String(s) if s.is_empty() => {
-                    out.push(FieldError::invalid(child(pth, "kind"), v.clone(), "must not be empty"));
+                    out.push(FieldError::invalid(
+                        child(pth, "kind"),
+                        v.clone(),
+                        "must not be empty",
+                    ));
                 }
                 Value::String(s) => {
                     let errs = dns1035_label_errors(&s.to_lowercase());
@@ -1741,11 +2017,18 @@ fn validate_embedded_resource(m: &Map<String, Value>, pth: &str, out: &mut Vec<F
                         out.push(FieldError::invalid(
                             child(pth, "kind"),
                             v.clone(),
-                            format!("may have mixed case, but should otherwise match: {}", errs.join(",")),
+                            format!(
+                                "may have mixed case, but should otherwise match: {}",
+                                errs.join(",")
+                            ),
                         ));
                     }
                 }
-                _ => out.push(FieldError::invalid(child(pth, "kind"), v.clone(), "must be a string")),
+                _ => out.push(FieldError::invalid(
+                    child(pth, "kind"),
+                    v.clone(),
+                    "must be a string",
+                )),
             },
             "metadata" => validate_embedded_meta(v, &child(pth, "metadata"), out),
             _ => {}
@@ -1761,7 +2044,10 @@ fn validate_embedded_meta(v: &Value, pth: &str, out: &mut Vec<FieldError>) {
             out.push(FieldError::invalid(
                 pth,
                 other.clone(),
-                format!("json: cannot unmarshal {} into Go value of type v1.ObjectMeta", go_json_type(other)),
+                format!(
+                    "json: cannot unmarshal {} into Go value of type v1.ObjectMeta",
+                    go_json_type(other)
+                ),
             ));
             return;
         }
@@ -1774,19 +2060,31 @@ fn validate_embedded_meta(v: &Value, pth: &str, out: &mut Vec<FieldError>) {
     let generate_name = get("generateName");
     if !generate_name.is_empty() {
         for msg in path_segment_errors(generate_name, true) {
-            out.push(FieldError::invalid(child(pth, "generateName"), Value::from(generate_name), msg));
+            out.push(FieldError::invalid(
+                child(pth, "generateName"),
+                Value::from(generate_name),
+                msg,
+            ));
         }
     }
     let name = get("name");
     if !name.is_empty() {
         for msg in path_segment_errors(name, false) {
-            out.push(FieldError::invalid(child(pth, "name"), Value::from(name), msg));
+            out.push(FieldError::invalid(
+                child(pth, "name"),
+                Value::from(name),
+                msg,
+            ));
         }
     }
     let namespace = get("namespace");
     if !namespace.is_empty() {
         for msg in dns1123_label_errors(namespace) {
-            out.push(FieldError::invalid(child(pth, "namespace"), Value::from(namespace), msg));
+            out.push(FieldError::invalid(
+                child(pth, "namespace"),
+                Value::from(namespace),
+                msg,
+            ));
         }
     }
 }
@@ -1795,7 +2093,11 @@ fn path_segment_errors(name: &str, prefix: bool) -> Vec<String> {
     if !prefix && (name == "." || name == "..") {
         return vec![format!("may not be '{name}'")];
     }
-    ["/", "%"].iter().filter(|c| name.contains(*c)).map(|c| format!("may not contain '{c}'")).collect()
+    ["/", "%"]
+        .iter()
+        .filter(|c| name.contains(*c))
+        .map(|c| format!("may not contain '{c}'"))
+        .collect()
 }
 
 fn regex_error(msg: &str, re: &str, examples: &[&str]) -> String {
@@ -1815,7 +2117,7 @@ fn dns1035_label_errors(v: &str) -> Vec<String> {
     if v.len() > 63 {
         errs.push("must be no more than 63 characters".to_string());
     }
-    if !re_match(&regexes().dns1035, v) {
+    if !re_match(dns1035_re(), v) {
         errs.push(regex_error(
             "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
             "[a-z]([-a-z0-9]*[a-z0-9])?",
@@ -1830,8 +2132,8 @@ fn dns1123_label_errors(v: &str) -> Vec<String> {
     if v.len() > 63 {
         errs.push("must be no more than 63 characters".to_string());
     }
-    if !re_match(&regexes().dns1123_label, v) {
-        if re_match(&regexes().dns1123_subdomain, v) {
+    if !re_match(dns1123_label_re(), v) {
+        if re_match(dns1123_subdomain_re(), v) {
             errs.push("must not contain dots".to_string());
         } else {
             errs.push(regex_error(
@@ -1848,9 +2150,19 @@ fn dns1123_label_errors(v: &str) -> Vec<String> {
 // List types (x-kubernetes-list-type: set | map)
 // ------------------------------------------------------------------------------------------------
 
-fn list_validate_map(m: &Map<String, Value>, s: &Node, pth: &str, root: bool, out: &mut Vec<FieldError>) {
+fn list_validate_map(
+    m: &Map<String, Value>,
+    s: &Node,
+    pth: &str,
+    root: bool,
+    out: &mut Vec<FieldError>,
+) {
     let keys = sorted_keys(m);
-    if let Some(ap) = s.additional_properties.as_ref().and_then(Additional::schema) {
+    if let Some(ap) = s
+        .additional_properties
+        .as_ref()
+        .and_then(Additional::schema)
+    {
         for k in keys.iter().filter(|k| !(root && is_meta_key(k))) {
             if let Some(v) = m.get(k) {
                 list_validate(v, ap, &key_path(pth, k), out);
@@ -1929,13 +2241,19 @@ fn validate_list_map(s: &Node, a: &[Value], pth: &str, out: &mut Vec<FieldError>
         return;
     }
     if let [key_field] = s.list_map_keys.as_slice() {
-        let keys: Vec<Option<&Value>> = a.iter().map(|x| x.as_object().and_then(|o| o.get(key_field))).collect();
+        let keys: Vec<Option<&Value>> = a
+            .iter()
+            .map(|x| x.as_object().and_then(|o| o.get(key_field)))
+            .collect();
         for i in non_unique_indices(keys.iter().copied()) {
             let mut dup = Map::new();
             if let Some(k) = keys[i] {
                 dup.insert(key_field.clone(), k.clone());
             }
-            out.push(FieldError::duplicate(index_path(pth, i), Value::Object(dup)));
+            out.push(FieldError::duplicate(
+                index_path(pth, i),
+                Value::Object(dup),
+            ));
         }
         return;
     }
@@ -1980,16 +2298,28 @@ fn go_bad_value(v: &Value) -> String {
 fn float_digits(f: f64) -> (String, i32) {
     let s = format!("{f:e}");
     let (mantissa, exp) = s.split_once('e').unwrap_or((s.as_str(), "0"));
-    (mantissa.chars().filter(char::is_ascii_digit).collect(), exp.parse().unwrap_or(0))
+    (
+        mantissa.chars().filter(char::is_ascii_digit).collect(),
+        exp.parse().unwrap_or(0),
+    )
 }
 
 fn fmt_e(digits: &str, exp: i32) -> String {
-    let mut s = digits[..1].to_string();
-    if digits.len() > 1 {
+    let (first, rest) = digits.split_at(digits.len().min(1));
+    let mut s = if first.is_empty() {
+        "0".to_string()
+    } else {
+        first.to_string()
+    };
+    if !rest.is_empty() {
         s.push('.');
-        s.push_str(&digits[1..]);
+        s.push_str(rest);
     }
-    s.push_str(&format!("e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs()));
+    s.push_str(&format!(
+        "e{}{:02}",
+        if exp < 0 { '-' } else { '+' },
+        exp.abs()
+    ));
     s
 }
 
@@ -2017,7 +2347,11 @@ fn go_float_v(f: f64) -> String {
         return if f.is_sign_negative() { "-0" } else { "0" }.to_string();
     }
     let (digits, exp) = float_digits(f.abs());
-    let body = if !(-4..6).contains(&exp) { fmt_e(&digits, exp) } else { fmt_f(&digits, exp) };
+    let body = if !(-4..6).contains(&exp) {
+        fmt_e(&digits, exp)
+    } else {
+        fmt_f(&digits, exp)
+    };
     if f < 0.0 { format!("-{body}") } else { body }
 }
 
@@ -2097,7 +2431,9 @@ fn write_go_json_string(s: &str, out: &mut String) {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
@@ -2111,7 +2447,7 @@ fn is_go_print(c: char) -> bool {
         return (' '..='~').contains(&c);
     }
     let mut buf = [0u8; 4];
-    re_match(&regexes().printable, c.encode_utf8(&mut buf))
+    re_match(printable_re(), c.encode_utf8(&mut buf))
 }
 
 /// Go's `strconv.Quote` (`%q`).
@@ -2130,7 +2466,9 @@ fn go_quote(s: &str) -> String {
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
             '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
             c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push_str(&format!("\\U{:08x}", c as u32)),
         }
@@ -2143,70 +2481,63 @@ fn go_quote(s: &str) -> String {
 // Regular expressions
 // ------------------------------------------------------------------------------------------------
 
-/// Regular expressions used by the checks, compiled once.
-struct Regexes {
-    printable: Option<Regex>,
-    uuid: Option<Regex>,
-    uuid3: Option<Regex>,
-    uuid4: Option<Regex>,
-    uuid5: Option<Regex>,
-    hostname: Option<Regex>,
-    hexcolor: Option<Regex>,
-    rgbcolor: Option<Regex>,
-    base64: Option<Regex>,
-    ssn: Option<Regex>,
-    isbn10: Option<Regex>,
-    isbn13: Option<Regex>,
-    creditcard: Option<Regex>,
-    datetime: Option<Regex>,
-    duration: Option<Regex>,
-    short_name: Option<Regex>,
-    long_name: Option<Regex>,
-    dns1035: Option<Regex>,
-    dns1123_label: Option<Regex>,
-    dns1123_subdomain: Option<Regex>,
-}
-
-fn regexes() -> &'static Regexes {
-    static RES: OnceLock<Regexes> = OnceLock::new();
-    RES.get_or_init(|| {
-        let re = |p: &str| regex::RegexBuilder::new(p).size_limit(64 << 20).build().ok();
-        let byte = "(?:0|[1-9][0-9]?|1[0-9][0-9]?|2[0-4][0-9]|25[0-5])";
-        let sp = "[\\t\\n\\f\\r ]*";
-        let hn = "a-zA-Z0-9\\p{S}\\p{L}";
-        Regexes {
-            printable: re("^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S}]$"),
-            uuid: re("(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$"),
-            uuid3: re("(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$"),
-            uuid4: re("(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$"),
-            uuid5: re("(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$"),
-            hostname: re(&format!(
-                "^([{hn}]((-?[{hn}]{{0,62}})?)|([{hn}](([{hn}\\-]{{0,61}}[{hn}])?)(\\.)){{1,}}([a-zA-Z\\p{{L}}]){{2,63}})$"
-            )),
-            hexcolor: re("^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"),
-            rgbcolor: re(&format!("^rgb\\({sp}{byte}{sp},{sp}{byte}{sp},{sp}{byte}{sp}\\)$")),
-            base64: re(
-                "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$",
-            ),
-            ssn: re("^[0-9]{3}[- ]?[0-9]{2}[- ]?[0-9]{4}$"),
-            isbn10: re("^(?:[0-9]{9}X|[0-9]{10})$"),
-            isbn13: re("^(?:[0-9]{13})$"),
-            creditcard: re(
-                "^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35[0-9]{3})[0-9]{11})$",
-            ),
-            datetime: re("^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$"),
-            duration: re("([0-9]+)[\\t\\n\\f\\r ]*([A-Za-zµ]+)"),
-            short_name: re("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"),
-            long_name: re("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"),
-            dns1035: re("^[a-z]([-a-z0-9]*[a-z0-9])?$"),
-            dns1123_label: re("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"),
-            dns1123_subdomain: re("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"),
+/// Declares a function returning a regular expression that is compiled on first use.
+macro_rules! lazy_regex {
+    ($name:ident = $pattern:expr) => {
+        fn $name() -> Option<&'static Regex> {
+            static CELL: OnceLock<Option<Regex>> = OnceLock::new();
+            CELL.get_or_init(|| Regex::new(&$pattern).ok()).as_ref()
         }
-    })
+    };
 }
 
-fn re_match(re: &Option<Regex>, s: &str) -> bool {
-    re.as_ref().is_some_and(|r| r.is_match(s))
+/// One IPv4 octet, as in govalidator's `RGBcolor`.
+const OCTET: &str = "(?:0|[1-9][0-9]?|1[0-9][0-9]?|2[0-4][0-9]|25[0-5])";
+/// Go's `\s*`.
+const GO_SPACES: &str = "[\\t\\n\\f\\r ]*";
+
+lazy_regex!(printable_re = "^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S}]$");
+lazy_regex!(uuid_re = "(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$");
+lazy_regex!(uuid3_re = "(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$");
+lazy_regex!(
+    uuid4_re = "(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$"
+);
+lazy_regex!(
+    uuid5_re = "(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$"
+);
+lazy_regex!(hostname_single_re = "^[a-zA-Z0-9\\p{S}\\p{L}]-?[a-zA-Z0-9\\p{S}\\p{L}]*$");
+lazy_regex!(
+    hostname_label_re =
+        "^[a-zA-Z0-9\\p{S}\\p{L}]([a-zA-Z0-9\\p{S}\\p{L}\\-]*[a-zA-Z0-9\\p{S}\\p{L}])?$"
+);
+lazy_regex!(hostname_tld_re = "^[a-zA-Z\\p{L}]+$");
+lazy_regex!(hexcolor_re = "^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$");
+lazy_regex!(
+    rgbcolor_re = format!(
+        "^rgb\\({GO_SPACES}{OCTET}{GO_SPACES},{GO_SPACES}{OCTET}{GO_SPACES},{GO_SPACES}{OCTET}{GO_SPACES}\\)$"
+    )
+);
+lazy_regex!(
+    base64_re = "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$"
+);
+lazy_regex!(ssn_re = "^[0-9]{3}[- ]?[0-9]{2}[- ]?[0-9]{4}$");
+lazy_regex!(isbn10_re = "^(?:[0-9]{9}X|[0-9]{10})$");
+lazy_regex!(isbn13_re = "^(?:[0-9]{13})$");
+lazy_regex!(
+    creditcard_re = "^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35[0-9]{3})[0-9]{11})$"
+);
+lazy_regex!(
+    datetime_re = "^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$"
+);
+lazy_regex!(duration_re = "([0-9]+)[\\t\\n\\f\\r ]*([A-Za-zµ]+)");
+lazy_regex!(dns1035_re = "^[a-z]([-a-z0-9]*[a-z0-9])?$");
+lazy_regex!(dns1123_label_re = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
+lazy_regex!(
+    dns1123_subdomain_re = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+);
+
+fn re_match(re: Option<&Regex>, s: &str) -> bool {
+    re.is_some_and(|r| r.is_match(s))
 }
 
 /// Rewrites a Go (RE2) pattern for the `regex` crate: `\d`, `\s`, `\w` and `\b` are ASCII-only
@@ -2328,35 +2659,54 @@ fn is_repetition(s: &[char]) -> bool {
 
 /// Whether `s` is valid for `format` (one of [`STRING_FORMATS`], in any spelling with dashes).
 fn validates_format(format: &str, s: &str) -> bool {
-    let r = regexes();
     match normalize_format(format).as_str() {
         "bsonobjectid" => s.len() == 24 && s.bytes().all(|b| b.is_ascii_hexdigit()),
         "uri" => is_request_uri(s),
         "email" => is_email(s),
-        "hostname" => re_match(&r.hostname, s) && s.len() <= 255 && s.split('.').all(|p| p.len() <= 63),
+        "hostname" => is_hostname(s),
         "ipv4" => parse_ip(s, true) && s.contains('.'),
         "ipv6" => parse_ip(s, false) && s.contains(':'),
         "cidr" => is_cidr(s),
         "mac" => is_mac(s),
-        "uuid" => re_match(&r.uuid, s),
-        "uuid3" => re_match(&r.uuid3, s),
-        "uuid4" => re_match(&r.uuid4, s),
-        "uuid5" => re_match(&r.uuid5, s),
+        "uuid" => re_match(uuid_re(), s),
+        "uuid3" => re_match(uuid3_re(), s),
+        "uuid4" => re_match(uuid4_re(), s),
+        "uuid5" => re_match(uuid5_re(), s),
         "isbn" => is_isbn(s, 10) || is_isbn(s, 13),
         "isbn10" => is_isbn(s, 10),
         "isbn13" => is_isbn(s, 13),
         "creditcard" => is_credit_card(s),
-        "ssn" => s.len() == 11 && re_match(&r.ssn, s),
-        "hexcolor" => re_match(&r.hexcolor, s),
-        "rgbcolor" => re_match(&r.rgbcolor, s),
-        "byte" => re_match(&r.base64, s),
+        "ssn" => s.len() == 11 && re_match(ssn_re(), s),
+        "hexcolor" => re_match(hexcolor_re(), s),
+        "rgbcolor" => re_match(rgbcolor_re(), s),
+        "byte" => re_match(base64_re(), s),
         "date" => is_date(s),
         "duration" => is_duration(s),
         "datetime" => is_date_time(s),
-        "k8sshortname" => s.len() <= 63 && re_match(&r.short_name, s),
-        "k8slongname" => s.len() <= 253 && re_match(&r.long_name, s),
+        "k8sshortname" => s.len() <= 63 && re_match(dns1123_label_re(), s),
+        "k8slongname" => s.len() <= 253 && re_match(dns1123_subdomain_re(), s),
         _ => true,
     }
+}
+
+/// kube-openapi's `IsHostname`: its regular expression (a single label with at most one `-`
+/// right after the first character, or dot-separated labels ending in a top-level domain of 2 to
+/// 63 letters), spelled out to avoid compiling large Unicode repetitions.
+fn is_hostname(s: &str) -> bool {
+    let chars = s.chars().count();
+    let single = re_match(hostname_single_re(), s)
+        && chars.saturating_sub(1 + usize::from(s.chars().nth(1) == Some('-'))) <= 62;
+    let dotted = || {
+        let Some((labels, tld)) = s.rsplit_once('.') else {
+            return false;
+        };
+        (2..=63).contains(&tld.chars().count())
+            && re_match(hostname_tld_re(), tld)
+            && labels
+                .split('.')
+                .all(|l| l.chars().count() <= 63 && re_match(hostname_label_re(), l))
+    };
+    (single || dotted()) && s.len() <= 255 && s.split('.').all(|p| p.len() <= 63)
 }
 
 /// Go's `time.Parse("2006-01-02", s)` succeeds.
@@ -2366,7 +2716,9 @@ fn is_date(s: &str) -> bool {
         return false;
     }
     let digits = |r: std::ops::Range<usize>| -> Option<u32> {
-        b[r].iter().try_fold(0u32, |acc, c| c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0')))
+        b[r].iter().try_fold(0u32, |acc, c| {
+            c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0'))
+        })
     };
     let (Some(year), Some(month), Some(day)) = (digits(0..4), digits(5..7), digits(8..10)) else {
         return false;
@@ -2392,7 +2744,7 @@ fn is_date_time(s: &str) -> bool {
     if parts.len() < 2 || !is_date(parts[0]) {
         return false;
     }
-    let Some(caps) = regexes().datetime.as_ref().and_then(|r| r.captures(parts[1])) else {
+    let Some(caps) = datetime_re().and_then(|r| r.captures(parts[1])) else {
         return false;
     };
     let part = |i: usize| caps.get(i).map_or("", |m| m.as_str());
@@ -2414,7 +2766,9 @@ fn is_duration(s: &str) -> bool {
         &["d", "day"],
         &["w", "wk", "week"],
     ];
-    let Some(re) = regexes().duration.as_ref() else { return false };
+    let Some(re) = duration_re() else {
+        return false;
+    };
     let mut ok = false;
     for caps in re.captures_iter(s) {
         let factor = caps.get(1).map_or("", |m| m.as_str());
@@ -2466,7 +2820,9 @@ fn go_parse_duration(s: &str) -> bool {
         if int_len == 0 && frac_len == 0 {
             return false;
         }
-        let unit_len = s.find(|c: char| c == '.' || c.is_ascii_digit()).unwrap_or(s.len());
+        let unit_len = s
+            .find(|c: char| c == '.' || c.is_ascii_digit())
+            .unwrap_or(s.len());
         let unit = match &s[..unit_len] {
             "ns" => 1u128,
             "us" | "µs" | "μs" => 1_000,
@@ -2568,7 +2924,11 @@ fn parse_ipv6(s: &str, sloppy: bool) -> bool {
     if !b.is_empty() {
         return false;
     }
-    if i < 16 { ellipsis.is_some() } else { ellipsis.is_none() }
+    if i < 16 {
+        ellipsis.is_some()
+    } else {
+        ellipsis.is_none()
+    }
 }
 
 /// Go's `net.ParseIP` (or the sloppy variant) succeeds.
@@ -2585,7 +2945,9 @@ fn parse_ip(s: &str, sloppy: bool) -> bool {
 
 /// `ParseCIDRSloppy` succeeds.
 fn is_cidr(s: &str) -> bool {
-    let Some((addr, mask)) = s.split_once('/') else { return false };
+    let Some((addr, mask)) = s.split_once('/') else {
+        return false;
+    };
     let bits = if parse_ipv4(addr, true) {
         32
     } else if parse_ipv6(addr, true) {
@@ -2607,7 +2969,7 @@ fn is_mac(s: &str) -> bool {
     }
     let hex2 = |x: &[u8]| x.len() == 2 && x.iter().all(u8::is_ascii_hexdigit);
     if b[2] == b':' || b[2] == b'-' {
-        if (b.len() + 1) % 3 != 0 {
+        if !(b.len() + 1).is_multiple_of(3) {
             return false;
         }
         let n = (b.len() + 1) / 3;
@@ -2616,7 +2978,7 @@ fn is_mac(s: &str) -> bool {
         }
         (0..n).all(|i| hex2(&b[i * 3..i * 3 + 2]) && (i + 1 == n || b[i * 3 + 2] == b[2]))
     } else if b[4] == b'.' {
-        if (b.len() + 1) % 5 != 0 {
+        if !(b.len() + 1).is_multiple_of(5) {
             return false;
         }
         let n = 2 * (b.len() + 1) / 5;
@@ -2633,30 +2995,36 @@ fn is_mac(s: &str) -> bool {
 }
 
 fn is_isbn(s: &str, version: u32) -> bool {
-    let r = regexes();
-    let sanitized: Vec<u8> = s.bytes().filter(|b| !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'-')).collect();
-    let Ok(sanitized) = String::from_utf8(sanitized) else { return false };
+    let sanitized: Vec<u8> = s
+        .bytes()
+        .filter(|b| !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'-'))
+        .collect();
+    let Ok(sanitized) = String::from_utf8(sanitized) else {
+        return false;
+    };
     let d = sanitized.as_bytes();
     let digit = |i: usize| i32::from(d[i]) - i32::from(b'0');
     if version == 10 {
-        if !re_match(&r.isbn10, &sanitized) {
+        if !re_match(isbn10_re(), &sanitized) {
             return false;
         }
         let mut sum: i32 = (0..9).map(|i| (i as i32 + 1) * digit(i)).sum();
         sum += if d[9] == b'X' { 100 } else { 10 * digit(9) };
         sum % 11 == 0
     } else {
-        if !re_match(&r.isbn13, &sanitized) {
+        if !re_match(isbn13_re(), &sanitized) {
             return false;
         }
-        let sum: i32 = (0..12).map(|i| if i % 2 == 0 { digit(i) } else { 3 * digit(i) }).sum();
+        let sum: i32 = (0..12)
+            .map(|i| if i % 2 == 0 { digit(i) } else { 3 * digit(i) })
+            .sum();
         digit(12) - ((10 - sum % 10) % 10) == 0
     }
 }
 
 fn is_credit_card(s: &str) -> bool {
     let sanitized: String = s.chars().filter(char::is_ascii_digit).collect();
-    if !re_match(&regexes().creditcard, &sanitized) {
+    if !re_match(creditcard_re(), &sanitized) {
         return false;
     }
     let mut sum = 0u32;
@@ -2671,7 +3039,7 @@ fn is_credit_card(s: &str) -> bool {
         }
         double = !double;
     }
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 fn is_email_atext(c: char, dot: bool, permissive: bool) -> bool {
@@ -2691,8 +3059,9 @@ fn is_dot_atom(s: &str) -> bool {
         && s.chars().all(|c| is_email_atext(c, true, false))
 }
 
+/// `local-part@domain`: a dot-atom or non-empty quoted string, then a dot-atom or domain literal.
 fn is_addr_spec(s: &str) -> bool {
-    let (local, domain) = if let Some(rest) = s.strip_prefix('"') {
+    let domain = if let Some(rest) = s.strip_prefix('"') {
         let mut escaped = false;
         let mut end = None;
         for (i, c) in rest.char_indices() {
@@ -2711,19 +3080,20 @@ fn is_addr_spec(s: &str) -> bool {
             return false;
         }
         match rest[end + 1..].strip_prefix('@') {
-            Some(domain) => ("\"\"", domain),
+            Some(domain) => domain,
             None => return false,
         }
     } else {
         match s.split_once('@') {
-            Some((l, d)) if is_dot_atom(l) => (l, d),
+            Some((local, domain)) if is_dot_atom(local) => domain,
             _ => return false,
         }
     };
-    let _ = local;
     let domain = domain.trim_start_matches([' ', '\t']);
     if let Some(lit) = domain.strip_prefix('[') {
-        return lit.strip_suffix(']').is_some_and(|inner| !inner.contains(['[', ']', '\\']));
+        return lit
+            .strip_suffix(']')
+            .is_some_and(|inner| !inner.contains(['[', ']', '\\']));
     }
     is_dot_atom(domain)
 }
@@ -2734,13 +3104,18 @@ fn is_email(s: &str) -> bool {
     if is_addr_spec(t) {
         return true;
     }
-    let Some(rest) = t.strip_suffix('>') else { return false };
-    let Some(lt) = rest.rfind('<') else { return false };
+    let Some(rest) = t.strip_suffix('>') else {
+        return false;
+    };
+    let Some(lt) = rest.rfind('<') else {
+        return false;
+    };
     let name = rest[..lt].trim_matches([' ', '\t']);
     let addr = rest[lt + 1..].trim_start_matches([' ', '\t']);
     let name_ok = name.is_empty()
         || name.split([' ', '\t']).filter(|w| !w.is_empty()).all(|w| {
-            (w.starts_with('"') && w.ends_with('"') && w.len() >= 2) || w.chars().all(|c| is_email_atext(c, true, true))
+            (w.starts_with('"') && w.ends_with('"') && w.len() >= 2)
+                || w.chars().all(|c| is_email_atext(c, true, true))
         });
     name_ok && is_addr_spec(addr)
 }
@@ -2797,7 +3172,11 @@ fn is_authority(a: &str) -> bool {
         Some(i) => (Some(&a[..i]), &a[i + 1..]),
         None => (None, a),
     };
-    let port_ok = |p: &str| p.is_empty() || p.strip_prefix(':').is_some_and(|d| d.bytes().all(|b| b.is_ascii_digit()));
+    let port_ok = |p: &str| {
+        p.is_empty()
+            || p.strip_prefix(':')
+                .is_some_and(|d| d.bytes().all(|b| b.is_ascii_digit()))
+    };
     if host.starts_with('[') {
         match host.rfind(']') {
             Some(i) if port_ok(&host[i + 1..]) => {}
@@ -2814,7 +3193,9 @@ fn is_authority(a: &str) -> bool {
     match userinfo {
         None => true,
         Some(u) => {
-            u.chars().all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c)) && unescapes(u, false)
+            u.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c))
+                && unescapes(u, false)
         }
     }
 }
@@ -2832,7 +3213,10 @@ fn unescapes(s: &str, host: bool) -> bool {
                 if !b[i + 1].is_ascii_hexdigit() || !b[i + 2].is_ascii_hexdigit() {
                     return false;
                 }
-                if host && char::from(b[i + 1]).to_digit(16).unwrap_or(0) < 8 && &s[i..i + 3] != "%25" {
+                if host
+                    && char::from(b[i + 1]).to_digit(16).unwrap_or(0) < 8
+                    && &s[i..i + 3] != "%25"
+                {
                     return false;
                 }
                 i += 3;
@@ -2849,4 +3233,1296 @@ fn unescapes(s: &str, host: bool) -> bool {
         i += 1;
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn webapp() -> Schema {
+        Schema::new(&json!({
+            "type": "object",
+            "properties": {
+                "apiVersion": {"type": "string"},
+                "kind": {"type": "string"},
+                "metadata": {"type": "object"},
+                "spec": {
+                    "type": "object",
+                    "required": ["image"],
+                    "properties": {
+                        "image": {"type": "string"},
+                        "replicas": {"type": "integer", "minimum": 0, "default": 1},
+                        "port": {"type": "integer", "default": 8080},
+                        "configMap": {"type": "string"}
+                    }
+                },
+                "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+            }
+        }))
+        .unwrap()
+    }
+
+    fn webapp_obj(spec: Value) -> Value {
+        json!({"apiVersion": "example.dev/v1", "kind": "WebApp", "metadata": {"name": "x"}, "spec": spec})
+    }
+
+    /// A root schema whose `spec` has the given properties.
+    fn spec_schema(props: Value) -> Schema {
+        Schema::new(&json!({
+            "type": "object",
+            "properties": {"spec": {"type": "object", "properties": props}}
+        }))
+        .unwrap()
+    }
+
+    fn strings(errors: &[FieldError]) -> Vec<String> {
+        errors.iter().map(ToString::to_string).collect()
+    }
+
+    /// Validates `{"spec": spec}` against `spec_schema(props)` without pruning or defaulting.
+    fn check(props: Value, spec: Value) -> Vec<String> {
+        strings(&spec_schema(props).validate(&json!({"spec": spec})))
+    }
+
+    fn sorted(mut v: Vec<String>) -> Vec<String> {
+        v.sort();
+        v
+    }
+
+    // ---- the WebApp schema -------------------------------------------------------------------
+
+    #[test]
+    fn webapp_defaults_then_validates() {
+        let s = webapp();
+        let mut obj = webapp_obj(json!({"image": "nginx"}));
+        assert!(s.prune(&mut obj).is_empty());
+        s.apply_defaults(&mut obj);
+        assert_eq!(
+            obj["spec"],
+            json!({"image": "nginx", "replicas": 1, "port": 8080})
+        );
+        assert_eq!(obj["metadata"], json!({"name": "x"}));
+        assert!(s.validate(&obj).is_empty());
+    }
+
+    #[test]
+    fn webapp_keeps_given_values() {
+        let s = webapp();
+        let mut obj =
+            webapp_obj(json!({"image": "nginx", "replicas": 0, "port": 80, "configMap": "cm"}));
+        s.apply_defaults(&mut obj);
+        assert_eq!(
+            obj["spec"],
+            json!({"image": "nginx", "replicas": 0, "port": 80, "configMap": "cm"})
+        );
+        assert!(s.validate(&obj).is_empty());
+    }
+
+    #[test]
+    fn required_value() {
+        let s = webapp();
+        let mut obj = webapp_obj(json!({}));
+        s.apply_defaults(&mut obj);
+        let errors = s.validate(&obj);
+        assert_eq!(strings(&errors), ["spec.image: Required value"]);
+        assert_eq!(errors[0].reason(), "FieldValueRequired");
+        assert_eq!(errors[0].kind, FieldErrorKind::Required);
+        assert_eq!(errors[0].field, "spec.image");
+        assert_eq!(errors[0].body(), "Required value");
+        assert_eq!(errors[0].value, None);
+    }
+
+    #[test]
+    fn type_error_message() {
+        let s = webapp();
+        let errors = s.validate(&webapp_obj(json!({"image": "nginx", "replicas": "three"})));
+        assert_eq!(
+            strings(&errors),
+            [
+                r#"spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string""#
+            ]
+        );
+        assert_eq!(errors[0].reason(), "FieldValueTypeInvalid");
+        assert_eq!(errors[0].value, Some(json!("string")));
+        let errors = s.validate(&webapp_obj(json!({"image": 5})));
+        assert_eq!(
+            strings(&errors),
+            [
+                r#"spec.image: Invalid value: "integer": spec.image in body must be of type string: "integer""#
+            ]
+        );
+        let errors = s.validate(&webapp_obj(json!("nope")));
+        assert_eq!(
+            strings(&errors),
+            [r#"spec: Invalid value: "string": spec in body must be of type object: "string""#]
+        );
+        for (v, t) in [
+            (json!(true), "boolean"),
+            (json!([]), "array"),
+            (json!({}), "object"),
+            (json!(1.5), "number"),
+        ] {
+            let errors = s.validate(&webapp_obj(json!({"image": v})));
+            assert_eq!(
+                strings(&errors),
+                [format!(
+                    r#"spec.image: Invalid value: "{t}": spec.image in body must be of type string: "{t}""#
+                )]
+            );
+        }
+    }
+
+    #[test]
+    fn minimum_message() {
+        let s = webapp();
+        let errors = s.validate(&webapp_obj(json!({"image": "nginx", "replicas": -1})));
+        assert_eq!(
+            strings(&errors),
+            [
+                "spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0"
+            ]
+        );
+        assert_eq!(errors[0].reason(), "FieldValueInvalid");
+        assert_eq!(errors[0].value, Some(json!(-1)));
+    }
+
+    #[test]
+    fn integer_accepts_integral_floats_only() {
+        let s = webapp();
+        assert!(
+            s.validate(&webapp_obj(json!({"image": "nginx", "replicas": 3.0})))
+                .is_empty()
+        );
+        assert_eq!(
+            strings(&s.validate(&webapp_obj(json!({"image": "nginx", "replicas": 1.5})))),
+            [
+                r#"spec.replicas: Invalid value: "number": spec.replicas in body must be of type integer: "number""#
+            ]
+        );
+        assert_eq!(
+            strings(&s.validate(&webapp_obj(json!({"image": "nginx", "replicas": -1.5})))),
+            [
+                r#"spec.replicas: Invalid value: "number": spec.replicas in body must be of type integer: "number""#,
+                "spec.replicas: Invalid value: -1.5: spec.replicas in body should be greater than or equal to 0",
+            ]
+        );
+        // Numbers are accepted where a number is expected.
+        assert!(check(json!({"n": {"type": "number"}}), json!({"n": 3})).is_empty());
+    }
+
+    #[test]
+    fn several_errors_at_once_and_invalid_message() {
+        let s = webapp();
+        let mut obj = webapp_obj(json!({"replicas": -1, "port": "http"}));
+        s.apply_defaults(&mut obj);
+        let errors = s.validate(&obj);
+        assert_eq!(
+            strings(&errors),
+            [
+                r#"spec.port: Invalid value: "string": spec.port in body must be of type integer: "string""#,
+                "spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0",
+                "spec.image: Required value",
+            ]
+        );
+        assert_eq!(
+            invalid_message("WebApp", "example.dev", "x", &errors[2..]),
+            r#"WebApp.example.dev "x" is invalid: spec.image: Required value"#
+        );
+        assert_eq!(
+            invalid_message("WebApp", "example.dev", "x", &errors[1..]),
+            r#"WebApp.example.dev "x" is invalid: [spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0, spec.image: Required value]"#
+        );
+        let twice = [errors[2].clone(), errors[2].clone()];
+        assert_eq!(
+            invalid_message("WebApp", "", "x", &twice),
+            r#"WebApp "x" is invalid: spec.image: Required value"#
+        );
+        assert_eq!(
+            invalid_message("WebApp", "example.dev", "x", &[]),
+            r#"WebApp.example.dev "x" is invalid"#
+        );
+    }
+
+    // ---- defaulting --------------------------------------------------------------------------
+
+    #[test]
+    fn defaults_nested_in_defaults_lists_and_maps() {
+        let s = spec_schema(json!({
+            "template": {
+                "type": "object",
+                "default": {},
+                "properties": {
+                    "size": {"type": "integer", "default": 3},
+                    "inner": {"type": "object", "default": {"x": 1}, "properties": {"y": {"type": "string", "default": "why"}}}
+                }
+            },
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "default": {"name": "dflt"},
+                    "properties": {"name": {"type": "string"}, "weight": {"type": "integer", "default": 10}}
+                }
+            },
+            "byName": {
+                "type": "object",
+                "additionalProperties": {"type": "object", "properties": {"on": {"type": "boolean", "default": true}}}
+            }
+        }));
+        let mut obj = json!({"spec": {"items": [{"name": "a"}, {"name": "b", "weight": 2}, null], "byName": {"k": {}}}});
+        s.apply_defaults(&mut obj);
+        assert_eq!(
+            obj,
+            json!({"spec": {
+                "template": {"size": 3, "inner": {"x": 1, "y": "why"}},
+                "items": [{"name": "a", "weight": 10}, {"name": "b", "weight": 2}, {"name": "dflt", "weight": 10}],
+                "byName": {"k": {"on": true}}
+            }})
+        );
+    }
+
+    #[test]
+    fn defaults_replace_non_nullable_nulls_only() {
+        let s = spec_schema(json!({
+            "a": {"type": "string", "default": "A"},
+            "b": {"type": "string", "nullable": true, "default": "B"}
+        }));
+        let mut obj = json!({"spec": {"a": null, "b": null}});
+        s.apply_defaults(&mut obj);
+        assert_eq!(obj, json!({"spec": {"a": "A", "b": null}}));
+    }
+
+    #[test]
+    fn defaults_never_touch_root_metadata() {
+        let s = Schema::new(&json!({
+            "type": "object",
+            "properties": {
+                "metadata": {"type": "object", "properties": {"name": {"type": "string", "default": "dflt"}}},
+                "kind": {"type": "string", "default": "Other"},
+                "spec": {"type": "object", "default": {}}
+            }
+        }))
+        .unwrap();
+        let mut obj = json!({"metadata": {}, "kind": "WebApp"});
+        s.apply_defaults(&mut obj);
+        assert_eq!(obj, json!({"metadata": {}, "kind": "WebApp", "spec": {}}));
+    }
+
+    // ---- individual rules --------------------------------------------------------------------
+
+    #[test]
+    fn enum_messages() {
+        let props = json!({"x": {"type": "string", "enum": ["a", "b"]}, "n": {"type": "number", "enum": [1, 2.5, "z"]}});
+        assert!(check(props.clone(), json!({"x": "a", "n": 2.5})).is_empty());
+        let errors = spec_schema(props.clone()).validate(&json!({"spec": {"x": "foo"}}));
+        assert_eq!(
+            strings(&errors),
+            [r#"spec.x: Unsupported value: "foo": supported values: "a", "b""#]
+        );
+        assert_eq!(errors[0].reason(), "FieldValueNotSupported");
+        assert_eq!(
+            check(props.clone(), json!({"n": 3})),
+            [r#"spec.n: Unsupported value: 3: supported values: "1", "2.5", "z""#]
+        );
+        assert_eq!(
+            check(props, json!({"x": true})),
+            [
+                r#"spec.x: Invalid value: "boolean": spec.x in body must be of type string: "boolean""#,
+                r#"spec.x: Unsupported value: true: supported values: "a", "b""#,
+            ]
+        );
+    }
+
+    #[test]
+    fn enum_uses_go_conversions() {
+        // The server converts the value to the enum value's Go type before comparing.
+        let props =
+            json!({"n": {"type": "number", "enum": [1]}, "f": {"type": "integer", "enum": [2.0]}});
+        assert!(check(props.clone(), json!({"n": 1.0})).is_empty());
+        assert!(check(props.clone(), json!({"n": 1.7})).is_empty());
+        assert!(check(props, json!({"f": 2})).is_empty());
+        let nullable = json!({"x": {"type": "string", "nullable": true, "enum": ["a"]}});
+        assert_eq!(
+            check(nullable, json!({"x": null})),
+            [r#"spec.x: Unsupported value: null: supported values: "a""#]
+        );
+    }
+
+    #[test]
+    fn bounds_messages() {
+        let props = json!({
+            "max": {"type": "integer", "maximum": 10},
+            "xmax": {"type": "integer", "maximum": 10, "exclusiveMaximum": true},
+            "xmin": {"type": "integer", "minimum": 0, "exclusiveMinimum": true},
+            "f": {"type": "number", "maximum": 1000000, "minimum": 0.5}
+        });
+        assert!(
+            check(
+                props.clone(),
+                json!({"max": 10, "xmax": 9, "xmin": 1, "f": 0.5})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            check(props.clone(), json!({"max": 11, "xmax": 10, "xmin": 0})),
+            [
+                "spec.max: Invalid value: 11: spec.max in body should be less than or equal to 10",
+                "spec.xmax: Invalid value: 10: spec.xmax in body should be less than 10",
+                "spec.xmin: Invalid value: 0: spec.xmin in body should be greater than 0",
+            ]
+        );
+        assert_eq!(
+            check(props.clone(), json!({"f": 2000000.5})),
+            [
+                "spec.f: Invalid value: 2.0000005e+06: spec.f in body should be less than or equal to 1e+06"
+            ]
+        );
+        assert_eq!(
+            check(props, json!({"f": 0.25})),
+            ["spec.f: Invalid value: 0.25: spec.f in body should be greater than or equal to 0.5"]
+        );
+    }
+
+    #[test]
+    fn integer_bounds_are_truncated_like_the_server() {
+        // For integer values the server compares against int64(bound).
+        let props = json!({"n": {"type": "integer", "minimum": 0.5, "maximum": 10.9}});
+        assert!(check(props.clone(), json!({"n": 0})).is_empty());
+        assert_eq!(
+            check(props, json!({"n": 11})),
+            ["spec.n: Invalid value: 11: spec.n in body should be less than or equal to 10"]
+        );
+    }
+
+    #[test]
+    fn multiple_of_messages() {
+        let props = json!({"i": {"type": "integer", "multipleOf": 2}, "f": {"type": "number", "multipleOf": 0.1}});
+        assert!(check(props.clone(), json!({"i": -4, "f": 0.3})).is_empty());
+        assert_eq!(
+            check(props, json!({"i": 5, "f": 0.35})),
+            [
+                "spec.f: Invalid value: 0.35: spec.f in body should be a multiple of 0.1",
+                "spec.i: Invalid value: 5: spec.i in body should be a multiple of 2",
+            ]
+        );
+    }
+
+    #[test]
+    fn string_messages() {
+        let props = json!({
+            "max": {"type": "string", "maxLength": 3, "pattern": "^[a-z]+$"},
+            "one": {"type": "string", "maxLength": 1},
+            "min": {"type": "string", "minLength": 2},
+            "pat": {"type": "string", "pattern": "^[a-z]+$"}
+        });
+        assert!(
+            check(
+                props.clone(),
+                json!({"max": "abc", "min": "ab", "pat": "xyz"})
+            )
+            .is_empty()
+        );
+        assert!(
+            check(
+                json!({"u": {"type": "string", "maxLength": 3}}),
+                json!({"u": "ééé"})
+            )
+            .is_empty()
+        );
+        let errors = spec_schema(props.clone()).validate(&json!({"spec": {"max": "ABCD"}}));
+        // Only the first failing string check is reported.
+        assert_eq!(
+            strings(&errors),
+            ["spec.max: Too long: may not be more than 3 bytes"]
+        );
+        assert_eq!(errors[0].reason(), "FieldValueTooLong");
+        assert_eq!(errors[0].body(), "Too long: may not be more than 3 bytes");
+        assert_eq!(
+            check(props.clone(), json!({"one": "ab"})),
+            ["spec.one: Too long: may not be more than 1 byte"]
+        );
+        assert_eq!(
+            check(props.clone(), json!({"min": "a"})),
+            [r#"spec.min: Invalid value: "a": spec.min in body should be at least 2 chars long"#]
+        );
+        assert_eq!(
+            check(props, json!({"pat": "A1"})),
+            [r#"spec.pat: Invalid value: "A1": spec.pat in body should match '^[a-z]+$'"#]
+        );
+    }
+
+    #[test]
+    fn patterns_have_go_semantics() {
+        let props = json!({
+            "d": {"type": "string", "pattern": "^\\d+$"},
+            "w": {"type": "string", "pattern": "^[\\w-]+$"},
+            "b": {"type": "string", "pattern": "\\bfoo\\b"},
+            "brace": {"type": "string", "pattern": "^a{$"},
+            "posix": {"type": "string", "pattern": "^[[:alpha:]]+$"},
+            "quote": {"type": "string", "pattern": "^\\Q1+1\\E$"},
+            "bracket": {"type": "string", "pattern": "^[a[]+$"}
+        });
+        assert!(check(
+            props.clone(),
+            json!({"d": "123", "w": "a-b_c", "b": "a foo b", "brace": "a{", "posix": "abc", "quote": "1+1", "bracket": "a[a"})
+        )
+        .is_empty());
+        assert_eq!(check(props.clone(), json!({"d": "١٢٣"})).len(), 1);
+        assert_eq!(check(props.clone(), json!({"w": "é"})).len(), 1);
+        assert_eq!(check(props, json!({"b": "éfoo"})).len(), 0);
+    }
+
+    #[test]
+    fn format_messages() {
+        let props = json!({
+            "t": {"type": "string", "format": "date-time"},
+            "b": {"type": "string", "format": "byte"},
+            "u": {"type": "string", "format": "uuid"},
+            "d": {"type": "string", "format": "date"},
+            "i32": {"type": "integer", "format": "int32"},
+            "i64": {"type": "integer", "format": "int64"},
+            "odd": {"type": "string", "format": "no-such-format"},
+            "ip": {"type": "string", "format": "ipv4"},
+            "short": {"type": "string", "format": "k8s-short-name"}
+        });
+        assert!(check(
+            props.clone(),
+            json!({
+                "t": "2024-01-31T23:59:59.123+01:00", "b": "aGVsbG8=", "u": "123e4567-e89b-12d3-a456-426614174000",
+                "d": "2024-02-29", "i32": 3000000000i64, "i64": 1, "odd": "anything", "ip": "010.1.1.1", "short": "a-b"
+            })
+        )
+        .is_empty());
+        let errors = spec_schema(props.clone()).validate(&json!({"spec": {"t": "yesterday"}}));
+        assert_eq!(
+            strings(&errors),
+            [
+                r#"spec.t: Invalid value: "yesterday": spec.t in body must be of type date-time: "yesterday""#
+            ]
+        );
+        assert_eq!(errors[0].reason(), "FieldValueTypeInvalid");
+        assert_eq!(
+            check(
+                props.clone(),
+                json!({"b": "not base64!", "u": "nope", "d": "2023-02-29", "ip": "1.2.3", "short": "A"})
+            ),
+            [
+                r#"spec.b: Invalid value: "not base64!": spec.b in body must be of type byte: "not base64!""#,
+                r#"spec.d: Invalid value: "2023-02-29": spec.d in body must be of type date: "2023-02-29""#,
+                r#"spec.ip: Invalid value: "1.2.3": spec.ip in body must be of type ipv4: "1.2.3""#,
+                r#"spec.short: Invalid value: "A": spec.short in body must be of type k8s-short-name: "A""#,
+                r#"spec.u: Invalid value: "nope": spec.u in body must be of type uuid: "nope""#,
+            ]
+        );
+        // A non-string value for a string with a format is rejected with the format's name.
+        assert_eq!(
+            check(props.clone(), json!({"t": 5})),
+            [
+                r#"spec.t: Invalid value: "int64": spec.t in body must be of type date-time: "int64""#
+            ]
+        );
+        // ... while an array slips through the server's type check.
+        assert!(check(props, json!({"t": ["x"]})).is_empty());
+    }
+
+    #[test]
+    fn array_messages() {
+        let props = json!({
+            "min": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+            "max": {"type": "array", "maxItems": 2},
+            "one": {"type": "array", "maxItems": 1},
+            "uniq": {"type": "array", "uniqueItems": true}
+        });
+        assert!(
+            check(
+                props.clone(),
+                json!({"min": ["a"], "max": [1, 2], "uniq": [1, 1.0, "1"]})
+            )
+            .is_empty()
+        );
+        let errors =
+            spec_schema(props.clone()).validate(&json!({"spec": {"max": ["a", "b", "c"]}}));
+        assert_eq!(
+            strings(&errors),
+            ["spec.max: Too many: 3: must have at most 2 items"]
+        );
+        assert_eq!(errors[0].reason(), "FieldValueTooMany");
+        assert_eq!(errors[0].value, Some(json!(3)));
+        assert_eq!(
+            check(props.clone(), json!({"one": [1, 2]})),
+            ["spec.one: Too many: 2: must have at most 1 item"]
+        );
+        assert_eq!(
+            check(props.clone(), json!({"min": []})),
+            ["spec.min: Invalid value: 0: spec.min in body should have at least 1 items"]
+        );
+        assert_eq!(
+            check(props, json!({"uniq": [{"a": 1}, {"a": 1}]})),
+            [r#"spec.uniq: Invalid value: "": spec.uniq in body shouldn't contain duplicates"#]
+        );
+    }
+
+    #[test]
+    fn item_paths() {
+        let props = json!({"items": {"type": "array", "items": {
+            "type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}
+        }}});
+        assert_eq!(
+            check(props, json!({"items": [{"name": 1}, {}, {"name": "ok"}]})),
+            [
+                r#"spec.items[0].name: Invalid value: "integer": spec.items[0].name in body must be of type string: "integer""#,
+                "spec.items[1].name: Required value",
+            ]
+        );
+    }
+
+    #[test]
+    fn object_messages() {
+        let props = json!({
+            "max": {"type": "object", "maxProperties": 1, "additionalProperties": {"type": "string"}},
+            "min": {"type": "object", "minProperties": 2, "additionalProperties": {"type": "string"}},
+            "labels": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "closed": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false}
+        });
+        assert!(check(props.clone(), json!({"max": {"a": "1"}, "min": {"a": "1", "b": "2"}, "labels": {"x": 1}, "closed": {"a": "x"}})).is_empty());
+        assert_eq!(
+            check(props.clone(), json!({"max": {"a": "1", "b": "2"}})),
+            ["spec.max: Too many: 2: must have at most 1 item"]
+        );
+        assert_eq!(
+            check(props.clone(), json!({"min": {"a": "1"}})),
+            ["spec.min: Invalid value: 1: spec.min in body should have at least 2 properties"]
+        );
+        assert_eq!(
+            check(props.clone(), json!({"labels": {"x": "y"}})),
+            [
+                r#"spec.labels.x: Invalid value: "string": spec.labels.x in body must be of type integer: "string""#
+            ]
+        );
+        assert_eq!(
+            check(props, json!({"closed": {"a": "x", "b": 1}})),
+            [r#"spec.closed: Invalid value: "b": spec.closed.b in body is a forbidden property"#]
+        );
+    }
+
+    #[test]
+    fn nullable_and_null() {
+        let props = json!({"n": {"type": "string", "nullable": true}, "s": {"type": "string"}});
+        assert!(check(props.clone(), json!({"n": null})).is_empty());
+        assert_eq!(
+            check(props.clone(), json!({"s": null})),
+            [r#"spec.s: Invalid value: "null": spec.s in body must be of type string: "null""#]
+        );
+        // Pruning drops the null of a non-nullable field without default, as the server does.
+        let s = spec_schema(props);
+        let mut obj = json!({"spec": {"n": null, "s": null}});
+        assert!(s.prune(&mut obj).is_empty());
+        assert_eq!(obj, json!({"spec": {"n": null}}));
+        assert!(s.validate(&obj).is_empty());
+        // Null list items stay and fail.
+        let list = json!({"l": {"type": "array", "items": {"type": "string"}}});
+        let s = spec_schema(list);
+        let mut obj = json!({"spec": {"l": ["a", null]}});
+        s.prune(&mut obj);
+        assert_eq!(
+            strings(&s.validate(&obj)),
+            [
+                r#"spec.l[1]: Invalid value: "null": spec.l[1] in body must be of type string: "null""#
+            ]
+        );
+    }
+
+    #[test]
+    fn int_or_string() {
+        let props = json!({"port": {"x-kubernetes-int-or-string": true}, "np": {"x-kubernetes-int-or-string": true, "nullable": true}});
+        assert!(check(props.clone(), json!({"port": 80, "np": null})).is_empty());
+        assert!(check(props.clone(), json!({"port": "http"})).is_empty());
+        assert_eq!(
+            check(props.clone(), json!({"port": true})),
+            [
+                r#"spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean""#
+            ]
+        );
+        assert_eq!(
+            check(props, json!({"port": null})),
+            [
+                r#"spec.port: Invalid value: "null": spec.port in body must be of type integer,string: "null""#
+            ]
+        );
+    }
+
+    #[test]
+    fn int_or_string_with_any_of_matches_the_server() {
+        // The same cases as the server's own tests.
+        let s = Schema::new(&json!({"type": "object", "properties": {"field": {
+            "nullable": true, "x-kubernetes-int-or-string": true,
+            "anyOf": [{"type": "integer"}, {"type": "string"}]
+        }}}))
+        .unwrap();
+        for ok in [
+            json!({}),
+            json!({"field": null}),
+            json!({"field": 42}),
+            json!({"field": "foo"}),
+        ] {
+            assert!(s.validate(&ok).is_empty(), "{ok}");
+        }
+        assert_eq!(
+            sorted(strings(&s.validate(&json!({"field": true})))),
+            [
+                r#"<nil>: Invalid value: "": "field" must validate at least one schema (anyOf)"#,
+                r#"field: Invalid value: "boolean": field in body must be of type integer,string: "boolean""#,
+                r#"field: Invalid value: "boolean": field in body must be of type integer: "boolean""#,
+            ]
+        );
+        let s = Schema::new(&json!({"type": "object", "properties": {"field": {
+            "nullable": true, "x-kubernetes-int-or-string": true,
+            "allOf": [{"anyOf": [{"type": "integer"}, {"type": "string"}]}]
+        }}}))
+        .unwrap();
+        let errors = s.validate(&json!({"field": 1.2}));
+        assert_eq!(
+            sorted(strings(&errors)),
+            [
+                r#"<nil>: Invalid value: "": "field" must validate all the schemas (allOf). None validated"#,
+                r#"<nil>: Invalid value: "": "field" must validate at least one schema (anyOf)"#,
+                r#"field: Invalid value: "number": field in body must be of type integer,string: "number""#,
+                r#"field: Invalid value: "number": field in body must be of type integer: "number""#,
+            ]
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.field == "<nil>" && e.reason() == "FieldValueInvalid")
+        );
+    }
+
+    #[test]
+    fn composition_messages() {
+        let props = json!({
+            "any": {"type": "integer", "anyOf": [{"minimum": 5}, {"maximum": 1}]},
+            "one": {"type": "integer", "oneOf": [{"minimum": 0}, {"maximum": 10}]},
+            "all": {"type": "integer", "allOf": [{"minimum": 0}, {"maximum": 10}]},
+            "not": {"type": "integer", "not": {"minimum": 100}}
+        });
+        assert!(
+            check(
+                props.clone(),
+                json!({"any": 0, "one": 20, "all": 5, "not": 5})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            check(props.clone(), json!({"any": 3})),
+            [
+                r#"<nil>: Invalid value: "": "spec.any" must validate at least one schema (anyOf)"#,
+                "spec.any: Invalid value: 3: spec.any in body should be greater than or equal to 5",
+            ]
+        );
+        assert_eq!(
+            check(props.clone(), json!({"one": 5})),
+            [
+                r#"<nil>: Invalid value: "": "spec.one" must validate one and only one schema (oneOf). Found 2 valid alternatives"#
+            ]
+        );
+        assert_eq!(
+            check(props.clone(), json!({"all": 11})),
+            [
+                "spec.all: Invalid value: 11: spec.all in body should be less than or equal to 10",
+                r#"<nil>: Invalid value: "": "spec.all" must validate all the schemas (allOf)"#,
+            ]
+        );
+        assert_eq!(
+            check(props.clone(), json!({"not": 200})),
+            [r#"<nil>: Invalid value: "": "spec.not" must not validate the schema (not)"#]
+        );
+        let none =
+            json!({"one": {"type": "integer", "oneOf": [{"minimum": 10}, {"maximum": -10}]}});
+        assert_eq!(
+            check(none, json!({"one": 0})),
+            [
+                r#"<nil>: Invalid value: "": "spec.one" must validate one and only one schema (oneOf). Found none valid"#,
+                "spec.one: Invalid value: 0: spec.one in body should be greater than or equal to 10",
+            ]
+        );
+        // Composition also applies to nested value validations.
+        let nested = json!({"o": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+            "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}});
+        assert!(check(nested.clone(), json!({"o": {"a": "x"}})).is_empty());
+        assert_eq!(
+            check(nested, json!({"o": {}})),
+            [
+                r#"<nil>: Invalid value: "": "spec.o" must validate one and only one schema (oneOf). Found none valid"#,
+                "spec.o.a: Required value",
+            ]
+        );
+    }
+
+    #[test]
+    fn cel_rules_are_ignored() {
+        let props = json!({"a": {"type": "integer", "x-kubernetes-validations": [{"rule": "self > 10", "message": "too small"}]}});
+        assert!(check(props, json!({"a": 1})).is_empty());
+    }
+
+    // ---- list types --------------------------------------------------------------------------
+
+    fn list_schema() -> Schema {
+        spec_schema(json!({
+            "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+            "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                "items": {"type": "object", "properties": {
+                    "name": {"type": "string"}, "port": {"type": "integer"},
+                    "subs": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "integer"}}
+                }}},
+            "pairs": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name", "protocol"],
+                "items": {"type": "object", "properties": {"name": {"type": "string"}, "protocol": {"type": "string"}}}},
+            "plain": {"type": "array", "items": {"type": "string"}},
+            "atomic": {"type": "array", "x-kubernetes-list-type": "atomic", "items": {"type": "string"}},
+            "selector": {"type": "object", "x-kubernetes-map-type": "atomic", "additionalProperties": {"type": "string"}},
+            "maps": {"type": "object", "additionalProperties": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}}
+        }))
+    }
+
+    #[test]
+    fn list_set_duplicates() {
+        let s = list_schema();
+        let errors =
+            s.validate(&json!({"spec": {"tags": ["a", "b", "a", "a", "b"], "plain": ["a", "a"]}}));
+        assert_eq!(
+            strings(&errors),
+            [
+                r#"spec.tags[2]: Duplicate value: "a""#,
+                r#"spec.tags[4]: Duplicate value: "b""#
+            ]
+        );
+        assert_eq!(errors[0].reason(), "FieldValueDuplicate");
+        assert_eq!(
+            strings(&s.validate(&json!({"spec": {"maps": {"k": ["x", "x"]}}}))),
+            [r#"spec.maps[k][1]: Duplicate value: "x""#]
+        );
+    }
+
+    #[test]
+    fn list_map_duplicates() {
+        let s = list_schema();
+        assert!(
+            s.validate(
+                &json!({"spec": {"ports": [{"name": "a", "port": 1}, {"name": "b", "port": 1}]}})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            strings(&s.validate(&json!({"spec": {"ports": [{"name": "a", "port": 1}, {"name": "a", "port": 2}, {"port": 3}, {}]}}))),
+            [r#"spec.ports[1]: Duplicate value: {"name":"a"}"#, "spec.ports[3]: Duplicate value: {}"]
+        );
+        assert_eq!(
+            strings(&s.validate(&json!({"spec": {"pairs": [
+                {"name": "a", "protocol": "TCP"}, {"name": "a", "protocol": "UDP"}, {"protocol": "TCP", "name": "a"}
+            ]}}))),
+            [r#"spec.pairs[2]: Duplicate value: {"name":"a","protocol":"TCP"}"#]
+        );
+        assert_eq!(
+            strings(&s.validate(&json!({"spec": {"ports": [{"name": "a", "subs": [1, 1]}]}}))),
+            ["spec.ports[0].subs[1]: Duplicate value: 1"]
+        );
+        assert_eq!(
+            strings(&s.validate(&json!({"spec": {"ports": [{"name": "a"}, "b"]}}))),
+            [
+                r#"spec.ports[1]: Invalid value: "string": spec.ports[1] in body must be of type object: "string""#,
+                r#"spec.ports[1]: Invalid value: "b": must be an object for an array of list-type map"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn list_and_map_types_by_path() {
+        let s = list_schema();
+        assert_eq!(s.list_type(&["spec", "tags"]), ListType::Set);
+        assert_eq!(
+            s.list_type(&["spec", "ports"]),
+            ListType::Map(vec!["name".into()])
+        );
+        assert_eq!(
+            s.list_type(&["spec", "pairs"]),
+            ListType::Map(vec!["name".into(), "protocol".into()])
+        );
+        assert_eq!(s.list_type(&["spec", "ports", "subs"]), ListType::Set);
+        assert_eq!(s.list_type(&["spec", "plain"]), ListType::Atomic);
+        assert_eq!(s.list_type(&["spec", "atomic"]), ListType::Atomic);
+        assert_eq!(s.list_type(&["spec", "maps", "anykey"]), ListType::Set);
+        assert_eq!(s.list_type(&["spec", "nope", "deeper"]), ListType::Atomic);
+        assert_eq!(s.list_type(&[]), ListType::Atomic);
+        assert!(s.map_is_atomic(&["spec", "selector"]));
+        assert!(!s.map_is_atomic(&["spec"]));
+        assert!(!s.map_is_atomic(&["spec", "maps"]));
+        assert!(!s.map_is_atomic(&["spec", "unknown"]));
+    }
+
+    // ---- pruning -----------------------------------------------------------------------------
+
+    #[test]
+    fn prunes_unknown_fields_and_reports_paths() {
+        let s = Schema::new(&json!({
+            "type": "object",
+            "properties": {
+                "spec": {"type": "object", "properties": {
+                    "image": {"type": "string"},
+                    "items": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}}}},
+                    "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "nested": {"type": "object", "properties": {"kind": {"type": "string"}}}
+                }},
+                "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                    "properties": {"known": {"type": "object", "properties": {"a": {"type": "string"}}}}}
+            }
+        }))
+        .unwrap();
+        let mut obj = json!({
+            "apiVersion": "example.dev/v1", "kind": "WebApp", "metadata": {"name": "x", "whatever": 1},
+            "spec": {"image": "i", "foo": 1, "items": [{"name": "a", "extra": true}], "labels": {"any": "thing"},
+                "nested": {"kind": "K", "apiVersion": "v1", "metadata": {}}},
+            "status": {"free": {"form": [1, 2]}, "known": {"a": "x", "b": "y"}},
+            "top": 1
+        });
+        let pruned = s.prune(&mut obj);
+        assert_eq!(
+            pruned,
+            [
+                "spec.foo",
+                "spec.items[0].extra",
+                "spec.nested.apiVersion",
+                "spec.nested.metadata",
+                "status.known.b",
+                "top"
+            ]
+        );
+        assert_eq!(
+            obj,
+            json!({
+                "apiVersion": "example.dev/v1", "kind": "WebApp", "metadata": {"name": "x", "whatever": 1},
+                "spec": {"image": "i", "items": [{"name": "a"}], "labels": {"any": "thing"}, "nested": {"kind": "K"}},
+                "status": {"free": {"form": [1, 2]}, "known": {"a": "x"}}
+            })
+        );
+        assert!(s.prune(&mut obj).is_empty());
+    }
+
+    #[test]
+    fn root_type_meta_survives_schemas_that_do_not_mention_it() {
+        let s = Schema::new(&json!({"type": "object", "properties": {"spec": {"type": "object"}}}))
+            .unwrap();
+        let mut obj =
+            json!({"apiVersion": "v1", "kind": "K", "metadata": {"name": "n"}, "spec": {"x": 1}});
+        assert_eq!(s.prune(&mut obj), ["spec.x"]);
+        assert_eq!(
+            obj,
+            json!({"apiVersion": "v1", "kind": "K", "metadata": {"name": "n"}, "spec": {}})
+        );
+    }
+
+    #[test]
+    fn embedded_resources_keep_type_and_object_meta() {
+        let s = spec_schema(json!({
+            "template": {"type": "object", "x-kubernetes-embedded-resource": true,
+                "properties": {"spec": {"type": "object", "properties": {"a": {"type": "string"}}}}},
+            "raw": {"type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true}
+        }));
+        let mut obj = json!({"spec": {
+            "template": {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "p", "labels": {"a": "b"}, "bogus": 1, "annotations": {}, "uid": null,
+                    "generation": 0, "deletionGracePeriodSeconds": 0},
+                "spec": {"a": "x", "b": "y"}, "extra": 1},
+            "raw": {"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": "v"}, "metadata": null}
+        }});
+        let pruned = s.prune(&mut obj);
+        assert_eq!(
+            pruned,
+            [
+                "spec.template.extra",
+                "spec.template.spec.b",
+                "spec.template.metadata.bogus"
+            ]
+        );
+        assert_eq!(
+            obj,
+            json!({"spec": {
+                "template": {"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": "p", "labels": {"a": "b"}, "deletionGracePeriodSeconds": 0}, "spec": {"a": "x"}},
+                "raw": {"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": "v"}, "metadata": {}}
+            }})
+        );
+        assert!(s.validate(&obj).is_empty());
+    }
+
+    #[test]
+    fn embedded_resource_validation() {
+        let s = spec_schema(json!({
+            "template": {"type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true},
+            "list": {"type": "array", "items": {"type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true}}
+        }));
+        assert_eq!(
+            strings(&s.validate(&json!({"spec": {"template": {}}}))),
+            [
+                "spec.template.apiVersion: Required value",
+                "spec.template.kind: Required value"
+            ]
+        );
+        assert_eq!(
+            strings(&s.validate(&json!({"spec": {"list": [{"apiVersion": "a/b/c", "kind": 5, "metadata": {"name": "a/b", "namespace": "Bad"}}]}}))),
+            [
+                r#"spec.list[0].apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c"#,
+                "spec.list[0].kind: Invalid value: 5: must be a string",
+                r#"spec.list[0].metadata.name: Invalid value: "a/b": may not contain '/'"#,
+                r#"spec.list[0].metadata.namespace: Invalid value: "Bad": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"#,
+            ]
+        );
+        assert_eq!(
+            strings(&s.validate(&json!({"spec": {"template": {"apiVersion": "", "kind": "my_kind", "metadata": {"labels": "x"}}}}))),
+            [
+                r#"spec.template.apiVersion: Invalid value: "": must not be empty"#,
+                r#"spec.template.kind: Invalid value: "my_kind": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"#,
+                r#"spec.template.metadata: Invalid value: {"labels":"x"}: json: cannot unmarshal string into Go struct field ObjectMeta.labels of type map[string]string"#,
+            ]
+        );
+        assert!(s.validate(&json!({"spec": {"template": {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "ok"}}}})).is_empty());
+    }
+
+    #[test]
+    fn additional_properties_false_keeps_scalars_but_prunes_inside_objects() {
+        // The server prunes values of `additionalProperties: false` against no schema at all.
+        let s = spec_schema(json!({"o": {"type": "object", "additionalProperties": false}}));
+        let mut obj = json!({"spec": {"o": {"x": 1, "y": {"z": 1}}}});
+        assert_eq!(s.prune(&mut obj), ["spec.o.y.z"]);
+        assert_eq!(obj, json!({"spec": {"o": {"x": 1, "y": {}}}}));
+    }
+
+    // ---- schema compilation ------------------------------------------------------------------
+
+    #[test]
+    fn schema_errors() {
+        let err = Schema::new(
+            &json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "["}}}),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&err, SchemaError::InvalidPattern { path, pattern, .. } if path == "openAPIV3Schema.properties[a]" && pattern == "[")
+        );
+        assert!(
+            err.to_string()
+                .starts_with("openAPIV3Schema.properties[a].pattern: Invalid value: \"[\"")
+        );
+        assert_eq!(
+            err.to_string(),
+            "openAPIV3Schema.properties[a].pattern: Invalid value: \"[\": must be a valid regular expression, but isn't: error parsing regexp: unclosed character class: `[`"
+        );
+        let err =
+            Schema::new(&json!({"type": "array", "items": [{"type": "string"}]})).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "openAPIV3Schema.items: Forbidden: items must be a schema object and not an array"
+        );
+        let err = Schema::new(&json!({"properties": {"a": {"$ref": "#/x"}}})).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "openAPIV3Schema.properties[a].$ref: Forbidden: $ref is not supported"
+        );
+        for bad in [
+            json!("string"),
+            json!({"type": "array", "items": [{"type": "string"}]}),
+            json!({"$ref": "#/definitions/x"}),
+            json!({"type": "foo"}),
+            json!({"type": ["string"]}),
+            json!({"type": "null"}),
+            json!({"type": "object", "definitions": {"a": {}}}),
+            json!({"type": "object", "properties": {"a": 1}}),
+            json!({"type": "object", "patternProperties": {"a": {}}}),
+            json!({"type": "array", "x-kubernetes-list-type": "bag"}),
+            json!({"type": "integer", "minimum": "zero"}),
+            json!({"type": "string", "maxLength": 1.5}),
+        ] {
+            assert!(Schema::new(&bad).is_err(), "{bad}");
+        }
+        assert!(Schema::new(&json!({})).is_ok());
+    }
+
+    // ---- formatting helpers ------------------------------------------------------------------
+
+    #[test]
+    fn go_formatting() {
+        assert_eq!(
+            go_quote("a\"b\\\n\t\u{7}\u{7f}é\u{a0}\u{1F600}"),
+            "\"a\\\"b\\\\\\n\\t\\a\\x7fé\\u00a0\u{1F600}\""
+        );
+        assert_eq!(go_float_v(1e6), "1e+06");
+        assert_eq!(go_float_v(123456.0), "123456");
+        assert_eq!(go_float_v(1234567.0), "1.234567e+06");
+        assert_eq!(go_float_v(0.0001), "0.0001");
+        assert_eq!(go_float_v(0.00001), "1e-05");
+        assert_eq!(go_float_v(-1.5), "-1.5");
+        assert_eq!(go_float_v(3.0), "3");
+        assert_eq!(go_float_json(1e21), "1e+21");
+        assert_eq!(go_float_json(1e20), "100000000000000000000");
+        assert_eq!(go_float_json(1e-7), "1e-7");
+        assert_eq!(go_float_json(0.5), "0.5");
+        assert_eq!(
+            go_json(&json!({"b": [1, 2.5, null, true], "a": "<&>\u{1}"})),
+            r#"{"a":"\u003c\u0026\u003e\u0001","b":[1,2.5,null,true]}"#
+        );
+        assert_eq!(
+            go_bad_value(&json!(18446744073709551615u64)),
+            "1.8446744073709552e+19"
+        );
+        let e = FieldError::not_supported("f", json!("x"), &["a", "b\"c"]);
+        assert_eq!(
+            e.to_string(),
+            r#"f: Unsupported value: "x": supported values: "a", "b\"c""#
+        );
+        assert_eq!(
+            FieldError::duplicate("f[1]", json!(null)).to_string(),
+            "f[1]: Duplicate value: null"
+        );
+        assert_eq!(
+            FieldError::invalid("f", json!(false), "bad").reason(),
+            "FieldValueInvalid"
+        );
+    }
+
+    #[test]
+    fn string_format_checks() {
+        assert!(validates_format("date-time", "2024-01-01t10:00:00Z"));
+        assert!(validates_format("datetime", "2024-01-01T10:00:00.5-07:00"));
+        assert!(!validates_format("date-time", "2024-01-01T24:00:00Z"));
+        assert!(!validates_format("date-time", "2024-01-01"));
+        assert!(!validates_format("date", "2024-1-01"));
+        assert!(validates_format("byte", "aGk="));
+        assert!(!validates_format("byte", ""));
+        assert!(validates_format("uuid", "123E4567E89B12D3A456426614174000"));
+        assert!(validates_format(
+            "uuid4",
+            "123e4567-e89b-42d3-a456-426614174000"
+        ));
+        assert!(!validates_format(
+            "uuid4",
+            "123e4567-e89b-12d3-a456-426614174000"
+        ));
+        assert!(validates_format("ipv4", "192.168.0.1"));
+        assert!(validates_format("ipv4", "::ffff:1.2.3.4"));
+        assert!(!validates_format("ipv4", "256.1.1.1"));
+        assert!(validates_format("ipv6", "fe80::1"));
+        assert!(validates_format("ipv6", "::"));
+        assert!(!validates_format("ipv6", "fe80::1%eth0"));
+        assert!(!validates_format("ipv6", "1:2:3:4:5:6:7:8:9"));
+        assert!(!validates_format("ipv6", "1.2.3.4"));
+        assert!(validates_format("cidr", "10.0.0.0/8"));
+        assert!(validates_format("cidr", "fd00::/64"));
+        assert!(!validates_format("cidr", "10.0.0.0/33"));
+        assert!(!validates_format("cidr", "10.0.0.0"));
+        assert!(validates_format("mac", "01:23:45:67:89:ab"));
+        assert!(validates_format("mac", "0123.4567.89ab"));
+        assert!(!validates_format("mac", "01:23:45:67:89"));
+        assert!(!validates_format("mac", "01:23-45:67:89:ab"));
+        assert!(validates_format("hostname", "example.com"));
+        assert!(validates_format("hostname", "localhost"));
+        assert!(!validates_format("hostname", "-bad.com"));
+        assert!(validates_format("duration", "1h30m"));
+        assert!(validates_format("duration", "-1.5s"));
+        assert!(validates_format("duration", "3 days"));
+        assert!(!validates_format("duration", "5 parsecs"));
+        assert!(!validates_format("duration", ""));
+        assert!(validates_format("email", "a.b@example.com"));
+        assert!(validates_format("email", "Jane Doe <jane@example.com>"));
+        assert!(!validates_format("email", "not-an-email"));
+        assert!(!validates_format("email", "a..b@example.com"));
+        assert!(validates_format("uri", "https://example.com/a?b=c"));
+        assert!(validates_format("uri", "/relative/path"));
+        assert!(validates_format("uri", "mailto:a@b"));
+        assert!(!validates_format("uri", "relative/path"));
+        assert!(!validates_format("uri", "http://exa mple.com/"));
+        assert!(!validates_format("uri", "http://host:port/"));
+        assert!(!validates_format("uri", "/bad%zz"));
+        assert!(validates_format("isbn", "978-0321751041"));
+        assert!(validates_format("isbn10", "0321751043"));
+        assert!(!validates_format("isbn13", "9780321751042"));
+        assert!(validates_format("creditcard", "4111 1111 1111 1111"));
+        assert!(!validates_format("creditcard", "4111 1111 1111 1112"));
+        assert!(validates_format("ssn", "123-45-6789"));
+        assert!(validates_format("hexcolor", "#ffF"));
+        assert!(validates_format("rgbcolor", "rgb(255, 0,10)"));
+        assert!(!validates_format("rgbcolor", "rgb(256,0,0)"));
+        assert!(validates_format("bsonobjectid", "507f1f77bcf86cd799439011"));
+        assert!(validates_format("k8s-long-name", "a.b-c"));
+        assert!(!validates_format("k8s-long-name", "a.-"));
+        assert!(validates_format("password", ""));
+    }
+
+    #[test]
+    fn hostname_matches_the_reference_pattern() {
+        let hn = "a-zA-Z0-9\\p{S}\\p{L}";
+        let reference = regex::RegexBuilder::new(&format!(
+            "^([{hn}]((-?[{hn}]{{0,62}})?)|([{hn}](([{hn}\\-]{{0,61}}[{hn}])?)(\\.)){{1,}}([a-zA-Z\\p{{L}}]){{2,63}})$"
+        ))
+        .size_limit(256 << 20)
+        .build()
+        .unwrap();
+        let long = "a".repeat(63);
+        let longer = "a".repeat(64);
+        let mut inputs: Vec<String> = [
+            "",
+            "a",
+            "-",
+            "a-",
+            "-a",
+            "a-b",
+            "a-b-c",
+            "a--b",
+            "ab-cd",
+            "localhost",
+            "x.y",
+            "a.bc",
+            "a.b1",
+            "a.b-c",
+            "example.com",
+            "sub.example.com",
+            "a-.com",
+            "-a.com",
+            "a-b.com",
+            "a--b.com",
+            "a..com",
+            ".com",
+            "com.",
+            "münchen.de",
+            "☃.net",
+            "a☃b.com",
+            "a.☃☃",
+            "$.com",
+            "a b.com",
+            "a_b.com",
+            "1.2.3.4",
+            "a.b.c.d.ef",
+        ]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+        inputs.extend([
+            long.clone(),
+            longer.clone(),
+            format!("a-{long}"),
+            format!("a-{}", "b".repeat(62)),
+            format!("{long}.com"),
+            format!("{longer}.com"),
+            format!("a.{}", "c".repeat(63)),
+            format!("a.{}", "c".repeat(64)),
+            format!("a{}a.com", "-".repeat(61)),
+        ]);
+        for input in &inputs {
+            let expected = reference.is_match(input)
+                && input.len() <= 255
+                && input.split('.').all(|p| p.len() <= 63);
+            assert_eq!(is_hostname(input), expected, "{input:?}");
+        }
+    }
+
+    // ---- robustness --------------------------------------------------------------------------
+
+    #[test]
+    fn no_panic_on_odd_schemas_and_values() {
+        let schemas = [
+            json!({}),
+            json!({"type": "object"}),
+            json!({"type": "array"}),
+            json!({"x-kubernetes-preserve-unknown-fields": true}),
+            json!({"type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true}),
+            json!({"type": "object", "additionalProperties": true}),
+            json!({"type": "object", "additionalProperties": false, "minProperties": -1, "maxProperties": 0}),
+            json!({"type": "string", "format": "date-time", "minLength": -5, "maxLength": 0, "enum": []}),
+            json!({"type": "integer", "format": "int32", "multipleOf": 0.5, "minimum": -1e300, "maximum": 1e300}),
+            json!({"type": "number", "multipleOf": 1e-300, "exclusiveMinimum": true}),
+            json!({"type": "array", "x-kubernetes-list-type": "map", "items": {"type": "object"}}),
+            json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["a", "b"], "minItems": 99, "uniqueItems": true}),
+            json!({"type": "object", "required": ["a", "a"], "properties": {"a": {"type": "object", "default": {"b": null}, "nullable": true,
+                "properties": {"b": {"type": "array", "default": [null], "items": {"type": "string", "default": "d"}}}}}}),
+            json!({"allOf": [{}, {"not": {}}], "anyOf": [{"anyOf": [{"oneOf": [{}, {}]}]}], "oneOf": [{"enum": [null, {"a": [1.5]}]}]}),
+            json!({"type": "object", "properties": {"spec": {"x-kubernetes-int-or-string": true, "pattern": "^(a|b)*$", "format": "ipv6"}},
+                "additionalProperties": {"type": "array", "items": {"type": "array", "x-kubernetes-list-type": "set"}}}),
+        ];
+        let values = [
+            json!(null),
+            json!(0),
+            json!(-0.0),
+            json!(18446744073709551615u64),
+            json!(-9223372036854775808i64),
+            json!(1.7976931348623157e308),
+            json!("é\u{0}\u{10FFFF}"),
+            json!([]),
+            json!([null, [null, [null]], {"": {}}]),
+            json!({"spec": null, "apiVersion": 1, "kind": [], "metadata": "m", "a": {"b": [1, 1, {"a": 1}, {"a": 1}]}}),
+            json!({"spec": {"a": 1}, "x": [[1, 1], [1, 1]], "y": [{"a": 1, "b": 2}, null, {"a": 1, "b": 2}, "s"]}),
+            json!({"a": null, "b": {"c": [null, "x"]}}),
+        ];
+        for schema in &schemas {
+            let s = Schema::new(schema).unwrap();
+            for value in &values {
+                let mut v = value.clone();
+                let _ = s.prune(&mut v);
+                s.apply_defaults(&mut v);
+                for e in s.validate(&v).iter().chain(s.validate(value).iter()) {
+                    let _ = (e.to_string(), e.reason(), e.body());
+                }
+                let _ = invalid_message("K", "g", "n", &s.validate(value));
+                for path in [&[][..], &["spec"][..], &["a", "b", "c"][..], &[""][..]] {
+                    let _ = (s.list_type(path), s.map_is_atomic(path));
+                }
+            }
+        }
+        for p in [
+            "[",
+            "a{",
+            "\\Q",
+            "[[:",
+            "[]",
+            "[^]]",
+            "x{2,1}",
+            "\\",
+            "(?P<n>a)",
+            "[a-\\d]",
+            "\\pL{1,2}",
+        ] {
+            let _ = Schema::new(&json!({"type": "string", "pattern": p}));
+        }
+        for f in [
+            "ipv6",
+            "ipv4",
+            "cidr",
+            "mac",
+            "uri",
+            "email",
+            "duration",
+            "datetime",
+            "date",
+            "isbn",
+            "creditcard",
+            "hostname",
+        ] {
+            for s in [
+                "",
+                ":",
+                "::",
+                "%",
+                "%%",
+                "/",
+                "[",
+                "1.2.3.4/",
+                "a@",
+                "@",
+                "<>",
+                "\"",
+                "\"\"@x",
+                "9".repeat(40).as_str(),
+                "é::1",
+                "1:2:3:4:5:6:1.2.3.4",
+            ] {
+                let _ = validates_format(f, s);
+            }
+        }
+    }
 }

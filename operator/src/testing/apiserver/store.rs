@@ -100,7 +100,10 @@ impl Filter {
             return false;
         }
         self.labels.matches(meta["labels"].as_object())
-            && (self.fields.is_empty() || self.fields.matches(|field| field_value(&self.rtype, obj, field)))
+            && (self.fields.is_empty()
+                || self
+                    .fields
+                    .matches(|field| field_value(&self.rtype, obj, field)))
     }
 }
 
@@ -156,11 +159,9 @@ const SNAPSHOTS_KEPT: usize = 32;
 impl Collection {
     /// Sends an event to every watcher whose filter it passes, translating selector moves into ADDED/DELETED.
     fn fan_out(&mut self, ev: &Event) {
-        self.watchers.retain(|w| {
-            match translate(&w.filter, ev) {
-                Some(k) => w.tx.send(WatchItem::Event(k, ev.object.clone())).is_ok(),
-                None => !w.tx.is_closed(),
-            }
+        self.watchers.retain(|w| match translate(&w.filter, ev) {
+            Some(k) => w.tx.send(WatchItem::Event(k, ev.object.clone())).is_ok(),
+            None => !w.tx.is_closed(),
         });
     }
 
@@ -232,7 +233,10 @@ pub fn translate(filter: &Filter, ev: &Event) -> Option<EventType> {
 
 /// 410 for a resourceVersion older than the kept history.
 pub fn too_old(rv: u64, compacted: u64) -> ApiError {
-    ApiError::gone(format!("too old resource version: {rv} ({})", compacted + 1))
+    ApiError::gone(format!(
+        "too old resource version: {rv} ({})",
+        compacted + 1
+    ))
 }
 
 /// 504 for a resourceVersion newer than the server's.
@@ -324,7 +328,12 @@ impl Ids {
 
 impl State {
     /// An empty state with the given types.
-    pub fn new(registry: Registry, history_limit: usize, controllers: bool, seed: Option<u64>) -> Self {
+    pub fn new(
+        registry: Registry,
+        history_limit: usize,
+        controllers: bool,
+        seed: Option<u64>,
+    ) -> Self {
         Self {
             rv: 0,
             registry,
@@ -361,7 +370,10 @@ impl State {
         obj["metadata"]["resourceVersion"] = Value::String(rv.to_string());
         let obj = Arc::new(obj);
         let key = key_of(&obj);
-        let prev = self.collection(storage).objects.insert(key.clone(), obj.clone());
+        let prev = self
+            .collection(storage)
+            .objects
+            .insert(key.clone(), obj.clone());
         if let Some(p) = &prev {
             self.unindex(storage, &key, p);
         }
@@ -422,7 +434,10 @@ impl State {
             self.uids.insert(uid.to_string(), loc.clone());
         }
         for owner in owner_uids(obj) {
-            self.dependents.entry(owner).or_default().insert(loc.clone());
+            self.dependents
+                .entry(owner)
+                .or_default()
+                .insert(loc.clone());
         }
     }
 
@@ -460,7 +475,9 @@ impl State {
     ) -> u64 {
         self.next_watcher += 1;
         let id = self.next_watcher;
-        self.collection(storage).watchers.push(Watcher { id, tx, filter });
+        self.collection(storage)
+            .watchers
+            .push(Watcher { id, tx, filter });
         id
     }
 

@@ -113,7 +113,9 @@ fn table(rt: &ResourceType, items: Vec<Value>, include: Include, list_meta: Valu
         "description": "Name must be unique within a namespace."
     })];
     for (name, ty, _) in &rt.printer_columns {
-        columns.push(json!({ "name": name, "type": ty, "format": "", "description": "", "priority": 0 }));
+        columns.push(
+            json!({ "name": name, "type": ty, "format": "", "description": "", "priority": 0 }),
+        );
     }
     columns.push(json!({
         "name": "Created At", "type": "date", "format": "", "priority": 0,

@@ -17,7 +17,8 @@ const LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case a
 fn is_label(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
-        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
         && b[0] != b'-'
         && b[b.len() - 1] != b'-'
 }
@@ -39,7 +40,11 @@ pub fn dns_label(s: &str) -> Result<(), String> {
     if s.len() > 63 {
         return Err("must be no more than 63 characters".into());
     }
-    if is_label(s) { Ok(()) } else { Err(LABEL_MSG.into()) }
+    if is_label(s) {
+        Ok(())
+    } else {
+        Err(LABEL_MSG.into())
+    }
 }
 
 /// Defaults, prunes and validates `obj` for `rt`; returns the paths of unknown fields that were dropped.
@@ -64,7 +69,12 @@ pub fn check(rt: &ResourceType, obj: &mut Value, name: &str) -> ApiResult<Vec<St
     Ok(unknown)
 }
 
-fn check_custom(rt: &ResourceType, s: &Schema, obj: &mut Value, name: &str) -> ApiResult<Vec<String>> {
+fn check_custom(
+    rt: &ResourceType,
+    s: &Schema,
+    obj: &mut Value,
+    name: &str,
+) -> ApiResult<Vec<String>> {
     if !obj.is_object() {
         return Err(ApiError::bad_request("Object 'Kind' is missing in 'null'"));
     }
@@ -76,14 +86,10 @@ fn check_custom(rt: &ResourceType, s: &Schema, obj: &mut Value, name: &str) -> A
     }
     let causes = errors
         .iter()
-        .map(|e| {
-            let full = e.to_string();
-            let prefix = format!("{}: ", e.field);
-            Cause {
-                reason: e.reason().to_string(),
-                message: full.strip_prefix(&prefix).unwrap_or(&full).to_string(),
-                field: e.field.clone(),
-            }
+        .map(|e| Cause {
+            reason: e.reason().to_string(),
+            message: e.body(),
+            field: e.field.clone(),
         })
         .collect();
     Err(ApiError::invalid(&rt.kind, &rt.group, name, causes))
@@ -94,7 +100,11 @@ fn unknown_fields(input: &Value, output: &Value, path: String, out: &mut Vec<Str
     match (input, output) {
         (Value::Object(i), Value::Object(o)) => {
             for (k, v) in i {
-                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
                 match o.get(k) {
                     Some(ov) => unknown_fields(v, ov, p, out),
                     None if v.is_null() => {}
@@ -132,7 +142,11 @@ fn pod_spec_defaults(spec: &mut Value) {
                 let image = c["image"].as_str().unwrap_or("").to_string();
                 let tag = image.rsplit('/').next().unwrap_or("");
                 let latest = !tag.contains(':') || tag.ends_with(":latest");
-                let policy = if latest && !image.contains('@') { "Always" } else { "IfNotPresent" };
+                let policy = if latest && !image.contains('@') {
+                    "Always"
+                } else {
+                    "IfNotPresent"
+                };
                 set_default(c, "imagePullPolicy", json!(policy));
                 set_default(c, "terminationMessagePath", json!("/dev/termination-log"));
                 set_default(c, "terminationMessagePolicy", json!("File"));
@@ -182,10 +196,10 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
             );
             pod_spec_defaults(&mut spec["template"]["spec"]);
         }
-        ("apps", "DaemonSet") | ("apps", "ReplicaSet") | ("batch", "Job") => {
-            if obj["spec"]["template"]["spec"].is_object() {
-                pod_spec_defaults(&mut obj["spec"]["template"]["spec"]);
-            }
+        ("apps", "DaemonSet") | ("apps", "ReplicaSet") | ("batch", "Job")
+            if obj["spec"]["template"]["spec"].is_object() =>
+        {
+            pod_spec_defaults(&mut obj["spec"]["template"]["spec"]);
         }
         ("", "Service") => {
             let spec = &mut obj["spec"];

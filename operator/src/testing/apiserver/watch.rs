@@ -77,7 +77,8 @@ impl WatchStream {
     }
 
     fn line(&self, kind: &str, object: Value) -> Bytes {
-        let mut bytes = serde_json::to_vec(&json!({ "type": kind, "object": object })).unwrap_or_default();
+        let mut bytes =
+            serde_json::to_vec(&json!({ "type": kind, "object": object })).unwrap_or_default();
         bytes.push(b'\n');
         Bytes::from(bytes)
     }
@@ -90,7 +91,8 @@ impl WatchStream {
                 self.line(kind.as_str(), rendered)
             }
             WatchItem::Bookmark(rv, initial_end) => {
-                let mut metadata = json!({ "resourceVersion": rv.to_string(), "creationTimestamp": null });
+                let mut metadata =
+                    json!({ "resourceVersion": rv.to_string(), "creationTimestamp": null });
                 if initial_end {
                     metadata["annotations"] = json!({ "k8s.io/initial-events-end": "true" });
                 }
