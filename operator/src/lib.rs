@@ -1,6 +1,43 @@
 //! A runtime for writing Kubernetes operators declaratively.
+//!
+//! An operator is a [`Reconciler`] per kind: a list of steps ([`reconcilers`]) that compute desired
+//! children, run custom logic and report into the parent's status. [`Operator`] runs reconcilers on
+//! `kube_runtime::Controller` with shared caches, triggers from owned, watched and tracked kinds, error
+//! backoff and graceful shutdown. Every write is a [`Command`], so steps can be tested by the commands they
+//! produce; `operator::testing` (feature `testing`) adds an in-memory API server and table tests.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod cache;
+pub mod command;
+pub mod conditions;
+pub mod context;
+pub mod controller;
+pub mod error;
+pub mod outcome;
+pub mod reconciler;
+pub mod reconcilers;
+pub mod stash;
+pub mod tracker;
+
 #[cfg(feature = "testing")]
 pub mod testing;
+
+pub use cache::{Cache, CachedKind, Caches};
+pub use command::{Command, Dispatcher, RecordingDispatcher, Target};
+pub use conditions::{ConditionStatus, ConditionUpdate, ReconcilerStatus};
+pub use context::{Context, Settings};
+pub use controller::{Backoff, Operator};
+pub use error::{Error, Result};
+pub use outcome::Outcome;
+pub use reconciler::{ParentKind, Pass, Reconciler};
+pub use reconcilers::{
+    CastReconciler, ChildOutcome, ChildReconciler, ChildSetReconciler, IfThen, Sequence,
+    SubReconciler, SyncReconciler, TryCatch, WithFinalizer, WriteStrategy,
+};
+pub use stash::{Stash, StashKey};
+pub use tracker::{TrackKey, Tracker};
+
+// Re-exported so that authors and generated code name one set of versions.
+pub use k8s_openapi;
+pub use kube;

@@ -1,0 +1,363 @@
+//! Shared caches: one watch and one store per kind, shared by every controller in the process, with an index
+//! of objects by owner uid so a reconcile finds its children without scanning.
+
+use std::any::{Any, TypeId};
+use std::collections::{HashMap, HashSet};
+use std::fmt::Debug;
+use std::sync::{Arc, Mutex, RwLock};
+
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt};
+use kube::api::Api;
+use kube::runtime::WatchStreamExt;
+use kube::runtime::reflector::{self, ObjectRef, ReflectHandle, Store};
+use kube::runtime::watcher::{self, Event};
+use kube::{Client, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+
+/// The annotation `kubectl apply` keeps; stripped from cached objects with `managedFields`.
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// What a kind must be to be cached.
+pub trait CachedKind:
+    Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+
+impl<K> CachedKind for K where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+
+type OwnerIndex<K> = Arc<RwLock<HashMap<String, HashSet<ObjectRef<K>>>>>;
+
+/// A change to a cached object, as broadcast to controllers' triggers.
+#[derive(Debug)]
+pub enum Change<K> {
+    /// Created or updated (or seen in a re-list).
+    Applied(Arc<K>),
+    /// Deleted (or missing from a re-list).
+    Deleted(Arc<K>),
+}
+
+impl<K> Clone for Change<K> {
+    fn clone(&self) -> Self {
+        match self {
+            Change::Applied(o) => Change::Applied(o.clone()),
+            Change::Deleted(o) => Change::Deleted(o.clone()),
+        }
+    }
+}
+
+impl<K> Change<K> {
+    /// The object.
+    pub fn object(&self) -> &Arc<K> {
+        match self {
+            Change::Applied(o) | Change::Deleted(o) => o,
+        }
+    }
+}
+
+/// The cache of one kind: a reflector store and the owner index.
+pub struct Cache<K: CachedKind> {
+    store: Store<K>,
+    owners: OwnerIndex<K>,
+    writer: Arc<Mutex<Option<reflector::store::Writer<K>>>>,
+    changes: tokio::sync::broadcast::Sender<Change<K>>,
+}
+
+impl<K: CachedKind> Clone for Cache<K> {
+    fn clone(&self) -> Self {
+        Self {
+            store: self.store.clone(),
+            owners: self.owners.clone(),
+            writer: self.writer.clone(),
+            changes: self.changes.clone(),
+        }
+    }
+}
+
+impl<K: CachedKind> Cache<K> {
+    /// The reflector store.
+    pub fn store(&self) -> &Store<K> {
+        &self.store
+    }
+
+    /// An object by namespace and name.
+    pub fn get(&self, namespace: Option<&str>, name: &str) -> Option<Arc<K>> {
+        let mut r = ObjectRef::new(name);
+        if let Some(ns) = namespace {
+            r = r.within(ns);
+        }
+        self.store.get(&r)
+    }
+
+    /// The objects whose `ownerReferences` name `uid`.
+    pub fn owned_by(&self, uid: &str) -> Vec<Arc<K>> {
+        let owners = self.owners.read().unwrap_or_else(|e| e.into_inner());
+        owners
+            .get(uid)
+            .map(|refs| refs.iter().filter_map(|r| self.store.get(r)).collect())
+            .unwrap_or_default()
+    }
+
+    /// A new subscription to the kind's changes, for a controller trigger. `None` once the cache has started.
+    pub fn subscribe(&self) -> Option<ReflectHandle<K>> {
+        self.writer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .and_then(|w| w.subscribe())
+    }
+
+    /// Every change from now on, including deletes (a lagging receiver gets `RecvError::Lagged`).
+    pub fn changes(&self) -> tokio::sync::broadcast::Receiver<Change<K>> {
+        self.changes.subscribe()
+    }
+
+    /// Waits until the first list has been stored.
+    pub async fn ready(&self) {
+        let _ = self.store.wait_until_ready().await;
+    }
+}
+
+/// Strips what the runtime never reads from a cached object, to save memory.
+pub fn strip<K: Resource>(obj: &mut K) {
+    let meta = obj.meta_mut();
+    meta.managed_fields = None;
+    if let Some(a) = meta.annotations.as_mut() {
+        a.remove(LAST_APPLIED);
+        if a.is_empty() {
+            meta.annotations = None;
+        }
+    }
+}
+
+fn index_update<K: CachedKind>(
+    owners: &OwnerIndex<K>,
+    pending: &mut Option<HashMap<String, HashSet<ObjectRef<K>>>>,
+    ev: &Event<K>,
+) {
+    let refs_of =
+        |o: &K| -> Vec<String> { o.owner_references().iter().map(|r| r.uid.clone()).collect() };
+    let remove = |map: &mut HashMap<String, HashSet<ObjectRef<K>>>, r: &ObjectRef<K>| {
+        map.retain(|_, set| {
+            set.remove(r);
+            !set.is_empty()
+        });
+    };
+    match ev {
+        Event::Init => *pending = Some(HashMap::new()),
+        Event::InitApply(o) => {
+            if let Some(map) = pending.as_mut() {
+                for uid in refs_of(o) {
+                    map.entry(uid).or_default().insert(ObjectRef::from_obj(o));
+                }
+            }
+        }
+        Event::InitDone => {
+            if let Some(map) = pending.take() {
+                *owners.write().unwrap_or_else(|e| e.into_inner()) = map;
+            }
+        }
+        Event::Apply(o) => {
+            let r = ObjectRef::from_obj(o);
+            let mut map = owners.write().unwrap_or_else(|e| e.into_inner());
+            let uids = refs_of(o);
+            // Owner references rarely change; only rebuild this object's entries when they might have.
+            let known: Vec<String> = map
+                .iter()
+                .filter(|(_, s)| s.contains(&r))
+                .map(|(u, _)| u.clone())
+                .collect();
+            if known != uids {
+                remove(&mut map, &r);
+                for uid in uids {
+                    map.entry(uid).or_default().insert(r.clone());
+                }
+            }
+        }
+        Event::Delete(o) => {
+            let r = ObjectRef::from_obj(o);
+            let mut map = owners.write().unwrap_or_else(|e| e.into_inner());
+            for uid in refs_of(o) {
+                if let Some(set) = map.get_mut(&uid) {
+                    set.remove(&r);
+                    if set.is_empty() {
+                        map.remove(&uid);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Tells subscribers what changed; a re-list reports objects that vanished during a watch gap as deleted.
+fn broadcast<K: CachedKind>(
+    changes: &tokio::sync::broadcast::Sender<Change<K>>,
+    store: &Store<K>,
+    listed: &mut Option<HashSet<ObjectRef<K>>>,
+    ev: &Event<K>,
+) {
+    let send = |c: Change<K>| {
+        // No receivers is fine: nobody needs this kind's triggers.
+        let _ = changes.send(c);
+    };
+    match ev {
+        Event::Init => *listed = Some(HashSet::new()),
+        Event::InitApply(o) => {
+            if let Some(l) = listed.as_mut() {
+                l.insert(ObjectRef::from_obj(o));
+            }
+            send(Change::Applied(Arc::new(o.clone())));
+        }
+        Event::InitDone => {
+            if let Some(l) = listed.take() {
+                for gone in store
+                    .state()
+                    .into_iter()
+                    .filter(|o| !l.contains(&ObjectRef::from_obj(o.as_ref())))
+                {
+                    send(Change::Deleted(gone));
+                }
+            }
+        }
+        Event::Apply(o) => send(Change::Applied(Arc::new(o.clone()))),
+        Event::Delete(o) => send(Change::Deleted(Arc::new(o.clone()))),
+    }
+}
+
+struct Entry {
+    cache: Box<dyn Any + Send + Sync>,
+    start: Option<BoxFuture<'static, ()>>,
+    kind: String,
+}
+
+/// Every cache of a process, one per kind, created on first use and started together.
+#[derive(Clone)]
+pub struct Caches {
+    client: Client,
+    entries: Arc<Mutex<HashMap<TypeId, Entry>>>,
+    buffer: usize,
+}
+
+impl Debug for Caches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let kinds: Vec<&str> = entries.values().map(|e| e.kind.as_str()).collect();
+        f.debug_struct("Caches").field("kinds", &kinds).finish()
+    }
+}
+
+impl Caches {
+    /// Caches reading through `client`, across all namespaces.
+    pub fn new(client: Client) -> Self {
+        Self {
+            client,
+            entries: Arc::default(),
+            buffer: 1024,
+        }
+    }
+
+    /// The client the caches watch with.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The cache of `K`, created (not yet started) on first use.
+    pub fn ensure<K: CachedKind>(&self) -> Cache<K> {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = entries.entry(TypeId::of::<K>()).or_insert_with(|| {
+            let writer = reflector::store::Writer::<K>::new_shared(self.buffer, ());
+            let store = writer.as_reader();
+            let owners: OwnerIndex<K> = Arc::default();
+            let writer = Arc::new(Mutex::new(Some(writer)));
+            let (changes, _) = tokio::sync::broadcast::channel(4096);
+            let cache = Cache {
+                store: store.clone(),
+                owners: owners.clone(),
+                writer: writer.clone(),
+                changes: changes.clone(),
+            };
+            let api: Api<K> = Api::all(self.client.clone());
+            let kind = K::kind(&()).into_owned();
+            let start = {
+                let kind = kind.clone();
+                async move {
+                    let Some(w) = writer.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+                        return;
+                    };
+                    let mut pending = None;
+                    let mut listed: Option<HashSet<ObjectRef<K>>> = None;
+                    let stream = watcher::watcher(api, watcher::Config::default())
+                        .default_backoff()
+                        .modify(strip::<K>)
+                        .map(move |ev| {
+                            if let Ok(ev) = &ev {
+                                index_update(&owners, &mut pending, ev);
+                                broadcast(&changes, &store, &mut listed, ev);
+                            }
+                            ev
+                        })
+                        .reflect_shared(w);
+                    futures::pin_mut!(stream);
+                    while let Some(ev) = stream.next().await {
+                        if let Err(e) = ev {
+                            tracing::warn!(kind = %kind, error = %e, "watch failed; retrying with backoff");
+                        }
+                    }
+                }
+                .boxed()
+            };
+            Entry {
+                cache: Box::new(cache),
+                start: Some(start),
+                kind,
+            }
+        });
+        entry
+            .cache
+            .downcast_ref::<Cache<K>>()
+            .cloned()
+            .unwrap_or_else(|| unreachable_cache::<K>())
+    }
+
+    /// The cache of `K` if some controller declared it.
+    pub fn get<K: CachedKind>(&self) -> Option<Cache<K>> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries
+            .get(&TypeId::of::<K>())?
+            .cache
+            .downcast_ref::<Cache<K>>()
+            .cloned()
+    }
+
+    /// The kinds cached, e.g. for logs.
+    pub fn kinds(&self) -> Vec<String> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut k: Vec<String> = entries.values().map(|e| e.kind.clone()).collect();
+        k.sort();
+        k
+    }
+
+    /// Takes the watch loops of caches not started yet; the caller spawns them (and aborts them on shutdown).
+    pub fn take_watches(&self) -> Vec<BoxFuture<'static, ()>> {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries
+            .values_mut()
+            .filter_map(|e| e.start.take())
+            .collect()
+    }
+}
+
+/// The entry map is keyed by `TypeId`, so the stored cache always has the requested type.
+fn unreachable_cache<K: CachedKind>() -> Cache<K> {
+    tracing::error!(kind = %K::kind(&()), "cache entry has the wrong type; using a detached cache");
+    let writer = reflector::store::Writer::<K>::new_shared(1, ());
+    Cache {
+        store: writer.as_reader(),
+        owners: Arc::default(),
+        writer: Arc::new(Mutex::new(None)),
+        changes: tokio::sync::broadcast::channel(1).0,
+    }
+}

@@ -1,0 +1,350 @@
+//! Every write a step wants, as a value, and the dispatchers that carry commands out.
+//!
+//! Steps never call the API directly: they hand a [`Command`] to the [`Context`](crate::Context), whose
+//! [`Dispatcher`] executes it against the API server ([`ApiDispatcher`]) or only records it
+//! ([`RecordingDispatcher`], for tests that assert on commands with no server at all).
+
+use std::sync::Mutex;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use k8s_openapi::api::core::v1::ObjectReference;
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams, Preconditions,
+};
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::{Client, Resource, ResourceExt};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+/// The object a command is about: its type and where it lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// API group (empty for core).
+    pub group: String,
+    /// API version.
+    pub version: String,
+    /// Kind.
+    pub kind: String,
+    /// Plural resource name.
+    pub plural: String,
+    /// Namespace, for namespaced objects.
+    pub namespace: Option<String>,
+    /// Name (empty for a create with `generateName`).
+    pub name: String,
+}
+
+impl Target {
+    /// The target of a typed object.
+    pub fn of<K: Resource<DynamicType = ()>>(obj: &K) -> Self {
+        Self {
+            group: K::group(&()).into_owned(),
+            version: K::version(&()).into_owned(),
+            kind: K::kind(&()).into_owned(),
+            plural: K::plural(&()).into_owned(),
+            namespace: obj.meta().namespace.clone(),
+            name: obj.meta().name.clone().unwrap_or_default(),
+        }
+    }
+
+    /// `v1` or `apps/v1`.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    fn api_resource(&self) -> ApiResource {
+        ApiResource {
+            group: self.group.clone(),
+            version: self.version.clone(),
+            api_version: self.api_version(),
+            kind: self.kind.clone(),
+            plural: self.plural.clone(),
+        }
+    }
+
+    fn api(&self, client: &Client) -> Api<DynamicObject> {
+        match &self.namespace {
+            Some(ns) => Api::namespaced_with(client.clone(), ns, &self.api_resource()),
+            None => Api::all_with(client.clone(), &self.api_resource()),
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{} {}/{}", self.kind, ns, self.name),
+            None => write!(f, "{} {}", self.kind, self.name),
+        }
+    }
+}
+
+/// An event to record about an object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventCommand {
+    /// The object the event is about.
+    pub regarding: ObjectReference,
+    /// `true` for a warning, `false` for a normal event.
+    pub warning: bool,
+    /// CamelCase reason, e.g. `Created`.
+    pub reason: String,
+    /// What happened, for humans.
+    pub note: String,
+    /// What the controller did, e.g. `Create`.
+    pub action: String,
+}
+
+/// A write a step wants done.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Create an object (`generateName` allowed).
+    Create {
+        /// What.
+        target: Target,
+        /// The object.
+        object: Value,
+    },
+    /// Server-side apply an object under a field manager.
+    Apply {
+        /// What.
+        target: Target,
+        /// The applied configuration.
+        object: Value,
+        /// The field manager.
+        field_manager: String,
+        /// Take fields from other managers.
+        force: bool,
+    },
+    /// Replace an object (its `resourceVersion` guards against lost updates).
+    Update {
+        /// What.
+        target: Target,
+        /// The object.
+        object: Value,
+    },
+    /// JSON merge patch of the main resource.
+    Patch {
+        /// What.
+        target: Target,
+        /// The merge patch.
+        patch: Value,
+    },
+    /// Delete an object, only if it still has this uid.
+    Delete {
+        /// What.
+        target: Target,
+        /// The uid precondition.
+        uid: Option<String>,
+    },
+    /// Write the parent's status through the status subresource.
+    UpdateStatus {
+        /// Whose.
+        target: Target,
+        /// The new status.
+        status: Value,
+        /// The parent's resourceVersion the status was computed from (409 when stale).
+        resource_version: Option<String>,
+    },
+    /// Record an event.
+    Event(EventCommand),
+}
+
+impl Command {
+    /// Whether the command changes stored objects (events do not count).
+    pub fn is_mutating(&self) -> bool {
+        !matches!(self, Command::Event(_))
+    }
+
+    /// The verb, for logs and tests: `create`, `apply`, `update`, `patch`, `delete`, `status`, `event`.
+    pub fn verb(&self) -> &'static str {
+        match self {
+            Command::Create { .. } => "create",
+            Command::Apply { .. } => "apply",
+            Command::Update { .. } => "update",
+            Command::Patch { .. } => "patch",
+            Command::Delete { .. } => "delete",
+            Command::UpdateStatus { .. } => "status",
+            Command::Event(_) => "event",
+        }
+    }
+}
+
+/// Carries out commands.
+pub trait Dispatcher: Send + Sync {
+    /// Executes a command; returns the resulting object for writes that return one.
+    fn execute<'a>(&'a self, command: &'a Command) -> BoxFuture<'a, Result<Option<Value>>>;
+}
+
+/// Executes commands against the API server.
+pub struct ApiDispatcher {
+    client: Client,
+    recorder: Recorder,
+}
+
+impl std::fmt::Debug for ApiDispatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiDispatcher").finish_non_exhaustive()
+    }
+}
+
+impl ApiDispatcher {
+    /// A dispatcher whose events name `controller` as their reporter.
+    pub fn new(client: Client, controller: &str) -> Self {
+        let recorder = Recorder::new(
+            client.clone(),
+            Reporter {
+                controller: controller.to_string(),
+                instance: std::env::var("POD_NAME").ok(),
+            },
+        );
+        Self { client, recorder }
+    }
+
+    async fn run(&self, command: &Command) -> Result<Option<Value>> {
+        let ctx = |what: &str, t: &Target| format!("{what} {t}");
+        let out = match command {
+            Command::Create { target, object } => {
+                let obj: DynamicObject = serde_json::from_value(object.clone())?;
+                let created = target
+                    .api(&self.client)
+                    .create(&PostParams::default(), &obj)
+                    .await
+                    .map_err(|e| Error::kube(ctx("create", target), e))?;
+                Some(serde_json::to_value(created)?)
+            }
+            Command::Apply {
+                target,
+                object,
+                field_manager,
+                force,
+            } => {
+                let mut pp = PatchParams::apply(field_manager);
+                pp.force = *force;
+                let applied = target
+                    .api(&self.client)
+                    .patch(&target.name, &pp, &Patch::Apply(object))
+                    .await
+                    .map_err(|e| Error::kube(ctx("apply", target), e))?;
+                Some(serde_json::to_value(applied)?)
+            }
+            Command::Update { target, object } => {
+                let obj: DynamicObject = serde_json::from_value(object.clone())?;
+                let updated = target
+                    .api(&self.client)
+                    .replace(&target.name, &PostParams::default(), &obj)
+                    .await
+                    .map_err(|e| Error::kube(ctx("update", target), e))?;
+                Some(serde_json::to_value(updated)?)
+            }
+            Command::Patch { target, patch } => {
+                let patched = target
+                    .api(&self.client)
+                    .patch(&target.name, &PatchParams::default(), &Patch::Merge(patch))
+                    .await
+                    .map_err(|e| Error::kube(ctx("patch", target), e))?;
+                Some(serde_json::to_value(patched)?)
+            }
+            Command::Delete { target, uid } => {
+                let dp = DeleteParams {
+                    preconditions: uid.as_ref().map(|u| Preconditions {
+                        uid: Some(u.clone()),
+                        resource_version: None,
+                    }),
+                    ..DeleteParams::background()
+                };
+                match target.api(&self.client).delete(&target.name, &dp).await {
+                    Ok(_) => None,
+                    // Already gone: the goal is reached.
+                    Err(kube::Error::Api(s)) if s.code == 404 => None,
+                    Err(e) => return Err(Error::kube(ctx("delete", target), e)),
+                }
+            }
+            Command::UpdateStatus {
+                target,
+                status,
+                resource_version,
+            } => {
+                let mut patch = serde_json::json!({ "status": status });
+                if let Some(rv) = resource_version {
+                    patch["metadata"] = serde_json::json!({ "resourceVersion": rv });
+                }
+                let out = target
+                    .api(&self.client)
+                    .patch_status(&target.name, &PatchParams::default(), &Patch::Merge(&patch))
+                    .await
+                    .map_err(|e| Error::kube(ctx("write status of", target), e))?;
+                Some(serde_json::to_value(out)?)
+            }
+            Command::Event(ev) => {
+                let event = Event {
+                    type_: if ev.warning {
+                        EventType::Warning
+                    } else {
+                        EventType::Normal
+                    },
+                    reason: ev.reason.clone(),
+                    note: Some(ev.note.clone()),
+                    action: ev.action.clone(),
+                    secondary: None,
+                };
+                // An event that cannot be recorded must not fail the pass.
+                if let Err(e) = self.recorder.publish(&event, &ev.regarding).await {
+                    tracing::warn!(error = %e, reason = %ev.reason, "could not record an event");
+                }
+                None
+            }
+        };
+        Ok(out)
+    }
+}
+
+impl Dispatcher for ApiDispatcher {
+    fn execute<'a>(&'a self, command: &'a Command) -> BoxFuture<'a, Result<Option<Value>>> {
+        self.run(command).boxed()
+    }
+}
+
+/// Records commands without executing them; writes answer with the object as sent.
+#[derive(Debug, Default)]
+pub struct RecordingDispatcher {
+    commands: Mutex<Vec<Command>>,
+}
+
+impl RecordingDispatcher {
+    /// The commands recorded so far.
+    pub fn commands(&self) -> Vec<Command> {
+        self.commands
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+impl Dispatcher for RecordingDispatcher {
+    fn execute<'a>(&'a self, command: &'a Command) -> BoxFuture<'a, Result<Option<Value>>> {
+        self.commands
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(command.clone());
+        let out = match command {
+            Command::Create { object, .. }
+            | Command::Apply { object, .. }
+            | Command::Update { object, .. } => Some(object.clone()),
+            _ => None,
+        };
+        async move { Ok(out) }.boxed()
+    }
+}
+
+/// The name of an object for logs.
+pub fn display_name<K: Resource>(obj: &K) -> String {
+    match obj.namespace() {
+        Some(ns) => format!("{ns}/{}", obj.name_any()),
+        None => obj.name_any(),
+    }
+}

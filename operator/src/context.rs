@@ -1,0 +1,230 @@
+//! What a step sees of the world during one pass: caches, the stash, commands, conditions, tracking.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::ObjectReference;
+use k8s_openapi::jiff::Timestamp;
+use kube::ResourceExt;
+use kube::core::{Selector, SelectorExt};
+use serde_json::Value;
+
+use crate::cache::{Cache, CachedKind, Caches};
+use crate::command::{Command, Dispatcher, EventCommand};
+use crate::conditions::ConditionUpdate;
+use crate::error::{Error, Result};
+use crate::stash::Stash;
+use crate::tracker::TrackKey;
+
+/// Settings of one controller that steps read.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The controller's name: event reporter and default field manager.
+    pub name: String,
+    /// The field manager for server-side apply.
+    pub field_manager: String,
+    /// Perform at most one mutating command per pass, then requeue at once ("assess then act").
+    pub one_action: bool,
+}
+
+impl Settings {
+    /// Settings for a controller named `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        let name = name.into();
+        Self {
+            field_manager: name.clone(),
+            name,
+            one_action: false,
+        }
+    }
+}
+
+/// The per-pass context handed to every step.
+pub struct Context {
+    stash: Stash,
+    caches: Caches,
+    dispatcher: Arc<dyn Dispatcher>,
+    settings: Arc<Settings>,
+    data: Option<Arc<dyn Any + Send + Sync>>,
+    parent: ObjectReference,
+    now: Timestamp,
+    commands: Vec<Command>,
+    tracks: Vec<TrackKey>,
+    conditions: Vec<ConditionUpdate>,
+    mutations: usize,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("controller", &self.settings.name)
+            .field("stash", &self.stash)
+            .field("commands", &self.commands.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Context {
+    /// A context for one pass over the object `parent`.
+    pub fn new(
+        caches: Caches,
+        dispatcher: Arc<dyn Dispatcher>,
+        settings: Arc<Settings>,
+        parent: ObjectReference,
+        now: Timestamp,
+    ) -> Self {
+        Self {
+            stash: Stash::default(),
+            caches,
+            dispatcher,
+            settings,
+            data: None,
+            parent,
+            now,
+            commands: Vec::new(),
+            tracks: Vec::new(),
+            conditions: Vec::new(),
+            mutations: 0,
+        }
+    }
+
+    /// Attaches the author's own data (clients, configuration), read back with [`Context::data`].
+    pub fn with_data(mut self, data: Option<Arc<dyn Any + Send + Sync>>) -> Self {
+        self.data = data;
+        self
+    }
+
+    /// The author's data, if it has type `T`.
+    pub fn data<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.data.as_ref()?.downcast_ref::<T>()
+    }
+
+    /// The stash of this pass.
+    pub fn stash(&self) -> &Stash {
+        &self.stash
+    }
+
+    /// The stash of this pass, to store into.
+    pub fn stash_mut(&mut self) -> &mut Stash {
+        &mut self.stash
+    }
+
+    /// The controller's settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The time of this pass (fixed in table tests).
+    pub fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    /// The object being reconciled.
+    pub fn parent(&self) -> &ObjectReference {
+        &self.parent
+    }
+
+    /// The cache of `K`, if the controller keeps one.
+    pub fn cache<K: CachedKind>(&self) -> Result<Cache<K>> {
+        self.caches
+            .get::<K>()
+            .ok_or_else(|| Error::NotCached(K::kind(&()).into_owned()))
+    }
+
+    /// Reads an object from the cache and tracks it: the parent is reconciled again when it changes.
+    pub fn get<K: CachedKind>(
+        &mut self,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Option<Arc<K>>> {
+        let cache = self.cache::<K>()?;
+        self.track(TrackKey::name::<K>(namespace, name));
+        Ok(cache.get(namespace, name))
+    }
+
+    /// Lists objects matching a selector from the cache and tracks the selection.
+    pub fn list<K: CachedKind>(
+        &mut self,
+        namespace: Option<&str>,
+        selector: &Selector,
+    ) -> Result<Vec<Arc<K>>> {
+        let cache = self.cache::<K>()?;
+        self.track(TrackKey::selector::<K>(namespace, selector));
+        let ns = namespace.map(str::to_string);
+        let mut out: Vec<Arc<K>> = cache
+            .store()
+            .state()
+            .into_iter()
+            .filter(|o| ns.is_none() || o.namespace() == ns)
+            .filter(|o| selector.matches(o.labels()))
+            .collect();
+        out.sort_by_key(|o| o.name_any());
+        Ok(out)
+    }
+
+    /// Tracks an object or selection explicitly.
+    pub fn track(&mut self, key: TrackKey) {
+        if !self.tracks.contains(&key) {
+            self.tracks.push(key);
+        }
+    }
+
+    /// What this pass tracked.
+    pub fn tracks(&self) -> &[TrackKey] {
+        &self.tracks
+    }
+
+    /// Sets a condition on the parent's status at the end of the pass.
+    pub fn set_condition(&mut self, update: ConditionUpdate) {
+        self.conditions.retain(|c| c.type_ != update.type_);
+        self.conditions.push(update);
+    }
+
+    /// The conditions set so far, in order.
+    pub fn conditions(&self) -> &[ConditionUpdate] {
+        &self.conditions
+    }
+
+    /// Executes a command now (or, in one-action mode, fails with [`Error::Yield`] once a mutation was made).
+    pub async fn execute(&mut self, command: Command) -> Result<Option<Value>> {
+        if command.is_mutating() {
+            if self.settings.one_action && self.mutations >= 1 {
+                return Err(Error::Yield);
+            }
+            self.mutations += 1;
+        }
+        tracing::debug!(verb = command.verb(), "executing command");
+        self.commands.push(command.clone());
+        self.dispatcher.execute(&command).await
+    }
+
+    /// Records an event about the parent.
+    pub async fn event(
+        &mut self,
+        warning: bool,
+        reason: &str,
+        action: &str,
+        note: impl Into<String>,
+    ) {
+        let ev = Command::Event(EventCommand {
+            regarding: self.parent.clone(),
+            warning,
+            reason: reason.to_string(),
+            note: note.into(),
+            action: action.to_string(),
+        });
+        if let Err(e) = self.execute(ev).await {
+            tracing::warn!(error = %e, "could not record an event");
+        }
+    }
+
+    /// Every command this pass executed, in order.
+    pub fn commands(&self) -> &[Command] {
+        &self.commands
+    }
+
+    /// How many mutating commands this pass executed.
+    pub fn mutations(&self) -> usize {
+        self.mutations
+    }
+}

@@ -1,0 +1,322 @@
+//! Running reconcilers on `kube_runtime::Controller`: triggers, backoff, shared caches, graceful shutdown.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::{BoxFuture, FutureExt};
+use futures::stream::{self, BoxStream, StreamExt};
+use kube::Client;
+use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
+use kube::runtime::reflector::ObjectRef;
+use tokio::sync::watch;
+
+use crate::cache::Caches;
+use crate::command::{ApiDispatcher, Dispatcher};
+use crate::error::Error;
+use crate::outcome::Outcome;
+use crate::reconciler::{ParentKind, Reconciler, controller_parents};
+use crate::reconcilers::Changed;
+use crate::tracker::Tracker;
+
+/// Exponential backoff per object after errors.
+#[derive(Debug, Clone, Copy)]
+pub struct Backoff {
+    /// The first delay.
+    pub initial: Duration,
+    /// The longest delay.
+    pub max: Duration,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Self {
+            initial: Duration::from_millis(500),
+            max: Duration::from_secs(300),
+        }
+    }
+}
+
+impl Backoff {
+    /// The delay after `failures` consecutive failures.
+    pub fn delay(&self, failures: u32) -> Duration {
+        let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(20));
+        self.initial.saturating_mul(factor).min(self.max)
+    }
+}
+
+struct Shared<P: ParentKind> {
+    reconciler: Reconciler<P>,
+    caches: Caches,
+    dispatcher: Arc<dyn Dispatcher>,
+    tracker: Arc<Tracker<P>>,
+    failures: Mutex<HashMap<ObjectRef<P>, u32>>,
+    backoff: Backoff,
+}
+
+type Runner = Box<dyn FnOnce(watch::Receiver<bool>) -> BoxFuture<'static, ()> + Send>;
+
+/// Runs any number of controllers over one set of shared caches until shutdown.
+///
+/// ```no_run
+/// # use operator::{Operator, Reconciler};
+/// # async fn run<P: operator::ParentKind>(client: kube::Client, reconciler: Reconciler<P>) {
+/// Operator::new(client).controller(reconciler).run_until_signal().await;
+/// # }
+/// ```
+pub struct Operator {
+    client: Client,
+    caches: Caches,
+    runners: Vec<Runner>,
+    deadline: Duration,
+    backoff: Backoff,
+}
+
+impl std::fmt::Debug for Operator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Operator")
+            .field("caches", &self.caches)
+            .field("controllers", &self.runners.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Operator {
+    /// An operator talking to the cluster through `client`.
+    pub fn new(client: Client) -> Self {
+        Self {
+            caches: Caches::new(client.clone()),
+            client,
+            runners: Vec::new(),
+            deadline: Duration::from_secs(30),
+            backoff: Backoff::default(),
+        }
+    }
+
+    /// The shared caches.
+    pub fn caches(&self) -> &Caches {
+        &self.caches
+    }
+
+    /// How long in-flight passes may take to finish after shutdown starts (default 30s).
+    pub fn shutdown_deadline(mut self, d: Duration) -> Self {
+        self.deadline = d;
+        self
+    }
+
+    /// The error backoff for every controller added after this call.
+    pub fn backoff(mut self, backoff: Backoff) -> Self {
+        self.backoff = backoff;
+        self
+    }
+
+    /// Adds a controller for `P`.
+    pub fn controller<P: ParentKind>(mut self, reconciler: Reconciler<P>) -> Self {
+        let caches = self.caches.clone();
+        let parent_cache = caches.ensure::<P>();
+        let Some(parent_stream) = parent_cache.subscribe() else {
+            tracing::error!(kind = %<P as kube::Resource>::kind(&()), "the parent cache already started; controller not added");
+            return self;
+        };
+        let wiring = reconciler.wiring();
+        let tracker = Tracker::<P>::new();
+        let mut changes: Vec<BoxStream<'static, Changed>> = Vec::new();
+        for kind in wiring.kinds() {
+            changes.push((kind.changes)(&caches));
+        }
+        let mapped: Vec<BoxStream<'static, Vec<ObjectRef<P>>>> =
+            reconciler.mappers.iter().map(|m| m(&caches)).collect();
+        let store = parent_cache.store().clone();
+        let trigger_tracker = tracker.clone();
+        let trigger_store = store.clone();
+        let triggers = stream::select_all(changes)
+            .flat_map(move |changed| {
+                let refs: Vec<ObjectRef<P>> = match changed {
+                    Changed::Object {
+                        api_version,
+                        kind,
+                        meta,
+                    } => {
+                        let mut refs = controller_parents::<P>(&api_version, &kind, &meta);
+                        refs.extend(trigger_tracker.parents_of_meta(&api_version, &kind, &meta));
+                        refs
+                    }
+                    Changed::Lagged => trigger_store
+                        .state()
+                        .iter()
+                        .map(|p| ObjectRef::from_obj(p.as_ref()))
+                        .collect(),
+                };
+                stream::iter(refs)
+            })
+            .chain(stream::pending());
+        let mapped = stream::select_all(mapped)
+            .flat_map(stream::iter)
+            .chain(stream::pending());
+        let triggers = stream::select(triggers, mapped);
+        let config = ControllerConfig::default()
+            .concurrency(reconciler.concurrency)
+            .debounce(reconciler.debounce);
+        let dispatcher: Arc<dyn Dispatcher> =
+            Arc::new(ApiDispatcher::new(self.client.clone(), reconciler.name()));
+        let shared = Arc::new(Shared {
+            reconciler,
+            caches,
+            dispatcher,
+            tracker,
+            failures: Mutex::default(),
+            backoff: self.backoff,
+        });
+        let deadline = self.deadline;
+        self.runners
+            .push(Box::new(move |mut stop: watch::Receiver<bool>| {
+                let name = shared.reconciler.name().to_string();
+                let signal = async move {
+                    let _ = stop.wait_for(|s| *s).await;
+                };
+                let controller = Controller::for_shared_stream(parent_stream, store)
+                    .with_config(config)
+                    .reconcile_on(triggers)
+                    .graceful_shutdown_on(signal)
+                    .run(reconcile::<P>, error_policy::<P>, shared)
+                    .for_each(|res| async move {
+                        if let Err(e) = res {
+                            tracing::debug!(error = %e, "controller event");
+                        }
+                    });
+                async move {
+                    controller.await;
+                    tracing::info!(controller = %name, "stopped");
+                    let _ = deadline;
+                }
+                .boxed()
+            }));
+        self
+    }
+
+    /// Runs until Ctrl-C (SIGINT) or SIGTERM, then shuts down gracefully.
+    pub async fn run_until_signal(self) {
+        self.run_until(shutdown_signal()).await
+    }
+
+    /// Runs until `shutdown` resolves: then stops taking work, lets in-flight passes finish within the
+    /// deadline, stops every watch, and returns with no task left running.
+    pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) {
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let mut tasks = tokio::task::JoinSet::new();
+        for runner in self.runners {
+            tasks.spawn(runner(stop_rx.clone()));
+        }
+        let mut watches = tokio::task::JoinSet::new();
+        for w in self.caches.take_watches() {
+            watches.spawn(w);
+        }
+        tracing::info!(kinds = ?self.caches.kinds(), "operator started");
+        tokio::select! {
+            _ = shutdown => tracing::info!("shutdown requested"),
+            _ = async { while tasks.join_next().await.is_some() {} } => {},
+        }
+        let _ = stop_tx.send(true);
+        let drained = tokio::time::timeout(self.deadline, async {
+            while tasks.join_next().await.is_some() {}
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!(deadline = ?self.deadline, "in-flight reconciles did not finish in time; aborting them");
+            tasks.abort_all();
+            while tasks.join_next().await.is_some() {}
+        }
+        watches.abort_all();
+        while watches.join_next().await.is_some() {}
+        tracing::info!("operator stopped");
+    }
+}
+
+async fn reconcile<P: ParentKind>(parent: Arc<P>, shared: Arc<Shared<P>>) -> Result<Action, Error> {
+    let obj_ref = ObjectRef::from_obj(parent.as_ref());
+    let pass = shared
+        .reconciler
+        .run_pass(parent.as_ref(), &shared.caches, shared.dispatcher.clone())
+        .await;
+    shared
+        .tracker
+        .set(obj_ref.clone(), pass.context.tracks().to_vec());
+    let action = match pass.result {
+        Ok(Outcome::Continue) | Ok(Outcome::Halt) => Action::await_change(),
+        Ok(Outcome::RequeueAfter(d)) => Action::requeue(d),
+        Err(Error::Yield) => Action::requeue(Duration::ZERO),
+        Err(e) if e.is_conflict() => {
+            tracing::debug!(object = %obj_ref, "conflict; requeueing");
+            Action::requeue(Duration::from_millis(200))
+        }
+        Err(e) => return Err(e),
+    };
+    shared
+        .failures
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&obj_ref);
+    Ok(action)
+}
+
+fn error_policy<P: ParentKind>(parent: Arc<P>, error: &Error, shared: Arc<Shared<P>>) -> Action {
+    let obj_ref = ObjectRef::from_obj(parent.as_ref());
+    let failures = {
+        let mut map = shared.failures.lock().unwrap_or_else(|e| e.into_inner());
+        let n = map.entry(obj_ref.clone()).or_insert(0);
+        *n += 1;
+        *n
+    };
+    let delay = shared.backoff.delay(failures);
+    match error {
+        Error::InvalidSpec { .. } => {
+            tracing::info!(object = %obj_ref, error = %error, retry_in = ?delay, "spec cannot be realised")
+        }
+        _ => {
+            tracing::warn!(object = %obj_ref, error = %error, failures, retry_in = ?delay, "reconcile failed")
+        }
+    }
+    Action::requeue(delay)
+}
+
+/// Resolves on Ctrl-C (SIGINT) or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        let b = Backoff {
+            initial: Duration::from_secs(1),
+            max: Duration::from_secs(10),
+        };
+        assert_eq!(b.delay(1), Duration::from_secs(1));
+        assert_eq!(b.delay(2), Duration::from_secs(2));
+        assert_eq!(b.delay(4), Duration::from_secs(8));
+        assert_eq!(b.delay(9), Duration::from_secs(10));
+    }
+}

@@ -1,0 +1,103 @@
+//! The runtime's typed errors.
+
+/// Everything that can go wrong in a reconcile pass.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An API request failed.
+    #[error("{context}: {source}")]
+    Kube {
+        /// What the runtime was doing.
+        context: String,
+        /// The client error.
+        #[source]
+        source: kube::Error,
+    },
+    /// The parent's spec cannot be realised; becomes `Ready=False` with this reason, and an event.
+    #[error("invalid spec ({reason}): {message}")]
+    InvalidSpec {
+        /// A CamelCase reason for the condition.
+        reason: String,
+        /// A human-readable message.
+        message: String,
+    },
+    /// A stash key was read before any step stored it.
+    #[error("no value in the stash for key `{0}`")]
+    MissingStash(&'static str),
+    /// A stash key's value has another type than the key says (two keys share a name).
+    #[error("the stash value for key `{key}` is not a `{expected}`")]
+    StashType {
+        /// The key.
+        key: &'static str,
+        /// The type the key expected.
+        expected: &'static str,
+    },
+    /// A kind is read from a cache that the controller does not keep.
+    #[error(
+        "kind {0} is not cached by this controller: declare it with `owns`, `watches` or `tracks`"
+    )]
+    NotCached(String),
+    /// An owner reference the runtime refuses to set.
+    #[error("cannot own {child}: {reason}")]
+    Ownership {
+        /// The child.
+        child: String,
+        /// Why.
+        reason: String,
+    },
+    /// (De)serialization failed.
+    #[error("serialization failed: {0}")]
+    Serde(#[from] serde_json::Error),
+    /// In one-action mode, the pass used its one mutating command and ends here.
+    #[error("the pass performed its one mutating command")]
+    Yield,
+    /// Any other failure reported by an author's step.
+    #[error("{0}")]
+    Custom(String),
+}
+
+impl Error {
+    /// An invalid-spec error: the spec cannot be realised as written.
+    pub fn invalid_spec(reason: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::InvalidSpec {
+            reason: reason.into(),
+            message: message.into(),
+        }
+    }
+
+    /// Any author error.
+    pub fn custom(message: impl std::fmt::Display) -> Self {
+        Error::Custom(message.to_string())
+    }
+
+    /// Wraps a client error with what was being done.
+    pub fn kube(context: impl Into<String>, source: kube::Error) -> Self {
+        Error::Kube {
+            context: context.into(),
+            source,
+        }
+    }
+
+    /// The HTTP status code of an API error, if this is one.
+    pub fn code(&self) -> Option<u16> {
+        match self {
+            Error::Kube {
+                source: kube::Error::Api(s),
+                ..
+            } => Some(s.code),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a 409 (stale resourceVersion or AlreadyExists from a lagging cache): retry, do not shout.
+    pub fn is_conflict(&self) -> bool {
+        self.code() == Some(409)
+    }
+
+    /// Whether this is a 404.
+    pub fn is_not_found(&self) -> bool {
+        self.code() == Some(404)
+    }
+}
+
+/// The runtime's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,306 @@
+//! The root reconciler of one kind: reads the parent from the cache, runs the steps, writes status once.
+
+use std::any::Any;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use k8s_openapi::jiff::Timestamp;
+use kube::core::object::HasStatus;
+use kube::runtime::reflector::ObjectRef;
+use kube::{Resource, ResourceExt};
+use serde::Serialize;
+
+use crate::cache::{CachedKind, Caches, Change};
+use crate::command::{Command, Dispatcher, Target};
+use crate::conditions::{self, ConditionUpdate, READY, ReconcilerStatus};
+use crate::context::{Context, Settings};
+use crate::error::{Error, Result};
+use crate::outcome::Outcome;
+use crate::reconcilers::{Sequence, SubReconciler, Wiring};
+
+/// What a parent kind must be: a cached, serializable resource whose status holds conditions.
+pub trait ParentKind: CachedKind + Serialize + HasStatus<Status = Self::ParentStatus> {
+    /// The status type.
+    type ParentStatus: ReconcilerStatus;
+}
+
+impl<P> ParentKind for P
+where
+    P: CachedKind + Serialize + HasStatus,
+    P::Status: ReconcilerStatus,
+{
+    type ParentStatus = P::Status;
+}
+
+type Mapper<P> = Box<dyn Fn(&Caches) -> BoxStream<'static, Vec<ObjectRef<P>>> + Send + Sync>;
+
+/// The root reconciler of kind `P`: the steps, the wiring, and the controller settings.
+///
+/// See the `webapp-by-hand` example for a complete operator.
+pub struct Reconciler<P: ParentKind> {
+    pub(crate) settings: Settings,
+    steps: Sequence<P>,
+    extra: Vec<Box<dyn Fn(&mut Wiring) + Send + Sync>>,
+    pub(crate) mappers: Vec<Mapper<P>>,
+    pub(crate) data: Option<Arc<dyn Any + Send + Sync>>,
+    pub(crate) concurrency: u16,
+    pub(crate) debounce: Duration,
+    clock: Arc<dyn Fn() -> Timestamp + Send + Sync>,
+}
+
+impl<P: ParentKind> std::fmt::Debug for Reconciler<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reconciler")
+            .field("settings", &self.settings)
+            .field("steps", &self.steps)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The result of one pass: what the steps decided and the context with everything they did.
+#[derive(Debug)]
+pub struct Pass {
+    /// The steps' outcome, or the error that ended the pass.
+    pub result: Result<Outcome>,
+    /// The context: commands executed, tracks, stash.
+    pub context: Context,
+}
+
+impl<P: ParentKind> Reconciler<P> {
+    /// A reconciler for a controller named `name` (also its field manager and event reporter).
+    pub fn new(name: impl Into<String>) -> Self {
+        let name = name.into();
+        Self {
+            steps: Sequence::new(name.clone()),
+            settings: Settings::new(name),
+            extra: Vec::new(),
+            mappers: Vec::new(),
+            data: None,
+            concurrency: 0,
+            debounce: Duration::ZERO,
+            clock: Arc::new(Timestamp::now),
+        }
+    }
+
+    /// Appends a step; steps run in the order they are added.
+    pub fn step(mut self, step: impl SubReconciler<P> + 'static) -> Self {
+        self.steps.push(Box::new(step));
+        self
+    }
+
+    /// Watches children of kind `C` that custom steps manage.
+    pub fn owns<C: CachedKind>(mut self) -> Self {
+        self.extra.push(Box::new(|w: &mut Wiring| w.owns::<C>()));
+        self
+    }
+
+    /// Caches kind `K` so steps can read it through the context (tracked).
+    pub fn tracks<K: CachedKind>(mut self) -> Self {
+        self.extra.push(Box::new(|w: &mut Wiring| w.tracks::<K>()));
+        self
+    }
+
+    /// Reconciles the parents `map` returns whenever an object of kind `K` changes.
+    pub fn watches<K: CachedKind>(
+        mut self,
+        map: impl Fn(Arc<K>) -> Vec<ObjectRef<P>> + Send + Sync + 'static,
+    ) -> Self {
+        self.extra.push(Box::new(|w: &mut Wiring| w.watches::<K>()));
+        let map = Arc::new(map);
+        self.mappers.push(Box::new(move |caches: &Caches| {
+            let map = map.clone();
+            crate::reconcilers::typed_changes::<K>(caches)
+                .filter_map(move |c: Option<Change<K>>| {
+                    let map = map.clone();
+                    async move { c.map(|c| map(c.object().clone())) }
+                })
+                .boxed()
+        }));
+        self
+    }
+
+    /// The field manager for server-side apply (default: the controller's name).
+    pub fn field_manager(mut self, manager: impl Into<String>) -> Self {
+        self.settings.field_manager = manager.into();
+        self
+    }
+
+    /// At most one mutating command per pass, then requeue at once ("assess then act").
+    pub fn one_action_per_pass(mut self, on: bool) -> Self {
+        self.settings.one_action = on;
+        self
+    }
+
+    /// How many parents are reconciled at once (0: unlimited).
+    pub fn concurrency(mut self, n: u16) -> Self {
+        self.concurrency = n;
+        self
+    }
+
+    /// Waits this long after a trigger before reconciling, to batch bursts of changes.
+    pub fn debounce(mut self, d: Duration) -> Self {
+        self.debounce = d;
+        self
+    }
+
+    /// Data the steps read with [`Context::data`].
+    pub fn data<T: Any + Send + Sync>(mut self, data: T) -> Self {
+        self.data = Some(Arc::new(data));
+        self
+    }
+
+    /// The clock for condition times (fixed in table tests).
+    pub fn clock(mut self, clock: impl Fn() -> Timestamp + Send + Sync + 'static) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// The controller's name.
+    pub fn name(&self) -> &str {
+        &self.settings.name
+    }
+
+    /// The kinds the steps and declarations need cached and watched.
+    pub fn wiring(&self) -> Wiring {
+        let mut w = Wiring::default();
+        self.steps.wire(&mut w);
+        for e in &self.extra {
+            e(&mut w);
+        }
+        w
+    }
+
+    /// Runs one pass over `parent` (as read from the cache): the steps (or their finalize halves while the
+    /// parent is being deleted), then the status write if the status changed.
+    pub async fn run_pass(
+        &self,
+        parent: &P,
+        caches: &Caches,
+        dispatcher: Arc<dyn Dispatcher>,
+    ) -> Pass {
+        let now = (self.clock)();
+        let mut cx = Context::new(
+            caches.clone(),
+            dispatcher,
+            Arc::new(self.settings.clone()),
+            parent.object_ref(&()),
+            now,
+        )
+        .with_data(self.data.clone());
+        let mut working = parent.clone();
+        let before = parent.status().cloned().unwrap_or_default();
+        if working.status_mut().is_none() {
+            *working.status_mut() = Some(Default::default());
+        }
+        if parent.meta().deletion_timestamp.is_some() {
+            let result = self.steps.finalize(&mut working, &mut cx).await;
+            return Pass {
+                result,
+                context: cx,
+            };
+        }
+        let result = self.steps.reconcile(&mut working, &mut cx).await;
+        let result = self
+            .finish(parent, &mut working, &before, result, &mut cx)
+            .await;
+        Pass {
+            result,
+            context: cx,
+        }
+    }
+
+    async fn finish(
+        &self,
+        parent: &P,
+        working: &mut P,
+        before: &P::ParentStatus,
+        result: Result<Outcome>,
+        cx: &mut Context,
+    ) -> Result<Outcome> {
+        let ready = match &result {
+            Ok(_) => conditions::ready_from(cx.conditions()),
+            Err(Error::InvalidSpec { reason, message }) => {
+                ConditionUpdate::false_(READY, reason, message)
+            }
+            // An incomplete pass (one-action mode, a conflict) says nothing new about readiness.
+            Err(Error::Yield) => return result,
+            Err(e) if e.is_conflict() => return result,
+            Err(e) => ConditionUpdate::false_(READY, "ReconcileError", e.to_string()),
+        };
+        let generation = parent.meta().generation;
+        let now = cx.now();
+        let updates: Vec<ConditionUpdate> = cx.conditions().to_vec();
+        let status = working.status_mut().get_or_insert_with(Default::default);
+        for u in updates.iter().filter(|u| u.type_ != READY) {
+            conditions::set_condition(status.conditions_mut(), u, now, generation);
+        }
+        let was_ready = before
+            .conditions()
+            .iter()
+            .find(|c| c.type_ == READY)
+            .cloned();
+        conditions::set_condition(status.conditions_mut(), &ready, now, generation);
+        if result.is_ok() || matches!(result, Err(Error::InvalidSpec { .. })) {
+            status.set_observed_generation(generation);
+        }
+        let after = serde_json::to_value(&*status)?;
+        if after != serde_json::to_value(before)? {
+            let target = Target::of(parent);
+            let write = cx
+                .execute(Command::UpdateStatus {
+                    target,
+                    status: after,
+                    resource_version: parent.resource_version(),
+                })
+                .await;
+            match write {
+                Ok(_) => {}
+                Err(e) if e.is_conflict() => {
+                    tracing::debug!(parent = %parent.name_any(), "status write conflicted; requeueing");
+                    return Err(e);
+                }
+                Err(e) => return Err(e),
+            }
+            // A failure is announced once, when the Ready condition starts saying so.
+            let changed = was_ready
+                .as_ref()
+                .is_none_or(|c| c.reason != ready.reason || c.message != ready.message);
+            if changed && result.is_err() {
+                let warning_reason = match &result {
+                    Err(Error::InvalidSpec { reason, .. }) => reason.clone(),
+                    _ => "ReconcileError".to_string(),
+                };
+                cx.event(true, &warning_reason, "Reconcile", ready.message.clone())
+                    .await;
+            }
+        }
+        result
+    }
+}
+
+/// The parents named as controller in an object's owner references.
+pub(crate) fn controller_parents<P: Resource<DynamicType = ()>>(
+    api_version: &str,
+    kind: &str,
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) -> Vec<ObjectRef<P>> {
+    let _ = (api_version, kind);
+    meta.owner_references
+        .iter()
+        .flatten()
+        .filter(|r| {
+            r.controller == Some(true)
+                && r.kind == P::kind(&())
+                && r.api_version == P::api_version(&())
+        })
+        .map(|r| {
+            let mut o = ObjectRef::new(&r.name);
+            if let Some(ns) = &meta.namespace {
+                o = o.within(ns);
+            }
+            o
+        })
+        .collect()
+}

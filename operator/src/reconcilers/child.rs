@@ -1,0 +1,598 @@
+//! One child object per parent, kept equal to what a desired-state function returns.
+
+use std::any::TypeId;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::{BoxFuture, FutureExt};
+use kube::{Resource, ResourceExt};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{SubReconciler, Wiring};
+use crate::cache::CachedKind;
+use crate::command::{Command, Target};
+use crate::conditions::ConditionUpdate;
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::outcome::Outcome;
+use crate::tracker::TrackKey;
+
+/// How a child is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteStrategy {
+    /// Server-side apply under the controller's field manager; `force` takes fields from other managers.
+    Apply {
+        /// Take conflicting fields from other managers.
+        force: bool,
+    },
+    /// Merge the desired fields into the live object and replace it when they differ semantically.
+    Update,
+}
+
+impl Default for WriteStrategy {
+    fn default() -> Self {
+        WriteStrategy::Apply { force: true }
+    }
+}
+
+/// What happened to a child in a pass, for the reflect callback.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChildOutcome<C> {
+    /// The child was created.
+    Created(C),
+    /// The child was changed.
+    Updated(C),
+    /// The child already matched.
+    Unchanged(C),
+    /// The child was deleted (the desired function returned none).
+    Deleted,
+    /// There is no child and none is wanted.
+    Absent,
+    /// An object with the child's name exists and is controlled by someone else; it was left alone.
+    Conflict {
+        /// The object's name.
+        name: String,
+        /// Who controls it, if anyone (`Kind/name`).
+        controller: Option<String>,
+    },
+    /// The desired state could not be computed or written.
+    Failed(String),
+}
+
+impl<C> ChildOutcome<C> {
+    /// The child as it now is, if there is one.
+    pub fn child(&self) -> Option<&C> {
+        match self {
+            ChildOutcome::Created(c) | ChildOutcome::Updated(c) | ChildOutcome::Unchanged(c) => {
+                Some(c)
+            }
+            _ => None,
+        }
+    }
+}
+
+type DesiredFn<P, C> = Box<dyn Fn(&P, &mut Context) -> Result<Option<C>> + Send + Sync>;
+type ReflectFn<P, C> = Box<dyn Fn(&mut P, &ChildOutcome<C>) + Send + Sync>;
+type SanitizeFn<C> = Box<dyn Fn(&C) -> Value + Send + Sync>;
+
+/// Keeps one child of kind `C` equal to `desired(parent)`: creates it with a controller owner reference,
+/// updates it when the fields it sets drift, deletes it when `desired` returns `None`, deletes extra children
+/// it controls, and never touches an object of the same name controlled by someone else.
+pub struct ChildReconciler<P, C> {
+    name: String,
+    desired: DesiredFn<P, C>,
+    reflect: Option<ReflectFn<P, C>>,
+    sanitize: Option<SanitizeFn<C>>,
+    strategy: WriteStrategy,
+    field_manager: Option<String>,
+    condition: String,
+}
+
+impl<P, C> std::fmt::Debug for ChildReconciler<P, C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChildReconciler")
+            .field("name", &self.name)
+            .field("strategy", &self.strategy)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether `K` is cluster-scoped.
+pub(crate) fn is_cluster_scoped<K: Resource>() -> bool
+where
+    K::Scope: 'static,
+{
+    TypeId::of::<K::Scope>() == TypeId::of::<k8s_openapi::ClusterResourceScope>()
+}
+
+/// Whether `obj` has a controller owner reference to `uid`.
+pub(crate) fn controlled_by<K: Resource>(obj: &K, uid: &str) -> bool {
+    obj.owner_references()
+        .iter()
+        .any(|r| r.uid == uid && r.controller == Some(true))
+}
+
+fn controller_of<K: Resource>(obj: &K) -> Option<String> {
+    obj.owner_references()
+        .iter()
+        .find(|r| r.controller == Some(true))
+        .map(|r| format!("{}/{}", r.kind, r.name))
+}
+
+/// Whether every field set in `desired` has the same value in `live` (lists compared item by item).
+pub fn contains(live: &Value, desired: &Value) -> bool {
+    match (live, desired) {
+        (_, Value::Null) => true,
+        (Value::Object(l), Value::Object(d)) => d.iter().all(|(k, dv)| match l.get(k) {
+            Some(lv) => contains(lv, dv),
+            None => {
+                dv.is_null()
+                    || dv.as_object().is_some_and(|o| o.is_empty())
+                    || dv.as_array().is_some_and(|a| a.is_empty())
+            }
+        }),
+        (Value::Array(l), Value::Array(d)) => {
+            l.len() == d.len() && l.iter().zip(d).all(|(a, b)| contains(a, b))
+        }
+        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        (a, b) => a == b,
+    }
+}
+
+/// Merges the fields set in `desired` into `live` (maps recursively; lists and scalars replaced).
+pub fn merge_into(live: &mut Value, desired: &Value) {
+    match (live, desired) {
+        (Value::Object(l), Value::Object(d)) => {
+            for (k, dv) in d {
+                if dv.is_null() {
+                    continue;
+                }
+                match l.get_mut(k) {
+                    Some(lv) if lv.is_object() && dv.is_object() => merge_into(lv, dv),
+                    _ => {
+                        l.insert(k.clone(), dv.clone());
+                    }
+                }
+            }
+        }
+        (l, d) => *l = d.clone(),
+    }
+}
+
+impl<P, C> ChildReconciler<P, C>
+where
+    P: Resource<DynamicType = ()> + Send + Sync + 'static,
+    C: CachedKind + Serialize,
+    C::Scope: 'static,
+{
+    /// A child step: `desired` computes the child from the parent (or `None` for no child).
+    pub fn new(
+        name: impl Into<String>,
+        desired: impl Fn(&P, &mut Context) -> Result<Option<C>> + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            desired: Box::new(desired),
+            reflect: None,
+            sanitize: None,
+            strategy: WriteStrategy::default(),
+            field_manager: None,
+            condition: format!("{}Ready", C::kind(&())),
+        }
+    }
+
+    /// Reports each pass's outcome to the parent (usually into its status).
+    pub fn reflect(
+        mut self,
+        reflect: impl Fn(&mut P, &ChildOutcome<C>) + Send + Sync + 'static,
+    ) -> Self {
+        self.reflect = Some(Box::new(reflect));
+        self
+    }
+
+    /// What to log of a child instead of its name and kind (e.g. without secret data).
+    pub fn sanitize(mut self, sanitize: impl Fn(&C) -> Value + Send + Sync + 'static) -> Self {
+        self.sanitize = Some(Box::new(sanitize));
+        self
+    }
+
+    /// How the child is written (default: server-side apply, forced).
+    pub fn strategy(mut self, strategy: WriteStrategy) -> Self {
+        self.strategy = strategy;
+        self
+    }
+
+    /// The field manager (default: the controller's).
+    pub fn field_manager(mut self, manager: impl Into<String>) -> Self {
+        self.field_manager = Some(manager.into());
+        self
+    }
+
+    /// The condition type this child reports (default `<Kind>Ready`).
+    pub fn condition(mut self, type_: impl Into<String>) -> Self {
+        self.condition = type_.into();
+        self
+    }
+
+    fn report(&self, parent: &mut P, outcome: &ChildOutcome<C>) {
+        if let Some(r) = &self.reflect {
+            r(parent, outcome);
+        }
+    }
+
+    fn describe(&self, child: &C) -> String {
+        match &self.sanitize {
+            Some(s) => s(child).to_string(),
+            None => format!("{} {}", C::kind(&()), child.name_any()),
+        }
+    }
+
+    async fn run(&self, parent: &mut P, cx: &mut Context) -> Result<Outcome> {
+        let outcome = match self.sync(parent, cx).await {
+            Ok((outcome, o)) => {
+                self.report(parent, &o);
+                outcome
+            }
+            Err(e) => {
+                if !matches!(e, Error::Yield) && !e.is_conflict() {
+                    self.report(parent, &ChildOutcome::Failed(e.to_string()));
+                }
+                return Err(e);
+            }
+        };
+        Ok(outcome)
+    }
+
+    async fn sync(&self, parent: &mut P, cx: &mut Context) -> Result<(Outcome, ChildOutcome<C>)> {
+        let uid = parent
+            .uid()
+            .ok_or_else(|| Error::custom(format!("{} has no uid yet", parent.name_any())))?;
+        let cache = cx.cache::<C>()?;
+        let owned: Vec<Arc<C>> = cache
+            .owned_by(&uid)
+            .into_iter()
+            .filter(|c| controlled_by(c.as_ref(), &uid))
+            .collect();
+        let desired = (self.desired)(parent, cx)?;
+        let Some(mut desired) = desired else {
+            let outcome = if owned.is_empty() {
+                ChildOutcome::Absent
+            } else {
+                ChildOutcome::Deleted
+            };
+            for child in &owned {
+                self.delete(cx, child).await?;
+            }
+            cx.set_condition(ConditionUpdate::true_(&self.condition, "NotNeeded", ""));
+            return Ok((Outcome::Continue, outcome));
+        };
+        prepare(parent, &mut desired)?;
+        let namespace = desired.namespace();
+        let name = match desired.meta().name.clone().filter(|n| !n.is_empty()) {
+            Some(n) => n,
+            None if desired.meta().generate_name.is_some() => match owned.first() {
+                Some(existing) => {
+                    let n = existing.name_any();
+                    desired.meta_mut().name = Some(n.clone());
+                    desired.meta_mut().generate_name = None;
+                    n
+                }
+                None => {
+                    let created = self.create(cx, &desired).await?;
+                    cx.set_condition(ConditionUpdate::true_(&self.condition, "Created", ""));
+                    return Ok((Outcome::Continue, ChildOutcome::Created(created)));
+                }
+            },
+            None => {
+                return Err(Error::custom(format!(
+                    "the desired {} has neither a name nor a generateName",
+                    C::kind(&())
+                )));
+            }
+        };
+        let live = cache.get(namespace.as_deref(), &name);
+        if let Some(live) = &live
+            && !controlled_by(live.as_ref(), &uid)
+        {
+            // Someone else's object: leave it alone, and come back when it goes away.
+            cx.track(TrackKey::name::<C>(namespace.as_deref(), &name));
+            let controller = controller_of(live.as_ref());
+            let message = format!(
+                "{} {} exists and is not controlled by {} {}{}",
+                C::kind(&()),
+                name,
+                P::kind(&()),
+                parent.name_any(),
+                controller
+                    .as_ref()
+                    .map(|c| format!(" (controlled by {c})"))
+                    .unwrap_or_default()
+            );
+            tracing::warn!(child = %name, "{message}");
+            cx.set_condition(ConditionUpdate::false_(
+                &self.condition,
+                "NotOwned",
+                message,
+            ));
+            return Ok((
+                Outcome::Continue,
+                ChildOutcome::Conflict { name, controller },
+            ));
+        }
+        for extra in owned
+            .iter()
+            .filter(|c| c.name_any() != name || c.namespace() != namespace)
+        {
+            self.delete(cx, extra).await?;
+        }
+        let outcome = match (&self.strategy, live) {
+            (WriteStrategy::Apply { .. }, Some(live))
+                if contains(
+                    &serde_json::to_value(live.as_ref())?,
+                    &serde_json::to_value(&desired)?,
+                ) =>
+            {
+                ChildOutcome::Unchanged(live.as_ref().clone())
+            }
+            (WriteStrategy::Apply { force }, live) => {
+                let created = live.is_none();
+                let mut object = serde_json::to_value(&desired)?;
+                set_type::<C>(&mut object);
+                let manager = self
+                    .field_manager
+                    .clone()
+                    .unwrap_or_else(|| cx.settings().field_manager.clone());
+                let out = cx
+                    .execute(Command::Apply {
+                        target: Target::of(&desired),
+                        object,
+                        field_manager: manager,
+                        force: *force,
+                    })
+                    .await?;
+                let child = result_or(out, &desired)?;
+                let (reason, verb) = if created {
+                    ("Created", "Create")
+                } else {
+                    ("Updated", "Update")
+                };
+                tracing::info!(child = %self.describe(&child), "{}", reason.to_lowercase());
+                cx.event(
+                    false,
+                    reason,
+                    verb,
+                    format!("{} {}", reason, self.describe(&child)),
+                )
+                .await;
+                if created {
+                    ChildOutcome::Created(child)
+                } else {
+                    ChildOutcome::Updated(child)
+                }
+            }
+            (WriteStrategy::Update, None) => match self.create(cx, &desired).await {
+                Ok(child) => ChildOutcome::Created(child),
+                // The cache lags behind an earlier create: try again shortly, this is not a conflict.
+                Err(e) if e.is_conflict() => {
+                    return Ok((
+                        Outcome::RequeueAfter(Duration::from_millis(500)),
+                        ChildOutcome::Absent,
+                    ));
+                }
+                Err(e) => return Err(e),
+            },
+            (WriteStrategy::Update, Some(live)) => {
+                let live_value = serde_json::to_value(live.as_ref())?;
+                let mut merged = live_value.clone();
+                merge_into(&mut merged, &serde_json::to_value(&desired)?);
+                if merged == live_value {
+                    ChildOutcome::Unchanged(live.as_ref().clone())
+                } else {
+                    set_type::<C>(&mut merged);
+                    let out = cx
+                        .execute(Command::Update {
+                            target: Target::of(&desired),
+                            object: merged.clone(),
+                        })
+                        .await?;
+                    let child: C = match out {
+                        Some(v) => serde_json::from_value(v)?,
+                        None => serde_json::from_value(merged)?,
+                    };
+                    tracing::info!(child = %self.describe(&child), "updated");
+                    cx.event(
+                        false,
+                        "Updated",
+                        "Update",
+                        format!("Updated {}", self.describe(&child)),
+                    )
+                    .await;
+                    ChildOutcome::Updated(child)
+                }
+            }
+        };
+        cx.set_condition(ConditionUpdate::true_(&self.condition, "Reconciled", ""));
+        Ok((Outcome::Continue, outcome))
+    }
+
+    async fn create(&self, cx: &mut Context, desired: &C) -> Result<C> {
+        let mut object = serde_json::to_value(desired)?;
+        set_type::<C>(&mut object);
+        let out = cx
+            .execute(Command::Create {
+                target: Target::of(desired),
+                object,
+            })
+            .await?;
+        let child = result_or(out, desired)?;
+        tracing::info!(child = %self.describe(&child), "created");
+        cx.event(
+            false,
+            "Created",
+            "Create",
+            format!("Created {}", self.describe(&child)),
+        )
+        .await;
+        Ok(child)
+    }
+
+    async fn delete(&self, cx: &mut Context, child: &C) -> Result<()> {
+        cx.execute(Command::Delete {
+            target: Target::of(child),
+            uid: child.uid(),
+        })
+        .await?;
+        tracing::info!(child = %self.describe(child), "deleted");
+        cx.event(
+            false,
+            "Deleted",
+            "Delete",
+            format!("Deleted {}", self.describe(child)),
+        )
+        .await;
+        Ok(())
+    }
+}
+
+fn set_type<C: Resource<DynamicType = ()>>(object: &mut Value) {
+    object["apiVersion"] = Value::String(C::api_version(&()).into_owned());
+    object["kind"] = Value::String(C::kind(&()).into_owned());
+}
+
+fn result_or<C: CachedKind + Serialize>(out: Option<Value>, desired: &C) -> Result<C> {
+    match out {
+        Some(v) => Ok(serde_json::from_value(v)?),
+        None => Ok(desired.clone()),
+    }
+}
+
+/// Puts the child in the parent's namespace and sets the controller owner reference, refusing what
+/// Kubernetes would not collect: cross-namespace owners and namespaced parents of cluster-scoped children.
+pub(crate) fn prepare<P, C>(parent: &P, child: &mut C) -> Result<()>
+where
+    P: Resource<DynamicType = ()>,
+    C: Resource<DynamicType = ()>,
+    C::Scope: 'static,
+{
+    let label = format!("{} {}", C::kind(&()), child_label(child));
+    let what = || label.clone();
+    let parent_ns = parent.namespace();
+    if is_cluster_scoped::<C>() {
+        if parent_ns.is_some() {
+            return Err(Error::Ownership {
+                child: what(),
+                reason: format!(
+                    "a namespaced {} cannot own a cluster-scoped object",
+                    P::kind(&())
+                ),
+            });
+        }
+        child.meta_mut().namespace = None;
+    } else {
+        match (child.namespace(), &parent_ns) {
+            (Some(ns), Some(pns)) if &ns != pns => {
+                return Err(Error::Ownership {
+                    child: what(),
+                    reason: format!("owner references cannot cross namespaces ({pns} to {ns})"),
+                });
+            }
+            (Some(_), None) => {}
+            _ => child.meta_mut().namespace = parent_ns.clone(),
+        }
+        if child.namespace().is_none() {
+            return Err(Error::Ownership {
+                child: what(),
+                reason: "a namespaced child of a cluster-scoped parent needs a namespace".into(),
+            });
+        }
+    }
+    let Some(oref) = parent.controller_owner_ref(&()) else {
+        return Err(Error::Ownership {
+            child: what(),
+            reason: format!("{} {} has no uid yet", P::kind(&()), parent.name_any()),
+        });
+    };
+    let refs = child
+        .meta_mut()
+        .owner_references
+        .get_or_insert_with(Vec::new);
+    if refs
+        .iter()
+        .any(|r| r.controller == Some(true) && r.uid != oref.uid)
+    {
+        return Err(Error::Ownership {
+            child: what(),
+            reason: "the desired object already names another controller".into(),
+        });
+    }
+    refs.retain(|r| r.uid != oref.uid);
+    refs.push(oref);
+    Ok(())
+}
+
+fn child_label<C: Resource>(child: &C) -> String {
+    child
+        .meta()
+        .name
+        .clone()
+        .or_else(|| child.meta().generate_name.clone().map(|g| format!("{g}*")))
+        .unwrap_or_default()
+}
+
+impl<P, C> SubReconciler<P> for ChildReconciler<P, C>
+where
+    P: Resource<DynamicType = ()> + Send + Sync + 'static,
+    C: CachedKind + Serialize,
+    C::Scope: 'static,
+{
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn reconcile<'a>(
+        &'a self,
+        parent: &'a mut P,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a, Result<Outcome>> {
+        self.run(parent, cx).boxed()
+    }
+
+    fn wire(&self, wiring: &mut Wiring) {
+        wiring.owns::<C>();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn containment_ignores_server_defaults() {
+        let live = json!({"spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "a", "image": "x", "imagePullPolicy": "Always"}]}}}, "status": {}});
+        assert!(contains(
+            &live,
+            &json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "image": "x"}]}}}})
+        ));
+        assert!(!contains(
+            &live,
+            &json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "image": "y"}]}}}})
+        ));
+        assert!(!contains(
+            &live,
+            &json!({"spec": {"template": {"spec": {"containers": []}}}})
+        ));
+        assert!(contains(&json!({"a": 1.0}), &json!({"a": 1})));
+    }
+
+    #[test]
+    fn merging_sets_only_desired_fields() {
+        let mut live = json!({"metadata": {"name": "x", "resourceVersion": "3"}, "spec": {"a": 1, "b": {"c": 2, "d": 3}}});
+        merge_into(&mut live, &json!({"spec": {"b": {"c": 5}}}));
+        assert_eq!(
+            live,
+            json!({"metadata": {"name": "x", "resourceVersion": "3"}, "spec": {"a": 1, "b": {"c": 5, "d": 3}}})
+        );
+    }
+}

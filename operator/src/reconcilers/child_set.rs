@@ -1,0 +1,235 @@
+//! A variable number of children of one kind, each identified by an id.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use futures::future::{BoxFuture, FutureExt};
+use kube::{Resource, ResourceExt};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::child::{contains, controlled_by, prepare};
+use super::{ChildOutcome, SubReconciler, Wiring};
+use crate::cache::CachedKind;
+use crate::command::{Command, Target};
+use crate::conditions::ConditionUpdate;
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::outcome::Outcome;
+use crate::tracker::TrackKey;
+
+type DesiredSetFn<P, C> = Box<dyn Fn(&P, &mut Context) -> Result<Vec<C>> + Send + Sync>;
+type IdFn<C> = Box<dyn Fn(&C) -> String + Send + Sync>;
+type ReflectSetFn<P, C> = Box<dyn Fn(&mut P, &BTreeMap<String, ChildOutcome<C>>) + Send + Sync>;
+
+/// Keeps a set of children of kind `C` equal to `desired(parent)`, matching live and desired children by
+/// `id` (e.g. a label): missing ones are created, drifted ones updated (server-side apply), extra ones deleted.
+/// Objects with a desired name that someone else controls are reported as conflicts and left alone.
+pub struct ChildSetReconciler<P, C> {
+    name: String,
+    desired: DesiredSetFn<P, C>,
+    id: IdFn<C>,
+    reflect: Option<ReflectSetFn<P, C>>,
+    force: bool,
+    condition: String,
+}
+
+impl<P, C> std::fmt::Debug for ChildSetReconciler<P, C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChildSetReconciler")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<P, C> ChildSetReconciler<P, C>
+where
+    P: Resource<DynamicType = ()> + Send + Sync + 'static,
+    C: CachedKind + Serialize,
+    C::Scope: 'static,
+{
+    /// A child-set step: `desired` lists the children, `id` identifies each (live or desired).
+    pub fn new(
+        name: impl Into<String>,
+        desired: impl Fn(&P, &mut Context) -> Result<Vec<C>> + Send + Sync + 'static,
+        id: impl Fn(&C) -> String + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            desired: Box::new(desired),
+            id: Box::new(id),
+            reflect: None,
+            force: true,
+            condition: format!("{}sReady", C::kind(&())),
+        }
+    }
+
+    /// Reports the outcome of each child by id.
+    pub fn reflect(
+        mut self,
+        reflect: impl Fn(&mut P, &BTreeMap<String, ChildOutcome<C>>) + Send + Sync + 'static,
+    ) -> Self {
+        self.reflect = Some(Box::new(reflect));
+        self
+    }
+
+    /// The condition type this set reports (default `<Kind>sReady`).
+    pub fn condition(mut self, type_: impl Into<String>) -> Self {
+        self.condition = type_.into();
+        self
+    }
+
+    async fn run(&self, parent: &mut P, cx: &mut Context) -> Result<Outcome> {
+        let uid = parent
+            .uid()
+            .ok_or_else(|| Error::custom(format!("{} has no uid yet", parent.name_any())))?;
+        let cache = cx.cache::<C>()?;
+        let owned: Vec<Arc<C>> = cache
+            .owned_by(&uid)
+            .into_iter()
+            .filter(|c| controlled_by(c.as_ref(), &uid))
+            .collect();
+        let desired = (self.desired)(parent, cx)?;
+        let mut outcomes: BTreeMap<String, ChildOutcome<C>> = BTreeMap::new();
+        let mut conflicts = Vec::new();
+        let manager = cx.settings().field_manager.clone();
+        for mut d in desired {
+            let id = (self.id)(&d);
+            if outcomes.contains_key(&id) {
+                return Err(Error::custom(format!(
+                    "two desired {} share the id {id:?}",
+                    C::kind(&())
+                )));
+            }
+            prepare(parent, &mut d)?;
+            let name = d
+                .meta()
+                .name
+                .clone()
+                .filter(|n| !n.is_empty())
+                .ok_or_else(|| {
+                    Error::custom(format!(
+                        "the desired {} with id {id:?} has no name",
+                        C::kind(&())
+                    ))
+                })?;
+            let ns = d.namespace();
+            let live = cache.get(ns.as_deref(), &name);
+            if let Some(l) = &live
+                && !controlled_by(l.as_ref(), &uid)
+            {
+                cx.track(TrackKey::name::<C>(ns.as_deref(), &name));
+                conflicts.push(name.clone());
+                outcomes.insert(
+                    id,
+                    ChildOutcome::Conflict {
+                        name,
+                        controller: None,
+                    },
+                );
+                continue;
+            }
+            let mut object = serde_json::to_value(&d)?;
+            if let Some(l) = &live
+                && contains(&serde_json::to_value(l.as_ref())?, &object)
+            {
+                outcomes.insert(id, ChildOutcome::Unchanged(l.as_ref().clone()));
+                continue;
+            }
+            object["apiVersion"] = Value::String(C::api_version(&()).into_owned());
+            object["kind"] = Value::String(C::kind(&()).into_owned());
+            let out = cx
+                .execute(Command::Apply {
+                    target: Target::of(&d),
+                    object,
+                    field_manager: manager.clone(),
+                    force: self.force,
+                })
+                .await?;
+            let child: C = match out {
+                Some(v) => serde_json::from_value(v)?,
+                None => d.clone(),
+            };
+            let (reason, action) = if live.is_none() {
+                ("Created", "Create")
+            } else {
+                ("Updated", "Update")
+            };
+            cx.event(
+                false,
+                reason,
+                action,
+                format!("{reason} {} {name}", C::kind(&())),
+            )
+            .await;
+            outcomes.insert(
+                id,
+                if live.is_none() {
+                    ChildOutcome::Created(child)
+                } else {
+                    ChildOutcome::Updated(child)
+                },
+            );
+        }
+        let extras: Vec<&Arc<C>> = owned
+            .iter()
+            .filter(|c| !outcomes.contains_key(&(self.id)(c.as_ref())))
+            .collect();
+        for extra in extras {
+            cx.execute(Command::Delete {
+                target: Target::of(extra.as_ref()),
+                uid: extra.uid(),
+            })
+            .await?;
+            cx.event(
+                false,
+                "Deleted",
+                "Delete",
+                format!("Deleted {} {}", C::kind(&()), extra.name_any()),
+            )
+            .await;
+            outcomes.insert((self.id)(extra.as_ref()), ChildOutcome::Deleted);
+        }
+        if conflicts.is_empty() {
+            cx.set_condition(ConditionUpdate::true_(&self.condition, "Reconciled", ""));
+        } else {
+            cx.set_condition(ConditionUpdate::false_(
+                &self.condition,
+                "NotOwned",
+                format!(
+                    "{} {} exist and are not controlled by {}",
+                    C::kind(&()),
+                    conflicts.join(", "),
+                    parent.name_any()
+                ),
+            ));
+        }
+        if let Some(r) = &self.reflect {
+            r(parent, &outcomes);
+        }
+        Ok(Outcome::Continue)
+    }
+}
+
+impl<P, C> SubReconciler<P> for ChildSetReconciler<P, C>
+where
+    P: Resource<DynamicType = ()> + Send + Sync + 'static,
+    C: CachedKind + Serialize,
+    C::Scope: 'static,
+{
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn reconcile<'a>(
+        &'a self,
+        parent: &'a mut P,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a, Result<Outcome>> {
+        self.run(parent, cx).boxed()
+    }
+
+    fn wire(&self, wiring: &mut Wiring) {
+        wiring.owns::<C>();
+    }
+}

@@ -1,0 +1,105 @@
+//! A finalizer around steps: cleanup runs exactly once per deletion, then the finalizer goes.
+
+use futures::future::{BoxFuture, FutureExt};
+use kube::{Resource, ResourceExt};
+use serde_json::json;
+
+use super::{SubReconciler, Wiring};
+use crate::command::{Command, Target};
+use crate::context::Context;
+use crate::error::Result;
+use crate::outcome::Outcome;
+
+/// Adds `finalizer` to the parent before running `step`; when the parent is deleted, runs the step's
+/// finalize half and removes the finalizer once it returns `Continue`.
+pub struct WithFinalizer<P> {
+    finalizer: String,
+    step: Box<dyn SubReconciler<P>>,
+}
+
+impl<P> WithFinalizer<P> {
+    /// Guards `step` with `finalizer` (e.g. `example.dev/cleanup`).
+    pub fn new(finalizer: impl Into<String>, step: impl SubReconciler<P> + 'static) -> Self {
+        Self {
+            finalizer: finalizer.into(),
+            step: Box::new(step),
+        }
+    }
+}
+
+fn finalizer_patch<P: Resource>(parent: &P, finalizers: Vec<String>) -> serde_json::Value {
+    // The resourceVersion makes a concurrent change fail with 409 instead of being overwritten.
+    json!({ "metadata": { "finalizers": finalizers, "resourceVersion": parent.resource_version() } })
+}
+
+impl<P: Resource<DynamicType = ()> + Send + Sync> SubReconciler<P> for WithFinalizer<P> {
+    fn name(&self) -> &str {
+        &self.finalizer
+    }
+
+    fn reconcile<'a>(
+        &'a self,
+        parent: &'a mut P,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a, Result<Outcome>> {
+        async move {
+            if parent.meta().deletion_timestamp.is_some() {
+                return self.finalize(parent, cx).await;
+            }
+            if !parent.finalizers().iter().any(|f| f == &self.finalizer) {
+                let mut fins = parent.finalizers().to_vec();
+                fins.push(self.finalizer.clone());
+                let patch = finalizer_patch(parent, fins.clone());
+                if let Some(out) = cx
+                    .execute(Command::Patch {
+                        target: Target::of(parent),
+                        patch,
+                    })
+                    .await?
+                {
+                    if let Some(rv) = out["metadata"]["resourceVersion"].as_str() {
+                        parent.meta_mut().resource_version = Some(rv.to_string());
+                    }
+                }
+                parent.meta_mut().finalizers = Some(fins);
+            }
+            self.step.reconcile(parent, cx).await
+        }
+        .boxed()
+    }
+
+    fn finalize<'a>(
+        &'a self,
+        parent: &'a mut P,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a, Result<Outcome>> {
+        async move {
+            if !parent.finalizers().iter().any(|f| f == &self.finalizer) {
+                return Ok(Outcome::Continue);
+            }
+            let outcome = self.step.finalize(parent, cx).await?;
+            if outcome != Outcome::Continue {
+                return Ok(outcome);
+            }
+            let fins: Vec<String> = parent
+                .finalizers()
+                .iter()
+                .filter(|f| *f != &self.finalizer)
+                .cloned()
+                .collect();
+            let patch = finalizer_patch(parent, fins.clone());
+            cx.execute(Command::Patch {
+                target: Target::of(parent),
+                patch,
+            })
+            .await?;
+            parent.meta_mut().finalizers = Some(fins);
+            Ok(Outcome::Halt)
+        }
+        .boxed()
+    }
+
+    fn wire(&self, wiring: &mut Wiring) {
+        self.step.wire(wiring);
+    }
+}

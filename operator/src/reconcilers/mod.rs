@@ -1,0 +1,223 @@
+//! The reconciler tree: a root per kind ([`Reconciler`](crate::Reconciler)) over composable steps.
+//!
+//! Every step implements [`SubReconciler`]. The runtime provides [`SyncReconciler`] (a function, with an
+//! optional finalize half), [`ChildReconciler`] (one child), [`ChildSetReconciler`] (children keyed by an id),
+//! [`CastReconciler`] (a step on a projection of the parent), [`Sequence`], [`WithFinalizer`], [`IfThen`] and
+//! [`TryCatch`].
+
+mod cast;
+mod child;
+mod child_set;
+mod finalizer;
+mod flow;
+mod sequence;
+mod sync;
+
+pub use cast::CastReconciler;
+pub use child::{ChildOutcome, ChildReconciler, WriteStrategy};
+pub use child_set::ChildSetReconciler;
+pub use finalizer::WithFinalizer;
+pub use flow::{IfThen, TryCatch};
+pub use sequence::Sequence;
+pub use sync::SyncReconciler;
+
+use futures::StreamExt;
+use futures::future::{BoxFuture, FutureExt};
+use futures::stream::BoxStream;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::cache::{CachedKind, Caches, Change};
+use crate::context::Context;
+use crate::error::Result;
+use crate::outcome::Outcome;
+
+/// One step of a reconcile pass over a parent of type `P`.
+pub trait SubReconciler<P>: Send + Sync {
+    /// A name for logs.
+    fn name(&self) -> &str;
+
+    /// Moves the world towards the parent's desired state.
+    fn reconcile<'a>(
+        &'a self,
+        parent: &'a mut P,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a, Result<Outcome>>;
+
+    /// Cleans up while the parent is being deleted (only runs under a [`WithFinalizer`]).
+    fn finalize<'a>(
+        &'a self,
+        _parent: &'a mut P,
+        _cx: &'a mut Context,
+    ) -> BoxFuture<'a, Result<Outcome>> {
+        async { Ok(Outcome::Continue) }.boxed()
+    }
+
+    /// Declares the kinds this step reads or writes, so the controller caches and watches them.
+    fn wire(&self, _wiring: &mut Wiring) {}
+}
+
+impl<P, S: SubReconciler<P> + ?Sized> SubReconciler<P> for Box<S> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn reconcile<'a>(
+        &'a self,
+        parent: &'a mut P,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a, Result<Outcome>> {
+        (**self).reconcile(parent, cx)
+    }
+    fn finalize<'a>(
+        &'a self,
+        parent: &'a mut P,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a, Result<Outcome>> {
+        (**self).finalize(parent, cx)
+    }
+    fn wire(&self, wiring: &mut Wiring) {
+        (**self).wire(wiring)
+    }
+}
+
+/// A change to some object that may concern parents: through their owner references, or a tracker.
+#[derive(Debug, Clone)]
+pub enum Changed {
+    /// An object changed or went away.
+    Object {
+        /// Its `apiVersion`.
+        api_version: String,
+        /// Its kind.
+        kind: String,
+        /// Its metadata.
+        meta: Box<ObjectMeta>,
+    },
+    /// Changes were missed; every parent should be reconciled.
+    Lagged,
+}
+
+/// How a wired kind relates to the parent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Children the parent controls: written by the runtime.
+    Owned,
+    /// Objects read through the context and tracked.
+    Tracked,
+    /// Objects mapped to parents by an author's function.
+    Watched,
+}
+
+/// A kind wired into a controller.
+pub struct WiredKind {
+    /// API group.
+    pub group: String,
+    /// `apiVersion`.
+    pub api_version: String,
+    /// Kind.
+    pub kind: String,
+    /// Plural resource name.
+    pub plural: String,
+    /// How it relates to the parent.
+    pub role: Role,
+    pub(crate) changes: Box<dyn Fn(&Caches) -> BoxStream<'static, Changed> + Send + Sync>,
+}
+
+impl std::fmt::Debug for WiredKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WiredKind")
+            .field("api_version", &self.api_version)
+            .field("kind", &self.kind)
+            .field("role", &self.role)
+            .finish()
+    }
+}
+
+/// The kinds a reconciler tree reads and writes, collected from its steps.
+#[derive(Debug, Default)]
+pub struct Wiring {
+    kinds: Vec<WiredKind>,
+}
+
+impl Wiring {
+    /// Declares children of kind `C` that the parent controls.
+    pub fn owns<C: CachedKind>(&mut self) {
+        self.add::<C>(Role::Owned);
+    }
+
+    /// Declares a kind read through the context and tracked.
+    pub fn tracks<K: CachedKind>(&mut self) {
+        self.add::<K>(Role::Tracked);
+    }
+
+    /// Declares a kind mapped to parents by an author's function.
+    pub fn watches<K: CachedKind>(&mut self) {
+        self.add::<K>(Role::Watched);
+    }
+
+    fn add<K: CachedKind>(&mut self, role: Role) {
+        let kind = K::kind(&()).into_owned();
+        let api_version = K::api_version(&()).into_owned();
+        if let Some(existing) = self
+            .kinds
+            .iter_mut()
+            .find(|k| k.kind == kind && k.api_version == api_version)
+        {
+            // Owning implies the strongest needs; keep the strongest role.
+            if role == Role::Owned {
+                existing.role = Role::Owned;
+            }
+            return;
+        }
+        self.kinds.push(WiredKind {
+            group: K::group(&()).into_owned(),
+            api_version,
+            kind,
+            plural: K::plural(&()).into_owned(),
+            role,
+            changes: Box::new(|caches: &Caches| changes_of::<K>(caches)),
+        });
+    }
+
+    /// The kinds wired so far.
+    pub fn kinds(&self) -> &[WiredKind] {
+        &self.kinds
+    }
+}
+
+/// The changes of a cached kind as erased [`Changed`] values.
+pub fn changes_of<K: CachedKind>(caches: &Caches) -> BoxStream<'static, Changed> {
+    let rx = caches.ensure::<K>().changes();
+    futures::stream::unfold(rx, |mut rx| async move {
+        use tokio::sync::broadcast::error::RecvError;
+        match rx.recv().await {
+            Ok(change) => {
+                let obj = change.object();
+                let changed = Changed::Object {
+                    api_version: K::api_version(&()).into_owned(),
+                    kind: K::kind(&()).into_owned(),
+                    meta: Box::new(obj.meta().clone()),
+                };
+                Some((changed, rx))
+            }
+            Err(RecvError::Lagged(n)) => {
+                tracing::warn!(kind = %K::kind(&()), missed = n, "trigger stream lagged; reconciling everything");
+                Some((Changed::Lagged, rx))
+            }
+            Err(RecvError::Closed) => None,
+        }
+    })
+    .boxed()
+}
+
+/// Typed changes of a cached kind.
+pub fn typed_changes<K: CachedKind>(caches: &Caches) -> BoxStream<'static, Option<Change<K>>> {
+    let rx = caches.ensure::<K>().changes();
+    futures::stream::unfold(rx, |mut rx| async move {
+        use tokio::sync::broadcast::error::RecvError;
+        match rx.recv().await {
+            Ok(change) => Some((Some(change), rx)),
+            Err(RecvError::Lagged(_)) => Some((None, rx)),
+            Err(RecvError::Closed) => None,
+        }
+    })
+    .boxed()
+}
