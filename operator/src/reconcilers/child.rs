@@ -507,12 +507,14 @@ where
             });
         }
     }
-    let Some(oref) = parent.controller_owner_ref(&()) else {
+    let Some(mut oref) = parent.controller_owner_ref(&()) else {
         return Err(Error::Ownership {
             child: what(),
             reason: format!("{} {} has no uid yet", P::kind(&()), parent.name_any()),
         });
     };
+    // The garbage collector's foreground deletion waits for children that block it.
+    oref.block_owner_deletion = Some(true);
     let refs = child
         .meta_mut()
         .owner_references

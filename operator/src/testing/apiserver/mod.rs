@@ -258,6 +258,38 @@ impl ApiServer {
         relock(&self.shared.state).registry.insert(rt);
     }
 
+    /// Stores an object as given, status included (a status subresource is written after the create): the
+    /// "given" state of a test. Returns the stored object.
+    pub fn insert(&self, obj: Value) -> Result<Value, ApiError> {
+        let status = obj.get("status").cloned();
+        let created = self.seed(obj)?;
+        let Some(status) = status else {
+            return Ok(created);
+        };
+        let api_version = created["apiVersion"].as_str().unwrap_or("");
+        let kind = created["kind"].as_str().unwrap_or("");
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        let mut state = relock(&self.shared.state);
+        let Some(rt) = state.registry.by_kind(group, version, kind) else {
+            return Ok(created);
+        };
+        if !rt.status_subresource {
+            return Ok(created);
+        }
+        state.now = self.shared.clock.stamp();
+        let mut with_status = created.clone();
+        with_status["status"] = status;
+        let key = store::key_of(&with_status);
+        let opts = lifecycle::WriteOpts {
+            manager: "kube-apiserver".into(),
+            dry_run: false,
+            strict: false,
+            part: lifecycle::Part::Status,
+            applied: false,
+        };
+        lifecycle::update(&mut state, &rt, &key, with_status, &opts).map(|w| w.object)
+    }
+
     /// Stores an object (in the JSON form a client would send) as if created by `kube-apiserver`.
     pub fn seed(&self, obj: Value) -> Result<Value, ApiError> {
         let api_version = obj["apiVersion"].as_str().unwrap_or("");

@@ -1,0 +1,3 @@
+//! The reconciler runtime driving real controllers on the in-memory API server.
+
+mod smoke;
