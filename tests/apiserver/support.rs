@@ -186,3 +186,78 @@ async fn concurrent_writers_never_lose_an_update() {
     let api: Api<ConfigMap> = Api::namespaced(client, "default");
     assert_eq!(api.get("counter").await.unwrap().data.unwrap()["n"], "80");
 }
+
+#[tokio::test]
+async fn odd_requests_never_panic() {
+    let (server, client) = server();
+    create_cm(&client, "default", "keep").await;
+    let before = server.resource_version();
+    let paths = [
+        "/",
+        "/api",
+        "/api/v2",
+        "/apis/apps",
+        "/apis/nope/v1",
+        "/api/v1/namespaces/default/configmaps/keep/status",
+        "/api/v1/namespaces/default/configmaps/keep/scale",
+        "/api/v1/namespaces//configmaps",
+        "/api/v1/configmaps/keep",
+        "/apis/apps/v1/namespaces/default/deployments/x/y/z",
+        "/api/v1/namespaces/default/configmaps?limit=abc",
+        "/api/v1/namespaces/default/configmaps?continue=%%%",
+        "/api/v1/namespaces/default/configmaps?resourceVersion=x",
+        "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=999999999",
+        "/openapi/v3/apis/x/y",
+        "/api/v1/namespaces/default/configmaps/keep?dryRun=Sometimes",
+    ];
+    let bodies: [&[u8]; 8] = [
+        b"", b"null", b"[]", b"\"str\"", b"{\"metadata\": 5}", b"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"keep\",\"resourceVersion\":\"1\"},\"data\":[1]}",
+        b"\xff\xfe", b"- op: remove\n  path: /data\n",
+    ];
+    let types = [
+        "application/json",
+        "application/merge-patch+json",
+        "application/json-patch+json",
+        "application/strategic-merge-patch+json",
+        "application/apply-patch+yaml",
+        "application/yaml",
+    ];
+    let mut count = 0;
+    for path in paths {
+        for method in ["GET", "POST", "PUT", "PATCH", "DELETE"] {
+            for body in bodies {
+                for ct in types {
+                    if method == "GET" && (!body.is_empty() || ct != "application/json") {
+                        continue;
+                    }
+                    let req = http::Request::builder()
+                        .method(method)
+                        .uri(path)
+                        .header("content-type", ct)
+                        .body(bytes::Bytes::from_static(body))
+                        .unwrap();
+                    let resp = server.handle(req).await;
+                    let status = resp.status().as_u16();
+                    let text = if method == "GET" && path.contains("watch=1") {
+                        String::new()
+                    } else {
+                        use http_body_util::BodyExt;
+                        let b = resp.into_body().collect().await.unwrap().to_bytes();
+                        String::from_utf8_lossy(&b).into_owned()
+                    };
+                    assert!(!text.contains("panicked"), "{method} {path} {ct}: {text}");
+                    assert!(
+                        status != 500 || text.contains("resourceVersion should not be set"),
+                        "{method} {path} {ct} -> {status}: {text}"
+                    );
+                    count += 1;
+                }
+            }
+        }
+    }
+    assert!(count > 100);
+    // The server still answers normally afterwards.
+    let api: Api<ConfigMap> = Api::namespaced(client, "default");
+    assert!(api.list(&ListParams::default()).await.is_ok());
+    assert!(server.resource_version() >= before);
+}

@@ -38,6 +38,19 @@ pub struct WriteOpts {
     pub applied: bool,
 }
 
+impl WriteOpts {
+    /// A write by the server itself (seeding, given state).
+    pub fn system(part: Part) -> Self {
+        Self {
+            manager: "kube-apiserver".into(),
+            dry_run: false,
+            strict: false,
+            part,
+            applied: false,
+        }
+    }
+}
+
 /// The result of a write.
 #[derive(Debug, Clone)]
 pub struct Written {

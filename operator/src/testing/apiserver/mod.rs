@@ -280,13 +280,7 @@ impl ApiServer {
         let mut with_status = created.clone();
         with_status["status"] = status;
         let key = store::key_of(&with_status);
-        let opts = lifecycle::WriteOpts {
-            manager: "kube-apiserver".into(),
-            dry_run: false,
-            strict: false,
-            part: lifecycle::Part::Status,
-            applied: false,
-        };
+        let opts = lifecycle::WriteOpts::system(lifecycle::Part::Status);
         lifecycle::update(&mut state, &rt, &key, with_status, &opts).map(|w| w.object)
     }
 
@@ -301,13 +295,7 @@ impl ApiServer {
             .by_kind(group, version, kind)
             .ok_or_else(|| ApiError::bad_request(format!("no kind {kind} in {api_version}")))?;
         state.now = self.shared.clock.stamp();
-        let opts = lifecycle::WriteOpts {
-            manager: "kube-apiserver".into(),
-            dry_run: false,
-            strict: false,
-            part: lifecycle::Part::Main,
-            applied: false,
-        };
+        let opts = lifecycle::WriteOpts::system(lifecycle::Part::Main);
         lifecycle::create(&mut state, &rt, obj, &opts).map(|w| w.object)
     }
 
