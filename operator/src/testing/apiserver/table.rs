@@ -107,28 +107,76 @@ fn lookup<'a>(obj: &'a Value, json_path: &str) -> Option<&'a Value> {
     Some(cur)
 }
 
+/// A duration the way kubectl prints ages (`45s`, `3m20s`, `5h`, `2d3h`).
+fn human_duration(secs: i64) -> String {
+    let s = secs.max(0);
+    let (m, h, d) = (s / 60, s / 3600, s / 86400);
+    if s < 120 {
+        format!("{s}s")
+    } else if m < 10 {
+        let rest = s % 60;
+        if rest == 0 { format!("{m}m") } else { format!("{m}m{rest}s") }
+    } else if h < 3 {
+        format!("{m}m")
+    } else if h < 8 {
+        let rest = m % 60;
+        if rest == 0 { format!("{h}h") } else { format!("{h}h{rest}m") }
+    } else if h < 48 {
+        format!("{h}h")
+    } else if d < 8 {
+        let rest = h % 24;
+        if rest == 0 { format!("{d}d") } else { format!("{d}d{rest}h") }
+    } else if d < 365 * 2 {
+        format!("{d}d")
+    } else {
+        format!("{}y", d / 365)
+    }
+}
+
+fn age(timestamp: &Value) -> Value {
+    let Some(t) = timestamp.as_str().and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok()) else {
+        return Value::String("<unknown>".into());
+    };
+    let secs = (chrono::Utc::now() - t.with_timezone(&chrono::Utc)).num_seconds();
+    Value::String(human_duration(secs))
+}
+
 fn table(rt: &ResourceType, items: Vec<Value>, include: Include, list_meta: Value) -> Value {
+    // Custom resources print like kube-apiserver's CRD table convertor (Name, printer columns, Age as a
+    // duration); other kinds like its default convertor (Name, Created At).
+    let custom = rt.custom;
     let mut columns = vec![json!({
         "name": "Name", "type": "string", "format": "name", "priority": 0,
         "description": "Name must be unique within a namespace."
     })];
     for (name, ty, _) in &rt.printer_columns {
-        columns.push(
-            json!({ "name": name, "type": ty, "format": "", "description": "", "priority": 0 }),
-        );
+        columns.push(json!({ "name": name, "type": ty, "format": "", "description": "", "priority": 0 }));
     }
-    columns.push(json!({
-        "name": "Created At", "type": "date", "format": "", "priority": 0,
-        "description": "CreationTimestamp is a timestamp representing the server time when this object was created."
-    }));
+    if custom {
+        if !rt.printer_columns.iter().any(|(n, _, _)| n == "Age") {
+            columns.push(json!({ "name": "Age", "type": "date", "format": "", "priority": 0, "description": "" }));
+        }
+    } else {
+        columns.push(json!({
+            "name": "Created At", "type": "date", "format": "", "priority": 0,
+            "description": "CreationTimestamp is a timestamp representing the server time when this object was created."
+        }));
+    }
     let rows: Vec<Value> = items
         .into_iter()
         .map(|obj| {
             let mut cells = vec![obj["metadata"]["name"].clone()];
-            for (_, _, path) in &rt.printer_columns {
-                cells.push(lookup(&obj, path).cloned().unwrap_or(Value::Null));
+            for (_, ty, path) in &rt.printer_columns {
+                let v = lookup(&obj, path).cloned().unwrap_or(Value::Null);
+                cells.push(if ty == "date" { age(&v) } else { v });
             }
-            cells.push(obj["metadata"]["creationTimestamp"].clone());
+            if custom {
+                if !rt.printer_columns.iter().any(|(n, _, _)| n == "Age") {
+                    cells.push(age(&obj["metadata"]["creationTimestamp"]));
+                }
+            } else {
+                cells.push(obj["metadata"]["creationTimestamp"].clone());
+            }
             let mut row = Map::new();
             row.insert("cells".into(), Value::Array(cells));
             match include {
@@ -150,4 +198,19 @@ fn table(rt: &ResourceType, items: Vec<Value>, include: Include, list_meta: Valu
         "columnDefinitions": columns,
         "rows": rows,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human_duration;
+
+    #[test]
+    fn ages_read_like_kubectl() {
+        assert_eq!(human_duration(45), "45s");
+        assert_eq!(human_duration(200), "3m20s");
+        assert_eq!(human_duration(3 * 3600 + 60), "3h1m");
+        assert_eq!(human_duration(20 * 3600), "20h");
+        assert_eq!(human_duration(3 * 86400 + 7200), "3d2h");
+        assert_eq!(human_duration(30 * 86400), "30d");
+    }
 }
