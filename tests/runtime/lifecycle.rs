@@ -1,0 +1,241 @@
+//! Operator lifecycle: shared caches across controllers, graceful shutdown with a deadline, no task left.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use futures::future::{BoxFuture, FutureExt};
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::api::{Api, PostParams};
+use kube::runtime::wait::{await_condition, conditions};
+use kube::{CustomResource, CustomResourceExt, ResourceExt};
+use operator::testing::ApiServer;
+use operator::{
+    ChildReconciler, Context, Operator, Outcome, Reconciler, ReconcilerStatus, SubReconciler,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::smoke::{Note, NoteSpec};
+
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "example.dev",
+    version = "v1",
+    kind = "Memo",
+    namespaced,
+    status = "MemoStatus"
+)]
+pub struct MemoSpec {
+    pub body: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct MemoStatus {
+    pub observed_generation: Option<i64>,
+    #[serde(default)]
+    pub conditions: Vec<Condition>,
+}
+
+impl ReconcilerStatus for MemoStatus {
+    fn conditions(&self) -> &[Condition] {
+        &self.conditions
+    }
+    fn conditions_mut(&mut self) -> &mut Vec<Condition> {
+        &mut self.conditions
+    }
+    fn observed_generation(&self) -> Option<i64> {
+        self.observed_generation
+    }
+    fn set_observed_generation(&mut self, g: Option<i64>) {
+        self.observed_generation = g;
+    }
+}
+
+async fn install<K: CustomResourceExt>(client: &kube::Client) {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let crd = K::crd();
+    let name = crd.name_any();
+    crds.create(&PostParams::default(), &crd).await.unwrap();
+    await_condition(crds, &name, conditions::is_crd_established())
+        .await
+        .unwrap();
+}
+
+fn memo_configmap(m: &Memo, _: &mut Context) -> operator::Result<Option<ConfigMap>> {
+    let mut cm = ConfigMap::default();
+    cm.metadata.name = Some(format!("memo-{}", m.name_any()));
+    cm.data = Some([("body".to_string(), m.spec.body.clone())].into());
+    Ok(Some(cm))
+}
+
+fn note_configmap(n: &Note, _: &mut Context) -> operator::Result<Option<ConfigMap>> {
+    let mut cm = ConfigMap::default();
+    cm.metadata.name = Some(format!("note-{}", n.name_any()));
+    cm.data = Some([("text".to_string(), n.spec.text.clone())].into());
+    Ok(Some(cm))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn controllers_share_one_cache_per_kind() {
+    let server = ApiServer::new();
+    let client = server.client();
+    install::<Note>(&client).await;
+    install::<Memo>(&client).await;
+    let op = Operator::new(client.clone())
+        .controller(
+            Reconciler::<Note>::new("notes").step(ChildReconciler::new("cm", note_configmap)),
+        )
+        .controller(
+            Reconciler::<Memo>::new("memos").step(ChildReconciler::new("cm", memo_configmap)),
+        );
+    assert_eq!(op.caches().kinds(), ["ConfigMap", "Memo", "Note"]);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(op.run_until(async move {
+        let _ = stopped.await;
+    }));
+    Api::<Note>::namespaced(client.clone(), "default")
+        .create(
+            &PostParams::default(),
+            &Note::new("a", NoteSpec { text: "t".into() }),
+        )
+        .await
+        .unwrap();
+    Api::<Memo>::namespaced(client.clone(), "default")
+        .create(
+            &PostParams::default(),
+            &Memo::new("b", MemoSpec { body: "m".into() }),
+        )
+        .await
+        .unwrap();
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    for _ in 0..200 {
+        if cms.get_opt("note-a").await.unwrap().is_some()
+            && cms.get_opt("memo-b").await.unwrap().is_some()
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(cms.get_opt("note-a").await.unwrap().is_some());
+    assert!(cms.get_opt("memo-b").await.unwrap().is_some());
+    // One watch per kind, however many controllers read it.
+    assert_eq!(server.watcher_count(), 3);
+    let _ = stop.send(());
+    tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .expect("stopped")
+        .unwrap();
+    for _ in 0..100 {
+        if server.watcher_count() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        server.watcher_count(),
+        0,
+        "no watch is left open after shutdown"
+    );
+}
+
+/// A step that takes a long time, to be caught in flight by a shutdown.
+struct Slow {
+    started: Arc<AtomicUsize>,
+    finished: Arc<AtomicUsize>,
+    takes: Duration,
+}
+
+impl SubReconciler<Note> for Slow {
+    fn name(&self) -> &str {
+        "slow"
+    }
+    fn reconcile<'a>(
+        &'a self,
+        _: &'a mut Note,
+        _: &'a mut Context,
+    ) -> BoxFuture<'a, operator::Result<Outcome>> {
+        async move {
+            self.started.fetch_add(1, Ordering::SeqCst);
+            tokio::time::sleep(self.takes).await;
+            self.finished.fetch_add(1, Ordering::SeqCst);
+            Ok(Outcome::Continue)
+        }
+        .boxed()
+    }
+}
+
+async fn shutdown_with(takes: Duration, deadline: Duration) -> (usize, usize) {
+    let server = ApiServer::new();
+    let client = server.client();
+    install::<Note>(&client).await;
+    Api::<Note>::namespaced(client.clone(), "default")
+        .create(
+            &PostParams::default(),
+            &Note::new("slow", NoteSpec { text: "t".into() }),
+        )
+        .await
+        .unwrap();
+    let started = Arc::new(AtomicUsize::new(0));
+    let finished = Arc::new(AtomicUsize::new(0));
+    let step = Slow {
+        started: started.clone(),
+        finished: finished.clone(),
+        takes,
+    };
+    let op = Operator::new(client)
+        .shutdown_deadline(deadline)
+        .controller(Reconciler::<Note>::new("slow").step(step));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(op.run_until(async move {
+        let _ = stopped.await;
+    }));
+    while started.load(Ordering::SeqCst) == 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let _ = stop.send(());
+    tokio::time::timeout(Duration::from_secs(20), task)
+        .await
+        .expect("run_until returned")
+        .unwrap();
+    for _ in 0..100 {
+        if server.watcher_count() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        server.watcher_count(),
+        0,
+        "no watch is left open after shutdown"
+    );
+    (
+        started.load(Ordering::SeqCst),
+        finished.load(Ordering::SeqCst),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_lets_in_flight_passes_finish() {
+    let (started, finished) =
+        shutdown_with(Duration::from_millis(300), Duration::from_secs(10)).await;
+    assert_eq!(
+        (started, finished),
+        (1, 1),
+        "the pass in flight completed before shutdown returned"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_aborts_passes_past_the_deadline() {
+    let (started, finished) =
+        shutdown_with(Duration::from_secs(60), Duration::from_millis(200)).await;
+    assert_eq!(
+        (started, finished),
+        (1, 0),
+        "the pass past the deadline was aborted"
+    );
+}
