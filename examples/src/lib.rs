@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+pub mod webapp;
+
 /// Options every example that can run on the embedded cluster accepts.
 #[derive(Debug, Clone, clap::Args)]
 pub struct EmbeddedArgs {

@@ -1,0 +1,22 @@
+//! The WebApp operator written with the runtime only (no derive): a Deployment and a Service per `WebApp`,
+//! with the hash of a referenced ConfigMap on the pod template. The operator itself is in
+//! `examples/src/webapp.rs`; this is its command line.
+//!
+//! ```text
+//! # the embedded in-memory cluster, with a sample WebApp, served to kubectl:
+//! cargo run --example webapp-by-hand -- --listen 127.0.0.1:8001 --write-kubeconfig /tmp/webapp.kubeconfig
+//! kubectl --kubeconfig /tmp/webapp.kubeconfig get webapps,deployments,services
+//! # a real cluster:
+//! cargo run --example webapp-by-hand -- --kubeconfig ~/.kube/config
+//! # the CRD:
+//! cargo run --example webapp-by-hand -- manifests | kubectl apply -f -
+//! ```
+
+use clap::Parser;
+use examples::webapp::cli::{Cli, run};
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    examples::init_tracing();
+    run(Cli::parse(), examples::shutdown_signal()).await
+}
