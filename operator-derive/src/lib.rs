@@ -1,4 +1,33 @@
-//! Derive macros for the `operator` runtime.
+//! `#[derive(Reconciler)]` for the `operator` runtime; use it through `operator::Reconciler`.
 //!
-//! The `Reconciler` derive lands with its own issue; this crate is a skeleton
-//! so that the workspace layout is in place.
+//! The derive turns attributes into a handful of calls to the runtime's public builder API (through the
+//! hidden `operator::__private` helpers, which spell out generic parameters so that the compiler checks the
+//! functions named in attributes). It is built in phases, one file each:
+//!
+//! - [`attr`]: the attributes as written, parsed with darling, every error collected;
+//! - [`model`]: the reconciler they describe, keeping the user's tokens for spans;
+//! - [`valid`]: rules across attributes;
+//! - [`expand`]: the generated `impl`;
+//! - [`fallback`]: on error, the errors plus stub items so that one mistake does not cascade.
+//!
+//! The attribute reference lives in the runtime crate's docs (`operator::attributes`).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod attr;
+mod expand;
+mod fallback;
+mod model;
+mod valid;
+
+/// Derives `impl Root { pub fn reconciler() -> operator::Reconciler<Root> }` and typed stash keys; see
+/// `operator::attributes`.
+#[proc_macro_derive(
+    Reconciler,
+    attributes(
+        reconciler, child, children, owns, tracks, watches, sync, finalize, stash
+    )
+)]
+pub fn derive_reconciler(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    expand::derive(input.into()).into()
+}

@@ -38,6 +38,14 @@ pub use reconcilers::{
 pub use stash::{Stash, StashKey};
 pub use tracker::{TrackKey, Tracker};
 
+/// Derives a [`Reconciler`](struct@Reconciler) from attributes on a custom resource's spec struct; see
+/// the `attributes` module for the reference.
+pub use operator_derive::Reconciler;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
 // Re-exported so that authors and generated code name one set of versions.
 pub use k8s_openapi;
 pub use kube;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::{BoxFuture, FutureExt};
+use kube::core::object::HasStatus;
 use kube::{Resource, ResourceExt};
 use serde::Serialize;
 use serde_json::Value;
@@ -188,6 +189,24 @@ where
         reflect: impl Fn(&mut P, &ChildOutcome<C>) + Send + Sync + 'static,
     ) -> Self {
         self.reflect = Some(Box::new(reflect));
+        self
+    }
+
+    /// Gives a desired child without a name or `generateName` the `generateName` `<parent name>-`, so the API
+    /// server names it (the runtime finds it again by its owner reference).
+    pub fn generate_name(mut self) -> Self {
+        let desired = self.desired;
+        self.desired = Box::new(move |parent: &P, cx: &mut Context| {
+            let mut child = desired(parent, cx)?;
+            if let Some(child) = &mut child {
+                let meta = child.meta_mut();
+                if meta.name.as_deref().is_none_or(str::is_empty) && meta.generate_name.is_none() {
+                    meta.name = None;
+                    meta.generate_name = Some(format!("{}-", parent.name_any()));
+                }
+            }
+            Ok(child)
+        });
         self
     }
 
@@ -452,6 +471,28 @@ where
         )
         .await;
         Ok(())
+    }
+}
+
+impl<P, C> ChildReconciler<P, C>
+where
+    P: HasStatus + Resource<DynamicType = ()> + Send + Sync + 'static,
+    P::Status: Default,
+    C: CachedKind + Serialize,
+    C::Scope: 'static,
+{
+    /// Reports each pass's outcome into the parent's status (an empty status is created if there is none):
+    /// [`reflect`](Self::reflect) for functions that only need the status.
+    pub fn reflect_status(
+        self,
+        reflect: impl Fn(&mut P::Status, &ChildOutcome<C>) + Send + Sync + 'static,
+    ) -> Self {
+        self.reflect(move |parent: &mut P, outcome: &ChildOutcome<C>| {
+            reflect(
+                parent.status_mut().get_or_insert_with(Default::default),
+                outcome,
+            )
+        })
     }
 }
 

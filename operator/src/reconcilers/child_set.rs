@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use futures::future::{BoxFuture, FutureExt};
+use kube::core::object::HasStatus;
 use kube::{Resource, ResourceExt};
 use serde::Serialize;
 use serde_json::Value;
@@ -208,6 +209,30 @@ where
             r(parent, &outcomes);
         }
         Ok(Outcome::Continue)
+    }
+}
+
+impl<P, C> ChildSetReconciler<P, C>
+where
+    P: HasStatus + Resource<DynamicType = ()> + Send + Sync + 'static,
+    P::Status: Default,
+    C: CachedKind + Serialize,
+    C::Scope: 'static,
+{
+    /// Reports the outcome of each child by id into the parent's status (an empty status is created if there
+    /// is none): [`reflect`](Self::reflect) for functions that only need the status.
+    pub fn reflect_status(
+        self,
+        reflect: impl Fn(&mut P::Status, &BTreeMap<String, ChildOutcome<C>>) + Send + Sync + 'static,
+    ) -> Self {
+        self.reflect(
+            move |parent: &mut P, outcomes: &BTreeMap<String, ChildOutcome<C>>| {
+                reflect(
+                    parent.status_mut().get_or_insert_with(Default::default),
+                    outcomes,
+                )
+            },
+        )
     }
 }
 

@@ -1,0 +1,40 @@
+//! Phase 5: what the derive emits when the attributes are wrong: every error, plus stub items with the
+//! signatures the valid expansion would have had (`reconciler()` and the stash keys), so that code using them
+//! compiles on and the author sees the mistakes in the attributes, not fifty follow-on errors.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::expand::{signature, stash_consts};
+use crate::model::Model;
+
+/// The errors and the stubs.
+pub fn expand(model: &Model, errors: darling::Error) -> TokenStream {
+    let errors = errors.write_errors();
+    let Some(root) = &model.root else {
+        return errors;
+    };
+    // Without a status (or with generic parameters) the root kind cannot be a parent: naming
+    // `Reconciler<Root>` would only add errors.
+    let usable =
+        model.input.generics.params.is_empty() && (!model.from_kube() || root.status.is_some());
+    let ident = &root.ident;
+    let consts = stash_consts(model, root);
+    let reconciler = usable.then(|| {
+        let signature = signature(model, root);
+        quote! {
+            #signature {
+                ::core::unimplemented!("#[derive(Reconciler)] failed; see the errors on its attributes")
+            }
+        }
+    });
+    quote! {
+        #errors
+
+        #[automatically_derived]
+        impl #ident {
+            #(#consts)*
+            #reconciler
+        }
+    }
+}

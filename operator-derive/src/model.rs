@@ -1,0 +1,201 @@
+//! Phase 2: the reconciler the attributes describe, keeping the user's tokens (and so their spans).
+
+use darling::util::SpannedValue;
+use proc_macro2::Span;
+use syn::{DeriveInput, Ident, Path, Type, Visibility};
+
+use crate::attr::{ContainerOpts, FnPath, Item, KubeAttr, Parsed, StashEntry};
+
+/// The whole reconciler.
+pub struct Model<'a> {
+    /// The type the derive is on.
+    pub input: &'a DeriveInput,
+    /// The runtime crate's path (`::operator` unless `crate = ..`).
+    pub krate: Path,
+    /// The root kind, when it can be determined.
+    pub root: Option<Root>,
+    /// `#[reconciler(..)]`.
+    pub container: ContainerOpts,
+    /// `#[kube(..)]`.
+    pub kube: Option<KubeAttr>,
+    /// The steps, in declaration order.
+    pub steps: Vec<Step>,
+    /// Kinds owned, tracked or watched outside of child steps.
+    pub declarations: Vec<Declaration>,
+    /// Typed stash keys.
+    pub stash: Vec<StashEntry>,
+}
+
+/// The root kind: the type `reconciler()` and the stash keys are generated on.
+pub struct Root {
+    /// Its name, spanned on where it was found (`kind = ".."` or the derive input).
+    pub ident: Ident,
+    /// The visibility of the generated items: the derive input's.
+    pub vis: Visibility,
+    /// The status type named in `#[kube(status = "..")]`.
+    pub status: Option<Path>,
+}
+
+/// A step of the pass.
+pub enum Step {
+    /// `#[child(..)]`.
+    Child(Child),
+    /// `#[children(..)]`.
+    Children(Children),
+    /// `#[sync(f)]`.
+    Sync(FnPath),
+    /// `#[finalize(f)]`.
+    Finalize(Span, FnPath),
+}
+
+/// `#[child(..)]`.
+pub struct Child {
+    /// The attribute.
+    pub span: Span,
+    /// The child type, if given (otherwise inferred from `desired`).
+    pub ty: Option<Type>,
+    /// The desired-state function.
+    pub desired: Option<FnPath>,
+    /// The status reflection.
+    pub reflect: Option<FnPath>,
+    /// `"apply"` or `"update"`.
+    pub strategy: Option<SpannedValue<String>>,
+    /// Forced server-side apply.
+    pub force: Option<SpannedValue<bool>>,
+    /// The child's field manager.
+    pub field_manager: Option<SpannedValue<String>>,
+    /// What logs show of the child.
+    pub sanitize: Option<FnPath>,
+    /// Use `generateName`.
+    pub generate_name: bool,
+    /// The condition type.
+    pub condition: Option<SpannedValue<String>>,
+}
+
+/// `#[children(..)]`.
+pub struct Children {
+    /// The attribute.
+    pub span: Span,
+    /// The child type, if given.
+    pub ty: Option<Type>,
+    /// The desired-state function.
+    pub desired: Option<FnPath>,
+    /// The id function.
+    pub id: Option<FnPath>,
+    /// The status reflection.
+    pub reflect: Option<FnPath>,
+    /// The condition type.
+    pub condition: Option<SpannedValue<String>>,
+}
+
+/// A kind the controller watches outside of child steps.
+pub enum Declaration {
+    /// `#[owns(T)]`.
+    Owns(Type),
+    /// `#[tracks(T)]`.
+    Tracks(Type),
+    /// `#[watches(T, map = f)]`.
+    Watches {
+        /// The attribute.
+        span: Span,
+        /// The watched type, if given (otherwise inferred from `map`).
+        ty: Option<Type>,
+        /// The mapper.
+        map: Option<FnPath>,
+    },
+}
+
+impl<'a> Model<'a> {
+    /// Builds the model; never fails (rules are checked by `valid`).
+    pub fn build(input: &'a DeriveInput, parsed: Parsed) -> Self {
+        let Parsed {
+            container,
+            kube,
+            items,
+            ..
+        } = parsed;
+        let krate = container
+            .krate
+            .as_ref()
+            .map(|k| k.0.clone())
+            .unwrap_or_else(|| syn::parse_quote!(::operator));
+        let root = root(input, &container, kube.as_ref());
+        let mut steps = Vec::new();
+        let mut declarations = Vec::new();
+        let mut stash = Vec::new();
+        for item in items {
+            match item {
+                Item::Child { span, ty, opts } => steps.push(Step::Child(Child {
+                    span,
+                    ty,
+                    desired: opts.desired,
+                    reflect: opts.reflect,
+                    strategy: opts.strategy,
+                    force: opts.force,
+                    field_manager: opts.field_manager,
+                    sanitize: opts.sanitize,
+                    generate_name: opts.generate_name.is_present(),
+                    condition: opts.condition,
+                })),
+                Item::Children { span, ty, opts } => steps.push(Step::Children(Children {
+                    span,
+                    ty,
+                    desired: opts.desired,
+                    id: opts.id,
+                    reflect: opts.reflect,
+                    condition: opts.condition,
+                })),
+                Item::Sync(f) => steps.push(Step::Sync(f)),
+                Item::Finalize { span, f } => steps.push(Step::Finalize(span, f)),
+                Item::Owns(types) => declarations.extend(types.into_iter().map(Declaration::Owns)),
+                Item::Tracks(types) => {
+                    declarations.extend(types.into_iter().map(Declaration::Tracks))
+                }
+                Item::Watches { span, ty, opts } => declarations.push(Declaration::Watches {
+                    span,
+                    ty,
+                    map: opts.map,
+                }),
+                Item::Stash(entries) => stash.extend(entries),
+            }
+        }
+        Model {
+            input,
+            krate,
+            root,
+            container,
+            kube,
+            steps,
+            declarations,
+            stash,
+        }
+    }
+
+    /// Whether the root kind comes from `#[kube(..)]` (the derive is on a spec struct).
+    pub fn from_kube(&self) -> bool {
+        self.kube.is_some() && !self.container.root.is_present()
+    }
+}
+
+/// The root kind: the derive input itself with `#[reconciler(root)]` or without `#[kube]`; otherwise the struct
+/// kube generates (`root = ".."`, else the kind).
+fn root(input: &DeriveInput, container: &ContainerOpts, kube: Option<&KubeAttr>) -> Option<Root> {
+    let vis = input.vis.clone();
+    match kube {
+        Some(kube) if !container.root.is_present() => {
+            let name = kube.root.as_ref().or(kube.kind.as_ref())?;
+            // A kind that is not an identifier is kube's error to report.
+            let ident = syn::parse_str::<Ident>(&name.value()).ok()?;
+            Some(Root {
+                ident: Ident::new(&ident.to_string(), name.span()),
+                vis,
+                status: kube.status.clone(),
+            })
+        }
+        _ => Some(Root {
+            ident: input.ident.clone(),
+            vis,
+            status: None,
+        }),
+    }
+}
