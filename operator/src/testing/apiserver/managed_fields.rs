@@ -38,8 +38,9 @@
 //!   built-in types non-pointer structs (`spec`, `spec.template`, ...) do not get a `.` member in
 //!   the creator's entry. Here the creator is compared against nothing, which is what the real
 //!   server does for custom resources: every added map or list gets a `.` member.
-//! * Items of associative lists that lack some key fields are identified by the key fields they
-//!   do have (`null` counts as missing); items lacking all of them (or that are not objects) are
+//! * Items of associative lists that lack a key field are identified with that key's schema
+//!   default ([`Schema::list_key_default`], as structured-merge-diff does), or else by the key
+//!   fields they do have (`null` counts as missing); items lacking all of them (or that are not objects) are
 //!   identified by their whole value, like set items, and are atomic. The real server rejects
 //!   such items.
 //! * Duplicate items in the applied configuration are merged into the first one (the real server
@@ -97,6 +98,14 @@ pub trait Schema {
     /// replaced as a whole and owned as a leaf. Defaults to `false`.
     fn map_is_atomic(&self, _path: &[&str]) -> bool {
         false
+    }
+
+    /// The schema default of key field `key` of the associative list at `path`: an item that omits
+    /// the key is identified as if it had this value (structured-merge-diff does the same, so an
+    /// applied `{"containerPort": 80}` is the live `{"containerPort": 80, "protocol": "TCP"}`).
+    /// Defaults to `None`.
+    fn list_key_default(&self, _path: &[&str], _key: &str) -> Option<Value> {
+        None
     }
 }
 
@@ -692,13 +701,22 @@ fn value_pe(value: &Value) -> String {
     format!("v:{}", canonical_json(value))
 }
 
+/// The schema defaults of an associative list's key fields, by key.
+type KeyDefaults = Vec<(String, Value)>;
+
 /// The path element of a list item: `k:` for items of associative lists (key fields that are
-/// missing or `null` are left out), `v:` with the whole value otherwise.
-fn item_pe(item: &Value, list_type: &ListType) -> String {
+/// missing or `null` take their default from `defaults`, or are left out), `v:` with the whole
+/// value otherwise.
+fn item_pe(item: &Value, list_type: &ListType, defaults: &KeyDefaults) -> String {
     if let (ListType::Map(keys), Some(map)) = (list_type, item.as_object()) {
         let mut fields: Vec<(&str, &Value)> = keys
             .iter()
-            .filter_map(|k| map.get(k).filter(|v| !v.is_null()).map(|v| (k.as_str(), v)))
+            .filter_map(|k| {
+                map.get(k)
+                    .filter(|v| !v.is_null())
+                    .or_else(|| defaults.iter().find(|(d, _)| d == k).map(|(_, v)| v))
+                    .map(|v| (k.as_str(), v))
+            })
             .collect();
         fields.sort_by(|a, b| a.0.cmp(b.0));
         fields.dedup_by(|a, b| a.0 == b.0);
@@ -1020,11 +1038,12 @@ fn empty_or_absent(value: Option<&Value>) -> bool {
 fn group_items<'v>(
     side: Option<&'v Value>,
     list_type: &ListType,
+    defaults: &KeyDefaults,
 ) -> BTreeMap<String, Vec<&'v Value>> {
     let mut groups: BTreeMap<String, Vec<&'v Value>> = BTreeMap::new();
     for item in side.and_then(Value::as_array).into_iter().flatten() {
         groups
-            .entry(item_pe(item, list_type))
+            .entry(item_pe(item, list_type, defaults))
             .or_default()
             .push(item);
     }
@@ -1085,6 +1104,17 @@ impl Ctx<'_> {
             ListType::Map(keys) if keys.is_empty() => ListType::Atomic,
             other => other,
         }
+    }
+
+    /// The defaults of the key fields of the associative list at `names`.
+    fn key_defaults(&self, names: &[String], list_type: &ListType) -> KeyDefaults {
+        let ListType::Map(keys) = list_type else {
+            return Vec::new();
+        };
+        let path: Vec<&str> = names.iter().map(String::as_str).collect();
+        keys.iter()
+            .filter_map(|k| Some((k.clone(), self.schema.list_key_default(&path, k)?)))
+            .collect()
     }
 
     fn map_atomic(&self, names: &[String], pos: Pos) -> bool {
@@ -1148,6 +1178,7 @@ impl Ctx<'_> {
             }
             Value::Array(items) => {
                 let list_type = self.list_type(names);
+                let defaults = self.key_defaults(names, &list_type);
                 match list_type {
                     ListType::Atomic => config.clone(),
                     ListType::Set => {
@@ -1165,7 +1196,7 @@ impl Ctx<'_> {
                         let mut out: Vec<Value> = Vec::new();
                         let mut index: HashMap<String, usize> = HashMap::new();
                         for item in items.iter().filter(|item| !item.is_null()) {
-                            let pe = item_pe(item, &list_type);
+                            let pe = item_pe(item, &list_type, &defaults);
                             if !is_keyed(&pe) {
                                 // Identified by its whole value: atomic, duplicates are equal.
                                 if let MapEntry::Vacant(slot) = index.entry(pe) {
@@ -1174,8 +1205,9 @@ impl Ctx<'_> {
                                 }
                                 continue;
                             }
-                            let live_item = live_items
-                                .and_then(|l| l.iter().find(|li| item_pe(li, &list_type) == pe));
+                            let live_item = live_items.and_then(|l| {
+                                l.iter().find(|li| item_pe(li, &list_type, &defaults) == pe)
+                            });
                             let normalized = self.normalize(item, live_item, names, Pos::Other);
                             match index.get(&pe).copied() {
                                 Some(i) => {
@@ -1220,6 +1252,7 @@ impl Ctx<'_> {
             }
             Value::Array(items) => {
                 let list_type = self.list_type(names);
+                let defaults = self.key_defaults(names, &list_type);
                 match list_type {
                     ListType::Atomic => node.member = true,
                     ListType::Set => {
@@ -1229,7 +1262,7 @@ impl Ctx<'_> {
                     }
                     ListType::Map(_) => {
                         for item in items {
-                            let pe = item_pe(item, &list_type);
+                            let pe = item_pe(item, &list_type, &defaults);
                             let keyed = is_keyed(&pe);
                             let item_node = node.children.entry(pe).or_default();
                             item_node.member = true;
@@ -1311,8 +1344,15 @@ impl Ctx<'_> {
         list_type: &ListType,
         names: &mut Vec<String>,
     ) -> Vec<Value> {
-        let lpes: Vec<String> = litems.iter().map(|v| item_pe(v, list_type)).collect();
-        let rpes: Vec<String> = ritems.iter().map(|v| item_pe(v, list_type)).collect();
+        let defaults = self.key_defaults(names, list_type);
+        let lpes: Vec<String> = litems
+            .iter()
+            .map(|v| item_pe(v, list_type, &defaults))
+            .collect();
+        let rpes: Vec<String> = ritems
+            .iter()
+            .map(|v| item_pe(v, list_type, &defaults))
+            .collect();
         let mut l_first: HashMap<&str, usize> = HashMap::new();
         for (i, pe) in lpes.iter().enumerate() {
             l_first.entry(pe.as_str()).or_insert(i);
@@ -1457,11 +1497,12 @@ impl Ctx<'_> {
             }
             Value::Array(items) => {
                 let list_type = self.list_type(names);
+                let defaults = self.key_defaults(names, &list_type);
                 if list_type == ListType::Atomic {
                     return;
                 }
                 for mut item in std::mem::take(items) {
-                    let pe = item_pe(&item, &list_type);
+                    let pe = item_pe(&item, &list_type, &defaults);
                     if let Some(last_child) = last.children.get(&pe) {
                         let managed_child = managed.and_then(|m| m.children.get(&pe));
                         // A list item stays only while somebody owns the item itself.
@@ -1469,9 +1510,9 @@ impl Ctx<'_> {
                             continue;
                         }
                         if !last_child.children.is_empty() {
-                            let config_item = config
-                                .and_then(Value::as_array)
-                                .and_then(|c| c.iter().find(|ci| item_pe(ci, &list_type) == pe));
+                            let config_item = config.and_then(Value::as_array).and_then(|c| {
+                                c.iter().find(|ci| item_pe(ci, &list_type, &defaults) == pe)
+                            });
                             self.prune(
                                 &mut item,
                                 last_child,
@@ -1510,16 +1551,17 @@ impl Ctx<'_> {
             }
             (Value::Array(mitems), Value::Array(citems)) => {
                 let list_type = self.list_type(names);
+                let defaults = self.key_defaults(names, &list_type);
                 if !matches!(list_type, ListType::Map(_)) {
                     return;
                 }
                 for citem in citems {
-                    let pe = item_pe(citem, &list_type);
+                    let pe = item_pe(citem, &list_type, &defaults);
                     if !is_keyed(&pe) {
                         continue;
                     }
                     for mitem in mitems.iter_mut() {
-                        if item_pe(mitem, &list_type) == pe {
+                        if item_pe(mitem, &list_type, &defaults) == pe {
                             self.strip_nulls(mitem, citem, names, Pos::Other);
                         }
                     }
@@ -1631,11 +1673,14 @@ impl Ctx<'_> {
             }
             Some(Value::Array(_)) => {
                 let list_type = self.list_type(names);
+                let defaults = self.key_defaults(names, &list_type);
                 if list_type == ListType::Atomic {
                     return;
                 }
-                let (lgroups, rgroups) =
-                    (group_items(lhs, &list_type), group_items(rhs, &list_type));
+                let (lgroups, rgroups) = (
+                    group_items(lhs, &list_type, &defaults),
+                    group_items(rhs, &list_type, &defaults),
+                );
                 let pes_all: BTreeSet<&String> = lgroups.keys().chain(rgroups.keys()).collect();
                 for pe in pes_all {
                     let litems = lgroups.get(pe);
@@ -2839,6 +2884,62 @@ mod tests {
         assert_eq!(
             conflict_message(&err),
             "Apply failed with 1 conflict: conflict with \"bob\": .spec.v"
+        );
+    }
+
+    /// Like the real server, an applied item that omits a defaulted key field (`protocol`) is the
+    /// live item that has the default, not a new one.
+    #[test]
+    fn omitted_key_fields_take_their_schema_default() {
+        struct Defaulted;
+        impl Schema for Defaulted {
+            fn list_type(&self, path: &[&str]) -> ListType {
+                TestSchema.list_type(path)
+            }
+            fn list_key_default(&self, _path: &[&str], key: &str) -> Option<Value> {
+                (key == "protocol").then(|| json!("TCP"))
+            }
+        }
+        let cfg = |image: &str| {
+            json!({"spec": {"template": {"spec": {"containers": [
+                {"name": "app", "image": image, "ports": [{"containerPort": 80, "name": "http"}]}
+            ]}}}})
+        };
+        let mut live = apply(
+            None,
+            &cfg("a"),
+            "ctl",
+            "apps/v1",
+            Scope::Main,
+            false,
+            &Defaulted,
+            T0,
+        )
+        .unwrap();
+        // The server defaults the protocol after the merge.
+        live["spec"]["template"]["spec"]["containers"][0]["ports"][0]["protocol"] = json!("TCP");
+        let obj = apply(
+            Some(&live),
+            &cfg("b"),
+            "ctl",
+            "apps/v1",
+            Scope::Main,
+            false,
+            &Defaulted,
+            T1,
+        )
+        .unwrap();
+        let c = &obj["spec"]["template"]["spec"]["containers"][0];
+        assert_eq!(c["image"], "b");
+        assert_eq!(
+            c["ports"],
+            json!([{"containerPort": 80, "name": "http", "protocol": "TCP"}])
+        );
+        let ports = &fields(&obj, "ctl", "Apply")["f:spec"]["f:template"]["f:spec"]["f:containers"]
+            [r#"k:{"name":"app"}"#]["f:ports"];
+        assert!(
+            ports[r#"k:{"containerPort":80,"protocol":"TCP"}"#].is_object(),
+            "{ports}"
         );
     }
 }

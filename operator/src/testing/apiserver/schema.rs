@@ -724,6 +724,18 @@ impl Schema {
         false
     }
 
+    /// The `default` of key field `key` of the items of the associative list at `path` (as for
+    /// [`Schema::list_type`]).
+    pub fn list_key_default(&self, path: &[&str], key: &str) -> Option<Value> {
+        self.node_at(path)?
+            .items
+            .as_deref()?
+            .properties
+            .get(key)?
+            .default
+            .clone()
+    }
+
     fn node_at(&self, path: &[&str]) -> Option<&Node> {
         let mut cur = &self.root;
         for seg in path {

@@ -251,6 +251,10 @@ impl managed_fields::Schema for CustomSchema {
     fn map_is_atomic(&self, path: &[&str]) -> bool {
         self.0.map_is_atomic(path)
     }
+
+    fn list_key_default(&self, path: &[&str], key: &str) -> Option<Value> {
+        self.0.list_key_default(path, key)
+    }
 }
 
 /// Field-management schema of a built-in kind.
@@ -264,6 +268,12 @@ pub struct BuiltinSchema {
 impl managed_fields::Schema for BuiltinSchema {
     fn list_type(&self, path: &[&str]) -> managed_fields::ListType {
         convert_builtin_list_type(strategic::builtin_list_type(&self.group, &self.kind, path))
+    }
+
+    /// Every built-in associative list keyed by `protocol` (container, Service and endpoint ports)
+    /// defaults it to `TCP`.
+    fn list_key_default(&self, _path: &[&str], key: &str) -> Option<Value> {
+        (key == "protocol").then(|| json!("TCP"))
     }
 }
 
