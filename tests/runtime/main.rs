@@ -2,3 +2,4 @@
 
 mod smoke;
 mod lifecycle;
+mod webapp;

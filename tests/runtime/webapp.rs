@@ -1,0 +1,770 @@
+//! The `webapp-by-hand` operator (`examples::webapp`) run by `Operator` on the in-memory server, and the
+//! example's command line driven from outside with kubectl.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use examples::webapp::cli::{Cli, SAMPLE_CONFIG_MAP, SAMPLE_NAME, ensure_crd, run};
+use examples::webapp::{
+    CONFIG_HASH_ANNOTATION, CONFIG_MAP_NOT_FOUND, INSTANCE_LABEL, WebApp, config_hash, reconciler,
+    sample, sample_config_map,
+};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Service};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::{Resource, ResourceExt};
+use operator::Operator;
+use operator::testing::ApiServer;
+use operator::testing::apiserver::Verb;
+use serde_json::json;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+struct Running {
+    server: ApiServer,
+    apps: Api<WebApp>,
+    deployments: Api<Deployment>,
+    services: Api<Service>,
+    configmaps: Api<ConfigMap>,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl Running {
+    async fn start() -> Self {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter("operator=debug")
+            .with_test_writer()
+            .try_init();
+        let server = ApiServer::new();
+        let client = server.client();
+        ensure_crd(&client).await.unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let op = Operator::new(client.clone()).controller(reconciler());
+        let task = tokio::spawn(op.run_until(async move {
+            let _ = stopped.await;
+        }));
+        Self {
+            apps: Api::namespaced(client.clone(), "default"),
+            deployments: Api::namespaced(client.clone(), "default"),
+            services: Api::namespaced(client.clone(), "default"),
+            configmaps: Api::namespaced(client, "default"),
+            server,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            tokio::time::timeout(Duration::from_secs(10), task)
+                .await
+                .expect("the operator shuts down in time")
+                .unwrap();
+        }
+    }
+
+    async fn patch_app(&self, name: &str, spec: serde_json::Value) {
+        self.apps
+            .patch(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({ "spec": spec })),
+            )
+            .await
+            .unwrap();
+    }
+
+    /// Waits until the app's status describes its current generation.
+    async fn observed(&self, name: &str) -> WebApp {
+        eventually(
+            "the status to describe the current generation",
+            async || {
+                self.apps.get(name).await.ok().filter(|a| {
+                    a.status.as_ref().and_then(|s| s.observed_generation) == a.meta().generation
+                })
+            },
+        )
+        .await
+    }
+
+    /// Waits until no object changes for a while.
+    async fn quiet(&self) {
+        let mut last = self.server.resource_version();
+        let mut still = 0;
+        for _ in 0..200 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let now = self.server.resource_version();
+            if now == last {
+                still += 1;
+                if still >= 6 {
+                    return;
+                }
+            } else {
+                still = 0;
+                last = now;
+            }
+        }
+        panic!("the cluster never settled");
+    }
+
+    async fn deployment_where(
+        &self,
+        name: &str,
+        what: &str,
+        check: impl Fn(&Deployment) -> bool,
+    ) -> Deployment {
+        eventually(what, async || {
+            self.deployments.get_opt(name).await.unwrap().filter(&check)
+        })
+        .await
+    }
+}
+
+async fn eventually<T>(what: &str, mut f: impl AsyncFnMut() -> Option<T>) -> T {
+    for _ in 0..400 {
+        if let Some(v) = f().await {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+fn ready(app: &WebApp) -> Option<(String, String, String)> {
+    app.status
+        .as_ref()?
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Ready")
+        .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
+}
+
+fn replicas(d: &Deployment) -> Option<i32> {
+    d.spec.as_ref()?.replicas
+}
+
+fn image(d: &Deployment) -> Option<String> {
+    d.spec.as_ref()?.template.spec.as_ref()?.containers[0]
+        .image
+        .clone()
+}
+
+fn container_port(d: &Deployment) -> Option<i32> {
+    Some(
+        d.spec.as_ref()?.template.spec.as_ref()?.containers[0]
+            .ports
+            .as_ref()?[0]
+            .container_port,
+    )
+}
+
+fn template_hash(d: &Deployment) -> Option<String> {
+    d.spec
+        .as_ref()?
+        .template
+        .metadata
+        .as_ref()?
+        .annotations
+        .as_ref()?
+        .get(CONFIG_HASH_ANNOTATION)
+        .cloned()
+}
+
+fn service_port(s: &Service) -> Option<(i32, Option<IntOrString>)> {
+    let p = &s.spec.as_ref()?.ports.as_ref()?[0];
+    Some((p.port, p.target_port.clone()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webapp_converges_follows_its_spec_and_its_configmap() {
+    let r = Running::start().await;
+    r.configmaps
+        .create(&PostParams::default(), &sample_config_map("web-config"))
+        .await
+        .unwrap();
+    let created = r
+        .apps
+        .create(&PostParams::default(), &sample("web", Some("web-config")))
+        .await
+        .unwrap();
+    let uid = created.uid().unwrap();
+
+    // Children created, owned, as the spec says.
+    let app = r.observed("web").await;
+    assert_eq!(
+        ready(&app).map(|r| (r.0, r.1)),
+        Some(("True".into(), "Ready".into()))
+    );
+    assert_eq!(app.status.as_ref().unwrap().observed_generation, Some(1));
+    let status = app.status.clone().unwrap();
+    assert_eq!(status.deployment.as_deref(), Some("web"));
+    assert_eq!(status.service.as_deref(), Some("web"));
+    let deployment = r.deployments.get("web").await.unwrap();
+    let service = r.services.get("web").await.unwrap();
+    for refs in [deployment.owner_references(), service.owner_references()] {
+        assert_eq!(refs.len(), 1);
+        assert_eq!(refs[0].uid, uid);
+        assert_eq!(refs[0].kind, "WebApp");
+        assert_eq!(refs[0].controller, Some(true));
+        assert_eq!(refs[0].block_owner_deletion, Some(true));
+    }
+    assert_eq!(replicas(&deployment), Some(2));
+    assert_eq!(image(&deployment).as_deref(), Some("nginx:1.27"));
+    assert_eq!(container_port(&deployment), Some(8080));
+    let cm = r.configmaps.get("web-config").await.unwrap();
+    let first_hash = config_hash(&cm);
+    assert_eq!(
+        template_hash(&deployment).as_deref(),
+        Some(first_hash.as_str())
+    );
+    assert_eq!(status.config_hash.as_deref(), Some(first_hash.as_str()));
+    let selector = service.spec.as_ref().unwrap().selector.clone().unwrap();
+    assert_eq!(selector[INSTANCE_LABEL], "web");
+    let pod_labels = deployment
+        .spec
+        .as_ref()
+        .unwrap()
+        .template
+        .metadata
+        .as_ref()
+        .unwrap()
+        .labels
+        .clone()
+        .unwrap();
+    assert!(selector.iter().all(|(k, v)| pod_labels.get(k) == Some(v)));
+    assert_eq!(
+        service_port(&service),
+        Some((8080, Some(IntOrString::Int(8080))))
+    );
+
+    // A converged parent: passes triggered by a label on the parent and by someone else's annotation on the
+    // Deployment make no write and no read.
+    r.quiet().await;
+    r.server.clear_requests();
+    r.apps
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"touched": "yes"}}})),
+        )
+        .await
+        .unwrap();
+    r.deployments
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"annotations": {"someone": "else"}}})),
+        )
+        .await
+        .unwrap();
+    r.quiet().await;
+    let requests = r.server.requests();
+    let writes: Vec<String> = requests
+        .iter()
+        .filter(|q| q.is_write())
+        .map(|q| format!("{:?} {}", q.verb, q.path))
+        .collect();
+    assert_eq!(
+        writes.len(),
+        2,
+        "only the test's own two patches: {writes:#?}"
+    );
+    let reads = requests
+        .iter()
+        .filter(|q| matches!(q.verb, Some(Verb::Get) | Some(Verb::List)))
+        .count();
+    assert_eq!(reads, 0, "a pass reads from caches only");
+
+    // Spec change: the Deployment follows, observedGeneration too.
+    r.patch_app("web", json!({"image": "nginx:1.28", "replicas": 3}))
+        .await;
+    let d = r
+        .deployment_where("web", "the new image", |d| {
+            image(d).as_deref() == Some("nginx:1.28")
+        })
+        .await;
+    assert_eq!(replicas(&d), Some(3));
+    let app = r.observed("web").await;
+    assert_eq!(app.metadata.generation, Some(2));
+    assert_eq!(ready(&app).unwrap().0, "True");
+
+    // ConfigMap change: the pod template's hash changes, without a spec change.
+    r.configmaps
+        .patch(
+            "web-config",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"data": {"index.html": "<h1>changed</h1>"}})),
+        )
+        .await
+        .unwrap();
+    let second_hash = config_hash(&r.configmaps.get("web-config").await.unwrap());
+    assert_ne!(first_hash, second_hash);
+    r.deployment_where("web", "the new config hash", |d| {
+        template_hash(d).as_deref() == Some(second_hash.as_str())
+    })
+    .await;
+    eventually("the hash in the status", async || {
+        r.apps.get("web").await.ok().filter(|a| {
+            a.status.as_ref().and_then(|s| s.config_hash.as_deref()) == Some(second_hash.as_str())
+        })
+    })
+    .await;
+
+    // The port follows the spec on both children.
+    r.patch_app("web", json!({"port": 9090})).await;
+    let svc = eventually("the service port", async || {
+        r.services
+            .get("web")
+            .await
+            .ok()
+            .filter(|s| service_port(s).map(|p| p.0) == Some(9090))
+    })
+    .await;
+    assert_eq!(
+        service_port(&svc),
+        Some((9090, Some(IntOrString::Int(9090))))
+    );
+    r.deployment_where("web", "the container port", |d| {
+        container_port(d) == Some(9090)
+    })
+    .await;
+
+    // Scaling to zero is allowed.
+    r.patch_app("web", json!({"replicas": 0})).await;
+    r.deployment_where("web", "zero replicas", |d| replicas(d) == Some(0))
+        .await;
+    let app = r.observed("web").await;
+    assert_eq!(ready(&app).unwrap().0, "True");
+
+    // A negative replica count is rejected by the API server (CRD schema), before the operator sees it.
+    let err = r
+        .apps
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": -1}})),
+        )
+        .await
+        .unwrap_err();
+    match err {
+        kube::Error::Api(s) => {
+            assert_eq!(s.code, 422, "{s:?}");
+            assert!(s.message.contains("replicas"), "{}", s.message);
+        }
+        other => panic!("expected a 422, got {other:?}"),
+    }
+    let mut invalid = sample("negative", None);
+    invalid.spec.replicas = -1;
+    let err = r
+        .apps
+        .create(&PostParams::default(), &invalid)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, kube::Error::Api(ref s) if s.code == 422),
+        "{err:?}"
+    );
+
+    // Defaults from the CRD: replicas 1, port 8080.
+    r.apps
+        .patch(
+            "defaults",
+            &PatchParams::apply("test"),
+            &Patch::Apply(json!({
+                "apiVersion": "example.dev/v1", "kind": "WebApp",
+                "metadata": {"name": "defaults"},
+                "spec": {"image": "busybox"}
+            })),
+        )
+        .await
+        .unwrap();
+    let d = r
+        .deployment_where("defaults", "the defaulted deployment", |_| true)
+        .await;
+    assert_eq!(replicas(&d), Some(1));
+    assert_eq!(container_port(&d), Some(8080));
+    assert_eq!(template_hash(&d), None);
+
+    r.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_configmap_is_an_invalid_spec_that_leaves_the_children_alone() {
+    let r = Running::start().await;
+    r.configmaps
+        .create(&PostParams::default(), &sample_config_map("present"))
+        .await
+        .unwrap();
+    r.apps
+        .create(&PostParams::default(), &sample("web", Some("present")))
+        .await
+        .unwrap();
+    r.observed("web").await;
+    r.quiet().await;
+    let before_d = r.deployments.get("web").await.unwrap();
+    let before_s = r.services.get("web").await.unwrap();
+
+    // Point at a ConfigMap that does not exist, and change the image in the same edit.
+    r.patch_app("web", json!({"configMap": "absent", "image": "nginx:9"}))
+        .await;
+    let app = r.observed("web").await;
+    let (status, reason, message) = ready(&app).unwrap();
+    assert_eq!(
+        (status.as_str(), reason.as_str()),
+        ("False", CONFIG_MAP_NOT_FOUND)
+    );
+    assert!(message.contains("absent"), "{message}");
+    r.quiet().await;
+    assert_eq!(
+        r.deployments.get("web").await.unwrap().resource_version(),
+        before_d.resource_version(),
+        "the Deployment is left alone"
+    );
+    assert_eq!(
+        r.services.get("web").await.unwrap().resource_version(),
+        before_s.resource_version(),
+        "the Service is left alone"
+    );
+    let status = app.status.unwrap();
+    assert_eq!(status.deployment.as_deref(), Some("web"));
+    let events: Api<k8s_openapi::api::events::v1::Event> =
+        Api::namespaced(r.server.client(), "default");
+    let warnings = events.list(&Default::default()).await.unwrap().items;
+    assert_eq!(
+        warnings
+            .iter()
+            .filter(|e| e.reason.as_deref() == Some(CONFIG_MAP_NOT_FOUND))
+            .count(),
+        1,
+        "one event for the failure, not one per pass"
+    );
+
+    // The ConfigMap appears: the tracked read re-runs the app, which recovers.
+    r.configmaps
+        .create(&PostParams::default(), &sample_config_map("absent"))
+        .await
+        .unwrap();
+    let d = r
+        .deployment_where("web", "the image after recovery", |d| {
+            image(d).as_deref() == Some("nginx:9")
+        })
+        .await;
+    assert!(template_hash(&d).is_some());
+    let app = eventually("Ready again", async || {
+        r.apps
+            .get("web")
+            .await
+            .ok()
+            .filter(|a| ready(a).is_some_and(|r| r.0 == "True"))
+    })
+    .await;
+    assert_eq!(app.status.unwrap().observed_generation, Some(2));
+
+    // A Service someone else controls: left alone and reported.
+    let mut foreign = Service::default();
+    foreign.metadata.name = Some("taken".into());
+    foreign.spec = Some(Default::default());
+    r.services
+        .create(&PostParams::default(), &foreign)
+        .await
+        .unwrap();
+    r.apps
+        .create(&PostParams::default(), &sample("taken", None))
+        .await
+        .unwrap();
+    let app = eventually("the conflict", async || {
+        r.apps
+            .get("taken")
+            .await
+            .ok()
+            .filter(|a| ready(a).is_some_and(|r| r.1 == "NotOwned"))
+    })
+    .await;
+    assert_eq!(ready(&app).unwrap().0, "False");
+    assert!(
+        r.services
+            .get("taken")
+            .await
+            .unwrap()
+            .owner_references()
+            .is_empty()
+    );
+    r.stop().await;
+}
+
+/// kubectl, or None when it is missing outside CI. In CI a missing kubectl fails the test.
+fn kubectl_binary() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join("kubectl"))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "kubectl is not installed; CI must have it"
+        );
+        eprintln!("SKIPPED: kubectl not found on PATH; install it to run the kubectl test");
+    }
+    found
+}
+
+struct Kubectl {
+    bin: PathBuf,
+    kubeconfig: PathBuf,
+}
+
+impl Kubectl {
+    async fn run(&self, args: &[&str], stdin: Option<&str>) -> (bool, String, String) {
+        use tokio::io::AsyncWriteExt;
+        let mut cmd = tokio::process::Command::new(&self.bin);
+        cmd.arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .args(args)
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().expect("spawn kubectl");
+        if let Some(input) = stdin {
+            let mut si = child.stdin.take().unwrap();
+            si.write_all(input.as_bytes()).await.unwrap();
+        }
+        let out = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+            .await
+            .expect("kubectl finished within 60s")
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    async fn ok(&self, args: &[&str]) -> String {
+        self.ok_with(args, None).await
+    }
+
+    async fn ok_with(&self, args: &[&str], stdin: Option<&str>) -> String {
+        let (ok, out, err) = self.run(args, stdin).await;
+        assert!(
+            ok,
+            "kubectl {} failed:\nstdout: {out}\nstderr: {err}",
+            args.join(" ")
+        );
+        out
+    }
+
+    /// Polls `kubectl get ... -o jsonpath=...` until it prints `want`.
+    async fn wait_for(&self, args: &[&str], want: &str) {
+        let mut last = String::new();
+        for _ in 0..100 {
+            let (ok, out, err) = self.run(args, None).await;
+            if ok && out.trim() == want {
+                return;
+            }
+            last = format!("{out}{err}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!(
+            "kubectl {} never printed {want:?}; last: {last}",
+            args.join(" ")
+        );
+    }
+}
+
+async fn wait_for_file(path: &Path) {
+    for _ in 0..400 {
+        if std::fs::read_to_string(path).is_ok_and(|s| s.contains("current-context")) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("{} was never written", path.display());
+}
+
+const READY: &str = r#"jsonpath={.status.conditions[?(@.type=="Ready")].status}"#;
+const READY_REASON: &str = r#"jsonpath={.status.conditions[?(@.type=="Ready")].reason}"#;
+const HASH: &str = r#"jsonpath={.spec.template.metadata.annotations.example\.dev/config-hash}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_runs_the_embedded_cluster_for_kubectl() {
+    let Some(bin) = kubectl_binary() else {
+        return;
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter("info")
+        .with_test_writer()
+        .try_init();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    let cli = <Cli as clap::Parser>::try_parse_from([
+        "webapp-by-hand",
+        "--listen",
+        "127.0.0.1:0",
+        "--write-kubeconfig",
+        kubeconfig.to_str().unwrap(),
+    ])
+    .unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let example = tokio::spawn(run(cli, async move {
+        let _ = stopped.await;
+    }));
+    wait_for_file(&kubeconfig).await;
+    let k = Kubectl { bin, kubeconfig };
+
+    // The sample the example installs converges.
+    k.wait_for(&["get", "webapp", SAMPLE_NAME, "-o", READY], "True")
+        .await;
+    k.wait_for(
+        &[
+            "get",
+            "deployment",
+            SAMPLE_NAME,
+            "-o",
+            "jsonpath={.spec.replicas}",
+        ],
+        "2",
+    )
+    .await;
+    let owner = k
+        .ok(&[
+            "get",
+            "service",
+            SAMPLE_NAME,
+            "-o",
+            "jsonpath={.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}",
+        ])
+        .await;
+    assert_eq!(owner.trim(), format!("WebApp/{SAMPLE_NAME}"));
+    let listed = k.ok(&["get", "webapps"]).await;
+    assert!(listed.contains(SAMPLE_NAME), "{listed}");
+
+    // Scale with kubectl.
+    k.ok(&[
+        "patch",
+        "webapp",
+        SAMPLE_NAME,
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"replicas":3}}"#,
+    ])
+    .await;
+    k.wait_for(
+        &[
+            "get",
+            "deployment",
+            SAMPLE_NAME,
+            "-o",
+            "jsonpath={.spec.replicas}",
+        ],
+        "3",
+    )
+    .await;
+
+    // Edit the ConfigMap: the template's hash changes.
+    let before = k.ok(&["get", "deployment", SAMPLE_NAME, "-o", HASH]).await;
+    assert!(!before.trim().is_empty());
+    k.ok(&[
+        "patch",
+        "configmap",
+        SAMPLE_CONFIG_MAP,
+        "--type",
+        "merge",
+        "-p",
+        r#"{"data":{"index.html":"<h1>edited with kubectl</h1>"}}"#,
+    ])
+    .await;
+    let mut changed = false;
+    for _ in 0..100 {
+        let now = k.ok(&["get", "deployment", SAMPLE_NAME, "-o", HASH]).await;
+        if now.trim() != before.trim() && !now.trim().is_empty() {
+            changed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(changed, "the config hash never changed");
+
+    // A new WebApp from a manifest, defaults applied by the server.
+    k.ok_with(
+        &["apply", "-f", "-"],
+        Some(
+            "apiVersion: example.dev/v1\nkind: WebApp\nmetadata:\n  name: second\nspec:\n  image: busybox:1.36\n",
+        ),
+    )
+    .await;
+    k.wait_for(&["get", "webapp", "second", "-o", READY], "True")
+        .await;
+    k.wait_for(
+        &[
+            "get",
+            "service",
+            "second",
+            "-o",
+            "jsonpath={.spec.ports[0].port}",
+        ],
+        "8080",
+    )
+    .await;
+
+    // Invalid input is refused by the server.
+    let (ok, _, err) = k
+        .run(
+            &["apply", "-f", "-"],
+            Some(
+                "apiVersion: example.dev/v1\nkind: WebApp\nmetadata:\n  name: negative\nspec:\n  image: x\n  replicas: -1\n",
+            ),
+        )
+        .await;
+    assert!(!ok, "replicas -1 must be rejected");
+    assert!(err.contains("replicas"), "{err}");
+
+    // A missing ConfigMap is reported in the status.
+    k.ok(&[
+        "patch",
+        "webapp",
+        "second",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"configMap":"nowhere"}}"#,
+    ])
+    .await;
+    k.wait_for(
+        &["get", "webapp", "second", "-o", READY_REASON],
+        CONFIG_MAP_NOT_FOUND,
+    )
+    .await;
+
+    // Deleting the WebApp takes its children with it.
+    k.ok(&["delete", "webapp", SAMPLE_NAME]).await;
+    k.wait_for(
+        &[
+            "get",
+            "deployments",
+            "-o",
+            "jsonpath={.items[*].metadata.name}",
+        ],
+        "second",
+    )
+    .await;
+
+    let _ = stop.send(());
+    tokio::time::timeout(Duration::from_secs(15), example)
+        .await
+        .expect("the example shuts down in time")
+        .unwrap()
+        .unwrap();
+}
