@@ -319,6 +319,12 @@ impl ApiServer {
         relock(&self.shared.log).clear();
     }
 
+    /// The requests recorded since the last call (or the start), oldest first, forgotten at once: a
+    /// long run can count requests without keeping them all.
+    pub fn take_requests(&self) -> Vec<RequestRecord> {
+        std::mem::take(&mut *relock(&self.shared.log))
+    }
+
     /// Ends every open watch, as a dropped connection would. Returns how many were open.
     pub fn drop_watches(&self) -> usize {
         relock(&self.shared.state).drop_watchers(None)
