@@ -230,7 +230,22 @@ fn broadcast<K: CachedKind>(
 struct Entry {
     cache: Box<dyn Any + Send + Sync>,
     start: Option<BoxFuture<'static, ()>>,
+    /// Resolves once the cache holds its first list.
+    ready: Box<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>,
     kind: String,
+}
+
+fn ready_fn<K: CachedKind>(
+    store: &Store<K>,
+) -> Box<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync> {
+    let store = store.clone();
+    Box::new(move || {
+        let store = store.clone();
+        async move {
+            let _ = store.wait_until_ready().await;
+        }
+        .boxed()
+    })
 }
 
 /// Every cache of a process, one per kind, created on first use and started together.
@@ -279,6 +294,7 @@ impl Caches {
                 writer: writer.clone(),
                 changes: changes.clone(),
             };
+            let ready_store = store.clone();
             let api: Api<K> = Api::all(self.client.clone());
             let kind = K::kind(&()).into_owned();
             let start = {
@@ -312,6 +328,7 @@ impl Caches {
             Entry {
                 cache: Box::new(cache),
                 start: Some(start),
+                ready: ready_fn(&ready_store),
                 kind,
             }
         });
@@ -338,6 +355,48 @@ impl Caches {
         let mut k: Vec<String> = entries.values().map(|e| e.kind.clone()).collect();
         k.sort();
         k
+    }
+
+    /// Adds (or replaces) the cache of `K` with one over `store`, with no watch behind it: for tests that run
+    /// steps with no API server (see `operator::testing::store_from`). The owner index is built from the
+    /// store's objects at this call; later changes to the store are not indexed.
+    pub fn insert_store<K: CachedKind>(&self, store: Store<K>) -> Cache<K> {
+        let mut index: HashMap<String, HashSet<ObjectRef<K>>> = HashMap::new();
+        for obj in store.state() {
+            for r in obj.owner_references() {
+                index
+                    .entry(r.uid.clone())
+                    .or_default()
+                    .insert(ObjectRef::from_obj(obj.as_ref()));
+            }
+        }
+        let cache = Cache {
+            store: store.clone(),
+            owners: Arc::new(RwLock::new(index)),
+            writer: Arc::new(Mutex::new(None)),
+            changes: tokio::sync::broadcast::channel(16).0,
+        };
+        let kind = K::kind(&()).into_owned();
+        let entry = Entry {
+            cache: Box::new(cache.clone()),
+            start: None,
+            ready: ready_fn(&store),
+            kind,
+        };
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(TypeId::of::<K>(), entry);
+        cache
+    }
+
+    /// Waits until every cache created so far holds its first list (their watches must be running).
+    pub async fn ready(&self) {
+        let waits: Vec<BoxFuture<'static, ()>> = {
+            let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+            entries.values().map(|e| (e.ready)()).collect()
+        };
+        futures::future::join_all(waits).await;
     }
 
     /// Takes the watch loops of caches not started yet; the caller spawns them (and aborts them on shutdown).

@@ -119,6 +119,14 @@ pub struct WiredKind {
     /// How it relates to the parent.
     pub role: Role,
     pub(crate) changes: Box<dyn Fn(&Caches) -> BoxStream<'static, Changed> + Send + Sync>,
+    ensure: fn(&Caches),
+}
+
+impl WiredKind {
+    /// Creates the kind's cache in `caches` (not started) if it is not there yet.
+    pub fn ensure(&self, caches: &Caches) {
+        (self.ensure)(caches)
+    }
 }
 
 impl std::fmt::Debug for WiredKind {
@@ -174,6 +182,9 @@ impl Wiring {
             plural: K::plural(&()).into_owned(),
             role,
             changes: Box::new(|caches: &Caches| changes_of::<K>(caches)),
+            ensure: |caches: &Caches| {
+                caches.ensure::<K>();
+            },
         });
     }
 

@@ -259,27 +259,52 @@ impl ApiServer {
     }
 
     /// Stores an object as given, status included (a status subresource is written after the create): the
-    /// "given" state of a test. Returns the stored object.
+    /// "given" state of a test. What a create would assign or drop is kept as given when set: `uid`,
+    /// `creationTimestamp`, `generation` and `deletionTimestamp`, so that owner references to a given uid hold
+    /// and a given object can be "being deleted". Returns the stored object.
     pub fn insert(&self, obj: Value) -> Result<Value, ApiError> {
+        const IDENTITY: [&str; 4] = [
+            "uid",
+            "creationTimestamp",
+            "generation",
+            "deletionTimestamp",
+        ];
         let status = obj.get("status").cloned();
-        let created = self.seed(obj)?;
-        let Some(status) = status else {
+        let identity: Vec<(&str, Value)> = IDENTITY
+            .iter()
+            .filter_map(|f| {
+                let v = obj["metadata"].get(*f).filter(|v| !v.is_null())?;
+                Some((*f, v.clone()))
+            })
+            .collect();
+        let mut created = self.seed(obj)?;
+        let api_version = created["apiVersion"].as_str().unwrap_or("").to_string();
+        let kind = created["kind"].as_str().unwrap_or("").to_string();
+        let (group, version) = api_version.split_once('/').unwrap_or(("", &api_version));
+        let mut state = relock(&self.shared.state);
+        let Some(rt) = state.registry.by_kind(group, version, &kind) else {
             return Ok(created);
         };
-        let api_version = created["apiVersion"].as_str().unwrap_or("");
-        let kind = created["kind"].as_str().unwrap_or("");
-        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-        let mut state = relock(&self.shared.state);
-        let Some(rt) = state.registry.by_kind(group, version, kind) else {
+        let key = store::key_of(&created);
+        if !identity.is_empty()
+            && let Some(stored) = state.get(&rt.storage, &key)
+        {
+            let mut given = (*stored).clone();
+            for (field, value) in identity {
+                given["metadata"][field] = value;
+            }
+            let stored = state.put(&rt.storage, given);
+            created = convert::from_storage(&rt, &stored);
+        }
+        let Some(status) = status else {
             return Ok(created);
         };
         if !rt.status_subresource {
             return Ok(created);
         }
         state.now = self.shared.clock.stamp();
-        let mut with_status = created.clone();
+        let mut with_status = created;
         with_status["status"] = status;
-        let key = store::key_of(&with_status);
         let opts = lifecycle::WriteOpts::system(lifecycle::Part::Status);
         lifecycle::update(&mut state, &rt, &key, with_status, &opts).map(|w| w.object)
     }
