@@ -15,5 +15,7 @@
 //! - Watch history is kept per resource (`history_limit` changes), not compacted by time.
 
 pub mod apiserver;
+pub mod table;
 
 pub use apiserver::ApiServer;
+pub use table::{ToStore, offline_caches, store_from};

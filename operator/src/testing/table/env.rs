@@ -1,0 +1,349 @@
+//! A test environment: an in-memory API server with given objects, shared caches watching it, and passes of a
+//! reconciler run exactly as the controller runs them.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::jiff::Timestamp;
+use kube::api::Api;
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::wait::{await_condition, conditions};
+use kube::{Client, ResourceExt};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::expect::{Write, writes_of_requests};
+use crate::cache::{Cache, CachedKind, Caches};
+use crate::command::{ApiDispatcher, Dispatcher};
+use crate::reconciler::{ParentKind, Pass, Reconciler};
+use crate::reconcilers::Wiring;
+use crate::testing::apiserver::{ApiError, ApiServer, Clock, RequestRecord, Verb};
+
+/// How long the environment waits for caches, CRDs and [`TestEnv::wait_for`].
+const WAIT: Duration = Duration::from_secs(10);
+
+/// The seed cases use unless told otherwise: uids and generated names are the same on every run.
+pub const DEFAULT_SEED: u64 = 42;
+
+/// The time cases start at unless told otherwise: 2025-01-01T00:00:00Z.
+pub fn default_time() -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp(1_735_689_600, 0).unwrap_or_default()
+}
+
+/// What went wrong while setting up or driving a test environment (not a failed expectation).
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    /// The API server refused a given object.
+    #[error("the API server refused {what}: {source}")]
+    Refused {
+        /// What was being stored.
+        what: String,
+        /// The server's answer.
+        #[source]
+        source: ApiError,
+    },
+    /// A request through the client failed.
+    #[error("{context}: {source}")]
+    Kube {
+        /// What the harness was doing.
+        context: String,
+        /// The client error.
+        #[source]
+        source: kube::Error,
+    },
+    /// Something did not happen in time.
+    #[error("timed out after {after:?} waiting for {what}")]
+    Timeout {
+        /// What the harness waited for.
+        what: String,
+        /// How long it waited.
+        after: Duration,
+    },
+    /// An object could not be (de)serialized.
+    #[error("serialization failed: {0}")]
+    Serde(#[from] serde_json::Error),
+    /// The case is not set up right.
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// An in-memory API server with a fixed clock and seed, the shared caches of a controller watching it, and
+/// passes run exactly as the controller runs them (parent read from the cache, commands executed by an
+/// [`ApiDispatcher`]). The building block of [`ReconcilerTestCase`](super::ReconcilerTestCase), and usable
+/// directly for scenarios of several passes.
+///
+/// ```no_run
+/// # use operator::Reconciler;
+/// # async fn demo<P: operator::ParentKind>(reconciler: Reconciler<P>, given: serde_json::Value)
+/// #     -> Result<(), operator::testing::table::HarnessError> {
+/// use operator::testing::table::TestEnv;
+/// let mut env = TestEnv::new();
+/// env.insert(&given)?;
+/// let reconciler = reconciler.clock(env.clock_fn());
+/// env.wire(&reconciler.wiring());
+/// env.cache::<P>();
+/// env.start().await?;
+/// let parent = kube::runtime::reflector::ObjectRef::<P>::new("hello").within("default");
+/// let first = env.pass(&reconciler, &parent).await?;
+/// assert!(first.reads().is_empty());
+/// env.shutdown().await;
+/// # Ok(()) }
+/// ```
+pub struct TestEnv {
+    server: ApiServer,
+    caches: Caches,
+    watches: Vec<tokio::task::JoinHandle<()>>,
+    dispatchers: Mutex<HashMap<String, Arc<dyn Dispatcher>>>,
+}
+
+impl std::fmt::Debug for TestEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestEnv")
+            .field("caches", &self.caches)
+            .field("watches", &self.watches.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for TestEnv {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for TestEnv {
+    fn drop(&mut self) {
+        for w in &self.watches {
+            w.abort();
+        }
+    }
+}
+
+impl TestEnv {
+    /// An environment at [`default_time`] with [`DEFAULT_SEED`]. Needs a Tokio runtime.
+    pub fn new() -> Self {
+        Self::at(default_time(), DEFAULT_SEED)
+    }
+
+    /// An environment whose clock stands at `time` and whose uids and generated names come from `seed`.
+    pub fn at(time: DateTime<Utc>, seed: u64) -> Self {
+        let server = ApiServer::builder()
+            .clock(Clock::fixed(time))
+            .seed(seed)
+            .build();
+        let caches = Caches::new(server.client());
+        Self {
+            server,
+            caches,
+            watches: Vec::new(),
+            dispatchers: Mutex::default(),
+        }
+    }
+
+    /// The API server.
+    pub fn server(&self) -> &ApiServer {
+        &self.server
+    }
+
+    /// A client on the API server.
+    pub fn client(&self) -> Client {
+        self.server.client()
+    }
+
+    /// The shared caches.
+    pub fn caches(&self) -> &Caches {
+        &self.caches
+    }
+
+    /// The server's fixed clock; [`Clock::advance`] moves it for the server and for reconcilers given
+    /// [`TestEnv::clock_fn`].
+    pub fn clock(&self) -> &Clock {
+        self.server.clock()
+    }
+
+    /// The current time of the fixed clock.
+    pub fn now(&self) -> Timestamp {
+        timestamp(self.server.clock().now())
+    }
+
+    /// A clock for [`Reconciler::clock`] that reads the server's fixed clock.
+    pub fn clock_fn(&self) -> impl Fn() -> Timestamp + Send + Sync + 'static {
+        let clock = self.server.clock().clone();
+        move || timestamp(clock.now())
+    }
+
+    /// Installs a CRD and waits until it is established.
+    pub async fn install_crd(&self, crd: &CustomResourceDefinition) -> Result<(), HarnessError> {
+        let name = crd.name_any();
+        self.insert(crd)?;
+        let crds: Api<CustomResourceDefinition> = Api::all(self.client());
+        let established = await_condition(crds, &name, conditions::is_crd_established());
+        match tokio::time::timeout(WAIT, established).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(HarnessError::Setup(format!(
+                "waiting for CRD {name} to be established: {e}"
+            ))),
+            Err(_) => Err(HarnessError::Timeout {
+                what: format!("CRD {name} to be established"),
+                after: WAIT,
+            }),
+        }
+    }
+
+    /// Stores an object as given (status, uid, generation and `deletionTimestamp` included; see
+    /// [`ApiServer::insert`]). Put owners before the objects that name them: the garbage collector removes
+    /// dependents whose owners do not exist.
+    pub fn insert(&self, obj: &impl Serialize) -> Result<Value, HarnessError> {
+        let value = serde_json::to_value(obj)?;
+        let what = describe(&value);
+        self.server
+            .insert(value)
+            .map_err(|source| HarnessError::Refused { what, source })
+    }
+
+    /// The cache of `K`, created (and started by the next [`TestEnv::start`]) if it is not there yet.
+    pub fn cache<K: CachedKind>(&self) -> Cache<K> {
+        self.caches.ensure::<K>()
+    }
+
+    /// Creates the caches of every kind a reconciler's wiring names.
+    pub fn wire(&self, wiring: &Wiring) {
+        for kind in wiring.kinds() {
+            kind.ensure(&self.caches);
+        }
+    }
+
+    /// Starts the watches of caches not started yet and waits until every cache holds its first list.
+    pub async fn start(&mut self) -> Result<(), HarnessError> {
+        for w in self.caches.take_watches() {
+            self.watches.push(tokio::spawn(w));
+        }
+        tokio::time::timeout(WAIT, self.caches.ready())
+            .await
+            .map_err(|_| HarnessError::Timeout {
+                what: format!("the caches of {:?} to be ready", self.caches.kinds()),
+                after: WAIT,
+            })
+    }
+
+    /// Waits until the cached object of kind `K` named `name` satisfies `check` (which sees `None` while the
+    /// cache has no such object).
+    pub async fn wait_for<K: CachedKind>(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+        check: impl Fn(Option<&K>) -> bool,
+    ) -> Result<(), HarnessError> {
+        let cache = self
+            .caches
+            .get::<K>()
+            .ok_or_else(|| HarnessError::Setup(format!("kind {} is not cached", K::kind(&()))))?;
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            if check(cache.get(namespace, name).as_deref()) {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(HarnessError::Timeout {
+                    what: format!("{} {name} in the cache", K::kind(&())),
+                    after: WAIT,
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Runs one pass the way the controller does: reads the parent from its cache (no pass when it is not
+    /// there: a deleted parent ends quietly), runs [`Reconciler::run_pass`] with an [`ApiDispatcher`] (one
+    /// per controller name, kept across passes like the controller's), and returns what happened with every
+    /// request made meanwhile.
+    pub async fn pass<P: ParentKind>(
+        &self,
+        reconciler: &Reconciler<P>,
+        parent: &ObjectRef<P>,
+    ) -> Result<PassReport<P>, HarnessError> {
+        let cache = self.caches.get::<P>().ok_or_else(|| {
+            HarnessError::Setup(format!(
+                "the parent kind {} is not cached: call `cache::<P>()` and `start()` first",
+                P::kind(&())
+            ))
+        })?;
+        let dispatcher = self.dispatcher(reconciler.name());
+        self.server.clear_requests();
+        let found = cache.get(parent.namespace.as_deref(), &parent.name);
+        let pass = match &found {
+            Some(p) => Some(reconciler.run_pass(p, &self.caches, dispatcher).await),
+            None => None,
+        };
+        Ok(PassReport {
+            parent: found.map(|p| p.as_ref().clone()),
+            pass,
+            requests: self.server.requests(),
+        })
+    }
+
+    /// The dispatcher of the controller named `name`, created on first use.
+    pub fn dispatcher(&self, name: &str) -> Arc<dyn Dispatcher> {
+        let mut dispatchers = self.dispatchers.lock().unwrap_or_else(|e| e.into_inner());
+        dispatchers
+            .entry(name.to_string())
+            .or_insert_with(|| Arc::new(ApiDispatcher::new(self.client(), name)))
+            .clone()
+    }
+
+    /// Stops every watch and waits until their tasks are gone.
+    pub async fn shutdown(mut self) {
+        for w in self.watches.drain(..) {
+            w.abort();
+            let _ = w.await;
+        }
+    }
+}
+
+/// What one pass did.
+#[derive(Debug)]
+pub struct PassReport<P> {
+    /// The parent as read from the cache; `None` when it was not there (and no pass ran).
+    pub parent: Option<P>,
+    /// The pass: its result and its context (commands, tracks, stash); `None` when no pass ran.
+    pub pass: Option<Pass>,
+    /// Every request the API server handled during the pass.
+    pub requests: Vec<RequestRecord>,
+}
+
+impl<P> PassReport<P> {
+    /// The writes among the requests, in order.
+    pub fn writes(&self) -> Vec<Write> {
+        writes_of_requests(&self.requests)
+    }
+
+    /// The reads (`GET` of an object or a list) among the requests: a pass served by caches makes none.
+    pub fn reads(&self) -> Vec<&RequestRecord> {
+        self.requests
+            .iter()
+            .filter(|r| matches!(r.verb, Some(Verb::Get | Verb::List)))
+            .collect()
+    }
+}
+
+/// The clock's time as the runtime's timestamp type.
+pub(crate) fn timestamp(t: DateTime<Utc>) -> Timestamp {
+    let nanos = i32::try_from(t.timestamp_subsec_nanos()).unwrap_or(0);
+    Timestamp::new(t.timestamp(), nanos).unwrap_or(Timestamp::UNIX_EPOCH)
+}
+
+/// `Kind namespace/name` of an object in JSON form, for messages.
+pub(crate) fn describe(v: &Value) -> String {
+    let kind = v["kind"].as_str().unwrap_or("object");
+    let name = v["metadata"]["name"]
+        .as_str()
+        .or(v["metadata"]["generateName"].as_str())
+        .unwrap_or("");
+    match v["metadata"]["namespace"].as_str() {
+        Some(ns) => format!("{kind} {ns}/{name}"),
+        None => format!("{kind} {name}"),
+    }
+}
