@@ -252,7 +252,8 @@ impl<P: ParentKind> Reconciler<P> {
                 .execute(Command::UpdateStatus {
                     target,
                     status: after,
-                    resource_version: parent.resource_version(),
+                    // Steps may have written the parent (a finalizer added): guard with its latest version.
+                    resource_version: working.resource_version(),
                 })
                 .await;
             match write {

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::{SubReconciler, Wiring};
 use crate::cache::CachedKind;
 use crate::command::{Command, Target};
-use crate::conditions::ConditionUpdate;
+use crate::conditions::{ConditionStatus, ConditionUpdate};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::outcome::Outcome;
@@ -299,7 +299,9 @@ where
                 }
                 None => {
                     let created = self.create(cx, &desired).await?;
-                    cx.set_condition(ConditionUpdate::true_(&self.condition, "Created", ""));
+                    // The same condition as any other pass that leaves the child in place, so the next
+                    // (converged) pass does not rewrite the status.
+                    cx.set_condition(ConditionUpdate::true_(&self.condition, "Reconciled", ""));
                     return Ok((Outcome::Continue, ChildOutcome::Created(created)));
                 }
             },
@@ -394,6 +396,17 @@ where
                 Ok(child) => ChildOutcome::Created(child),
                 // The cache lags behind an earlier create: try again shortly, this is not a conflict.
                 Err(e) if e.is_conflict() => {
+                    // Whether the child is as desired is unknown until the cache catches up: say so, rather
+                    // than letting `Ready` roll up to `True` without the child.
+                    cx.set_condition(ConditionUpdate::new(
+                        &self.condition,
+                        ConditionStatus::Unknown,
+                        "AlreadyExists",
+                        format!(
+                            "{} {name} already exists but is not in the cache yet; retrying",
+                            C::kind(&())
+                        ),
+                    ));
                     return Ok((
                         Outcome::RequeueAfter(Duration::from_millis(500)),
                         ChildOutcome::Absent,
