@@ -1,5 +1,6 @@
 //! The reconciler runtime driving real controllers on the in-memory API server.
 
-mod smoke;
 mod lifecycle;
+mod smoke;
+mod table;
 mod webapp;

@@ -1,0 +1,247 @@
+//! Composition: cast steps, sequences, if/then, try/catch, the stash and the tracker, one step at a time.
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::CustomResourceExt;
+use operator::testing::table::{ReconcilerTestCase, SubReconcilerTestCase};
+use operator::{
+    CastReconciler, Context, Error, IfThen, Outcome, Reconciler, Sequence, StashKey,
+    SyncReconciler, TrackKey, TryCatch,
+};
+use serde_json::json;
+
+use super::*;
+
+const FIRST: StashKey<String> = StashKey::new("first");
+const SECOND: StashKey<String> = StashKey::new("second");
+const BRANCH: StashKey<&'static str> = StashKey::new("branch");
+const CAUGHT: StashKey<String> = StashKey::new("caught");
+const IMAGE: StashKey<String> = StashKey::new("image");
+const SETTINGS: StashKey<Option<String>> = StashKey::new("settings");
+
+fn typed_note(text: &str) -> Note {
+    let mut n = Note::new(
+        NAME,
+        NoteSpec {
+            text: text.into(),
+            items: Vec::new(),
+        },
+    );
+    n.metadata.namespace = Some(NS.into());
+    n.metadata.uid = Some(UID.into());
+    n.metadata.generation = Some(1);
+    n
+}
+
+/// A projection of a note: what a cross-cutting step needs and may change.
+#[derive(Debug)]
+struct Summary {
+    text: String,
+    summary: Option<String>,
+}
+
+#[tokio::test]
+async fn a_cast_step_works_on_the_projection_and_writes_it_back() {
+    let summarize = SyncReconciler::new("summarize", |s: &mut Summary, _: &mut Context| {
+        s.summary = Some(format!("{} characters", s.text.len()));
+        Ok(Outcome::Continue)
+    });
+    let cast = CastReconciler::new(
+        "summary",
+        |n: &Note| {
+            Ok(Summary {
+                text: n.spec.text.clone(),
+                summary: None,
+            })
+        },
+        |n: &mut Note, s: Summary| {
+            n.status.get_or_insert_with(Default::default).summary = s.summary;
+        },
+        summarize,
+    );
+    SubReconcilerTestCase::new("cast", typed_note("hello"))
+        .expect_status(json!({"summary": "5 characters"}))
+        .run_pure(&cast)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_sequence_stops_at_halt() {
+    let seq = Sequence::new("seq")
+        .step(SyncReconciler::new(
+            "first",
+            |_: &mut Note, cx: &mut Context| {
+                cx.stash_mut().store(&FIRST, "ran".to_string());
+                Ok(Outcome::Halt)
+            },
+        ))
+        .step(SyncReconciler::new(
+            "second",
+            |_: &mut Note, cx: &mut Context| {
+                cx.stash_mut().store(&SECOND, "ran".to_string());
+                Ok(Outcome::Continue)
+            },
+        ));
+    SubReconcilerTestCase::new("halt", typed_note("hi"))
+        .expect_stash(&FIRST, "ran".to_string())
+        .expect_stash_absent(&SECOND)
+        .expect_outcome(Outcome::Halt)
+        .run_pure(&seq)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_halting_root_still_writes_its_status() {
+    let reconciler = Reconciler::new("notes").step(SyncReconciler::new(
+        "halt",
+        |_: &mut Note, _: &mut Context| Ok(Outcome::Halt),
+    ));
+    ReconcilerTestCase::new("root halt", parent_ref())
+        .crd(Note::crd())
+        .given(note("hi"))
+        .expect_status_update(json!({
+            "observedGeneration": 1,
+            "conditions": [condition("Ready", "True", "Ready", "")],
+        }))
+        .expect_outcome(Outcome::Halt)
+        .run(reconciler)
+        .await
+        .unwrap();
+}
+
+fn branches() -> IfThen<Note> {
+    IfThen::new(
+        "if hi",
+        |n: &Note, _: &Context| n.spec.text == "hi",
+        SyncReconciler::new("then", |_: &mut Note, cx: &mut Context| {
+            cx.stash_mut().store(&BRANCH, "then");
+            Ok(Outcome::Continue)
+        }),
+    )
+    .otherwise(SyncReconciler::new(
+        "otherwise",
+        |_: &mut Note, cx: &mut Context| {
+            cx.stash_mut().store(&BRANCH, "otherwise");
+            Ok(Outcome::Continue)
+        },
+    ))
+}
+
+#[tokio::test]
+async fn if_then_runs_the_branch_the_predicate_picks() {
+    let step = branches();
+    SubReconcilerTestCase::new("then", typed_note("hi"))
+        .expect_stash(&BRANCH, "then")
+        .run_pure(&step)
+        .await
+        .unwrap();
+    SubReconcilerTestCase::new("otherwise", typed_note("bye"))
+        .expect_stash(&BRANCH, "otherwise")
+        .run_pure(&step)
+        .await
+        .unwrap();
+}
+
+fn failing() -> SyncReconciler<Note> {
+    SyncReconciler::new("fails", |_: &mut Note, _: &mut Context| {
+        Err(Error::custom("boom"))
+    })
+}
+
+#[tokio::test]
+async fn try_catch_recovers_or_rethrows() {
+    let recover = TryCatch::new(
+        "recover",
+        failing(),
+        |_: &mut Note, cx: &mut Context, e: Error| {
+            cx.stash_mut().store(&CAUGHT, e.to_string());
+            Ok(Outcome::Continue)
+        },
+    );
+    SubReconcilerTestCase::new("recovered", typed_note("hi"))
+        .expect_stash(&CAUGHT, "boom".to_string())
+        .run_pure(&recover)
+        .await
+        .unwrap();
+    let rethrow = TryCatch::new(
+        "rethrow",
+        failing(),
+        |_: &mut Note, _: &mut Context, e: Error| Err(Error::custom(format!("wrapped: {e}"))),
+    );
+    SubReconcilerTestCase::new("rethrown", typed_note("hi"))
+        .expect_err("the wrapped error", |e| e.to_string() == "wrapped: boom")
+        .run_pure(&rethrow)
+        .await
+        .unwrap();
+}
+
+fn uses_image() -> SyncReconciler<Note> {
+    SyncReconciler::new("use image", |n: &mut Note, cx: &mut Context| {
+        let image = cx.stash().get(&IMAGE)?.clone();
+        n.status.get_or_insert_with(Default::default).summary = Some(image);
+        Ok(Outcome::Continue)
+    })
+}
+
+#[tokio::test]
+async fn reading_a_missing_stash_key_is_a_typed_error() {
+    SubReconcilerTestCase::new("missing", typed_note("hi"))
+        .expect_err("MissingStash(image)", |e| {
+            matches!(e, Error::MissingStash("image"))
+        })
+        .run_pure(&uses_image())
+        .await
+        .unwrap();
+    SubReconcilerTestCase::new("present", typed_note("hi"))
+        .given_stash(&IMAGE, "nginx:1.27".to_string())
+        .expect_status(json!({"summary": "nginx:1.27"}))
+        .run_pure(&uses_image())
+        .await
+        .unwrap();
+}
+
+fn reads_settings() -> SyncReconciler<Note> {
+    SyncReconciler::new("settings", |_: &mut Note, cx: &mut Context| {
+        let text = cx
+            .get::<ConfigMap>(Some(NS), "settings")?
+            .and_then(|cm| cm.data.as_ref()?.get("text").cloned());
+        cx.stash_mut().store(&SETTINGS, text);
+        Ok(Outcome::Continue)
+    })
+    .wiring(|w| w.tracks::<ConfigMap>())
+}
+
+#[tokio::test]
+async fn reading_through_the_context_tracks_the_object() {
+    let mut settings = ConfigMap::default();
+    settings.metadata.name = Some("settings".into());
+    settings.metadata.namespace = Some(NS.into());
+    settings.data = Some([("text".to_string(), "from settings".to_string())].into());
+    let step = reads_settings();
+    // Against the API server, through the caches a controller would start.
+    SubReconcilerTestCase::new("tracked", typed_note("hi"))
+        .crd(Note::crd())
+        .given(settings.clone())
+        .expect_track(TrackKey::name::<ConfigMap>(Some(NS), "settings"))
+        .expect_stash(&SETTINGS, Some("from settings".to_string()))
+        .expect_no_reads()
+        .run(&step)
+        .await
+        .unwrap();
+    // An object that does not exist yet is tracked too, so its creation wakes the parent.
+    SubReconcilerTestCase::new("tracked while missing", typed_note("hi"))
+        .expect_track(TrackKey::name::<ConfigMap>(Some(NS), "settings"))
+        .expect_stash(&SETTINGS, None)
+        .run_pure(&step)
+        .await
+        .unwrap();
+    // With no server: the same step over a cache built from a vector.
+    SubReconcilerTestCase::new("tracked, pure", typed_note("hi"))
+        .given(settings)
+        .expect_track(TrackKey::name::<ConfigMap>(Some(NS), "settings"))
+        .expect_stash(&SETTINGS, Some("from settings".to_string()))
+        .run_pure(&step)
+        .await
+        .unwrap();
+}

@@ -1,0 +1,66 @@
+//! The harness itself: a write nobody expected, an expected write that did not happen, and a write that
+//! differs each fail the case, with the case, the write and a YAML diff named.
+
+use operator::testing::table::EventExpectation;
+use serde_json::json;
+
+use super::*;
+
+#[tokio::test]
+async fn unexpected_missing_and_different_writes_fail_the_case_readably() {
+    let failure = case("wrong on purpose")
+        .given(note("hi"))
+        .expect_apply(json!({"data": {"text": "not what is applied"}}))
+        .expect_delete::<k8s_openapi::api::core::v1::ConfigMap>(Some(NS), "never-deleted")
+        .expect_event(EventExpectation::normal("Created"))
+        .run(reconciler())
+        .await
+        .unwrap_err();
+    assert_eq!(failure.case(), "wrong on purpose");
+    let problems = failure.problems();
+    assert_eq!(problems.len(), 3, "{failure}");
+    assert!(
+        problems[0].starts_with("apply #0 (write #"),
+        "{}",
+        problems[0]
+    );
+    assert!(
+        problems[0].contains("-  text: not what is applied"),
+        "{}",
+        problems[0]
+    );
+    assert!(problems[0].contains("+  text: hi"), "{}", problems[0]);
+    assert!(
+        problems[1].starts_with("missing delete #0"),
+        "{}",
+        problems[1]
+    );
+    assert!(
+        problems[1].contains("configmaps default/never-deleted"),
+        "{}",
+        problems[1]
+    );
+    assert!(
+        problems[2].starts_with("unexpected status update #0"),
+        "{}",
+        problems[2]
+    );
+    let shown = failure.to_string();
+    assert!(
+        shown.starts_with("case `wrong on purpose` failed (3 problems):"),
+        "{shown}"
+    );
+    assert_eq!(format!("{failure:?}").trim(), shown.trim());
+}
+
+#[tokio::test]
+async fn a_parent_missing_from_the_given_objects_fails_the_case() {
+    let failure = case("typo in the parent")
+        .run(reconciler())
+        .await
+        .unwrap_err();
+    assert!(
+        failure.problems()[0].contains("is not in the cache"),
+        "{failure}"
+    );
+}

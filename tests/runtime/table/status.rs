@@ -1,0 +1,252 @@
+//! Status, conditions and events: invalid specs, status conflicts, one action per pass, transition times,
+//! and which passes record events.
+
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
+use kube::api::{Api, Patch, PatchParams};
+use kube::{CustomResourceExt, ResourceExt};
+use operator::testing::apiserver::{Fault, Verb};
+use operator::testing::table::{Category, EventExpectation, PassReport, TestEnv};
+use operator::{ChildReconciler, Command, Context, Error, Reconciler};
+use serde_json::json;
+
+use super::*;
+
+const INVALID: &str = "text must not be \"invalid\"";
+
+#[tokio::test]
+async fn an_invalid_spec_sets_ready_false_records_one_warning_and_leaves_children_alone() {
+    case("invalid spec")
+        .given(note_with("invalid", converged()))
+        .given(child(NAME, "hi"))
+        .expect_status_update(json!({
+            "observedGeneration": 1,
+            "conditions": [
+                condition("ConfigMapReady", "True", "Reconciled", ""),
+                {"type": "Ready", "status": "False", "reason": "InvalidText", "message": INVALID},
+            ],
+            "configMap": NAME,
+        }))
+        .expect_event(EventExpectation::warning("InvalidText").note(INVALID))
+        .expect_err(
+            "an invalid spec",
+            |e| matches!(e, Error::InvalidSpec { reason, .. } if reason == "InvalidText"),
+        )
+        .run(reconciler())
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn an_invalid_spec_already_reported_is_not_reported_again() {
+    let mut status = converged();
+    status["conditions"][1] = condition("Ready", "False", "InvalidText", INVALID);
+    case("invalid spec, reported")
+        .given(note_with("invalid", status))
+        .given(child(NAME, "hi"))
+        .expect_err("an invalid spec", |e| {
+            matches!(e, Error::InvalidSpec { .. })
+        })
+        .run(reconciler())
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_status_write_conflict_requeues_instead_of_failing() {
+    let report = case("status conflict")
+        .given(note("hi"))
+        .given(child(NAME, "hi"))
+        .inject(
+            Fault::on(Verb::Patch)
+                .subresource("status")
+                .fail(409, "Conflict"),
+        )
+        .expect_err("a conflict", |e| e.is_conflict())
+        .run(reconciler())
+        .await
+        .unwrap();
+    // The write was attempted once and nothing reported a failure afterwards.
+    let attempts: Vec<_> = report
+        .requests
+        .iter()
+        .filter(|r| r.subresource.as_deref() == Some("status"))
+        .collect();
+    assert_eq!(attempts.len(), 1, "{attempts:#?}");
+    assert_eq!(attempts[0].code, 409);
+}
+
+fn desired_sa(note: &Note, _cx: &mut Context) -> operator::Result<Option<ServiceAccount>> {
+    let mut sa = ServiceAccount::default();
+    sa.metadata.name = Some(note.name_any());
+    Ok(Some(sa))
+}
+
+#[tokio::test]
+async fn one_action_mode_makes_one_mutation_then_yields() {
+    let reconciler = Reconciler::new("notes")
+        .one_action_per_pass(true)
+        .step(ChildReconciler::new("configmap", desired_cm))
+        .step(ChildReconciler::new("serviceaccount", desired_sa));
+    let report = case("one action")
+        .given(note("hi"))
+        .expect_apply(json!({"kind": "ConfigMap", "metadata": {"name": NAME}}))
+        .expect_event(EventExpectation::normal("Created").note("ConfigMap hello"))
+        .expect_err("Yield", |e| matches!(e, Error::Yield))
+        .run(reconciler)
+        .await
+        .unwrap();
+    let mutating: Vec<&Command> = report
+        .commands()
+        .iter()
+        .filter(|c| c.is_mutating())
+        .collect();
+    assert_eq!(mutating.len(), 1, "{mutating:#?}");
+}
+
+fn ready_of(report: &PassReport<Note>) -> Vec<serde_json::Value> {
+    report
+        .writes()
+        .iter()
+        .filter(|w| w.category == Category::Status)
+        .map(|w| {
+            w.body["conditions"]
+                .as_array()
+                .and_then(|cs| cs.iter().find(|c| c["type"] == "Ready").cloned())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+async fn set_text(env: &TestEnv, text: &str, generation: i64) {
+    let notes: Api<Note> = Api::namespaced(env.client(), NS);
+    notes
+        .patch(
+            NAME,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"text": text}})),
+        )
+        .await
+        .unwrap();
+    env.wait_for::<Note>(Some(NS), NAME, |n| {
+        n.is_some_and(|n| n.metadata.generation == Some(generation))
+    })
+    .await
+    .unwrap();
+}
+
+async fn status_settled(env: &TestEnv, generation: i64) {
+    env.wait_for::<Note>(Some(NS), NAME, |n| {
+        n.and_then(|n| n.status.as_ref()?.observed_generation) == Some(generation)
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn last_transition_time_moves_only_when_the_condition_status_changes() {
+    let mut env = TestEnv::new();
+    env.install_crd(&Note::crd()).await.unwrap();
+    env.insert(&note("hi")).unwrap();
+    let reconciler = reconciler().clock(env.clock_fn());
+    env.wire(&reconciler.wiring());
+    env.cache::<Note>();
+    env.start().await.unwrap();
+
+    let first = env.pass(&reconciler, &parent_ref()).await.unwrap();
+    let ready = ready_of(&first);
+    assert_eq!(ready.len(), 1);
+    assert_eq!(
+        (&ready[0]["status"], &ready[0]["lastTransitionTime"]),
+        (&json!("True"), &json!(T0))
+    );
+    status_settled(&env, 1).await;
+
+    // An hour later the spec changes; Ready stays True, so its transition time stays.
+    env.clock().advance(Duration::from_secs(3600));
+    set_text(&env, "bye", 2).await;
+    let second = env.pass(&reconciler, &parent_ref()).await.unwrap();
+    let ready = ready_of(&second);
+    assert_eq!(ready.len(), 1, "{:#?}", second.writes());
+    assert_eq!(ready[0]["lastTransitionTime"], json!(T0));
+    assert_eq!(ready[0]["observedGeneration"], json!(2));
+    status_settled(&env, 2).await;
+
+    // Another hour later Ready turns False: now the time moves.
+    env.clock().advance(Duration::from_secs(3600));
+    set_text(&env, "invalid", 3).await;
+    let third = env.pass(&reconciler, &parent_ref()).await.unwrap();
+    let ready = ready_of(&third);
+    assert_eq!(ready.len(), 1, "{:#?}", third.writes());
+    assert_eq!(ready[0]["status"], json!("False"));
+    assert_eq!(
+        ready[0]["lastTransitionTime"],
+        json!("2025-01-01T02:00:00Z")
+    );
+    env.shutdown().await;
+}
+
+fn events(report: &PassReport<Note>) -> Vec<(String, String)> {
+    report
+        .writes()
+        .iter()
+        .filter(|w| w.category == Category::Event)
+        .map(|w| {
+            (
+                w.body["type"].as_str().unwrap_or_default().to_string(),
+                w.body["reason"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn events_record_creates_updates_and_deletes_and_nothing_on_a_no_op_pass() {
+    let mut env = TestEnv::new();
+    env.install_crd(&Note::crd()).await.unwrap();
+    env.insert(&note("hi")).unwrap();
+    let reconciler = reconciler().clock(env.clock_fn());
+    env.wire(&reconciler.wiring());
+    env.cache::<Note>();
+    env.start().await.unwrap();
+    let normal = |reason: &str| ("Normal".to_string(), reason.to_string());
+
+    let created = env.pass(&reconciler, &parent_ref()).await.unwrap();
+    assert_eq!(events(&created), vec![normal("Created")]);
+    status_settled(&env, 1).await;
+    env.wait_for::<ConfigMap>(Some(NS), NAME, |c| c.is_some())
+        .await
+        .unwrap();
+
+    let idle = env.pass(&reconciler, &parent_ref()).await.unwrap();
+    assert!(idle.writes().is_empty(), "{:#?}", idle.writes());
+
+    set_text(&env, "bye", 2).await;
+    let updated = env.pass(&reconciler, &parent_ref()).await.unwrap();
+    assert_eq!(events(&updated), vec![normal("Updated")]);
+    status_settled(&env, 2).await;
+    env.wait_for::<ConfigMap>(Some(NS), NAME, |c| {
+        c.and_then(|c| c.data.as_ref()?.get("text").cloned()) == Some("bye".into())
+    })
+    .await
+    .unwrap();
+
+    let idle = env.pass(&reconciler, &parent_ref()).await.unwrap();
+    assert!(idle.writes().is_empty(), "{:#?}", idle.writes());
+
+    set_text(&env, "", 3).await;
+    let deleted = env.pass(&reconciler, &parent_ref()).await.unwrap();
+    assert_eq!(events(&deleted), vec![normal("Deleted")]);
+    env.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_parent_that_is_gone_ends_the_pass_quietly() {
+    case("no parent")
+        .parent_absent()
+        .given(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": NAME, "namespace": NS}}))
+        .run(reconciler())
+        .await
+        .unwrap();
+}
