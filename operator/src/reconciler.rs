@@ -18,7 +18,7 @@ use crate::conditions::{self, ConditionUpdate, READY, ReconcilerStatus};
 use crate::context::{Context, Settings};
 use crate::error::{Error, Result};
 use crate::outcome::Outcome;
-use crate::reconcilers::{Sequence, SubReconciler, Wiring};
+use crate::reconcilers::{Sequence, SubReconciler, Wiring, WiringFn};
 
 /// What a parent kind must be: a cached, serializable resource whose status holds conditions.
 pub trait ParentKind: CachedKind + Serialize + HasStatus<Status = Self::ParentStatus> {
@@ -42,7 +42,7 @@ type Mapper<P> = Box<dyn Fn(&Caches) -> BoxStream<'static, Vec<ObjectRef<P>>> + 
 pub struct Reconciler<P: ParentKind> {
     pub(crate) settings: Settings,
     steps: Sequence<P>,
-    extra: Vec<Box<dyn Fn(&mut Wiring) + Send + Sync>>,
+    extra: Vec<WiringFn>,
     pub(crate) mappers: Vec<Mapper<P>>,
     pub(crate) data: Option<Arc<dyn Any + Send + Sync>>,
     pub(crate) concurrency: u16,

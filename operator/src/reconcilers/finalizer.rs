@@ -56,10 +56,9 @@ impl<P: Resource<DynamicType = ()> + Send + Sync> SubReconciler<P> for WithFinal
                         patch,
                     })
                     .await?
+                    && let Some(rv) = out["metadata"]["resourceVersion"].as_str()
                 {
-                    if let Some(rv) = out["metadata"]["resourceVersion"].as_str() {
-                        parent.meta_mut().resource_version = Some(rv.to_string());
-                    }
+                    parent.meta_mut().resource_version = Some(rv.to_string());
                 }
                 parent.meta_mut().finalizers = Some(fins);
             }

@@ -106,6 +106,12 @@ pub enum Role {
     Watched,
 }
 
+/// A function declaring kinds into a [`Wiring`].
+pub(crate) type WiringFn = Box<dyn Fn(&mut Wiring) + Send + Sync>;
+
+/// The changes of one wired kind, as a stream started on the shared caches.
+pub(crate) type ChangesFn = Box<dyn Fn(&Caches) -> BoxStream<'static, Changed> + Send + Sync>;
+
 /// A kind wired into a controller.
 pub struct WiredKind {
     /// API group.
@@ -118,7 +124,7 @@ pub struct WiredKind {
     pub plural: String,
     /// How it relates to the parent.
     pub role: Role,
-    pub(crate) changes: Box<dyn Fn(&Caches) -> BoxStream<'static, Changed> + Send + Sync>,
+    pub(crate) changes: ChangesFn,
     ensure: fn(&Caches),
 }
 

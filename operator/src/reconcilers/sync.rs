@@ -2,7 +2,7 @@
 
 use futures::future::{BoxFuture, FutureExt};
 
-use super::{SubReconciler, Wiring};
+use super::{SubReconciler, Wiring, WiringFn};
 use crate::context::Context;
 use crate::error::Result;
 use crate::outcome::Outcome;
@@ -24,7 +24,7 @@ pub struct SyncReconciler<P> {
     name: String,
     sync: SyncFn<P>,
     finalize: Option<SyncFn<P>>,
-    wiring: Vec<Box<dyn Fn(&mut Wiring) + Send + Sync>>,
+    wiring: Vec<WiringFn>,
 }
 
 impl<P> std::fmt::Debug for SyncReconciler<P> {
