@@ -195,7 +195,17 @@ impl<P: ParentKind> Reconciler<P> {
             *working.status_mut() = Some(Default::default());
         }
         if parent.meta().deletion_timestamp.is_some() {
-            let result = self.steps.finalize(&mut working, &mut cx).await;
+            // Cleanup runs only while one of our finalizers holds the object, so it runs once per deletion.
+            let ours = self
+                .wiring()
+                .finalizers()
+                .iter()
+                .any(|f| parent.finalizers().contains(f));
+            let result = if ours {
+                self.steps.finalize(&mut working, &mut cx).await
+            } else {
+                Ok(Outcome::Halt)
+            };
             return Pass {
                 result,
                 context: cx,

@@ -99,6 +99,7 @@ impl<P: Resource<DynamicType = ()> + Send + Sync> SubReconciler<P> for WithFinal
     }
 
     fn wire(&self, wiring: &mut Wiring) {
+        wiring.finalizer(&self.finalizer);
         self.step.wire(wiring);
     }
 }

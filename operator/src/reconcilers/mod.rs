@@ -145,13 +145,26 @@ impl std::fmt::Debug for WiredKind {
     }
 }
 
-/// The kinds a reconciler tree reads and writes, collected from its steps.
+/// The kinds a reconciler tree reads and writes, and the finalizers it manages, collected from its steps.
 #[derive(Debug, Default)]
 pub struct Wiring {
     kinds: Vec<WiredKind>,
+    finalizers: Vec<String>,
 }
 
 impl Wiring {
+    /// Declares a finalizer the tree adds to parents and removes after cleanup.
+    pub fn finalizer(&mut self, name: &str) {
+        if !self.finalizers.iter().any(|f| f == name) {
+            self.finalizers.push(name.to_string());
+        }
+    }
+
+    /// The finalizers the tree manages.
+    pub fn finalizers(&self) -> &[String] {
+        &self.finalizers
+    }
+
     /// Declares children of kind `C` that the parent controls.
     pub fn owns<C: CachedKind>(&mut self) {
         self.add::<C>(Role::Owned);

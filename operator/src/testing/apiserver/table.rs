@@ -115,17 +115,29 @@ fn human_duration(secs: i64) -> String {
         format!("{s}s")
     } else if m < 10 {
         let rest = s % 60;
-        if rest == 0 { format!("{m}m") } else { format!("{m}m{rest}s") }
+        if rest == 0 {
+            format!("{m}m")
+        } else {
+            format!("{m}m{rest}s")
+        }
     } else if h < 3 {
         format!("{m}m")
     } else if h < 8 {
         let rest = m % 60;
-        if rest == 0 { format!("{h}h") } else { format!("{h}h{rest}m") }
+        if rest == 0 {
+            format!("{h}h")
+        } else {
+            format!("{h}h{rest}m")
+        }
     } else if h < 48 {
         format!("{h}h")
     } else if d < 8 {
         let rest = h % 24;
-        if rest == 0 { format!("{d}d") } else { format!("{d}d{rest}h") }
+        if rest == 0 {
+            format!("{d}d")
+        } else {
+            format!("{d}d{rest}h")
+        }
     } else if d < 365 * 2 {
         format!("{d}d")
     } else {
@@ -134,7 +146,10 @@ fn human_duration(secs: i64) -> String {
 }
 
 fn age(timestamp: &Value) -> Value {
-    let Some(t) = timestamp.as_str().and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok()) else {
+    let Some(t) = timestamp
+        .as_str()
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+    else {
         return Value::String("<unknown>".into());
     };
     let secs = (chrono::Utc::now() - t.with_timezone(&chrono::Utc)).num_seconds();
@@ -150,7 +165,9 @@ fn table(rt: &ResourceType, items: Vec<Value>, include: Include, list_meta: Valu
         "description": "Name must be unique within a namespace."
     })];
     for (name, ty, _) in &rt.printer_columns {
-        columns.push(json!({ "name": name, "type": ty, "format": "", "description": "", "priority": 0 }));
+        columns.push(
+            json!({ "name": name, "type": ty, "format": "", "description": "", "priority": 0 }),
+        );
     }
     if custom {
         if !rt.printer_columns.iter().any(|(n, _, _)| n == "Age") {
