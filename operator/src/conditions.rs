@@ -185,7 +185,10 @@ mod tests {
     fn ready_rolls_up_the_first_failure() {
         let ok = ConditionUpdate::true_("A", "Ok", "");
         let bad = ConditionUpdate::false_("B", "NotOwned", "taken");
-        assert_eq!(ready_from(std::slice::from_ref(&ok)).status, ConditionStatus::True);
+        assert_eq!(
+            ready_from(std::slice::from_ref(&ok)).status,
+            ConditionStatus::True
+        );
         let r = ready_from(&[ok, bad]);
         assert_eq!(
             (r.status, r.reason.as_str(), r.message.as_str()),
