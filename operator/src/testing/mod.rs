@@ -1,6 +1,7 @@
 //! Testing support: an in-memory Kubernetes API server that a real `kube::Client` drives.
 //!
-//! Enabled by the `testing` feature.
+//! Enabled by the `testing` feature. [`table`] holds table-driven tests of reconcilers and their steps on top
+//! of the server (and, for steps, without it: [`store_from`], [`offline_caches`]).
 //!
 //! # Known differences from kube-apiserver
 //!

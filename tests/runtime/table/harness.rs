@@ -64,3 +64,25 @@ async fn a_parent_missing_from_the_given_objects_fails_the_case() {
         "{failure}"
     );
 }
+
+async fn watches_become(server: &operator::testing::ApiServer, n: usize) {
+    for _ in 0..500 {
+        if server.watcher_count() == n {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("{} watches open, expected {n}", server.watcher_count());
+}
+
+#[tokio::test]
+async fn an_environment_leaves_no_watch_behind() {
+    let mut env = operator::testing::table::TestEnv::new();
+    env.cache::<k8s_openapi::api::core::v1::ConfigMap>();
+    env.cache::<k8s_openapi::api::core::v1::Secret>();
+    env.start().await.unwrap();
+    let server = env.server().clone();
+    watches_become(&server, 2).await;
+    env.shutdown().await;
+    watches_become(&server, 0).await;
+}
