@@ -301,26 +301,17 @@ impl Scenario {
     ) -> Vec<String> {
         let mut problems = Vec::new();
         if self.no_reads {
-            for r in requests {
-                if matches!(
-                    r.verb,
-                    Some(
-                        crate::testing::apiserver::Verb::Get
-                            | crate::testing::apiserver::Verb::List
-                    )
-                ) {
-                    problems.push(format!(
-                        "the pass read from the API server: {} {}{}",
-                        r.method,
-                        r.path,
-                        if r.query.is_empty() {
-                            String::new()
-                        } else {
-                            format!("?{}", r.query)
-                        }
-                    ));
-                }
-            }
+            problems.extend(env::reads(requests).into_iter().map(|r| {
+                let query = if r.query.is_empty() {
+                    String::new()
+                } else {
+                    format!("?{}", r.query)
+                };
+                format!(
+                    "the pass read from the API server: {} {}{query}",
+                    r.method, r.path
+                )
+            }));
         }
         problems.extend(self.expect.compare(writes));
         let empty = Stash::default();

@@ -86,3 +86,42 @@ async fn an_environment_leaves_no_watch_behind() {
     env.shutdown().await;
     watches_become(&server, 0).await;
 }
+
+/// A step that reads from the API server instead of the cache: what `expect_no_reads` catches.
+struct ListsConfigMaps(kube::Client);
+
+impl operator::SubReconciler<Note> for ListsConfigMaps {
+    fn name(&self) -> &str {
+        "lists"
+    }
+
+    fn reconcile<'a>(
+        &'a self,
+        _parent: &'a mut Note,
+        _cx: &'a mut operator::Context,
+    ) -> futures::future::BoxFuture<'a, operator::Result<operator::Outcome>> {
+        Box::pin(async move {
+            let cms: kube::Api<k8s_openapi::api::core::v1::ConfigMap> =
+                kube::Api::namespaced(self.0.clone(), NS);
+            cms.list(&Default::default())
+                .await
+                .map_err(|e| operator::Error::kube("list", e))?;
+            Ok(operator::Outcome::Continue)
+        })
+    }
+}
+
+#[tokio::test]
+async fn reads_from_the_api_server_are_reported() {
+    use kube::CustomResourceExt;
+    let mut env = operator::testing::table::TestEnv::new();
+    env.install_crd(&Note::crd()).await.unwrap();
+    env.insert(&note("hi")).unwrap();
+    let reconciler = operator::Reconciler::new("notes").step(ListsConfigMaps(env.client()));
+    env.cache::<Note>();
+    env.start().await.unwrap();
+    let report = env.pass(&reconciler, &parent_ref()).await.unwrap();
+    let reads: Vec<String> = report.reads().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(reads, vec!["/api/v1/namespaces/default/configmaps"]);
+    env.shutdown().await;
+}

@@ -322,11 +322,16 @@ impl<P> PassReport<P> {
 
     /// The reads (`GET` of an object or a list) among the requests: a pass served by caches makes none.
     pub fn reads(&self) -> Vec<&RequestRecord> {
-        self.requests
-            .iter()
-            .filter(|r| matches!(r.verb, Some(Verb::Get | Verb::List)))
-            .collect()
+        reads(&self.requests)
     }
+}
+
+/// The reads (`GET` of an object or a list) among requests; watches do not count.
+pub(crate) fn reads(requests: &[RequestRecord]) -> Vec<&RequestRecord> {
+    requests
+        .iter()
+        .filter(|r| matches!(r.verb, Some(Verb::Get | Verb::List)))
+        .collect()
 }
 
 /// The clock's time as the runtime's timestamp type.
