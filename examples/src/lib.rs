@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 pub mod webapp;
+pub mod webapp_derive;
 
 /// Options every example that can run on the embedded cluster accepts.
 #[derive(Debug, Clone, clap::Args)]

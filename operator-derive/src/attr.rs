@@ -133,9 +133,9 @@ pub struct ContainerOpts {
     /// A finalizer around all steps.
     pub finalizer: Option<SpannedValue<String>>,
     /// Parents reconciled at once.
-    pub concurrency: Option<SpannedValue<u16>>,
+    pub concurrency: Option<Number<u16>>,
     /// Debounce of triggers, in milliseconds.
-    pub debounce_ms: Option<SpannedValue<u64>>,
+    pub debounce_ms: Option<Number<u64>>,
     /// The field manager for server-side apply.
     pub field_manager: Option<SpannedValue<String>>,
     /// At most one mutating command per pass.
@@ -225,6 +225,8 @@ pub enum Item {
         ty: Option<Type>,
         /// The options.
         opts: ChildOpts,
+        /// The options could not be read (the error is reported); do not report missing keys.
+        broken: bool,
     },
     /// `#[children(..)]`.
     Children {
@@ -234,6 +236,8 @@ pub enum Item {
         ty: Option<Type>,
         /// The options.
         opts: ChildrenOpts,
+        /// The options could not be read.
+        broken: bool,
     },
     /// `#[owns(A, B)]`.
     Owns(Vec<Type>),
@@ -247,6 +251,8 @@ pub enum Item {
         ty: Option<Type>,
         /// The options.
         opts: WatchesOpts,
+        /// The options could not be read.
+        broken: bool,
     },
     /// `#[sync(f)]`.
     Sync(FnPath),
@@ -274,17 +280,66 @@ pub struct Parsed {
     pub items: Vec<Item>,
 }
 
-/// Prefixes every error with the attribute it is about, keeping its span.
+/// Prefixes every error with the attribute (and key) it is about, keeping its span. darling appends the key
+/// as `.. at key`; it is moved to the front: `#[child(desired = ..)]: expected a path ..`.
 pub fn within(attr: &str, error: Error) -> Error {
     let errors: Vec<Error> = error
         .flatten()
         .into_iter()
         .map(|e| {
             let span = e.span();
-            Error::from(syn::Error::new(span, format!("`#[{attr}]`: {e}")))
+            let message = e.to_string();
+            let message = match message.rsplit_once(" at ") {
+                Some((text, key))
+                    if !key.is_empty()
+                        && key.chars().all(|c| c.is_ascii_lowercase() || c == '_') =>
+                {
+                    format!("`#[{attr}({key} = ..)]`: {text}")
+                }
+                _ => format!("`#[{attr}]`: {message}"),
+            };
+            Error::from(syn::Error::new(span, message))
         })
         .collect();
     Error::multiple(errors)
+}
+
+/// A whole number that fits in `T`, as in `concurrency = 4`.
+#[derive(Debug, Clone, Copy)]
+pub struct Number<T>(pub T);
+
+impl<T: std::str::FromStr + num::Max> FromMeta for Number<T> {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let invalid = || {
+            Error::custom(format!(
+                "expected a whole number from 0 to {}, without quotes",
+                T::MAX
+            ))
+            .with_span(expr)
+        };
+        match expr {
+            Expr::Group(g) => Self::from_expr(&g.expr),
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Int(i), ..
+            }) => i.base10_digits().parse::<T>().map(Number).map_err(|_| invalid()),
+            _ => Err(invalid()),
+        }
+    }
+}
+
+/// The largest values of the number types [`Number`] is used with.
+pub mod num {
+    /// The largest value, for messages.
+    pub trait Max {
+        /// The largest value.
+        const MAX: u64;
+    }
+    impl Max for u16 {
+        const MAX: u64 = u16::MAX as u64;
+    }
+    impl Max for u64 {
+        const MAX: u64 = u64::MAX;
+    }
 }
 
 /// An error spanned on `span`, about attribute `attr`.
@@ -311,26 +366,26 @@ pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> Parsed {
             }
             "child" => {
                 if let Some((ty, items)) = leading_type(attr, "child", &["generate_name"], errors) {
-                    let opts = errors
-                        .handle(ChildOpts::from_list(&items).map_err(|e| within("child", e)))
-                        .unwrap_or_default();
-                    parsed.items.push(Item::Child { span, ty, opts });
+let opts = errors.handle(ChildOpts::from_list(&items).map_err(|e| within("child", e)));
+                    let broken = opts.is_none();
+                    let opts = opts.unwrap_or_default();
+                    parsed.items.push(Item::Child { span, ty, opts, broken });
                 }
             }
             "children" => {
                 if let Some((ty, items)) = leading_type(attr, "children", &[], errors) {
-                    let opts = errors
-                        .handle(ChildrenOpts::from_list(&items).map_err(|e| within("children", e)))
-                        .unwrap_or_default();
-                    parsed.items.push(Item::Children { span, ty, opts });
+let opts = errors.handle(ChildrenOpts::from_list(&items).map_err(|e| within("children", e)));
+                    let broken = opts.is_none();
+                    let opts = opts.unwrap_or_default();
+                    parsed.items.push(Item::Children { span, ty, opts, broken });
                 }
             }
             "watches" => {
                 if let Some((ty, items)) = leading_type(attr, "watches", &[], errors) {
-                    let opts = errors
-                        .handle(WatchesOpts::from_list(&items).map_err(|e| within("watches", e)))
-                        .unwrap_or_default();
-                    parsed.items.push(Item::Watches { span, ty, opts });
+let opts = errors.handle(WatchesOpts::from_list(&items).map_err(|e| within("watches", e)));
+                    let broken = opts.is_none();
+                    let opts = opts.unwrap_or_default();
+                    parsed.items.push(Item::Watches { span, ty, opts, broken });
                 }
             }
             "owns" => {
@@ -582,8 +637,10 @@ fn stash(attr: &Attribute, errors: &mut Errors) -> Option<Vec<StashEntry>> {
                 )
             })?;
             input.parse::<Token![:]>().map_err(|e| {
+                // At the end of the list, syn's span is the whole derive: point at the name instead.
+                let span = if input.is_empty() { name.span() } else { e.span() };
                 syn::Error::new(
-                    e.span(),
+                    span,
                     format!("expected `: Type` after `{name}`, as in `#[stash({name}: String)]`"),
                 )
             })?;
@@ -736,7 +793,7 @@ mod tests {
             errors[3]
         );
         assert!(
-            errors[4..].iter().all(|e| e.starts_with("`#[reconciler]`")),
+            errors[4..].iter().all(|e| e.starts_with("`#[reconciler")),
             "{errors:?}"
         );
     }

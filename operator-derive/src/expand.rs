@@ -106,9 +106,12 @@ pub fn signature(model: &Model, root: &Root) -> TokenStream {
 pub fn stash_consts(model: &Model, root: &Root) -> Vec<TokenStream> {
     let krate = &model.krate;
     let vis = &root.vis;
+    let mut seen = std::collections::HashSet::new();
     model
         .stash
         .iter()
+        // A duplicate is reported by `valid`; emitting it twice would add a second error.
+        .filter(|entry| seen.insert(entry.name.to_string()))
         .filter_map(|entry| {
             let name = entry.name.to_string();
             let name = name.strip_prefix("r#").unwrap_or(&name);
@@ -131,11 +134,11 @@ fn config(model: &Model) -> TokenStream {
     let c = &model.container;
     let mut out = TokenStream::new();
     if let Some(n) = &c.concurrency {
-        let n = **n;
+        let n = n.0;
         out.extend(quote!(.concurrency(#n)));
     }
     if let Some(ms) = &c.debounce_ms {
-        let ms = **ms;
+        let ms = ms.0;
         out.extend(quote!(.debounce(#krate::__private::millis(#ms))));
     }
     if let Some(m) = &c.field_manager {
@@ -189,10 +192,12 @@ fn step(model: &Model, root: &Root, step: &Step) -> TokenStream {
     }
 }
 
-fn child_type(ty: Option<&syn::Type>) -> TokenStream {
+/// The child type, or `_` to infer it, spanned on the desired function so that a child that is not a
+/// Kubernetes resource is reported there.
+fn child_type(ty: Option<&syn::Type>, span: proc_macro2::Span) -> TokenStream {
     match ty {
         Some(ty) => ty.to_token_stream(),
-        None => quote!(_),
+        None => quote_spanned!(span=> _),
     }
 }
 
@@ -202,7 +207,7 @@ fn child(model: &Model, root: &Root, c: &Child) -> TokenStream {
     let Some(desired) = &c.desired else {
         return TokenStream::new();
     };
-    let ty = child_type(c.ty.as_ref());
+    let ty = child_type(c.ty.as_ref(), desired.span());
     let path = desired.path();
     let mut out =
         quote_spanned!(desired.span()=> #krate::__private::child::<#ident, #ty, _>(#path));
@@ -241,7 +246,7 @@ fn children(model: &Model, root: &Root, c: &Children) -> TokenStream {
     let (Some(desired), Some(id)) = (&c.desired, &c.id) else {
         return TokenStream::new();
     };
-    let ty = child_type(c.ty.as_ref());
+    let ty = child_type(c.ty.as_ref(), desired.span());
     let (desired_path, id_path) = (desired.path(), id.path());
     let span = desired.span();
     let id_arg = quote_spanned!(id.span()=> #id_path);

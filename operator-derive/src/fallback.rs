@@ -14,10 +14,13 @@ pub fn expand(model: &Model, errors: darling::Error) -> TokenStream {
     let Some(root) = &model.root else {
         return errors;
     };
-    // Without a status (or with generic parameters) the root kind cannot be a parent: naming
+    // An `impl` of a generic type without its parameters would only add errors.
+    if !model.input.generics.params.is_empty() {
+        return errors;
+    }
+    // Without a status the root kind cannot be a parent: naming
     // `Reconciler<Root>` would only add errors.
-    let usable =
-        model.input.generics.params.is_empty() && (!model.from_kube() || root.status.is_some());
+    let usable = !model.from_kube() || root.status.is_some();
     let ident = &root.ident;
     let consts = stash_consts(model, root);
     let reconciler = usable.then(|| {

@@ -52,6 +52,8 @@ pub enum Step {
 pub struct Child {
     /// The attribute.
     pub span: Span,
+    /// The attribute could not be read (already reported).
+    pub broken: bool,
     /// The child type, if given (otherwise inferred from `desired`).
     pub ty: Option<Type>,
     /// The desired-state function.
@@ -76,6 +78,8 @@ pub struct Child {
 pub struct Children {
     /// The attribute.
     pub span: Span,
+    /// The attribute could not be read (already reported).
+    pub broken: bool,
     /// The child type, if given.
     pub ty: Option<Type>,
     /// The desired-state function.
@@ -98,6 +102,8 @@ pub enum Declaration {
     Watches {
         /// The attribute.
         span: Span,
+        /// The attribute could not be read (already reported).
+        broken: bool,
         /// The watched type, if given (otherwise inferred from `map`).
         ty: Option<Type>,
         /// The mapper.
@@ -119,14 +125,20 @@ impl<'a> Model<'a> {
             .as_ref()
             .map(|k| k.0.clone())
             .unwrap_or_else(|| syn::parse_quote!(::operator));
-        let root = root(input, &container, kube.as_ref());
+        let root = root(input, kube.as_ref());
         let mut steps = Vec::new();
         let mut declarations = Vec::new();
         let mut stash = Vec::new();
         for item in items {
             match item {
-                Item::Child { span, ty, opts } => steps.push(Step::Child(Child {
+                Item::Child {
                     span,
+                    ty,
+                    opts,
+                    broken,
+                } => steps.push(Step::Child(Child {
+                    span,
+                    broken,
                     ty,
                     desired: opts.desired,
                     reflect: opts.reflect,
@@ -137,8 +149,14 @@ impl<'a> Model<'a> {
                     generate_name: opts.generate_name.is_present(),
                     condition: opts.condition,
                 })),
-                Item::Children { span, ty, opts } => steps.push(Step::Children(Children {
+                Item::Children {
                     span,
+                    ty,
+                    opts,
+                    broken,
+                } => steps.push(Step::Children(Children {
+                    span,
+                    broken,
                     ty,
                     desired: opts.desired,
                     id: opts.id,
@@ -151,8 +169,14 @@ impl<'a> Model<'a> {
                 Item::Tracks(types) => {
                     declarations.extend(types.into_iter().map(Declaration::Tracks))
                 }
-                Item::Watches { span, ty, opts } => declarations.push(Declaration::Watches {
+                Item::Watches {
                     span,
+                    ty,
+                    opts,
+                    broken,
+                } => declarations.push(Declaration::Watches {
+                    span,
+                    broken,
                     ty,
                     map: opts.map,
                 }),
@@ -177,12 +201,13 @@ impl<'a> Model<'a> {
     }
 }
 
-/// The root kind: the derive input itself with `#[reconciler(root)]` or without `#[kube]`; otherwise the struct
-/// kube generates (`root = ".."`, else the kind).
-fn root(input: &DeriveInput, container: &ContainerOpts, kube: Option<&KubeAttr>) -> Option<Root> {
+/// The root kind: the struct kube generates (`root = ".."`, else the kind), or the derive input itself when
+/// there is no `#[kube]`.
+fn root(input: &DeriveInput, kube: Option<&KubeAttr>) -> Option<Root> {
     let vis = input.vis.clone();
     match kube {
-        Some(kube) if !container.root.is_present() => {
+        // With `#[kube]`, the root is kube's struct, even if `root` also (wrongly) says otherwise.
+        Some(kube) => {
             let name = kube.root.as_ref().or(kube.kind.as_ref())?;
             // A kind that is not an identifier is kube's error to report.
             let ident = syn::parse_str::<Ident>(&name.value()).ok()?;

@@ -71,12 +71,12 @@ fn root_has_status(model: &Model, errors: &mut Errors) {
 fn required_keys(model: &Model, errors: &mut Errors) {
     for step in &model.steps {
         match step {
-            Step::Child(c) if c.desired.is_none() => errors.push(error_at(
+            Step::Child(c) if !c.broken && c.desired.is_none() => errors.push(error_at(
                 c.span,
                 "child",
                 "missing `desired = <function>`: the function computing the child, `fn(&Parent, &mut Context) -> operator::Result<Option<Child>>`",
             )),
-            Step::Children(c) => {
+            Step::Children(c) if !c.broken => {
                 if c.desired.is_none() {
                     errors.push(error_at(
                         c.span,
@@ -100,6 +100,7 @@ fn required_keys(model: &Model, errors: &mut Errors) {
             span,
             map: None,
             ty,
+            broken: false,
         } = declaration
         {
             let ty = ty

@@ -24,6 +24,11 @@ pub const READY: &str = "Ready";
 ///     fn set_observed_generation(&mut self, g: Option<i64>) { self.observed_generation = g }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the status of a reconciled kind: it does not implement `operator::ReconcilerStatus`",
+    label = "this status type does not implement `ReconcilerStatus`",
+    note = "implement `operator::ReconcilerStatus` for `{Self}`: the root reconciler keeps `observedGeneration` and the conditions in it"
+)]
 pub trait ReconcilerStatus: Default + Clone + Serialize + Send + Sync + 'static {
     /// The conditions.
     fn conditions(&self) -> &[Condition];

@@ -8,12 +8,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod attributes;
 pub mod cache;
 pub mod command;
 pub mod conditions;
 pub mod context;
 pub mod controller;
 pub mod error;
+pub mod manifests;
 pub mod outcome;
 pub mod reconciler;
 pub mod reconcilers;
@@ -39,7 +41,7 @@ pub use stash::{Stash, StashKey};
 pub use tracker::{TrackKey, Tracker};
 
 /// Derives a [`Reconciler`](struct@Reconciler) from attributes on a custom resource's spec struct; see
-/// the `attributes` module for the reference.
+/// [`attributes`] for the reference.
 pub use operator_derive::Reconciler;
 
 #[doc(hidden)]

@@ -31,8 +31,15 @@ use k8s_openapi::{ClusterResourceScope, NamespaceResourceScope};
 pub trait OwnerScope<ChildScope> {}
 
 impl OwnerScope<NamespaceResourceScope> for NamespaceResourceScope {}
+// With a single impl for namespaced parents, the compiler would infer the child's scope from it and report a
+// confusing type mismatch instead of the message above; a second impl (for a scope no kind has) prevents that.
+impl OwnerScope<NoScope> for NamespaceResourceScope {}
 impl OwnerScope<NamespaceResourceScope> for ClusterResourceScope {}
 impl OwnerScope<ClusterResourceScope> for ClusterResourceScope {}
+
+/// A scope no kind has (see the impls of [`OwnerScope`]).
+#[derive(Debug)]
+pub enum NoScope {}
 
 /// The controller name used when `#[reconciler(name = ..)]` is not given: `<kind, lowercase>-controller`.
 pub fn default_name<P: Resource<DynamicType = ()>>() -> String {

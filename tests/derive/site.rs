@@ -208,6 +208,61 @@ fn the_wiring_follows_the_attributes() {
         );
     }
     assert_eq!(roles.len(), 5, "{roles:?}");
+    assert_eq!(wiring.finalizers(), ["example.dev/cleanup".to_string()]);
+}
+
+/// The ClusterRole has exactly the verbs the declared wiring needs, and nothing else.
+#[test]
+fn the_cluster_role_follows_the_wiring() {
+    use operator::manifests::Manifests;
+    let manifests = Manifests::new("site-operator")
+        .reconciler(&Site::reconciler())
+        .crd(Site::crd());
+    let mut rules: Vec<(String, String, Vec<String>)> = manifests
+        .rules()
+        .into_iter()
+        .map(|r| {
+            (
+                r.api_groups.unwrap_or_default().join(","),
+                r.resources.unwrap_or_default().join(","),
+                r.verbs,
+            )
+        })
+        .collect();
+    rules.sort();
+    let owned = [
+        "get", "list", "watch", "create", "patch", "update", "delete",
+    ];
+    let rule = |g: &str, r: &str, v: &[&str]| {
+        (
+            g.to_string(),
+            r.to_string(),
+            v.iter().map(|v| v.to_string()).collect::<Vec<_>>(),
+        )
+    };
+    let mut expected = vec![
+        rule("", "configmaps", &owned),
+        rule("", "secrets", &["get", "list", "watch"]),
+        rule("", "serviceaccounts", &owned),
+        rule("", "services", &owned),
+        rule("apps", "deployments", &owned),
+        rule("events.k8s.io", "events", &["create", "patch"]),
+        // The finalizer is added and removed with patches.
+        rule(
+            "example.dev",
+            "sites",
+            &["get", "list", "watch", "patch", "update"],
+        ),
+        rule("example.dev", "sites/status", &["patch", "update"]),
+    ];
+    expected.sort();
+    assert_eq!(rules, expected);
+    let yaml = manifests.to_yaml().unwrap();
+    assert!(
+        yaml.starts_with(
+            "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+        )
+    );
 }
 
 #[test]

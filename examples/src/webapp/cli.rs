@@ -1,5 +1,7 @@
-//! The command line of `webapp-by-hand`: run the operator on a cluster or on the embedded in-memory one, or
-//! print its manifests. The binary is [`Cli::parse`] and [`run`]; tests call [`run`] directly.
+//! The command line of `webapp-by-hand` and `webapp`: run the operator on a cluster or on the embedded
+//! in-memory one, or print its manifests. The binaries are [`Cli::parse`] and [`run`] (or [`run_variant`] with
+//! the derived operator); tests call them directly. Only the controller and the manifests differ between the
+//! two binaries ([`Variant`]); everything else (flags, sample objects, logs) is this one module.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -45,6 +47,9 @@ pub struct Cli {
     /// Run on the embedded in-memory cluster even when `KUBECONFIG` is set (implied by `--listen`).
     #[arg(long)]
     pub embedded: bool,
+    /// Run against the cluster this pod runs in, with its service account (as the manifests' Deployment does).
+    #[arg(long, conflicts_with_all = ["kubeconfig", "embedded", "listen"])]
+    pub in_cluster: bool,
     /// Serving the embedded cluster to kubectl.
     #[command(flatten)]
     pub serve: EmbeddedArgs,
@@ -62,13 +67,44 @@ pub fn manifests() -> anyhow::Result<String> {
     serde_yaml::to_string(&WebApp::crd()).context("cannot render the CRD as YAML")
 }
 
+/// What differs between the WebApp binaries: the controller they run and what `manifests` prints.
+#[derive(Debug, Clone, Copy)]
+pub struct Variant {
+    /// Adds the WebApp controller to an operator.
+    pub controller: fn(Operator) -> Operator,
+    /// What the `manifests` subcommand prints.
+    pub manifests: fn() -> anyhow::Result<String>,
+}
+
+/// `webapp-by-hand`: the runtime-only [`reconciler`], and the CRD as manifests.
+pub const BY_HAND: Variant = Variant {
+    controller: |operator| operator.controller(reconciler()),
+    manifests,
+};
+
 /// Runs what the command line asks for until `shutdown` resolves (the binary passes Ctrl-C or SIGTERM).
 pub async fn run(cli: Cli, shutdown: impl Future<Output = ()> + Send) -> anyhow::Result<()> {
+    run_variant(BY_HAND, cli, shutdown).await
+}
+
+/// [`run`] with another controller and manifests (the `webapp` example's derived operator).
+pub async fn run_variant(
+    variant: Variant,
+    cli: Cli,
+    shutdown: impl Future<Output = ()> + Send,
+) -> anyhow::Result<()> {
     if let Some(CliCommand::Manifests) = cli.command {
-        print!("{}", manifests()?);
+        print!("{}", (variant.manifests)()?);
         return Ok(());
     }
     let embedded = cli.embedded || cli.serve.listen.is_some();
+    if cli.in_cluster {
+        let config = kube::Config::incluster()
+            .context("cannot load the in-cluster configuration (is this running in a pod?)")?;
+        tracing::info!(server = %config.cluster_url, "running against the cluster of this pod");
+        let client = Client::try_from(config).context("cannot build a client")?;
+        return run_on_cluster_variant(variant, client, shutdown).await;
+    }
     let kubeconfig_env = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty());
     match (&cli.kubeconfig, kubeconfig_env) {
         (Some(path), _) => {
@@ -80,7 +116,7 @@ pub async fn run(cli: Cli, shutdown: impl Future<Output = ()> + Send) -> anyhow:
                     .with_context(|| format!("invalid kubeconfig {}", path.display()))?;
             tracing::info!(server = %config.cluster_url, kubeconfig = %path.display(), "running against a cluster");
             let client = Client::try_from(config).context("cannot build a client")?;
-            run_on_cluster(client, shutdown).await
+            run_on_cluster_variant(variant, client, shutdown).await
         }
         (None, Some(env)) if !embedded => {
             let config = kube::Config::infer()
@@ -88,9 +124,9 @@ pub async fn run(cli: Cli, shutdown: impl Future<Output = ()> + Send) -> anyhow:
                 .context("cannot load the kubeconfig named by KUBECONFIG")?;
             tracing::info!(server = %config.cluster_url, kubeconfig = ?env, "running against a cluster (KUBECONFIG)");
             let client = Client::try_from(config).context("cannot build a client")?;
-            run_on_cluster(client, shutdown).await
+            run_on_cluster_variant(variant, client, shutdown).await
         }
-        _ => run_embedded(&cli.serve, shutdown).await,
+        _ => run_embedded_variant(variant, &cli.serve, shutdown).await,
     }
 }
 
@@ -99,9 +135,16 @@ pub async fn run_on_cluster(
     client: Client,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
+    run_on_cluster_variant(BY_HAND, client, shutdown).await
+}
+
+async fn run_on_cluster_variant(
+    variant: Variant,
+    client: Client,
+    shutdown: impl Future<Output = ()> + Send,
+) -> anyhow::Result<()> {
     ensure_crd(&client).await?;
-    Operator::new(client)
-        .controller(reconciler())
+    (variant.controller)(Operator::new(client))
         .run_until(shutdown)
         .await;
     Ok(())
@@ -110,6 +153,14 @@ pub async fn run_on_cluster(
 /// Starts the embedded in-memory cluster (served over HTTP with `--listen`), installs the CRD, a sample
 /// ConfigMap and a sample WebApp, and runs the operator on it, logging what happens.
 pub async fn run_embedded(
+    serve: &EmbeddedArgs,
+    shutdown: impl Future<Output = ()> + Send,
+) -> anyhow::Result<()> {
+    run_embedded_variant(BY_HAND, serve, shutdown).await
+}
+
+async fn run_embedded_variant(
+    variant: Variant,
     serve: &EmbeddedArgs,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
@@ -165,8 +216,7 @@ pub async fn run_embedded(
     }
 
     let observer = tokio::spawn(observe(client.clone()));
-    Operator::new(client)
-        .controller(reconciler())
+    (variant.controller)(Operator::new(client))
         .run_until(shutdown)
         .await;
     observer.abort();

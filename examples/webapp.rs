@@ -1,0 +1,41 @@
+//! The WebApp operator written with `#[derive(Reconciler)]` (`examples/src/webapp_derive.rs`): the same
+//! operator and command line as `webapp-by-hand`, and `manifests` prints everything an installation needs.
+//!
+//! ```text
+//! # the embedded in-memory cluster, with a sample WebApp, served to kubectl:
+//! cargo run --example webapp -- --listen 127.0.0.1:8001 --write-kubeconfig /tmp/webapp.kubeconfig
+//! kubectl --kubeconfig /tmp/webapp.kubeconfig get webapps,deployments,services
+//! # a real cluster:
+//! cargo run --example webapp -- --kubeconfig ~/.kube/config
+//! # the CRD, ServiceAccount, ClusterRole (from the declared wiring), binding and Deployment:
+//! cargo run --example webapp -- manifests | kubectl apply -f -
+//! ```
+
+use clap::{CommandFactory, FromArgMatches};
+use examples::webapp::cli::{Cli, Variant, run_variant};
+use examples::webapp_derive::{controller, manifests};
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    examples::init_tracing();
+    let command = Cli::command()
+        .name("webapp")
+        .bin_name("webapp")
+        .about("Runs the WebApp operator (written with #[derive(Reconciler)]).")
+        .long_about(
+            "Runs the WebApp operator (written with #[derive(Reconciler)]).\n\n\
+             With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster and installs the CRD if \
+             it is missing; with `--in-cluster`, against the cluster of its pod. Otherwise (or with `--embedded`) \
+             it starts an in-memory cluster, installs the CRD, a sample ConfigMap and a sample WebApp, and logs \
+             what the operator does.",
+        )
+        .mut_subcommand("manifests", |c| {
+            c.about("Print the CRD, ServiceAccount, ClusterRole, ClusterRoleBinding and Deployment as YAML (pipe it to `kubectl apply -f -`)")
+        });
+    let cli = Cli::from_arg_matches(&command.get_matches())?;
+    let variant = Variant {
+        controller,
+        manifests,
+    };
+    run_variant(variant, cli, examples::shutdown_signal()).await
+}

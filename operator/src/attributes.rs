@@ -1,0 +1,246 @@
+//! # `#[derive(Reconciler)]`: the attribute reference
+//!
+//! The derive declares a [`Reconciler`](struct@crate::Reconciler) with attributes. Put it beside kube's
+//! `CustomResource` on the spec struct (the root kind is the struct kube generates, found from
+//! `#[kube(kind = "..")]`), or on a hand-written root type with `#[reconciler(root)]`. It generates, on the
+//! root kind:
+//!
+//! - `pub fn reconciler() -> operator::Reconciler<Root>`: the builder calls the attributes stand for, in the
+//!   order they are written;
+//! - one `pub const NAME: operator::StashKey<T>` per `#[stash(name: T)]`.
+//!
+//! Nothing else: the generated code is a handful of calls to the public builder API, each documented below
+//! with the call it stands for, so an operator can always be written (or read) without the derive.
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use k8s_openapi::api::apps::v1::Deployment;
+//! use k8s_openapi::api::core::v1::{ConfigMap, Service};
+//! use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+//! use kube::runtime::reflector::ObjectRef;
+//! use kube::{CustomResource, ResourceExt};
+//! use operator::{ChildOutcome, Context, Outcome, Reconciler, ReconcilerStatus};
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+//! #[kube(group = "example.dev", version = "v1", kind = "WebApp", namespaced, status = "WebAppStatus")]
+//! #[reconciler(finalizer = "example.dev/cleanup")]
+//! #[sync(resolve_image)]                                             // a custom step
+//! #[child(desired = desired_deployment, reflect = reflect_deployment)] // child type inferred
+//! #[child(Service, desired = desired_service)]                      // or named
+//! #[watches(ConfigMap, map = webapps_for_configmap)]
+//! #[finalize(release_dns)]
+//! #[stash(image: String)]                                           // WebApp::IMAGE: StashKey<String>
+//! pub struct WebAppSpec {
+//!     image: String,
+//! }
+//!
+//! #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+//! pub struct WebAppStatus {
+//!     observed_generation: Option<i64>,
+//!     #[serde(default)]
+//!     conditions: Vec<Condition>,
+//!     deployment: Option<String>,
+//! }
+//!
+//! impl ReconcilerStatus for WebAppStatus {
+//!     fn conditions(&self) -> &[Condition] { &self.conditions }
+//!     fn conditions_mut(&mut self) -> &mut Vec<Condition> { &mut self.conditions }
+//!     fn observed_generation(&self) -> Option<i64> { self.observed_generation }
+//!     fn set_observed_generation(&mut self, g: Option<i64>) { self.observed_generation = g }
+//! }
+//!
+//! fn resolve_image(app: &mut WebApp, cx: &mut Context) -> operator::Result<Outcome> {
+//!     cx.stash_mut().store(&WebApp::IMAGE, format!("registry.example.dev/{}", app.spec.image));
+//!     Ok(Outcome::Continue)
+//! }
+//!
+//! fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Option<Deployment>> {
+//!     let image = cx.stash().get(&WebApp::IMAGE)?;
+//!     let mut d = Deployment::default();
+//!     d.metadata.name = Some(app.name_any());
+//!     # let _ = image;
+//!     Ok(Some(d))
+//! }
+//!
+//! fn reflect_deployment(status: &mut WebAppStatus, child: &ChildOutcome<Deployment>) {
+//!     status.deployment = child.child().map(|d| d.name_any());
+//! }
+//!
+//! fn desired_service(app: &WebApp, _cx: &mut Context) -> operator::Result<Option<Service>> {
+//!     let mut s = Service::default();
+//!     s.metadata.name = Some(app.name_any());
+//!     Ok(Some(s))
+//! }
+//!
+//! fn webapps_for_configmap(cm: Arc<ConfigMap>) -> Vec<ObjectRef<WebApp>> {
+//!     let ns = cm.namespace().unwrap_or_default();
+//!     cm.labels().get("example.dev/webapp").map(|app| ObjectRef::new(app).within(&ns)).into_iter().collect()
+//! }
+//!
+//! fn release_dns(_app: &mut WebApp, _cx: &mut Context) -> operator::Result<Outcome> {
+//!     Ok(Outcome::Continue)
+//! }
+//!
+//! let reconciler: Reconciler<WebApp> = WebApp::reconciler();
+//! assert_eq!(reconciler.name(), "webapp-controller");
+//! ```
+//!
+//! The `reconciler()` above is, by hand:
+//!
+//! ```text
+//! Reconciler::new("webapp-controller")
+//!     .watches::<ConfigMap>(webapps_for_configmap)
+//!     .step(WithFinalizer::new("example.dev/cleanup", Sequence::new("steps")
+//!         .step(SyncReconciler::new("resolve_image", resolve_image))
+//!         .step(ChildReconciler::new("deployment", desired_deployment).reflect_status(reflect_deployment))
+//!         .step(ChildReconciler::<WebApp, Service>::new("service", desired_service))
+//!         .step(SyncReconciler::new("release_dns", |_, _| Ok(Outcome::Continue)).finalize(release_dns))))
+//! ```
+//!
+//! # Where the root kind comes from
+//!
+//! | the derive is on | the root kind | its status |
+//! | --- | --- | --- |
+//! | a spec struct with `#[kube(kind = "WebApp", status = "WebAppStatus", ..)]` | `WebApp` (or kube's `root = ".."`) | `status` is required and must implement [`ReconcilerStatus`](crate::ReconcilerStatus) |
+//! | a type with `#[reconciler(root)]`, or with no `#[kube]` | the type itself | its `HasStatus::Status` |
+//!
+//! # `#[reconciler(..)]`: the whole reconciler
+//!
+//! | key | meaning | builder call |
+//! | --- | --- | --- |
+//! | `name = "webapp-controller"` | controller name, event reporter, default field manager; default `<kind>-controller` | `Reconciler::new(name)` |
+//! | `finalizer = "example.dev/cleanup"` | a finalizer around all steps; `#[finalize]` steps run under it | `.step(WithFinalizer::new(finalizer, steps))` |
+//! | `concurrency = 4` | parents reconciled at once (0: unlimited) | `.concurrency(4)` |
+//! | `debounce_ms = 100` | wait after a trigger, to batch bursts | `.debounce(Duration::from_millis(100))` |
+//! | `field_manager = "me"` | server-side apply field manager | `.field_manager("me")` |
+//! | `one_action_per_pass` | at most one write per pass | `.one_action_per_pass(true)` |
+//! | `data = Settings` | `reconciler(data: Settings)`; steps read it with [`Context::data`](crate::Context::data) | `.data(data)` |
+//! | `root` | the derive is on the root type itself | |
+//! | `crate = "::operator"` | where the runtime crate is (for re-exports) | |
+//!
+//! Several `#[reconciler]` attributes are merged; a key given twice is an error.
+//!
+//! # Steps, in the order written
+//!
+//! ## `#[child(..)]`: one child
+//!
+//! `#[child(desired = f)]` or `#[child(Type, desired = f, ..)]`: keeps one child equal to what `f` returns
+//! (see [`ChildReconciler`](crate::ChildReconciler)). The child type is inferred from `f` when not named.
+//!
+//! | key | signature / values | builder call |
+//! | --- | --- | --- |
+//! | `desired = f` (required) | `fn(&Root, &mut Context) -> operator::Result<Option<Child>>` | `ChildReconciler::new("<kind>", f)` |
+//! | `reflect = g` | `fn(&mut Status, &ChildOutcome<Child>)` | `.reflect_status(g)` |
+//! | `strategy = "apply"` or `"update"` | server-side apply (default) or merge-then-update | `.strategy(..)` |
+//! | `force = false` | do not take fields from other managers (apply only) | `.strategy(WriteStrategy::Apply { force: false })` |
+//! | `field_manager = "me"` | this child's field manager | `.field_manager("me")` |
+//! | `sanitize = h` | `fn(&Child) -> serde_json::Value`, what logs show of the child | `.sanitize(h)` |
+//! | `generate_name` | unnamed children get `generateName: <parent>-` | `.generate_name()` |
+//! | `condition = "DeploymentReady"` | the condition type it reports (default `<Kind>Ready`) | `.condition(..)` |
+//!
+//! ## `#[children(..)]`: a set of children
+//!
+//! `#[children(desired = f, id = g, reflect = h)]` (optionally `#[children(Type, ..)]`): keeps a set of children
+//! of one kind, matched by `id` (see [`ChildSetReconciler`](crate::ChildSetReconciler)).
+//!
+//! | key | signature | builder call |
+//! | --- | --- | --- |
+//! | `desired = f` (required) | `fn(&Root, &mut Context) -> operator::Result<Vec<Child>>` | `ChildSetReconciler::new("<plural>", f, id)` |
+//! | `id = g` (required) | `fn(&Child) -> String` | |
+//! | `reflect = h` | `fn(&mut Status, &BTreeMap<String, ChildOutcome<Child>>)` | `.reflect_status(h)` |
+//! | `condition = ".."` | the condition type (default `<Kind>sReady`) | `.condition(..)` |
+//!
+//! ## `#[sync(f)]`: a custom step
+//!
+//! `f: fn(&mut Root, &mut Context) -> operator::Result<Outcome>`; one function per attribute.
+//! Builder call: `SyncReconciler::new("f", f)`.
+//!
+//! ## `#[finalize(f)]`: cleanup while the root is deleted
+//!
+//! `f: fn(&mut Root, &mut Context) -> operator::Result<Outcome>`, run while the root is being deleted, under
+//! `#[reconciler(finalizer = "..")]`, which is required. Cleanup steps run in reverse declaration order; the
+//! finalizer is removed once they all return `Outcome::Continue`.
+//! Builder call: `SyncReconciler::new("f", |_, _| Ok(Outcome::Continue)).finalize(f)`.
+//!
+//! # Kinds watched outside of child steps
+//!
+//! | attribute | meaning | builder call |
+//! | --- | --- | --- |
+//! | `#[owns(Secret, ..)]` | children a `#[sync]` step manages: watched, and they trigger their controller parent | `.owns::<Secret>()` |
+//! | `#[tracks(ConfigMap, ..)]` | kinds steps read with [`Context::get`](crate::Context::get): cached, and tracked objects trigger their reader | `.tracks::<ConfigMap>()` |
+//! | `#[watches(ConfigMap, map = f)]` | any change triggers the parents `f` returns; `f: fn(Arc<ConfigMap>) -> Vec<ObjectRef<Root>>` (the type may be left out: it is inferred from `f`) | `.watches::<ConfigMap>(f)` |
+//!
+//! # `#[stash(name: Type, ..)]`: typed stash keys
+//!
+//! Each entry becomes an associated constant of the root kind, `image` becoming
+//! `Root::IMAGE: StashKey<String>`, so storing or reading a value of another type does not compile:
+//!
+//! ```compile_fail,E0308
+//! # use kube::CustomResource;
+//! # use operator::{Context, Outcome, Reconciler};
+//! # use schemars::JsonSchema;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+//! # pub struct S { observed_generation: Option<i64>, conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> }
+//! # impl operator::ReconcilerStatus for S {
+//! #     fn conditions(&self) -> &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] { &self.conditions }
+//! #     fn conditions_mut(&mut self) -> &mut Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> { &mut self.conditions }
+//! #     fn observed_generation(&self) -> Option<i64> { self.observed_generation }
+//! #     fn set_observed_generation(&mut self, g: Option<i64>) { self.observed_generation = g }
+//! # }
+//! #[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+//! #[kube(group = "example.dev", version = "v1", kind = "App", namespaced, status = "S")]
+//! #[sync(prepare)]
+//! #[stash(replicas: i32)]
+//! pub struct AppSpec {}
+//!
+//! fn prepare(_app: &mut App, cx: &mut Context) -> operator::Result<Outcome> {
+//!     cx.stash_mut().store(&App::REPLICAS, "three"); // error: expected `i32`
+//!     Ok(Outcome::Continue)
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! # Diagnostics
+//!
+//! Every misuse is a compile error on the token at fault that names the attribute and the fix, and all of
+//! them are reported in one build; the derive then still emits `reconciler()` and the stash keys, so code that
+//! uses them does not add errors of its own. Functions named in attributes are checked by the compiler against
+//! the signatures above, with the error on the function's name in the attribute:
+//!
+//! ```compile_fail,E0593
+//! # use k8s_openapi::api::apps::v1::Deployment;
+//! # use kube::CustomResource;
+//! # use operator::{Context, Reconciler};
+//! # use schemars::JsonSchema;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+//! # pub struct S { observed_generation: Option<i64>, conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> }
+//! # impl operator::ReconcilerStatus for S {
+//! #     fn conditions(&self) -> &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] { &self.conditions }
+//! #     fn conditions_mut(&mut self) -> &mut Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> { &mut self.conditions }
+//! #     fn observed_generation(&self) -> Option<i64> { self.observed_generation }
+//! #     fn set_observed_generation(&mut self, g: Option<i64>) { self.observed_generation = g }
+//! # }
+//! #[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+//! #[kube(group = "example.dev", version = "v1", kind = "App", namespaced, status = "S")]
+//! #[child(desired = desired_deployment)] // error: expected a function taking `&App, &mut Context`
+//! pub struct AppSpec {}
+//!
+//! fn desired_deployment(_app: &App) -> operator::Result<Option<Deployment>> {
+//!     Ok(None)
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! The UI tests in the repository's `tests/ui/` hold one case per rule, named after it, with the exact
+//! messages. Among the rules: unknown keys (with the closest known key), a missing `desired`, `id` or
+//! `map`, a string or closure where a function path is expected, duplicate keys, two child steps of one kind,
+//! a type that is not a Kubernetes resource, a cluster-scoped child of a namespaced parent, `#[finalize]`
+//! without a finalizer (and a finalizer without `#[finalize]`), unqualified finalizer names, stash keys that
+//! are duplicated or not snake_case, a root kind without a status or whose status does not implement
+//! `ReconcilerStatus`, an unknown write strategy, `force` with `strategy = "update"`, generic types, and a
+//! derive with no step at all.

@@ -1,0 +1,453 @@
+//! Installation manifests derived from what reconcilers declare: the CRDs, a ServiceAccount, a ClusterRole
+//! with exactly the verbs the wiring needs, its ClusterRoleBinding, and a Deployment running the operator.
+//!
+//! The rules follow from each reconciler's [`wiring`](crate::Reconciler::wiring):
+//!
+//! | what | resources | verbs |
+//! | --- | --- | --- |
+//! | the parent kind | `<plural>` | get, list, watch (and patch, update with a finalizer) |
+//! | the parent's status | `<plural>/status` | patch, update |
+//! | each owned (child) kind | `<plural>` | get, list, watch, create, patch, update, delete |
+//! | each tracked or watched kind | `<plural>` | get, list, watch |
+//! | events | `events.k8s.io` `events` | create, patch |
+//! | leader election, if on | `coordination.k8s.io` `leases` | get, create, update |
+//!
+//! ```
+//! # use operator::{Reconciler, manifests::Manifests};
+//! # fn demo<P: operator::ParentKind>(reconciler: Reconciler<P>) -> Result<(), serde_yaml::Error> {
+//! let yaml = Manifests::new("webapp-operator")
+//!     .reconciler(&reconciler)
+//!     .namespace("webapp-system")
+//!     .image("example.dev/webapp-operator:1.0")
+//!     .to_yaml()?;
+//! # Ok(()) }
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+use k8s_openapi::api::core::v1::{
+    Container, EnvVar, EnvVarSource, ObjectFieldSelector, PodSpec, PodTemplateSpec, ServiceAccount,
+};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, RoleRef, Subject};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use kube::Resource;
+use serde::Serialize;
+
+use crate::reconciler::{ParentKind, Reconciler};
+use crate::reconcilers::{Role, Wiring};
+
+/// Verbs on the parent kind.
+pub const PARENT_VERBS: &[&str] = &["get", "list", "watch"];
+/// Extra verbs on the parent kind when a finalizer is added and removed.
+pub const FINALIZER_VERBS: &[&str] = &["patch", "update"];
+/// Verbs on the parent's status subresource.
+pub const STATUS_VERBS: &[&str] = &["patch", "update"];
+/// Verbs on owned (child) kinds.
+pub const OWNED_VERBS: &[&str] = &[
+    "get", "list", "watch", "create", "patch", "update", "delete",
+];
+/// Verbs on tracked and watched kinds.
+pub const READ_VERBS: &[&str] = &["get", "list", "watch"];
+/// Verbs on `events.k8s.io` events.
+pub const EVENT_VERBS: &[&str] = &["create", "patch"];
+/// Verbs on `coordination.k8s.io` leases, for leader election.
+pub const LEASE_VERBS: &[&str] = &["get", "create", "update"];
+
+/// The RBAC rules a reconciler of `P` with this wiring needs.
+pub fn rules<P: Resource<DynamicType = ()>>(wiring: &Wiring) -> Vec<PolicyRule> {
+    let mut rules = Rules::default();
+    let (group, plural) = (P::group(&()).into_owned(), P::plural(&()).into_owned());
+    rules.add(&group, &plural, PARENT_VERBS);
+    if !wiring.finalizers().is_empty() {
+        rules.add(&group, &plural, FINALIZER_VERBS);
+    }
+    rules.add(&group, &format!("{plural}/status"), STATUS_VERBS);
+    for kind in wiring.kinds() {
+        let verbs = match kind.role {
+            Role::Owned => OWNED_VERBS,
+            Role::Tracked | Role::Watched => READ_VERBS,
+        };
+        rules.add(&kind.group, &kind.plural, verbs);
+    }
+    rules.add("events.k8s.io", "events", EVENT_VERBS);
+    rules.into_rules()
+}
+
+/// Verbs by (API group, resource), merged.
+#[derive(Debug, Default, Clone)]
+struct Rules(BTreeMap<(String, String), BTreeSet<String>>);
+
+impl Rules {
+    fn add(&mut self, group: &str, resource: &str, verbs: &[&str]) {
+        self.0
+            .entry((group.to_string(), resource.to_string()))
+            .or_default()
+            .extend(verbs.iter().map(|v| v.to_string()));
+    }
+
+    fn merge(&mut self, rules: &[PolicyRule]) {
+        for r in rules {
+            let verbs: Vec<&str> = r.verbs.iter().map(String::as_str).collect();
+            for group in r.api_groups.iter().flatten() {
+                for resource in r.resources.iter().flatten() {
+                    self.add(group, resource, &verbs);
+                }
+            }
+        }
+    }
+
+    /// One rule per resource, verbs in the canonical order of [`OWNED_VERBS`].
+    fn into_rules(self) -> Vec<PolicyRule> {
+        let order = |v: &str| {
+            OWNED_VERBS
+                .iter()
+                .position(|o| *o == v)
+                .unwrap_or(OWNED_VERBS.len())
+        };
+        self.0
+            .into_iter()
+            .map(|((group, resource), verbs)| {
+                let mut verbs: Vec<String> = verbs.into_iter().collect();
+                verbs.sort_by(|a, b| order(a).cmp(&order(b)).then(a.cmp(b)));
+                PolicyRule {
+                    api_groups: Some(vec![group]),
+                    resources: Some(vec![resource]),
+                    verbs,
+                    ..Default::default()
+                }
+            })
+            .collect()
+    }
+}
+
+/// Everything needed to install an operator: see the [module documentation](self).
+#[derive(Debug, Clone)]
+pub struct Manifests {
+    name: String,
+    namespace: String,
+    image: Option<String>,
+    args: Vec<String>,
+    leader_election: bool,
+    crds: Vec<CustomResourceDefinition>,
+    rules: Rules,
+}
+
+impl Manifests {
+    /// Manifests for an operator named `name` (the ServiceAccount, ClusterRole, binding and Deployment), in
+    /// namespace `default` until [`namespace`](Self::namespace) says otherwise.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            namespace: "default".into(),
+            image: None,
+            args: Vec::new(),
+            leader_election: false,
+            crds: Vec::new(),
+            rules: Rules::default(),
+        }
+    }
+
+    /// Adds the rules a reconciler needs, and its CRD when the parent kind has one.
+    pub fn reconciler<P: ParentKind>(mut self, reconciler: &Reconciler<P>) -> Self {
+        self.rules.merge(&rules::<P>(&reconciler.wiring()));
+        self
+    }
+
+    /// Adds a CustomResourceDefinition (`Kind::crd()`).
+    pub fn crd(mut self, crd: CustomResourceDefinition) -> Self {
+        self.crds.push(crd);
+        self
+    }
+
+    /// The namespace of the ServiceAccount and the Deployment.
+    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = namespace.into();
+        self
+    }
+
+    /// The operator's container image (default `<name>:latest`).
+    pub fn image(mut self, image: impl Into<String>) -> Self {
+        self.image = Some(image.into());
+        self
+    }
+
+    /// The container's arguments.
+    pub fn args(mut self, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.args = args.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether the operator elects a leader on a Lease (adds the lease rule).
+    pub fn leader_election(mut self, on: bool) -> Self {
+        self.leader_election = on;
+        self
+    }
+
+    /// The ClusterRole's rules.
+    pub fn rules(&self) -> Vec<PolicyRule> {
+        let mut rules = self.rules.clone();
+        if self.leader_election {
+            rules.add("coordination.k8s.io", "leases", LEASE_VERBS);
+        }
+        rules.into_rules()
+    }
+
+    fn meta(&self, namespaced: bool) -> ObjectMeta {
+        ObjectMeta {
+            name: Some(self.name.clone()),
+            namespace: namespaced.then(|| self.namespace.clone()),
+            labels: Some(self.labels()),
+            ..Default::default()
+        }
+    }
+
+    fn labels(&self) -> BTreeMap<String, String> {
+        [("app.kubernetes.io/name".to_string(), self.name.clone())].into()
+    }
+
+    /// The CustomResourceDefinitions.
+    pub fn crds(&self) -> &[CustomResourceDefinition] {
+        &self.crds
+    }
+
+    /// The operator's ServiceAccount.
+    pub fn service_account(&self) -> ServiceAccount {
+        ServiceAccount {
+            metadata: self.meta(true),
+            ..Default::default()
+        }
+    }
+
+    /// The ClusterRole with [`rules`](Self::rules).
+    pub fn cluster_role(&self) -> ClusterRole {
+        ClusterRole {
+            metadata: self.meta(false),
+            rules: Some(self.rules()),
+            ..Default::default()
+        }
+    }
+
+    /// Binds the ClusterRole to the ServiceAccount.
+    pub fn cluster_role_binding(&self) -> ClusterRoleBinding {
+        ClusterRoleBinding {
+            metadata: self.meta(false),
+            role_ref: RoleRef {
+                api_group: "rbac.authorization.k8s.io".into(),
+                kind: "ClusterRole".into(),
+                name: self.name.clone(),
+            },
+            subjects: Some(vec![Subject {
+                kind: "ServiceAccount".into(),
+                name: self.name.clone(),
+                namespace: Some(self.namespace.clone()),
+                ..Default::default()
+            }]),
+        }
+    }
+
+    /// One replica of the operator under the ServiceAccount; `POD_NAME` names the event reporter instance.
+    pub fn deployment(&self) -> Deployment {
+        let labels = self.labels();
+        Deployment {
+            metadata: self.meta(true),
+            spec: Some(DeploymentSpec {
+                replicas: Some(1),
+                selector: LabelSelector {
+                    match_labels: Some(labels.clone()),
+                    ..Default::default()
+                },
+                template: PodTemplateSpec {
+                    metadata: Some(ObjectMeta {
+                        labels: Some(labels),
+                        ..Default::default()
+                    }),
+                    spec: Some(PodSpec {
+                        service_account_name: Some(self.name.clone()),
+                        containers: vec![Container {
+                            name: "operator".into(),
+                            image: Some(
+                                self.image
+                                    .clone()
+                                    .unwrap_or_else(|| format!("{}:latest", self.name)),
+                            ),
+                            args: (!self.args.is_empty()).then(|| self.args.clone()),
+                            env: Some(vec![
+                                EnvVar {
+                                    name: "POD_NAME".into(),
+                                    value_from: Some(EnvVarSource {
+                                        field_ref: Some(ObjectFieldSelector {
+                                            field_path: "metadata.name".into(),
+                                            ..Default::default()
+                                        }),
+                                        ..Default::default()
+                                    }),
+                                    ..Default::default()
+                                },
+                                EnvVar {
+                                    name: "RUST_LOG".into(),
+                                    value: Some("info".into()),
+                                    ..Default::default()
+                                },
+                            ]),
+                            ..Default::default()
+                        }],
+                        ..Default::default()
+                    }),
+                },
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    /// Every object, in the order `kubectl apply` needs them (CRDs first).
+    pub fn objects(&self) -> serde_json::Result<Vec<serde_json::Value>> {
+        let mut out: Vec<serde_json::Value> = Vec::new();
+        for crd in &self.crds {
+            out.push(typed(crd)?);
+        }
+        out.push(typed(&self.service_account())?);
+        out.push(typed(&self.cluster_role())?);
+        out.push(typed(&self.cluster_role_binding())?);
+        out.push(typed(&self.deployment())?);
+        Ok(out)
+    }
+
+    /// Every object as one YAML stream (documents separated by `---`), ready for `kubectl apply -f -`.
+    pub fn to_yaml(&self) -> Result<String, serde_yaml::Error> {
+        let objects = self
+            .objects()
+            .map_err(<serde_yaml::Error as serde::ser::Error>::custom)?;
+        let mut out = String::new();
+        for object in objects {
+            out.push_str("---\n");
+            out.push_str(&serde_yaml::to_string(&object)?);
+        }
+        Ok(out)
+    }
+}
+
+/// An object with its `apiVersion` and `kind` first.
+fn typed<K: Resource<DynamicType = ()> + Serialize>(
+    object: &K,
+) -> serde_json::Result<serde_json::Value> {
+    let mut map = serde_json::Map::new();
+    map.insert("apiVersion".into(), K::api_version(&()).into());
+    map.insert("kind".into(), K::kind(&()).into());
+    if let serde_json::Value::Object(fields) = serde_json::to_value(object)? {
+        for (k, v) in fields {
+            if k != "apiVersion" && k != "kind" {
+                map.insert(k, v);
+            }
+        }
+    }
+    Ok(serde_json::Value::Object(map))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
+    use k8s_openapi::api::rbac::v1::ClusterRole;
+
+    fn verbs(rules: &[PolicyRule], group: &str, resource: &str) -> Vec<String> {
+        rules
+            .iter()
+            .find(|r| {
+                r.api_groups.as_deref() == Some(&[group.to_string()])
+                    && r.resources.as_deref() == Some(&[resource.to_string()])
+            })
+            .map(|r| r.verbs.clone())
+            .unwrap_or_default()
+    }
+
+    fn wiring(finalizer: bool) -> Wiring {
+        let mut w = Wiring::default();
+        w.owns::<Deployment>();
+        w.tracks::<ConfigMap>();
+        w.watches::<Secret>();
+        if finalizer {
+            w.finalizer("example.dev/cleanup");
+        }
+        w
+    }
+
+    // A cluster-scoped built-in stands in for a parent kind: only its group and plural matter here.
+    type Parent = ClusterRole;
+
+    #[test]
+    fn each_role_gets_exactly_its_verbs() {
+        let rules = rules::<Parent>(&wiring(false));
+        let g = "rbac.authorization.k8s.io";
+        assert_eq!(verbs(&rules, g, "clusterroles"), PARENT_VERBS);
+        assert_eq!(verbs(&rules, g, "clusterroles/status"), STATUS_VERBS);
+        assert_eq!(verbs(&rules, "apps", "deployments"), OWNED_VERBS);
+        assert_eq!(verbs(&rules, "", "configmaps"), READ_VERBS);
+        assert_eq!(verbs(&rules, "", "secrets"), READ_VERBS);
+        assert_eq!(verbs(&rules, "events.k8s.io", "events"), EVENT_VERBS);
+        assert_eq!(rules.len(), 6, "nothing else: {rules:#?}");
+    }
+
+    #[test]
+    fn a_finalizer_lets_the_operator_patch_its_parents() {
+        let rules = rules::<Parent>(&wiring(true));
+        assert_eq!(
+            verbs(&rules, "rbac.authorization.k8s.io", "clusterroles"),
+            ["get", "list", "watch", "patch", "update"]
+        );
+    }
+
+    #[test]
+    fn a_kind_both_owned_and_watched_is_owned() {
+        let mut w = Wiring::default();
+        w.watches::<Namespace>();
+        w.owns::<Namespace>();
+        assert_eq!(verbs(&rules::<Parent>(&w), "", "namespaces"), OWNED_VERBS);
+    }
+
+    #[test]
+    fn leases_only_with_leader_election() {
+        let mut m = Manifests::new("op");
+        m.rules.merge(&rules::<Parent>(&wiring(false)));
+        assert!(verbs(&m.rules(), "coordination.k8s.io", "leases").is_empty());
+        let m = m.leader_election(true);
+        assert_eq!(
+            verbs(&m.rules(), "coordination.k8s.io", "leases"),
+            LEASE_VERBS
+        );
+    }
+
+    #[test]
+    fn the_yaml_stream_binds_the_role_to_the_account() {
+        let mut m = Manifests::new("webapp-operator")
+            .namespace("system")
+            .image("img:1");
+        m.rules.merge(&rules::<Parent>(&wiring(false)));
+        let yaml = m.to_yaml().unwrap();
+        let docs: Vec<serde_json::Value> = yaml
+            .split("---\n")
+            .filter(|d| !d.trim().is_empty())
+            .map(|d| serde_yaml::from_str(d).unwrap())
+            .collect();
+        let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().unwrap()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "ServiceAccount",
+                "ClusterRole",
+                "ClusterRoleBinding",
+                "Deployment"
+            ]
+        );
+        assert_eq!(docs[0]["metadata"]["namespace"], "system");
+        assert_eq!(docs[2]["roleRef"]["name"], "webapp-operator");
+        assert_eq!(docs[2]["subjects"][0]["namespace"], "system");
+        let pod = &docs[3]["spec"]["template"]["spec"];
+        assert_eq!(pod["serviceAccountName"], "webapp-operator");
+        assert_eq!(pod["containers"][0]["image"], "img:1");
+        assert_eq!(docs[1]["rules"].as_array().unwrap().len(), 6);
+    }
+}
