@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+pub mod teams;
 pub mod webapp;
 pub mod webapp_derive;
 

@@ -321,7 +321,11 @@ impl<T: std::str::FromStr + num::Max> FromMeta for Number<T> {
             Expr::Group(g) => Self::from_expr(&g.expr),
             Expr::Lit(syn::ExprLit {
                 lit: Lit::Int(i), ..
-            }) => i.base10_digits().parse::<T>().map(Number).map_err(|_| invalid()),
+            }) => i
+                .base10_digits()
+                .parse::<T>()
+                .map(Number)
+                .map_err(|_| invalid()),
             _ => Err(invalid()),
         }
     }
@@ -366,26 +370,44 @@ pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> Parsed {
             }
             "child" => {
                 if let Some((ty, items)) = leading_type(attr, "child", &["generate_name"], errors) {
-let opts = errors.handle(ChildOpts::from_list(&items).map_err(|e| within("child", e)));
+                    let opts =
+                        errors.handle(ChildOpts::from_list(&items).map_err(|e| within("child", e)));
                     let broken = opts.is_none();
                     let opts = opts.unwrap_or_default();
-                    parsed.items.push(Item::Child { span, ty, opts, broken });
+                    parsed.items.push(Item::Child {
+                        span,
+                        ty,
+                        opts,
+                        broken,
+                    });
                 }
             }
             "children" => {
                 if let Some((ty, items)) = leading_type(attr, "children", &[], errors) {
-let opts = errors.handle(ChildrenOpts::from_list(&items).map_err(|e| within("children", e)));
+                    let opts = errors
+                        .handle(ChildrenOpts::from_list(&items).map_err(|e| within("children", e)));
                     let broken = opts.is_none();
                     let opts = opts.unwrap_or_default();
-                    parsed.items.push(Item::Children { span, ty, opts, broken });
+                    parsed.items.push(Item::Children {
+                        span,
+                        ty,
+                        opts,
+                        broken,
+                    });
                 }
             }
             "watches" => {
                 if let Some((ty, items)) = leading_type(attr, "watches", &[], errors) {
-let opts = errors.handle(WatchesOpts::from_list(&items).map_err(|e| within("watches", e)));
+                    let opts = errors
+                        .handle(WatchesOpts::from_list(&items).map_err(|e| within("watches", e)));
                     let broken = opts.is_none();
                     let opts = opts.unwrap_or_default();
-                    parsed.items.push(Item::Watches { span, ty, opts, broken });
+                    parsed.items.push(Item::Watches {
+                        span,
+                        ty,
+                        opts,
+                        broken,
+                    });
                 }
             }
             "owns" => {
@@ -638,7 +660,11 @@ fn stash(attr: &Attribute, errors: &mut Errors) -> Option<Vec<StashEntry>> {
             })?;
             input.parse::<Token![:]>().map_err(|e| {
                 // At the end of the list, syn's span is the whole derive: point at the name instead.
-                let span = if input.is_empty() { name.span() } else { e.span() };
+                let span = if input.is_empty() {
+                    name.span()
+                } else {
+                    e.span()
+                };
                 syn::Error::new(
                     span,
                     format!("expected `: Type` after `{name}`, as in `#[stash({name}: String)]`"),
