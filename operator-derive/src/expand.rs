@@ -329,4 +329,50 @@ mod tests {
         );
         assert!(out.contains("pub const IMAGE"), "{out}");
     }
+
+    /// The size of what the derive emits for the `webapp` example's `WebApp` (reported in the issue): formatted
+    /// with rustfmt when it is installed, otherwise counted as token lines (one item or call per line).
+    #[test]
+    fn the_webapp_expansion_is_small() {
+        let out = derive(quote! {
+            #[kube(group = "example.dev", version = "v1", kind = "WebApp", namespaced, status = "WebAppStatus")]
+            #[reconciler(name = "webapp-controller")]
+            #[tracks(ConfigMap)]
+            #[child(desired = desired_deployment, reflect = reflect_deployment)]
+            #[child(desired = desired_service, reflect = reflect_service)]
+            pub struct WebAppSpec {}
+        })
+        .to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+        let formatted = std::process::Command::new("rustfmt")
+            .args(["--edition", "2024", "--emit", "stdout"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .ok()
+            .and_then(|mut child| {
+                use std::io::Write;
+                child.stdin.take()?.write_all(out.as_bytes()).ok()?;
+                let output = child.wait_with_output().ok()?;
+                output
+                    .status
+                    .success()
+                    .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+            });
+        let lines = match &formatted {
+            Some(text) => text.lines().filter(|l| !l.trim().is_empty()).count(),
+            None => out.matches(['{', ';', '.']).count(),
+        };
+        println!(
+            "the derive emits {lines} lines for WebApp ({}):\n{}",
+            if formatted.is_some() {
+                "rustfmt"
+            } else {
+                "token count"
+            },
+            formatted.as_deref().unwrap_or(&out)
+        );
+        assert!(lines < 40, "{lines} lines");
+    }
 }

@@ -20,7 +20,7 @@ pub fn expand(model: &Model, errors: darling::Error) -> TokenStream {
     }
     // Without a status the root kind cannot be a parent: naming
     // `Reconciler<Root>` would only add errors.
-    let usable = !model.from_kube() || root.status.is_some();
+    let usable = !model.root_is_kubes() || root.status.is_some();
     let ident = &root.ident;
     let consts = stash_consts(model, root);
     let reconciler = usable.then(|| {

@@ -196,7 +196,7 @@ impl<'a> Model<'a> {
     }
 
     /// Whether the root kind comes from `#[kube(..)]` (the derive is on a spec struct).
-    pub fn from_kube(&self) -> bool {
+    pub fn root_is_kubes(&self) -> bool {
         self.kube.is_some() && !self.container.root.is_present()
     }
 }

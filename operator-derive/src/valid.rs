@@ -54,7 +54,7 @@ fn root_has_status(model: &Model, errors: &mut Errors) {
     let (Some(kube), Some(root)) = (&model.kube, &model.root) else {
         return;
     };
-    if model.from_kube() && root.status.is_none() {
+    if model.root_is_kubes() && root.status.is_none() {
         errors.push(error_at(
             kube.span.unwrap_or_else(proc_macro2::Span::call_site),
             "kube",
