@@ -54,18 +54,27 @@ fn expand(model: &Model) -> TokenStream {
     };
     let config = config(model);
     let declarations = model.declarations.iter().map(|d| declaration(model, d));
-    let steps: Vec<TokenStream> = model.steps.iter().map(|s| step(model, root, s)).collect();
+    // Each `.step(..)` is spanned on its function, so that a bound the step fails (a child that is not a
+    // Kubernetes resource) is reported at the attribute.
+    let steps: Vec<TokenStream> = model
+        .steps
+        .iter()
+        .map(|s| {
+            let call = step(model, root, s);
+            quote_spanned!(step_span(s)=> .step(#call))
+        })
+        .collect();
     let steps = match &model.container.finalizer {
         Some(finalizer) => {
             let finalizer = LitStr::new(finalizer.as_str(), finalizer.span());
             quote! {
                 .step(#krate::__private::with_finalizer(
                     #finalizer,
-                    #krate::__private::steps::<#ident>("steps") #(.step(#steps))*
+                    #krate::__private::steps::<#ident>("steps") #(#steps)*
                 ))
             }
         }
-        None => quote!(#(.step(#steps))*),
+        None => quote!(#(#steps)*),
     };
     quote! {
         #[automatically_derived]
@@ -172,19 +181,50 @@ fn declaration(_model: &Model, d: &Declaration) -> TokenStream {
     }
 }
 
+/// The span a step's errors are reported at: its (desired) function.
+fn step_span(step: &Step) -> proc_macro2::Span {
+    match step {
+        Step::Child(c) => c.desired.as_ref().map_or(c.span, |d| d.span()),
+        Step::Children(c) => c.desired.as_ref().map_or(c.span, |d| d.span()),
+        Step::Sync(f) | Step::Finalize(_, f) => f.span(),
+    }
+}
+
+/// The root kind's name, spanned on `span` (where errors about a step's types are reported).
+fn root_at(root: &Root, span: proc_macro2::Span) -> Ident {
+    Ident::new(&root.ident.to_string(), span)
+}
+
+/// The runtime crate's path with every token spanned on `span`: a call whose tokens all carry the span of
+/// the function in the attribute has its errors reported there (a call starting with a token of the derive's
+/// own span would be reported on the derive).
+fn krate_at(model: &Model, span: proc_macro2::Span) -> TokenStream {
+    model
+        .krate
+        .to_token_stream()
+        .into_iter()
+        .map(|mut t| {
+            t.set_span(span);
+            t
+        })
+        .collect()
+}
+
 /// One step as a runtime value.
 fn step(model: &Model, root: &Root, step: &Step) -> TokenStream {
-    let krate = &model.krate;
-    let ident = &root.ident;
     match step {
         Step::Child(c) => child(model, root, c),
         Step::Children(c) => children(model, root, c),
         Step::Sync(f) => {
+            let krate = krate_at(model, f.span());
+            let ident = root_at(root, f.span());
             let name = LitStr::new(&f.name(), f.span());
             let path = f.path();
             quote_spanned!(f.span()=> #krate::__private::sync::<#ident, _>(#name, #path))
         }
         Step::Finalize(_, f) => {
+            let krate = krate_at(model, f.span());
+            let ident = root_at(root, f.span());
             let name = LitStr::new(&f.name(), f.span());
             let path = f.path();
             quote_spanned!(f.span()=> #krate::__private::finalize::<#ident, _>(#name, #path))
@@ -202,11 +242,11 @@ fn child_type(ty: Option<&syn::Type>, span: proc_macro2::Span) -> TokenStream {
 }
 
 fn child(model: &Model, root: &Root, c: &Child) -> TokenStream {
-    let krate = &model.krate;
-    let ident = &root.ident;
     let Some(desired) = &c.desired else {
         return TokenStream::new();
     };
+    let krate = krate_at(model, desired.span());
+    let ident = root_at(root, desired.span());
     let ty = child_type(c.ty.as_ref(), desired.span());
     let path = desired.path();
     let mut out =
@@ -241,11 +281,11 @@ fn child(model: &Model, root: &Root, c: &Child) -> TokenStream {
 }
 
 fn children(model: &Model, root: &Root, c: &Children) -> TokenStream {
-    let krate = &model.krate;
-    let ident = &root.ident;
     let (Some(desired), Some(id)) = (&c.desired, &c.id) else {
         return TokenStream::new();
     };
+    let krate = krate_at(model, desired.span());
+    let ident = root_at(root, desired.span());
     let ty = child_type(c.ty.as_ref(), desired.span());
     let (desired_path, id_path) = (desired.path(), id.path());
     let span = desired.span();

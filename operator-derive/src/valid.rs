@@ -254,9 +254,17 @@ fn stash_keys(model: &Model, errors: &mut Errors) {
 }
 
 /// A reconciler with no step and no declared kind only writes `Ready` and `observedGeneration`: almost
-/// certainly attributes were forgotten.
+/// certainly attributes were forgotten. (Attributes written but unreadable are reported on their own.)
 fn something_to_do(model: &Model, errors: &mut Errors) {
-    if model.steps.is_empty() && model.declarations.is_empty() {
+    // An attribute that could not be read (already reported) is not a forgotten one.
+    let written = model.input.attrs.iter().any(|a| {
+        [
+            "child", "children", "owns", "tracks", "watches", "sync", "finalize",
+        ]
+        .iter()
+        .any(|name| a.path().is_ident(name))
+    });
+    if !written && model.steps.is_empty() && model.declarations.is_empty() {
         errors.push(error_at(
             model.input.ident.span(),
             "derive(Reconciler)",

@@ -1,0 +1,54 @@
+//! The generated code is warning-free under strict lints, including missing docs and unreachable pub items.
+#![deny(warnings, missing_docs, unused_qualifications, unused_results)]
+#![deny(clippy::all, clippy::pedantic)]
+//! A crate with strict lints.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::{CustomResource, ResourceExt};
+use operator::{Context, Outcome, Reconciler};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The spec.
+#[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "example.dev",
+    version = "v1",
+    kind = "App",
+    namespaced,
+    status = "support::Status"
+)]
+#[reconciler(
+    name = "app",
+    finalizer = "example.dev/cleanup",
+    field_manager = "app-manager"
+)]
+#[sync(prepare)]
+#[child(Deployment, desired = desired_deployment, force = false, generate_name, condition = "Deployed")]
+#[finalize(cleanup)]
+#[stash(replicas: i32)]
+pub struct AppSpec {
+    /// Replicas.
+    pub replicas: i32,
+}
+
+fn prepare(app: &mut App, cx: &mut Context) -> operator::Result<Outcome> {
+    cx.stash_mut().store(&App::REPLICAS, app.spec.replicas);
+    Ok(Outcome::Continue)
+}
+
+fn desired_deployment(app: &App, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+    Ok(Some(support::deployment(app.name_any())))
+}
+
+fn cleanup(_app: &mut App, _cx: &mut Context) -> operator::Result<Outcome> {
+    Ok(Outcome::Halt)
+}
+
+fn main() {
+    let reconciler: Reconciler<App> = App::reconciler();
+    assert_eq!(reconciler.name(), "app");
+}

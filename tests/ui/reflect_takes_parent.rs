@@ -1,0 +1,31 @@
+//! A reflect function takes the status, not the parent.
+#![allow(unused_imports, dead_code)]
+
+mod support;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::{CustomResource, ResourceExt};
+use operator::{Context, Reconciler};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "example.dev",
+    version = "v1",
+    kind = "App",
+    namespaced,
+    status = "support::Status"
+)]
+#[child(desired = desired_deployment, reflect = reflect_deployment)]
+pub struct AppSpec {}
+
+fn desired_deployment(app: &App, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+    Ok(Some(support::deployment(app.name_any())))
+}
+
+fn reflect_deployment(app: &mut App, _child: &operator::ChildOutcome<Deployment>) {
+    let _ = app;
+}
+
+fn main() {}

@@ -1,0 +1,27 @@
+//! The child type goes first.
+#![allow(unused_imports, dead_code)]
+
+mod support;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::{CustomResource, ResourceExt};
+use operator::{Context, Reconciler};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "example.dev",
+    version = "v1",
+    kind = "App",
+    namespaced,
+    status = "support::Status"
+)]
+#[child(desired = desired_deployment, Deployment)]
+pub struct AppSpec {}
+
+fn desired_deployment(app: &App, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+    Ok(Some(support::deployment(app.name_any())))
+}
+
+fn main() {}
