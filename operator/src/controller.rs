@@ -53,6 +53,8 @@ struct Shared<P: ParentKind> {
     tracker: Arc<Tracker<P>>,
     failures: Mutex<HashMap<ObjectRef<P>, u32>>,
     backoff: Backoff,
+    /// Set once every cache holds its first list.
+    synced: tokio::sync::OnceCell<()>,
 }
 
 type Runner = Box<dyn FnOnce(watch::Receiver<bool>) -> BoxFuture<'static, ()> + Send>;
@@ -167,6 +169,7 @@ impl Operator {
             tracker,
             failures: Mutex::default(),
             backoff: self.backoff,
+            synced: tokio::sync::OnceCell::new(),
         });
         let deadline = self.deadline;
         self.runners
@@ -233,8 +236,38 @@ impl Operator {
     }
 }
 
+/// Waits until every cache holds its first list, warning while it takes long (e.g. a kind that cannot be listed).
+async fn caches_synced(caches: &Caches, controller: &str) {
+    let started = std::time::Instant::now();
+    while tokio::time::timeout(Duration::from_secs(30), caches.ready())
+        .await
+        .is_err()
+    {
+        tracing::warn!(controller, waited = ?started.elapsed(), kinds = ?caches.kinds(), "caches not synced yet; reconciles wait");
+    }
+}
+
 async fn reconcile<P: ParentKind>(parent: Arc<P>, shared: Arc<Shared<P>>) -> Result<Action, Error> {
     let obj_ref = ObjectRef::from_obj(parent.as_ref());
+    // No pass before every cache holds its first list: on a half-filled cache a child not listed yet looks
+    // absent (a needless write) and a tracked object not listed yet looks missing (a false invalid spec).
+    let parent = if shared.synced.initialized() {
+        parent
+    } else {
+        shared
+            .synced
+            .get_or_init(|| caches_synced(&shared.caches, shared.reconciler.name()))
+            .await;
+        // The parent may have changed (or gone) while the caches filled.
+        let latest = shared
+            .caches
+            .get::<P>()
+            .and_then(|c| c.get(obj_ref.namespace.as_deref(), &obj_ref.name));
+        match latest {
+            Some(p) => p,
+            None => return Ok(Action::await_change()),
+        }
+    };
     let pass = shared
         .reconciler
         .run_pass(parent.as_ref(), &shared.caches, shared.dispatcher.clone())

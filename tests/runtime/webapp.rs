@@ -39,8 +39,13 @@ impl Running {
             .with_test_writer()
             .try_init();
         let server = ApiServer::new();
+        ensure_crd(&server.client()).await.unwrap();
+        Self::restart(server)
+    }
+
+    /// Runs a new operator on an existing server.
+    fn restart(server: ApiServer) -> Self {
         let client = server.client();
-        ensure_crd(&client).await.unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
         let op = Operator::new(client.clone()).controller(reconciler());
         let task = tokio::spawn(op.run_until(async move {
@@ -767,4 +772,62 @@ async fn the_example_runs_the_embedded_cluster_for_kubectl() {
         .expect("the example shuts down in time")
         .unwrap()
         .unwrap();
+}
+
+/// A restarted operator reconciles every parent again from fresh caches and writes nothing: no pass runs before
+/// every cache holds its first list (a child not listed yet would look absent and be written again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_operator_writes_nothing_for_converged_webapps() {
+    const APPS: usize = 40;
+    let r = Running::start().await;
+    r.configmaps
+        .create(&PostParams::default(), &sample_config_map("shared"))
+        .await
+        .unwrap();
+    for i in 0..APPS {
+        r.apps
+            .create(
+                &PostParams::default(),
+                &sample(&format!("app-{i}"), Some("shared")),
+            )
+            .await
+            .unwrap();
+    }
+    for i in 0..APPS {
+        r.observed(&format!("app-{i}")).await;
+    }
+    r.quiet().await;
+    let server = r.server.clone();
+    r.stop().await;
+
+    server.clear_requests();
+    let r = Running::restart(server);
+    r.quiet().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let writes: Vec<String> = r
+        .server
+        .requests()
+        .iter()
+        .filter(|q| q.is_write())
+        .map(|q| format!("{:?} {}", q.verb, q.path))
+        .collect();
+    assert!(writes.is_empty(), "a restart wrote: {writes:#?}");
+
+    // It is running: a ConfigMap change reaches every Deployment.
+    r.configmaps
+        .patch(
+            "shared",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"data": {"index.html": "new"}})),
+        )
+        .await
+        .unwrap();
+    let hash = config_hash(&r.configmaps.get("shared").await.unwrap());
+    for i in 0..APPS {
+        r.deployment_where(&format!("app-{i}"), "the new hash", |d| {
+            template_hash(d).as_deref() == Some(hash.as_str())
+        })
+        .await;
+    }
+    r.stop().await;
 }
