@@ -29,6 +29,9 @@ impl<K> CachedKind for K where
 {
 }
 
+/// How many changes of one kind a trigger stream may fall behind before it reconciles every parent.
+const CHANGES_CAPACITY: usize = 1 << 16;
+
 type OwnerIndex<K> = Arc<RwLock<HashMap<String, HashSet<ObjectRef<K>>>>>;
 
 /// A change to a cached object, as broadcast to controllers' triggers.
@@ -133,19 +136,27 @@ pub fn strip<K: Resource>(obj: &mut K) {
     }
 }
 
+/// Keeps the owner index in step with the store. Runs before the store applies `ev`, so `store` still holds
+/// the previous version of an applied object.
 fn index_update<K: CachedKind>(
     owners: &OwnerIndex<K>,
+    store: &Store<K>,
     pending: &mut Option<HashMap<String, HashSet<ObjectRef<K>>>>,
     ev: &Event<K>,
 ) {
     let refs_of =
         |o: &K| -> Vec<String> { o.owner_references().iter().map(|r| r.uid.clone()).collect() };
-    let remove = |map: &mut HashMap<String, HashSet<ObjectRef<K>>>, r: &ObjectRef<K>| {
-        map.retain(|_, set| {
-            set.remove(r);
-            !set.is_empty()
-        });
-    };
+    let remove =
+        |map: &mut HashMap<String, HashSet<ObjectRef<K>>>, uids: &[String], r: &ObjectRef<K>| {
+            for uid in uids {
+                if let Some(set) = map.get_mut(uid) {
+                    set.remove(r);
+                    if set.is_empty() {
+                        map.remove(uid);
+                    }
+                }
+            }
+        };
     match ev {
         Event::Init => *pending = Some(HashMap::new()),
         Event::InitApply(o) => {
@@ -162,16 +173,13 @@ fn index_update<K: CachedKind>(
         }
         Event::Apply(o) => {
             let r = ObjectRef::from_obj(o);
-            let mut map = owners.write().unwrap_or_else(|e| e.into_inner());
             let uids = refs_of(o);
-            // Owner references rarely change; only rebuild this object's entries when they might have.
-            let known: Vec<String> = map
-                .iter()
-                .filter(|(_, s)| s.contains(&r))
-                .map(|(u, _)| u.clone())
-                .collect();
+            // Owner references rarely change: compare with the previous version (a lookup, not a scan of the
+            // whole index, which made every event O(objects)).
+            let known = store.get(&r).map(|old| refs_of(&old)).unwrap_or_default();
             if known != uids {
-                remove(&mut map, &r);
+                let mut map = owners.write().unwrap_or_else(|e| e.into_inner());
+                remove(&mut map, &known, &r);
                 for uid in uids {
                     map.entry(uid).or_default().insert(r.clone());
                 }
@@ -180,14 +188,11 @@ fn index_update<K: CachedKind>(
         Event::Delete(o) => {
             let r = ObjectRef::from_obj(o);
             let mut map = owners.write().unwrap_or_else(|e| e.into_inner());
-            for uid in refs_of(o) {
-                if let Some(set) = map.get_mut(&uid) {
-                    set.remove(&r);
-                    if set.is_empty() {
-                        map.remove(&uid);
-                    }
-                }
+            let mut uids = refs_of(o);
+            if let Some(old) = store.get(&r) {
+                uids.extend(refs_of(&old));
             }
+            remove(&mut map, &uids, &r);
         }
     }
 }
@@ -287,7 +292,9 @@ impl Caches {
             let store = writer.as_reader();
             let owners: OwnerIndex<K> = Arc::default();
             let writer = Arc::new(Mutex::new(Some(writer)));
-            let (changes, _) = tokio::sync::broadcast::channel(4096);
+            // Room for a relist of tens of thousands of objects: a trigger stream that lags behind reconciles
+            // every parent, which at 10,000 parents costs far more than the slots (a few MiB).
+            let (changes, _) = tokio::sync::broadcast::channel(CHANGES_CAPACITY);
             let cache = Cache {
                 store: store.clone(),
                 owners: owners.clone(),
@@ -310,7 +317,7 @@ impl Caches {
                         .modify(strip::<K>)
                         .map(move |ev| {
                             if let Ok(ev) = &ev {
-                                index_update(&owners, &mut pending, ev);
+                                index_update(&owners, &store, &mut pending, ev);
                                 broadcast(&changes, &store, &mut listed, ev);
                             }
                             ev
@@ -418,5 +425,71 @@ fn unreachable_cache<K: CachedKind>() -> Cache<K> {
         owners: Arc::default(),
         writer: Arc::new(Mutex::new(None)),
         changes: tokio::sync::broadcast::channel(1).0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+
+    fn cm(name: &str, owners: &[&str]) -> ConfigMap {
+        let mut c = ConfigMap::default();
+        c.metadata.name = Some(name.into());
+        c.metadata.namespace = Some("ns".into());
+        c.metadata.owner_references = Some(
+            owners
+                .iter()
+                .map(|uid| OwnerReference {
+                    uid: uid.to_string(),
+                    ..Default::default()
+                })
+                .collect(),
+        );
+        c
+    }
+
+    #[test]
+    fn the_owner_index_follows_applies_and_deletes() {
+        let mut writer = reflector::store::Writer::<ConfigMap>::default();
+        let store = writer.as_reader();
+        let owners: OwnerIndex<ConfigMap> = Arc::default();
+        let mut pending = None;
+        let mut feed = |ev: Event<ConfigMap>| {
+            index_update(&owners, &store, &mut pending, &ev);
+            writer.apply_watcher_event(&ev);
+        };
+        feed(Event::Init);
+        feed(Event::InitApply(cm("a", &["p1"])));
+        feed(Event::InitApply(cm("b", &["p1", "p2"])));
+        feed(Event::InitDone);
+        let cache = Cache {
+            store: store.clone(),
+            owners: owners.clone(),
+            writer: Arc::new(Mutex::new(None)),
+            changes: tokio::sync::broadcast::channel(1).0,
+        };
+        let names = |uid: &str| {
+            let mut n: Vec<String> = cache.owned_by(uid).iter().map(|c| c.name_any()).collect();
+            n.sort();
+            n
+        };
+        assert_eq!(names("p1"), ["a", "b"]);
+        assert_eq!(names("p2"), ["b"]);
+        // b changes owners: p2 only.
+        feed(Event::Apply(cm("b", &["p2"])));
+        assert_eq!(names("p1"), ["a"]);
+        assert_eq!(names("p2"), ["b"]);
+        // Same owners again: nothing moves.
+        feed(Event::Apply(cm("b", &["p2"])));
+        assert_eq!(names("p2"), ["b"]);
+        feed(Event::Apply(cm("c", &["p2"])));
+        assert_eq!(names("p2"), ["b", "c"]);
+        feed(Event::Delete(cm("b", &["p2"])));
+        assert_eq!(names("p2"), ["c"]);
+        feed(Event::Delete(cm("a", &[])));
+        assert!(names("p1").is_empty());
+        assert!(owners.read().unwrap().get("p1").is_none());
     }
 }
