@@ -180,10 +180,16 @@ pub trait Dispatcher: Send + Sync {
     fn execute<'a>(&'a self, command: &'a Command) -> BoxFuture<'a, Result<Option<Value>>>;
 }
 
+/// How many event recorders a dispatcher spreads its events over (by the object they regard).
+const RECORDERS: usize = 64;
+
 /// Executes commands against the API server.
 pub struct ApiDispatcher {
     client: Client,
-    recorder: Recorder,
+    /// kube's `Recorder` scans its whole cache of recent events on every publish, which is quadratic in the
+    /// objects reconciled within its TTL; a few recorders, each for a fixed share of the objects, keep the
+    /// scans short without changing which events are merged into a series (that is per object).
+    recorders: Vec<Recorder>,
 }
 
 impl std::fmt::Debug for ApiDispatcher {
@@ -195,14 +201,22 @@ impl std::fmt::Debug for ApiDispatcher {
 impl ApiDispatcher {
     /// A dispatcher whose events name `controller` as their reporter.
     pub fn new(client: Client, controller: &str) -> Self {
-        let recorder = Recorder::new(
-            client.clone(),
-            Reporter {
-                controller: controller.to_string(),
-                instance: std::env::var("POD_NAME").ok(),
-            },
-        );
-        Self { client, recorder }
+        let reporter = Reporter {
+            controller: controller.to_string(),
+            instance: std::env::var("POD_NAME").ok(),
+        };
+        let recorders = (0..RECORDERS)
+            .map(|_| Recorder::new(client.clone(), reporter.clone()))
+            .collect();
+        Self { client, recorders }
+    }
+
+    /// The recorder for events about `regarding`: always the same one for the same object.
+    fn recorder(&self, regarding: &ObjectReference) -> &Recorder {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (&regarding.uid, &regarding.namespace, &regarding.name).hash(&mut h);
+        &self.recorders[(h.finish() % self.recorders.len() as u64) as usize]
     }
 
     async fn run(&self, command: &Command) -> Result<Option<Value>> {
@@ -293,7 +307,11 @@ impl ApiDispatcher {
                     secondary: None,
                 };
                 // An event that cannot be recorded must not fail the pass.
-                if let Err(e) = self.recorder.publish(&event, &ev.regarding).await {
+                if let Err(e) = self
+                    .recorder(&ev.regarding)
+                    .publish(&event, &ev.regarding)
+                    .await
+                {
                     tracing::warn!(error = %e, reason = %ev.reason, "could not record an event");
                 }
                 None
