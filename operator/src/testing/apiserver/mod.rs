@@ -596,7 +596,7 @@ impl ApiServer {
         let parsed_body = if body.is_empty() {
             None
         } else if content_type.contains("yaml") {
-            serde_yaml::from_slice(body).ok()
+            handlers::parse_yaml(body).ok()
         } else {
             serde_json::from_slice(body).ok()
         };
