@@ -363,7 +363,9 @@ async fn the_derived_reconciler_runs_end_to_end() {
             .contains(&"example.dev/cleanup".to_string())
     );
 
-    // Deleting the site runs the cleanup once, then the finalizer goes and the site with it.
+    // Deleting the site runs the cleanup, then the finalizer goes and the site with it. (At least once: a pass
+    // that reads the parent from a cache that has not yet seen the finalizer's removal runs it again, about
+    // one run in ten here; exactly-once needs the runtime to fence on its own write.)
     sites
         .delete("blog", &DeleteParams::default())
         .await
@@ -372,7 +374,8 @@ async fn the_derived_reconciler_runs_end_to_end() {
         sites.get_opt("blog").await.unwrap().is_none().then_some(())
     })
     .await;
-    assert_eq!(RELEASED.load(Ordering::SeqCst), 1);
+    let released = RELEASED.load(Ordering::SeqCst);
+    assert!((1..=2).contains(&released), "cleanup ran {released} times");
 
     let _ = stop_tx.send(());
     running.await.unwrap();
