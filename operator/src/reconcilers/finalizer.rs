@@ -1,5 +1,8 @@
 //! A finalizer around steps: cleanup runs exactly once per deletion, then the finalizer goes.
 
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
 use futures::future::{BoxFuture, FutureExt};
 use kube::{Resource, ResourceExt};
 use serde_json::json;
@@ -12,10 +15,18 @@ use crate::outcome::Outcome;
 
 /// Adds `finalizer` to the parent before running `step`; when the parent is deleted, runs the step's
 /// finalize half and removes the finalizer once it returns `Continue`.
+///
+/// Cleanup runs once per deletion even when the cache lags: the uids of parents whose finalizer this step
+/// removed are remembered, and a pass over a stale copy that still shows the finalizer does nothing.
 pub struct WithFinalizer<P> {
     finalizer: String,
     step: Box<dyn SubReconciler<P>>,
+    finalized: Mutex<VecDeque<String>>,
 }
+
+/// How many finalized uids are remembered (a uid is never reused, so forgetting old ones only matters if a
+/// cache lags behind by this many deletions).
+const REMEMBERED: usize = 4096;
 
 impl<P> WithFinalizer<P> {
     /// Guards `step` with `finalizer` (e.g. `example.dev/cleanup`).
@@ -23,6 +34,23 @@ impl<P> WithFinalizer<P> {
         Self {
             finalizer: finalizer.into(),
             step: Box::new(step),
+            finalized: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    fn already_finalized(&self, uid: &str) -> bool {
+        self.finalized
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|u| u == uid)
+    }
+
+    fn remember(&self, uid: String) {
+        let mut done = self.finalized.lock().unwrap_or_else(|e| e.into_inner());
+        done.push_back(uid);
+        while done.len() > REMEMBERED {
+            done.pop_front();
         }
     }
 }
@@ -76,6 +104,11 @@ impl<P: Resource<DynamicType = ()> + Send + Sync> SubReconciler<P> for WithFinal
             if !parent.finalizers().iter().any(|f| f == &self.finalizer) {
                 return Ok(Outcome::Continue);
             }
+            let uid = parent.uid().unwrap_or_default();
+            if self.already_finalized(&uid) {
+                // A stale copy from a lagging cache: the cleanup already ran and the finalizer is gone.
+                return Ok(Outcome::Halt);
+            }
             let outcome = self.step.finalize(parent, cx).await?;
             if outcome != Outcome::Continue {
                 return Ok(outcome);
@@ -92,6 +125,7 @@ impl<P: Resource<DynamicType = ()> + Send + Sync> SubReconciler<P> for WithFinal
                 patch,
             })
             .await?;
+            self.remember(uid);
             parent.meta_mut().finalizers = Some(fins);
             Ok(Outcome::Halt)
         }
