@@ -239,3 +239,81 @@ async fn shutdown_aborts_passes_past_the_deadline() {
         "the pass past the deadline was aborted"
     );
 }
+
+fn note_with_optional_key(n: &Note, _: &mut Context) -> operator::Result<Option<ConfigMap>> {
+    let mut cm = ConfigMap::default();
+    cm.metadata.name = Some(format!("opt-{}", n.name_any()));
+    let mut data: std::collections::BTreeMap<String, String> =
+        [("text".to_string(), "t".to_string())].into();
+    if n.spec.text == "with-extra" {
+        data.insert("extra".into(), "yes".into());
+    }
+    cm.data = Some(data);
+    Ok(Some(cm))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_field_the_desired_state_stops_setting_is_removed() {
+    let server = ApiServer::new();
+    let client = server.client();
+    install::<Note>(&client).await;
+    let op = Operator::new(client.clone()).controller(
+        Reconciler::<Note>::new("opt").step(ChildReconciler::new("cm", note_with_optional_key)),
+    );
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(op.run_until(async move {
+        let _ = stopped.await;
+    }));
+    let notes: Api<Note> = Api::namespaced(client.clone(), "default");
+    notes
+        .create(
+            &PostParams::default(),
+            &Note::new(
+                "n",
+                NoteSpec {
+                    text: "with-extra".into(),
+                },
+            ),
+        )
+        .await
+        .unwrap();
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let mut seen = false;
+    for _ in 0..400 {
+        if let Some(cm) = cms.get_opt("opt-n").await.unwrap()
+            && cm.data.as_ref().is_some_and(|d| d.contains_key("extra"))
+        {
+            seen = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(seen, "the child got the extra key");
+    let patch = serde_json::json!({"spec": {"text": "plain"}});
+    notes
+        .patch(
+            "n",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(patch),
+        )
+        .await
+        .unwrap();
+    let mut removed = false;
+    for _ in 0..400 {
+        let cm = cms.get("opt-n").await.unwrap();
+        if !cm.data.as_ref().is_some_and(|d| d.contains_key("extra")) {
+            removed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(
+        removed,
+        "server-side apply removed the key the desired state stopped setting"
+    );
+    let _ = stop.send(());
+    tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .expect("stopped")
+        .unwrap();
+}

@@ -75,7 +75,7 @@ fn reconciler() -> Reconciler<Note> {
 }
 
 async fn eventually<T>(what: &str, mut f: impl AsyncFnMut() -> Option<T>) -> T {
-    for _ in 0..200 {
+    for _ in 0..400 {
         if let Some(v) = f().await {
             return v;
         }
@@ -258,16 +258,14 @@ async fn a_controller_manages_its_child_end_to_end() {
     assert_eq!(cms.get("hello").await.unwrap().data.unwrap()["text"], "bye");
     let events: Api<k8s_openapi::api::events::v1::Event> =
         Api::namespaced(client.clone(), "default");
-    let evs = events.list(&Default::default()).await.unwrap().items;
-    assert!(
-        evs.iter()
-            .any(|e| e.reason.as_deref() == Some("InvalidText")),
-        "{evs:?}"
-    );
-    assert!(
-        evs.iter().any(|e| e.reason.as_deref() == Some("Created")),
-        "{evs:?}"
-    );
+    // The warning is recorded right after the status write; wait for both events.
+    let evs = eventually("the events", async || {
+        let evs = events.list(&Default::default()).await.unwrap().items;
+        let has = |r: &str| evs.iter().any(|e| e.reason.as_deref() == Some(r));
+        (has("InvalidText") && has("Created")).then_some(evs)
+    })
+    .await;
+    assert!(!evs.is_empty());
 
     let _ = stop_tx.send(());
     tokio::time::timeout(Duration::from_secs(10), running)

@@ -121,6 +121,42 @@ fn controller_of<K: Resource>(obj: &K) -> Option<String> {
         .map(|r| format!("{}/{}", r.kind, r.name))
 }
 
+/// The annotation recording a hash of the desired state last applied to a child. A field the desired
+/// function stops setting leaves no trace in a containment check; the changed hash makes the runtime apply
+/// again, and server-side apply then removes the fields the controller no longer sets.
+pub const DESIRED_HASH: &str = "operator.dev/desired-hash";
+
+/// The [`DESIRED_HASH`] of a desired child as its desired function returned it (FNV-1a over its JSON without
+/// the annotation, stable across builds).
+pub fn desired_hash<C: Resource + Serialize + Clone>(desired: &C) -> Result<String> {
+    let mut plain = desired.clone();
+    let meta = plain.meta_mut();
+    if let Some(a) = meta.annotations.as_mut() {
+        a.remove(DESIRED_HASH);
+        if a.is_empty() {
+            meta.annotations = None;
+        }
+    }
+    let bytes = serde_json::to_vec(&plain)?;
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    Ok(format!("{hash:016x}"))
+}
+
+/// Stamps [`DESIRED_HASH`] on a desired child.
+pub(crate) fn stamp_desired_hash<C: Resource + Serialize + Clone>(child: &mut C) -> Result<()> {
+    let hash = desired_hash(child)?;
+    child
+        .meta_mut()
+        .annotations
+        .get_or_insert_with(Default::default)
+        .insert(DESIRED_HASH.to_string(), hash);
+    Ok(())
+}
+
 /// Whether every field set in `desired` has the same value in `live` (lists compared item by item).
 pub fn contains(live: &Value, desired: &Value) -> bool {
     match (live, desired) {
@@ -286,6 +322,10 @@ where
             cx.set_condition(ConditionUpdate::true_(&self.condition, "NotNeeded", ""));
             return Ok((Outcome::Continue, outcome));
         };
+        // Hashed before the owner reference is added, so the hash depends on the desired state only.
+        if matches!(self.strategy, WriteStrategy::Apply { .. }) {
+            stamp_desired_hash(&mut desired)?;
+        }
         prepare(parent, &mut desired)?;
         let namespace = desired.namespace();
         let name = match desired.meta().name.clone().filter(|n| !n.is_empty()) {

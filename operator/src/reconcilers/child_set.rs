@@ -102,6 +102,8 @@ where
                     C::kind(&())
                 )));
             }
+            // Hashed before the owner reference is added, so the hash depends on the desired state only.
+            super::child::stamp_desired_hash(&mut d)?;
             prepare(parent, &mut d)?;
             let name = d
                 .meta()

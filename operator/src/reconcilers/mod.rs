@@ -14,7 +14,7 @@ mod sequence;
 mod sync;
 
 pub use cast::CastReconciler;
-pub use child::{ChildOutcome, ChildReconciler, WriteStrategy};
+pub use child::{ChildOutcome, ChildReconciler, DESIRED_HASH, WriteStrategy, desired_hash};
 pub use child_set::ChildSetReconciler;
 pub use finalizer::WithFinalizer;
 pub use flow::{IfThen, TryCatch};

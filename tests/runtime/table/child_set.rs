@@ -30,7 +30,7 @@ fn item_of(cm: &ConfigMap) -> String {
 fn item(id: &str, text: &str) -> Value {
     let mut c = child(&format!("hello-{id}"), text);
     c["metadata"]["labels"] = json!({"item": id});
-    c
+    stamped(c)
 }
 
 #[tokio::test]

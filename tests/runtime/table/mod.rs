@@ -123,14 +123,26 @@ pub fn owner() -> Value {
     })
 }
 
-/// A ConfigMap controlled by the parent.
+/// A ConfigMap controlled by the parent, as the runtime applied it (with the desired-state hash).
 pub fn child(name: &str, text: &str) -> Value {
-    json!({
+    stamped(json!({
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": {"name": name, "namespace": NS, "ownerReferences": [owner()]},
         "data": {"text": text},
-    })
+    }))
+}
+
+/// A child with the annotation the runtime stamps: the hash of the desired object (no namespace or owner).
+pub fn stamped(mut child: Value) -> Value {
+    let mut desired = child.clone();
+    let meta = desired["metadata"].as_object_mut().expect("metadata");
+    meta.remove("namespace");
+    meta.remove("ownerReferences");
+    let desired: ConfigMap = serde_json::from_value(desired).expect("a ConfigMap");
+    let hash = operator::reconcilers::desired_hash(&desired).expect("hash");
+    child["metadata"]["annotations"] = json!({ operator::reconcilers::DESIRED_HASH: hash });
+    child
 }
 
 /// The desired ConfigMap: named after the note, holding its text; none for an empty text; an invalid spec
