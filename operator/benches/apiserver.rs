@@ -170,7 +170,7 @@ async fn main() {
     );
     println!("  patch @ 100 objs  {patch_small:>10.0} req/s");
     println!(
-        "  patch @ 10k objs  {patch_large:>10.0} req/s  (ratio {:.2}: cost does not grow with objects)",
+        "  patch @ 10k objs  {patch_large:>10.0} req/s  (ratio to 100 objects {:.2}; 1.00 means no growth)",
         patch_large / patch_small
     );
     println!("  get               {gets:>10.0} req/s");
