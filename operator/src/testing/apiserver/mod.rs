@@ -404,6 +404,18 @@ impl ApiServer {
             .to_string();
         let accept = header(::http::header::ACCEPT);
         let user_agent = header(::http::header::USER_AGENT);
+        let log = |code: u16, response: Option<Value>| {
+            self.record(
+                &parts.method,
+                &path,
+                &raw_query,
+                &route,
+                &content_type,
+                &body,
+                code,
+                response,
+            )
+        };
 
         let mut end_watch_after = None;
         if let Route::Resource(rr) = &route {
@@ -421,16 +433,7 @@ impl ApiServer {
                     FaultAction::EndWatchAfter(d) => end_watch_after = Some(d),
                     FaultAction::Fail(e) => {
                         let resp = error_response(&e);
-                        self.record(
-                            &parts.method,
-                            &path,
-                            &raw_query,
-                            &route,
-                            &content_type,
-                            &body,
-                            e.code,
-                            Some(e.to_status()),
-                        );
+                        log(e.code, Some(e.to_status()));
                         return resp;
                     }
                 }
@@ -467,29 +470,11 @@ impl ApiServer {
                     Route::Resource(rr) if rr.verb.is_mutating() => Some(value.clone()),
                     _ => None,
                 };
-                self.record(
-                    &parts.method,
-                    &path,
-                    &raw_query,
-                    &route,
-                    &content_type,
-                    &body,
-                    code,
-                    logged,
-                );
+                log(code, logged);
                 json_response(code, &value, &warnings)
             }
             Ok(Reply::Watch(stream)) => {
-                self.record(
-                    &parts.method,
-                    &path,
-                    &raw_query,
-                    &route,
-                    &content_type,
-                    &body,
-                    200,
-                    None,
-                );
+                log(200, None);
                 ::http::Response::builder()
                     .status(200)
                     .header(::http::header::CONTENT_TYPE, "application/json")
@@ -498,16 +483,7 @@ impl ApiServer {
                     .unwrap_or_else(|_| ::http::Response::new(ResponseBody::empty()))
             }
             Err(e) => {
-                self.record(
-                    &parts.method,
-                    &path,
-                    &raw_query,
-                    &route,
-                    &content_type,
-                    &body,
-                    e.code,
-                    Some(e.to_status()),
-                );
+                log(e.code, Some(e.to_status()));
                 error_response(&e)
             }
         }
