@@ -10,72 +10,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
 use crate::crd::WebApp;
-
-/// kubectl, or None when it is missing outside CI. In CI a missing kubectl fails the test.
-fn kubectl_binary() -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|p| p.join("kubectl"))
-            .find(|p| p.is_file())
-    });
-    if found.is_none() {
-        if std::env::var_os("CI").is_some() {
-            panic!("kubectl is not installed; CI must have it");
-        }
-        eprintln!("SKIPPED: kubectl not found on PATH; install it to run the kubectl tests");
-    }
-    found
-}
-
-struct Kubectl {
-    bin: PathBuf,
-    kubeconfig: PathBuf,
-}
-
-impl Kubectl {
-    async fn run(&self, args: &[&str], stdin: Option<&str>) -> (bool, String, String) {
-        let mut cmd = Command::new(&self.bin);
-        cmd.arg("--kubeconfig").arg(&self.kubeconfig).args(args);
-        cmd.stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-        let mut child = cmd.spawn().expect("spawn kubectl");
-        if let Some(input) = stdin {
-            use tokio::io::AsyncWriteExt;
-            let mut si = child.stdin.take().unwrap();
-            si.write_all(input.as_bytes()).await.unwrap();
-            drop(si);
-        }
-        let out = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
-            .await
-            .expect("kubectl finished within 60s")
-            .unwrap();
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    }
-
-    async fn ok(&self, args: &[&str]) -> String {
-        self.ok_with(args, None).await
-    }
-
-    async fn ok_with(&self, args: &[&str], stdin: Option<&str>) -> String {
-        let (ok, out, err) = self.run(args, stdin).await;
-        assert!(
-            ok,
-            "kubectl {} failed:\nstdout: {out}\nstderr: {err}",
-            args.join(" ")
-        );
-        out
-    }
-}
+use tests::kubectl::{Kubectl, kubectl_binary};
 
 fn write(dir: &Path, name: &str, content: &str) -> PathBuf {
     let p = dir.join(name);

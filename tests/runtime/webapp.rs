@@ -1,8 +1,7 @@
 //! The `webapp-by-hand` operator (`examples::webapp`) run by `Operator` on the in-memory server, and the
 //! example's command line driven from outside with kubectl.
 
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::path::Path;
 use std::time::Duration;
 
 use examples::webapp::cli::{Cli, SAMPLE_CONFIG_MAP, SAMPLE_NAME, ensure_crd, run};
@@ -19,6 +18,7 @@ use operator::Operator;
 use operator::testing::ApiServer;
 use operator::testing::apiserver::Verb;
 use serde_json::json;
+use tests::kubectl::{Kubectl, kubectl_binary};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -503,73 +503,12 @@ async fn a_missing_configmap_is_an_invalid_spec_that_leaves_the_children_alone()
     r.stop().await;
 }
 
-/// kubectl, or None when it is missing outside CI. In CI a missing kubectl fails the test.
-fn kubectl_binary() -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|p| p.join("kubectl"))
-            .find(|p| p.is_file())
-    });
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "kubectl is not installed; CI must have it"
-        );
-        eprintln!("SKIPPED: kubectl not found on PATH; install it to run the kubectl test");
-    }
-    found
+/// Polling on top of the shared kubectl helper.
+trait WaitFor {
+    async fn wait_for(&self, args: &[&str], want: &str);
 }
 
-struct Kubectl {
-    bin: PathBuf,
-    kubeconfig: PathBuf,
-}
-
-impl Kubectl {
-    async fn run(&self, args: &[&str], stdin: Option<&str>) -> (bool, String, String) {
-        use tokio::io::AsyncWriteExt;
-        let mut cmd = tokio::process::Command::new(&self.bin);
-        cmd.arg("--kubeconfig")
-            .arg(&self.kubeconfig)
-            .args(args)
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let mut child = cmd.spawn().expect("spawn kubectl");
-        if let Some(input) = stdin {
-            let mut si = child.stdin.take().unwrap();
-            si.write_all(input.as_bytes()).await.unwrap();
-        }
-        let out = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
-            .await
-            .expect("kubectl finished within 60s")
-            .unwrap();
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    }
-
-    async fn ok(&self, args: &[&str]) -> String {
-        self.ok_with(args, None).await
-    }
-
-    async fn ok_with(&self, args: &[&str], stdin: Option<&str>) -> String {
-        let (ok, out, err) = self.run(args, stdin).await;
-        assert!(
-            ok,
-            "kubectl {} failed:\nstdout: {out}\nstderr: {err}",
-            args.join(" ")
-        );
-        out
-    }
-
+impl WaitFor for Kubectl {
     /// Polls `kubectl get ... -o jsonpath=...` until it prints `want`.
     async fn wait_for(&self, args: &[&str], want: &str) {
         let mut last = String::new();

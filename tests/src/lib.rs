@@ -1,1 +1,3 @@
-//! Integration and UI tests live in `tests/`.
+//! Helpers shared by the integration tests in `tests/` (the tests themselves live in the test targets).
+
+pub mod kubectl;
