@@ -5,7 +5,7 @@
 //! `kube_runtime::Controller` with shared caches, triggers from owned, watched and tracked kinds, error
 //! backoff and graceful shutdown. Every write is a [`Command`], so steps can be tested by the commands they
 //! produce; `operator::testing` (feature `testing`) adds an in-memory API server and table tests.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod attributes;
@@ -22,7 +22,7 @@ pub mod reconcilers;
 pub mod stash;
 pub mod tracker;
 
-#[cfg(feature = "testing")]
+#[cfg(any(feature = "testing", feature = "envtest"))]
 pub mod testing;
 
 pub use cache::{Cache, CachedKind, Caches};

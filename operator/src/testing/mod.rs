@@ -1,7 +1,8 @@
 //! Testing support: an in-memory Kubernetes API server that a real `kube::Client` drives.
 //!
-//! Enabled by the `testing` feature. [`table`] holds table-driven tests of reconcilers and their steps on top
-//! of the server (and, for steps, without it: [`store_from`], [`offline_caches`]).
+//! The in-memory server and `table` (table-driven tests of reconcilers and their steps on top of the server,
+//! and, for steps, without it: `store_from`, `offline_caches`) are enabled by the `testing` feature;
+//! `envtest`, a real control plane (etcd and kube-apiserver) for integration tests, by the `envtest` feature.
 //!
 //! # Known differences from kube-apiserver
 //!
@@ -15,8 +16,14 @@
 //!   only lists paths and the parameters kubectl checks.
 //! - Watch history is kept per resource (`history_limit` changes), not compacted by time.
 
+#[cfg(feature = "testing")]
 pub mod apiserver;
+#[cfg(feature = "envtest")]
+pub mod envtest;
+#[cfg(feature = "testing")]
 pub mod table;
 
+#[cfg(feature = "testing")]
 pub use apiserver::ApiServer;
+#[cfg(feature = "testing")]
 pub use table::{ToStore, offline_caches, store_from};

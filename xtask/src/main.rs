@@ -1,0 +1,50 @@
+//! Development tasks.
+//!
+//! ```text
+//! cargo xtask envtest                                  # build etcd and kube-apiserver (or reuse them)
+//! cargo xtask control-plane --write-kubeconfig FILE    # run a control plane until Ctrl-C
+//! ```
+
+mod build;
+mod control_plane;
+
+use clap::{Parser, Subcommand};
+
+/// Development tasks of the operator framework.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Build etcd and kube-apiserver from Go modules into the cache (or reuse them) and print, on the last
+    /// line, the directory to use as KUBEBUILDER_ASSETS.
+    Envtest(build::Args),
+    /// Run a control plane (etcd and kube-apiserver) until Ctrl-C, building it first when needed.
+    ControlPlane(control_plane::Args),
+}
+
+fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let result = match Cli::parse().task {
+        Task::Envtest(args) => build::run(&args).map(|assets| {
+            println!("{}", assets.dir.display());
+        }),
+        Task::ControlPlane(args) => control_plane::run(args),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
