@@ -1,0 +1,1 @@
+//! Running one scenario on both servers.

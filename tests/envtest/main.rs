@@ -1,0 +1,5 @@
+//! Integration tests on a real control plane (etcd and kube-apiserver from `KUBEBUILDER_ASSETS` or the
+//! `cargo xtask envtest` cache). Without binaries they are skipped with a message, unless
+//! `OPERATOR_REQUIRE_CONTROL_PLANE` is set, which makes them fail.
+
+mod harness;
