@@ -190,6 +190,9 @@ pub struct ApiDispatcher {
     /// objects reconciled within its TTL; a few recorders, each for a fixed share of the objects, keep the
     /// scans short without changing which events are merged into a series (that is per object).
     recorders: Vec<Recorder>,
+    /// The field manager of writes that are not applies (create, update, patch, status), so managed fields
+    /// name the controller instead of `unknown`.
+    field_manager: String,
 }
 
 impl std::fmt::Debug for ApiDispatcher {
@@ -208,7 +211,11 @@ impl ApiDispatcher {
         let recorders = (0..RECORDERS)
             .map(|_| Recorder::new(client.clone(), reporter.clone()))
             .collect();
-        Self { client, recorders }
+        Self {
+            client,
+            recorders,
+            field_manager: controller.to_string(),
+        }
     }
 
     /// The recorder for events about `regarding`: always the same one for the same object.
@@ -221,12 +228,20 @@ impl ApiDispatcher {
 
     async fn run(&self, command: &Command) -> Result<Option<Value>> {
         let ctx = |what: &str, t: &Target| format!("{what} {t}");
+        let post_params = PostParams {
+            field_manager: Some(self.field_manager.clone()),
+            ..PostParams::default()
+        };
+        let patch_params = PatchParams {
+            field_manager: Some(self.field_manager.clone()),
+            ..PatchParams::default()
+        };
         let out = match command {
             Command::Create { target, object } => {
                 let obj: DynamicObject = serde_json::from_value(object.clone())?;
                 let created = target
                     .api(&self.client)
-                    .create(&PostParams::default(), &obj)
+                    .create(&post_params, &obj)
                     .await
                     .map_err(|e| Error::kube(ctx("create", target), e))?;
                 Some(serde_json::to_value(created)?)
@@ -250,7 +265,7 @@ impl ApiDispatcher {
                 let obj: DynamicObject = serde_json::from_value(object.clone())?;
                 let updated = target
                     .api(&self.client)
-                    .replace(&target.name, &PostParams::default(), &obj)
+                    .replace(&target.name, &post_params, &obj)
                     .await
                     .map_err(|e| Error::kube(ctx("update", target), e))?;
                 Some(serde_json::to_value(updated)?)
@@ -258,7 +273,7 @@ impl ApiDispatcher {
             Command::Patch { target, patch } => {
                 let patched = target
                     .api(&self.client)
-                    .patch(&target.name, &PatchParams::default(), &Patch::Merge(patch))
+                    .patch(&target.name, &patch_params, &Patch::Merge(patch))
                     .await
                     .map_err(|e| Error::kube(ctx("patch", target), e))?;
                 Some(serde_json::to_value(patched)?)
@@ -289,7 +304,7 @@ impl ApiDispatcher {
                 }
                 let out = target
                     .api(&self.client)
-                    .patch_status(&target.name, &PatchParams::default(), &Patch::Merge(&patch))
+                    .patch_status(&target.name, &patch_params, &Patch::Merge(&patch))
                     .await
                     .map_err(|e| Error::kube(ctx("write status of", target), e))?;
                 Some(serde_json::to_value(out)?)

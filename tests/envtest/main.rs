@@ -3,3 +3,5 @@
 //! `OPERATOR_REQUIRE_CONTROL_PLANE` is set, which makes them fail.
 
 mod harness;
+mod support;
+mod webapp;

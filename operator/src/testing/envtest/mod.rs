@@ -63,11 +63,13 @@ pub struct Builder {
     apiserver_port: Option<u16>,
     start_timeout: Duration,
     apiserver_args: Vec<String>,
+    name: Option<String>,
 }
 
 impl Default for Builder {
     fn default() -> Self {
         Builder {
+            name: None,
             assets: None,
             etcd_port: None,
             apiserver_port: None,
@@ -81,6 +83,13 @@ impl Builder {
     /// Use these binaries instead of [`Assets::locate`].
     pub fn assets(mut self, assets: Assets) -> Self {
         self.assets = Some(assets);
+        self
+    }
+
+    /// A name for the control plane's directory (`operator-envtest-<name>-XXXXXX`, holding certificates,
+    /// etcd's data and the logs), to tell the processes and logs of one test from another's.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
         self
     }
 
@@ -132,8 +141,12 @@ impl Builder {
     }
 
     async fn start_once(&self, assets: &Assets) -> Result<ControlPlane, Error> {
+        let prefix = match &self.name {
+            Some(name) => format!("operator-envtest-{name}-"),
+            None => "operator-envtest-".to_string(),
+        };
         let dir = tempfile::Builder::new()
-            .prefix("operator-envtest-")
+            .prefix(&prefix)
             .tempdir()
             .map_err(|source| Error::Io {
                 context: "creating the control plane's directory".into(),
@@ -370,7 +383,23 @@ impl ControlPlane {
         self.inner.startup
     }
 
-    /// The log files of the processes (etcd, then every kube-apiserver started), for a failing test to show.
+    /// The directory holding certificates, etcd's data and the logs (`None` once stopped).
+    pub fn dir(&self) -> Option<PathBuf> {
+        self.running().dir.as_ref().map(|d| d.path().to_path_buf())
+    }
+
+    /// The process ids of etcd and kube-apiserver while they run.
+    pub fn pids(&self) -> Vec<u32> {
+        let running = self.running();
+        running
+            .etcd
+            .iter()
+            .chain(running.apiserver.iter())
+            .filter_map(Process::pid)
+            .collect()
+    }
+
+    /// The log files of the running processes (etcd, then kube-apiserver), for a failing test to show.
     pub fn logs(&self) -> Vec<PathBuf> {
         let running = self.running();
         running

@@ -58,6 +58,11 @@ impl Process {
         self.binary
     }
 
+    /// The process id while it runs.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// The arguments it was started with.
     pub(crate) fn args(&self) -> &[String] {
         &self.args

@@ -1,0 +1,61 @@
+//! Helpers of the envtest suite.
+
+use std::time::Duration;
+
+use operator::testing::envtest::{Assets, control_plane_required};
+
+/// The binaries, or `None` (with a visible message) when there are none and a control plane is not required.
+pub fn assets_or_skip(test: &str) -> Option<Assets> {
+    match Assets::locate() {
+        Ok(assets) => Some(assets),
+        Err(e) if e.is_no_assets() && !control_plane_required() => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
+            None
+        }
+        Err(e) => panic!("{test}: {e}"),
+    }
+}
+
+/// Process ids of running processes whose command line contains `marker` (a control plane's directory name).
+pub fn processes_named(marker: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // A zombie (Z) has exited; it only waits for its parent to collect it.
+            let zombie = state
+                .rsplit(')')
+                .next()
+                .is_some_and(|rest| rest.trim_start().starts_with('Z'));
+            !zombie && String::from_utf8_lossy(&cmdline).contains(marker)
+        })
+        .collect()
+}
+
+/// Waits (bounded) until no process carries `marker`; panics naming the survivors.
+pub async fn wait_until_gone(marker: &str) {
+    for _ in 0..200 {
+        if processes_named(marker).is_empty() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("processes left behind: {:?}", processes_named(marker));
+}
+
+/// Polls `f` (bounded: about 60 s) until it returns `Some`.
+pub async fn eventually<T>(what: &str, mut f: impl AsyncFnMut() -> Option<T>) -> T {
+    for _ in 0..600 {
+        if let Some(v) = f().await {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("timed out waiting for: {what}");
+}

@@ -1,0 +1,364 @@
+//! The WebApp operator (both examples: by hand and derived) on a real kube-apiserver, started through the
+//! examples' own command line with `--kubeconfig`, as a user would run it against a cluster.
+//!
+//! Each run gets its own control plane: an operator watches every namespace, so two operators on one
+//! control plane would reconcile each other's WebApps.
+
+use std::time::Duration;
+
+use clap::Parser;
+use examples::webapp::cli::{BY_HAND, Cli, SAMPLE_CONFIG_MAP, SAMPLE_NAME, Variant, run_variant};
+use examples::webapp::{WebApp, sample, sample_config_map};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Service};
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use operator::testing::envtest::ControlPlane;
+use serde_json::{Value, json};
+
+use crate::support::{assets_or_skip, eventually};
+
+const DERIVED: Variant = Variant {
+    controller: examples::webapp_derive::controller,
+    manifests: examples::webapp_derive::manifests,
+};
+
+/// One step's objects, without what differs between runs (uids, times, versions, cluster IPs, namespace).
+#[derive(Debug, PartialEq)]
+struct Snapshot {
+    step: &'static str,
+    objects: Value,
+}
+
+struct Run {
+    apps: Api<WebApp>,
+    deployments: Api<Deployment>,
+    services: Api<Service>,
+    configmaps: Api<ConfigMap>,
+}
+
+impl Run {
+    async fn objects(&self) -> Value {
+        let json = |o: Option<Value>| o.unwrap_or(Value::Null);
+        json!({
+            "webapp": json(self.apps.get_opt(SAMPLE_NAME).await.unwrap().map(|o| serde_json::to_value(o).unwrap())),
+            "deployment": json(self.deployments.get_opt(SAMPLE_NAME).await.unwrap().map(|o| serde_json::to_value(o).unwrap())),
+            "service": json(self.services.get_opt(SAMPLE_NAME).await.unwrap().map(|o| serde_json::to_value(o).unwrap())),
+        })
+    }
+
+    /// Waits until `done` holds, then until no object changes for a while; returns the objects.
+    async fn settle(&self, step: &'static str, done: impl Fn(&Value) -> bool) -> Value {
+        let objects = eventually(step, async || {
+            let objects = self.objects().await;
+            done(&objects).then_some(objects)
+        })
+        .await;
+        quiet(self, objects).await
+    }
+
+    async fn patch_app(&self, spec: Value) {
+        self.apps
+            .patch(
+                SAMPLE_NAME,
+                &PatchParams::default(),
+                &Patch::Merge(json!({ "spec": spec })),
+            )
+            .await
+            .unwrap();
+    }
+}
+
+/// Waits until two looks a second apart see the same resource versions (bounded); returns the last look.
+async fn quiet(run: &Run, mut objects: Value) -> Value {
+    for _ in 0..30 {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let again = run.objects().await;
+        if versions(&again) == versions(&objects) {
+            return again;
+        }
+        objects = again;
+    }
+    panic!("the operator keeps writing: {objects:#}");
+}
+
+fn versions(objects: &Value) -> Vec<Value> {
+    ["webapp", "deployment", "service"]
+        .iter()
+        .map(|k| objects[k]["metadata"]["resourceVersion"].clone())
+        .collect()
+}
+
+fn ready(objects: &Value) -> Option<(&str, &str)> {
+    let conditions = objects.pointer("/webapp/status/conditions")?.as_array()?;
+    let ready = conditions.iter().find(|c| c["type"] == "Ready")?;
+    Some((ready["status"].as_str()?, ready["reason"].as_str()?))
+}
+
+fn observed(objects: &Value) -> Option<i64> {
+    objects
+        .pointer("/webapp/status/observedGeneration")?
+        .as_i64()
+}
+
+fn config_hash(objects: &Value) -> Option<Value> {
+    objects
+        .pointer("/deployment/spec/template/metadata/annotations/example.dev~1config-hash")
+        .cloned()
+}
+
+/// Drops what differs between two runs: identities, times, versions, allocated IPs, the namespace.
+fn normalize(v: Value) -> Value {
+    // The owner's uid also appears inside managed fields (`k:{"uid":"…"}`), the namespace in messages.
+    let mut text = v.to_string();
+    for (pointer, placeholder) in [
+        ("/webapp/metadata/uid", "<owner-uid>"),
+        ("/webapp/metadata/namespace", "<namespace>"),
+    ] {
+        if let Some(value) = v.pointer(pointer).and_then(Value::as_str) {
+            text = text.replace(value, placeholder);
+        }
+    }
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    for object in ["webapp", "deployment", "service"] {
+        let o = &mut v[object];
+        if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+            for k in ["uid", "resourceVersion", "creationTimestamp", "namespace"] {
+                meta.remove(k);
+            }
+            if let Some(fields) = meta.get_mut("managedFields").and_then(Value::as_array_mut) {
+                for f in fields {
+                    if let Some(f) = f.as_object_mut() {
+                        f.remove("time");
+                    }
+                }
+            }
+            if let Some(refs) = meta
+                .get_mut("ownerReferences")
+                .and_then(Value::as_array_mut)
+            {
+                for r in refs {
+                    if let Some(r) = r.as_object_mut() {
+                        r.remove("uid");
+                    }
+                }
+            }
+        }
+        if let Some(spec) = o.get_mut("spec").and_then(Value::as_object_mut) {
+            spec.remove("clusterIP");
+            spec.remove("clusterIPs");
+        }
+        if let Some(conditions) = o
+            .pointer_mut("/status/conditions")
+            .and_then(Value::as_array_mut)
+        {
+            for c in conditions {
+                if let Some(c) = c.as_object_mut() {
+                    c.remove("lastTransitionTime");
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Starts the example's command line with `--kubeconfig` for the control plane; returns a stop handle.
+fn start_operator(
+    variant: Variant,
+    kubeconfig: &std::path::Path,
+) -> (
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<anyhow::Result<()>>,
+) {
+    let cli = Cli::try_parse_from([
+        "webapp".as_ref(),
+        "--kubeconfig".as_ref(),
+        kubeconfig.as_os_str(),
+    ])
+    .unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(run_variant(variant, cli, async move {
+        let _ = stopped.await;
+    }));
+    (stop, task)
+}
+
+async fn stop_operator(
+    (stop, task): (
+        tokio::sync::oneshot::Sender<()>,
+        tokio::task::JoinHandle<anyhow::Result<()>>,
+    ),
+) {
+    let _ = stop.send(());
+    tokio::time::timeout(Duration::from_secs(30), task)
+        .await
+        .expect("the operator stops")
+        .unwrap()
+        .unwrap();
+}
+
+async fn scenario(name: &str, variant: Variant) -> Vec<Snapshot> {
+    let cp = ControlPlane::builder().name(name).start().await.unwrap();
+    let client = cp.client().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    cp.write_kubeconfig(&kubeconfig).unwrap();
+
+    // The operator installs its CRD itself (as on a fresh cluster) and waits until it is established.
+    let operator = start_operator(variant, &kubeconfig);
+    let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
+        Api::all(client.clone());
+    eventually("the operator installs its CRD", async || {
+        crds.get_opt("webapps.example.dev").await.unwrap()
+    })
+    .await;
+    // Waits until it is served (applying the same CRD again changes nothing).
+    cp.install_crds([<WebApp as kube::CustomResourceExt>::crd()])
+        .await
+        .unwrap();
+
+    let ns = cp.namespace().await.unwrap();
+    let run = Run {
+        apps: Api::namespaced(client.clone(), &ns),
+        deployments: Api::namespaced(client.clone(), &ns),
+        services: Api::namespaced(client.clone(), &ns),
+        configmaps: Api::namespaced(client.clone(), &ns),
+    };
+    // The samples name the namespace `default`; here they go to the test's namespace.
+    let mut config_map = sample_config_map(SAMPLE_CONFIG_MAP);
+    config_map.metadata.namespace = None;
+    run.configmaps
+        .create(&PostParams::default(), &config_map)
+        .await
+        .unwrap();
+    let mut app = sample(SAMPLE_NAME, Some(SAMPLE_CONFIG_MAP));
+    app.metadata.namespace = None;
+    run.apps.create(&PostParams::default(), &app).await.unwrap();
+
+    let mut snapshots = Vec::new();
+    let created = run
+        .settle("created", |o| {
+            observed(o) == Some(1)
+                && ready(o) == Some(("True", "Ready"))
+                && !o["service"].is_null()
+                && !o["deployment"].is_null()
+        })
+        .await;
+    // Children are owned by the WebApp and applied by the operator's field manager.
+    let managers = |o: &Value| -> Vec<(String, String, String)> {
+        o["metadata"]["managedFields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let s = |k: &str| f[k].as_str().unwrap_or("").to_string();
+                (s("manager"), s("operation"), s("subresource"))
+            })
+            .collect()
+    };
+    // The status is written through the status subresource under the controller's name.
+    assert!(
+        managers(&created["webapp"]).contains(&(
+            "webapp-controller".into(),
+            "Update".into(),
+            "status".into()
+        )),
+        "{:?}",
+        managers(&created["webapp"])
+    );
+    for child in ["deployment", "service"] {
+        let owner = &created[child]["metadata"]["ownerReferences"][0];
+        assert_eq!(owner["kind"], "WebApp", "{child}");
+        assert_eq!(owner["controller"], true, "{child}");
+        assert_eq!(owner["blockOwnerDeletion"], true, "{child}");
+        assert_eq!(
+            owner["uid"], created["webapp"]["metadata"]["uid"],
+            "{child}"
+        );
+        assert_eq!(
+            managers(&created[child]),
+            vec![("webapp-controller".into(), "Apply".into(), String::new())],
+            "{child}"
+        );
+    }
+    // The real server defaulted fields the operator never set, and the operator left them alone.
+    assert_eq!(
+        created["deployment"]["spec"]["strategy"]["type"],
+        "RollingUpdate"
+    );
+    assert!(created["service"]["spec"]["clusterIP"].is_string());
+    assert!(config_hash(&created).is_some());
+    snapshots.push(Snapshot {
+        step: "created",
+        objects: normalize(created),
+    });
+
+    run.patch_app(json!({ "replicas": 3 })).await;
+    let scaled = run
+        .settle("scaled", |o| {
+            observed(o) == Some(2) && o.pointer("/deployment/spec/replicas") == Some(&json!(3))
+        })
+        .await;
+    assert_eq!(scaled["webapp"]["metadata"]["generation"], 2);
+    snapshots.push(Snapshot {
+        step: "scaled",
+        objects: normalize(scaled.clone()),
+    });
+
+    run.configmaps
+        .patch(
+            SAMPLE_CONFIG_MAP,
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "data": { "index.html": "<h1>changed</h1>" } })),
+        )
+        .await
+        .unwrap();
+    let before = config_hash(&scaled);
+    let edited = run
+        .settle("configmap edited", |o| config_hash(o) != before)
+        .await;
+    snapshots.push(Snapshot {
+        step: "configmap edited",
+        objects: normalize(edited),
+    });
+
+    run.patch_app(json!({ "configMap": "missing" })).await;
+    let missing = run
+        .settle("configmap missing", |o| {
+            observed(o) == Some(3) && ready(o) == Some(("False", "ConfigMapNotFound"))
+        })
+        .await;
+    snapshots.push(Snapshot {
+        step: "configmap missing",
+        objects: normalize(missing.clone()),
+    });
+
+    // A restarted operator finds everything converged and writes nothing.
+    stop_operator(operator).await;
+    let operator = start_operator(variant, &kubeconfig);
+    let after_restart = quiet(&run, run.objects().await).await;
+    assert_eq!(
+        versions(&after_restart),
+        versions(&missing),
+        "a restarted operator rewrote converged objects"
+    );
+    stop_operator(operator).await;
+    snapshots
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_webapp_operators_converge_the_same_way_on_a_real_apiserver() {
+    if assets_or_skip("webapp on a real control plane").is_none() {
+        return;
+    }
+    let by_hand = scenario("webapp-by-hand", BY_HAND).await;
+    let derived = scenario("webapp-derived", DERIVED).await;
+    assert_eq!(by_hand.len(), derived.len());
+    for (h, d) in by_hand.iter().zip(&derived) {
+        assert_eq!(h.step, d.step);
+        assert_eq!(
+            h.objects, d.objects,
+            "objects differ after step `{}`",
+            h.step
+        );
+    }
+}
