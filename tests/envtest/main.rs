@@ -3,5 +3,6 @@
 //! `OPERATOR_REQUIRE_CONTROL_PLANE` is set, which makes them fail.
 
 mod harness;
+mod runtime;
 mod support;
 mod webapp;

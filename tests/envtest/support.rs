@@ -59,3 +59,53 @@ pub async fn eventually<T>(what: &str, mut f: impl AsyncFnMut() -> Option<T>) ->
     }
     panic!("timed out waiting for: {what}");
 }
+
+/// One HTTP exchange seen by a [`recording_client`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exchange {
+    /// `GET`, `PATCH`, …
+    pub method: String,
+    /// Path and query.
+    pub path: String,
+    /// The response status.
+    pub status: u16,
+}
+
+/// A client for the control plane that records every request's method, path and response status.
+pub fn recording_client(
+    cp: &operator::testing::envtest::ControlPlane,
+) -> (
+    kube::Client,
+    std::sync::Arc<std::sync::Mutex<Vec<Exchange>>>,
+) {
+    use kube::client::ConfigExt;
+    let config = cp.config().clone();
+    let log: std::sync::Arc<std::sync::Mutex<Vec<Exchange>>> = Default::default();
+    let http = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build(config.rustls_https_connector().unwrap());
+    let recorder = log.clone();
+    let service = tower::service_fn(move |request: http::Request<kube::client::Body>| {
+        let http = http.clone();
+        let log = recorder.clone();
+        let method = request.method().to_string();
+        let path = request
+            .uri()
+            .path_and_query()
+            .map(|p| p.to_string())
+            .unwrap_or_default();
+        async move {
+            let response = http.request(request).await?;
+            log.lock().unwrap().push(Exchange {
+                method,
+                path,
+                status: response.status().as_u16(),
+            });
+            Ok::<_, tower::BoxError>(response)
+        }
+    });
+    let service = tower::ServiceBuilder::new()
+        .layer(config.base_uri_layer())
+        .option_layer(config.auth_layer().unwrap())
+        .service(service);
+    (kube::Client::new(service, "default"), log)
+}
