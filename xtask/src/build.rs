@@ -304,24 +304,28 @@ fn check_go() -> anyhow::Result<String> {
         ),
     };
     let text = String::from_utf8_lossy(&output.stdout).trim().to_string();
-    // "go version go1.26.8 linux/amd64"
-    let version = text
-        .split_whitespace()
-        .filter_map(|w| w.strip_prefix("go"))
-        .find(|v| v.starts_with(|c: char| c.is_ascii_digit()))
-        .unwrap_or_default();
-    let mut parts = version
-        .split(['.', 'r', 'b'])
-        .map(|p| p.parse::<u32>().unwrap_or(0));
-    let found = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
-    if found < MIN_GO {
-        bail!(
+    match go_version(&text) {
+        Some((version, found)) if found >= MIN_GO => Ok(format!("go{version}")),
+        _ => bail!(
             "{text}: Go {}.{} or newer is needed to build kube-apiserver {KUBERNETES_VERSION}",
             MIN_GO.0,
             MIN_GO.1
-        );
+        ),
     }
-    Ok(format!("go{version}"))
+}
+
+/// The version and its (major, minor) from `go version` output, e.g. `go version go1.26.8 linux/amd64`.
+fn go_version(text: &str) -> Option<(&str, (u32, u32))> {
+    let version = text
+        .split_whitespace()
+        .filter_map(|w| w.strip_prefix("go"))
+        .find(|v| v.starts_with(|c: char| c.is_ascii_digit()))?;
+    let mut parts = version
+        .split(|c: char| !c.is_ascii_digit())
+        .map(|p| p.parse::<u32>().ok());
+    let major = parts.next()??;
+    let minor = parts.next().flatten().unwrap_or(0);
+    Some((version, (major, minor)))
 }
 
 /// `("1", "35")` from `v1.35.4`.
@@ -335,4 +339,40 @@ fn kubernetes_major_minor() -> (String, String) {
 
 fn progress(message: &str) {
     eprintln!("xtask envtest: {message}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_versions_are_read_from_go_version_output() {
+        assert_eq!(
+            go_version("go version go1.26.8 linux/amd64"),
+            Some(("1.26.8", (1, 26)))
+        );
+        assert_eq!(
+            go_version("go version go1.25rc1 linux/amd64"),
+            Some(("1.25rc1", (1, 25)))
+        );
+        assert_eq!(go_version("go version devel linux/amd64"), None);
+        assert!(go_version("go version go1.19.8 linux/amd64").unwrap().1 < MIN_GO);
+    }
+
+    #[test]
+    fn every_staging_module_is_replaced_once() {
+        let mut names = STAGING.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), STAGING.len());
+    }
+
+    #[test]
+    fn the_kubernetes_version_splits_into_major_and_minor() {
+        let (major, minor) = kubernetes_major_minor();
+        assert_eq!(
+            format!("v{major}.{minor}."),
+            KUBERNETES_VERSION[..major.len() + minor.len() + 3]
+        );
+    }
 }
