@@ -46,7 +46,10 @@ impl Target<'_> {
     }
 
     fn details(&self, name: &str) -> Value {
-        let mut d = json!({ "name": name, "kind": self.resource });
+        let mut d = json!({ "kind": self.resource });
+        if !name.is_empty() {
+            d["name"] = json!(name);
+        }
         if !self.group.is_empty() {
             d["group"] = json!(self.group);
         }
@@ -145,7 +148,10 @@ impl ApiError {
         } else {
             format!("[{}]", rendered.join(", "))
         };
-        let mut details = json!({ "name": name, "kind": kind });
+        let mut details = json!({ "kind": kind });
+        if !name.is_empty() {
+            details["name"] = json!(name);
+        }
         if !group.is_empty() {
             details["group"] = json!(group);
         }

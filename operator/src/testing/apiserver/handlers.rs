@@ -436,6 +436,9 @@ fn list(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
     if let Some(Some(last)) = more {
         state.collection(&rt.storage).keep_snapshot(list_rv);
         list_meta["continue"] = json!(encode_continue(list_rv, &last));
+    } else if rt.custom {
+        // Custom resource lists are unstructured, whose list metadata always carries `continue`.
+        list_meta["continue"] = json!("");
     }
     drop(state);
     let items: Vec<Value> = items.iter().map(|(_, o)| from_storage(rt, o)).collect();
@@ -704,6 +707,7 @@ fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply
         Part::Status => managed_fields::Scope::Status,
         Part::Main if rt.status_subresource => managed_fields::Scope::Main,
         Part::Main => managed_fields::Scope::Whole,
+        Part::Scale => managed_fields::Scope::Scale,
     };
     let mut opts = write_opts(call, true)?;
     opts.manager = manager.clone();
@@ -847,7 +851,8 @@ fn write_scale(
             }],
         ));
     };
-    if replicas < 0 {
+    // A custom resource's replicas are checked by its own validation (schema and scale checks) instead.
+    if replicas < 0 && !rt.custom {
         return Err(ApiError::invalid(
             "Scale",
             "autoscaling",
@@ -868,7 +873,7 @@ fn write_scale(
     }
     set_path(&mut next, &spec.spec_replicas_path, json!(replicas));
     let mut opts = write_opts(call, false)?;
-    opts.part = Part::Main;
+    opts.part = Part::Scale;
     let written = lifecycle::update(&mut state, rt, &k, next, &opts)?;
     Ok(Reply::Json(
         200,
@@ -940,7 +945,6 @@ fn delete_options(call: &Call<'_>) -> ApiResult<DeleteOptions> {
 fn deleted_reply(rt: &ResourceType, deleted: Deleted) -> Value {
     match deleted {
         Deleted::Pending(obj) => from_storage(rt, &obj),
-        Deleted::Gone(obj) if rt.custom => from_storage(rt, &obj),
         Deleted::Gone(obj) => success_status(
             rt.target(),
             obj["metadata"]["name"].as_str().unwrap_or(""),

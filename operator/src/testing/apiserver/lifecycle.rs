@@ -21,6 +21,8 @@ pub enum Part {
     Main,
     /// The `status` subresource.
     Status,
+    /// The `scale` subresource (a write of the replicas of the main resource).
+    Scale,
 }
 
 /// Options common to writes.
@@ -155,6 +157,7 @@ fn scope(rt: &ResourceType, part: Part) -> Scope {
         Part::Status => Scope::Status,
         Part::Main if rt.status_subresource => Scope::Main,
         Part::Main => Scope::Whole,
+        Part::Scale => Scope::Scale,
     }
 }
 
@@ -427,7 +430,7 @@ pub fn update(
     {
         Some(rv) if rv != old_rv => return Err(ApiError::conflict(rt.target(), &key.name)),
         Some(_) => {}
-        None if rt.custom && opts.part == Part::Main && !opts.applied => {
+        None if rt.custom && opts.part != Part::Status && !opts.applied => {
             return Err(ApiError::invalid(
                 &rt.kind,
                 &rt.group,
@@ -458,7 +461,7 @@ pub fn update(
                 meta_mut(&mut new).insert("managedFields".into(), managed);
             }
         }
-        Part::Main => {
+        Part::Main | Part::Scale => {
             let old_meta = meta(&old).clone();
             let m = meta_mut(&mut new);
             for f in [
@@ -498,14 +501,18 @@ pub fn update(
             .filter(|f| !before.contains(f))
             .collect();
         if !added.is_empty() {
-            causes.push(Cause {
+            let cause = Cause {
                 reason: "FieldValueForbidden".into(),
                 message: format!(
                     "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers {}",
                     go_string_slice(&added)
                 ),
                 field: "metadata.finalizers".into(),
-            });
+            };
+            // kube-apiserver checks object metadata twice on update (the common checks and the kind's own),
+            // so the cause is listed twice (and the message, which drops repeats, names it once).
+            causes.push(cause.clone());
+            causes.push(cause);
         }
     }
     if !causes.is_empty() {
@@ -543,6 +550,15 @@ pub fn update(
             warnings,
         });
     }
+    if deletes_during_update(&storage, &new) {
+        // Like kube-apiserver, the update is not stored: the object is deleted as it was (the DELETED event
+        // carries the old state) and the answer is the updated object at the old resourceVersion.
+        remove(state, &storage, key);
+        return Ok(Written {
+            object: new,
+            warnings,
+        });
+    }
     let stored = state.put(&storage, to_storage(rt, new));
     after_write(state, rt, &stored);
     let object = state
@@ -550,6 +566,13 @@ pub fn update(
         .map(|o| from_storage(rt, &o))
         .unwrap_or_else(|| from_storage(rt, &stored));
     Ok(Written { object, warnings })
+}
+
+/// Whether an update removes the last finalizer of an object being deleted (namespaces wait for their
+/// `spec.finalizers` too).
+fn deletes_during_update(storage: &StorageKey, new: &Value) -> bool {
+    let is_namespace = storage.0.is_empty() && storage.1 == "namespaces";
+    is_deleting(new) && finalizers(new).is_empty() && !is_namespace
 }
 
 fn go_string_slice(items: &[String]) -> String {
@@ -664,6 +687,10 @@ fn mark_deleted(
         if !m.contains_key("deletionTimestamp") {
             m.insert("deletionTimestamp".into(), json!(state.now));
             m.insert("deletionGracePeriodSeconds".into(), json!(0));
+            // kube-apiserver bumps the generation when it sets deletionTimestamp.
+            if let Some(g) = m.get("generation").and_then(Value::as_i64) {
+                m.insert("generation".into(), json!(g + 1));
+            }
         }
         if is_namespace {
             next["status"]["phase"] = json!("Terminating");

@@ -129,12 +129,16 @@ pub enum Scope {
     Status,
     /// The main resource of a type without status subresource: everything.
     Whole,
+    /// The scale subresource: writes the replicas of the main resource. Entries get
+    /// `"subresource": "scale"` and, as kube-apiserver writes them, no `time`.
+    Scale,
 }
 
 impl Scope {
     fn subresource(self) -> &'static str {
         match self {
             Scope::Status => "status",
+            Scope::Scale => "scale",
             Scope::Main | Scope::Whole => "",
         }
     }
@@ -441,6 +445,7 @@ pub fn update(
         entry.set.subtract(&diff.removed);
     }
     if !changed.is_empty() {
+        let time = (scope != Scope::Scale).then(|| Value::String(now.to_owned()));
         let existing = entries.iter_mut().find(|e| {
             e.operation == Operation::Update
                 && e.manager == manager
@@ -450,13 +455,13 @@ pub fn update(
         match existing {
             Some(entry) => {
                 entry.set.union_with(&changed);
-                entry.time = Some(Value::String(now.to_owned()));
+                entry.time = time;
             }
             None => entries.push(Entry {
                 manager: manager.to_owned(),
                 operation: Operation::Update,
                 api_version: api_version.to_owned(),
-                time: Some(Value::String(now.to_owned())),
+                time,
                 subresource: subresource.to_owned(),
                 set: changed,
             }),
@@ -983,7 +988,6 @@ const UNMANAGED_METADATA: &[&str] = &[
     "deletionGracePeriodSeconds",
     "managedFields",
     "selfLink",
-    "generateName",
 ];
 
 /// Where a walk is: the root object, the root `metadata`, or anywhere else.
@@ -1132,7 +1136,7 @@ impl Ctx<'_> {
                 key == "apiVersion"
                     || key == "kind"
                     || match self.scope {
-                        Scope::Main => key == "status",
+                        Scope::Main | Scope::Scale => key == "status",
                         Scope::Status => key != "status",
                         Scope::Whole => false,
                     }

@@ -38,6 +38,7 @@ mod http;
 mod lifecycle;
 mod log;
 mod managed_fields;
+mod omit_empty;
 mod registry;
 mod request;
 mod schema;

@@ -272,8 +272,11 @@ impl Registry {
 macro_rules! typed_check {
     ($vis:vis $name:ident, $ty:ty) => {
         $vis fn $name(v: Value) -> Result<Value, String> {
-            let typed: $ty = serde_json::from_value(v).map_err(|e| e.to_string())?;
-            serde_json::to_value(typed).map_err(|e| e.to_string())
+            fn round_trip(v: Value) -> Result<Value, String> {
+                let typed: $ty = serde_json::from_value(v).map_err(|e| e.to_string())?;
+                serde_json::to_value(typed).map_err(|e| e.to_string())
+            }
+            round_trip(v).map(|out| crate::testing::apiserver::omit_empty::omit_empty(out, round_trip))
         }
     };
 }

@@ -81,10 +81,7 @@ fn check_custom(
     let unknown = s.prune(obj);
     s.apply_defaults(obj);
     let errors = s.validate(obj);
-    if errors.is_empty() {
-        return Ok(unknown);
-    }
-    let causes = errors
+    let mut causes: Vec<Cause> = errors
         .iter()
         .map(|e| Cause {
             reason: e.reason().to_string(),
@@ -92,7 +89,96 @@ fn check_custom(
             field: e.field.clone(),
         })
         .collect();
+    causes.extend(scale_causes(rt, obj));
+    if causes.is_empty() {
+        return Ok(unknown);
+    }
     Err(ApiError::invalid(&rt.kind, &rt.group, name, causes))
+}
+
+/// The checks apiextensions-apiserver makes on the fields behind a `scale` subresource, after the schema's:
+/// the replica counts are integers from 0 to 2^31-1, the label selector a string (where present).
+fn scale_causes(rt: &ResourceType, obj: &Value) -> Vec<Cause> {
+    let Some(scale) = &rt.scale else {
+        return Vec::new();
+    };
+    let mut causes = Vec::new();
+    for path in [&scale.spec_replicas_path, &scale.status_replicas_path] {
+        let field = format!(".{path}");
+        let invalid = |value: &str, why: String| Cause {
+            reason: "FieldValueInvalid".into(),
+            message: format!("Invalid value: {value}: {why}"),
+            field: field.clone(),
+        };
+        match nested(obj, path) {
+            Ok(None) => {}
+            Ok(Some(v)) => match v.as_i64() {
+                Some(n) if n < 0 => causes.push(invalid(
+                    &n.to_string(),
+                    "should be a non-negative integer".into(),
+                )),
+                Some(n) if n > i64::from(i32::MAX) => causes.push(invalid(
+                    &n.to_string(),
+                    format!("should be less than or equal to {}", i32::MAX),
+                )),
+                Some(_) => {}
+                None => causes.push(invalid("0", accessor_error(path, v, "int64"))),
+            },
+            Err(why) => causes.push(invalid("0", why)),
+        }
+    }
+    if let Some(path) = &scale.label_selector_path {
+        let err = match nested(obj, path) {
+            Ok(Some(v)) if !v.is_string() => Some(accessor_error(path, v, "string")),
+            Ok(_) => None,
+            Err(why) => Some(why),
+        };
+        if let Some(why) = err {
+            causes.push(Cause {
+                reason: "FieldValueInvalid".into(),
+                message: format!("Invalid value: \"\": {why}"),
+                field: format!(".{path}"),
+            });
+        }
+    }
+    causes
+}
+
+/// `unstructured.NestedFieldNoCopy`: the value at a dotted path, `None` when absent, an accessor error when
+/// something on the way is not an object.
+fn nested<'v>(obj: &'v Value, path: &str) -> Result<Option<&'v Value>, String> {
+    let fields: Vec<&str> = path.split('.').collect();
+    let mut at = obj;
+    for (i, field) in fields.iter().enumerate() {
+        match at {
+            Value::Object(m) => match m.get(*field) {
+                Some(v) => at = v,
+                None => return Ok(None),
+            },
+            Value::Null => return Ok(None),
+            other => {
+                return Err(accessor_error(
+                    &fields[..=i].join("."),
+                    other,
+                    "map[string]interface{}",
+                ));
+            }
+        }
+    }
+    Ok(Some(at))
+}
+
+/// `.spec.replicas accessor error: three is of the type string, expected int64`, as Go formats it.
+fn accessor_error(path: &str, v: &Value, expected: &str) -> String {
+    let (shown, ty) = match v {
+        Value::String(s) => (s.clone(), "string"),
+        Value::Bool(b) => (b.to_string(), "bool"),
+        Value::Number(n) => (n.to_string(), if n.is_f64() { "float64" } else { "int64" }),
+        Value::Array(_) => (v.to_string(), "[]interface {}"),
+        Value::Object(_) => (v.to_string(), "map[string]interface {}"),
+        Value::Null => ("<nil>".into(), "<nil>"),
+    };
+    format!(".{path} accessor error: {shown} is of the type {ty}, expected {expected}")
 }
 
 /// Paths present in `input` but not in `output`.
