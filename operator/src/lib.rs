@@ -1,6 +1,6 @@
 //! A runtime for writing Kubernetes operators declaratively.
 //!
-//! An operator is a [`Reconciler`] per kind: a list of steps ([`reconcilers`]) that compute desired
+//! An operator is a [`Reconciler`](struct@Reconciler) per kind: a list of steps ([`reconcilers`]) that compute desired
 //! children, run custom logic and report into the parent's status. [`Operator`] runs reconcilers on
 //! `kube_runtime::Controller` with shared caches, triggers from owned, watched and tracked kinds, error
 //! backoff and graceful shutdown. Every write is a [`Command`], so steps can be tested by the commands they

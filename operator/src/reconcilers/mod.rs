@@ -1,4 +1,4 @@
-//! The reconciler tree: a root per kind ([`Reconciler`](crate::Reconciler)) over composable steps.
+//! The reconciler tree: a root per kind ([`Reconciler`](struct@crate::Reconciler)) over composable steps.
 //!
 //! Every step implements [`SubReconciler`]. The runtime provides [`SyncReconciler`] (a function, with an
 //! optional finalize half), [`ChildReconciler`] (one child), [`ChildSetReconciler`] (children keyed by an id),
