@@ -15,6 +15,15 @@
 //! - Only JSON and YAML bodies; protobuf and CBOR are not served. `/openapi/v2` is not served; `/openapi/v3`
 //!   only lists paths and the parameters kubectl checks.
 //! - Watch history is kept per resource (`history_limit` changes), not compacted by time.
+//! - The managedFields of built-in kinds mark every struct with `.` (kube-apiserver skips those a Go zero value
+//!   already has, such as `spec` and `spec.template`) and track atomic structs such as a `LabelSelector` field by field.
+//! - New built-in objects whose Go status is a plain struct (a Deployment) have no `status` until one is written;
+//!   kube-apiserver answers `status: {}`.
+//! - A `/status` write that also changes metadata: like kube-apiserver it is not applied, but the in-memory server
+//!   does not record the metadata fields in the status entry of `managedFields` (kube-apiserver does).
+//! - The message of an invalid list `continue` token ends with the token, not with Go's decoding error.
+//!
+//! `tests/differential` runs the same scenarios here and on a real kube-apiserver and pins each of these.
 
 #[cfg(feature = "testing")]
 pub mod apiserver;

@@ -252,6 +252,25 @@ fn check_type(rt: &ResourceType, obj: &Value) -> ApiResult<()> {
     Ok(())
 }
 
+/// The type check of an applied configuration, as kube-apiserver's field manager words it (a missing kind or
+/// apiVersion is just another type).
+fn check_applied_type(rt: &ResourceType, obj: &Value) -> ApiResult<()> {
+    let kind = obj["kind"].as_str().unwrap_or("");
+    let api_version = obj["apiVersion"].as_str().unwrap_or("");
+    if api_version != rt.api_version() || kind != rt.kind {
+        // Go's GroupVersionKind.String(): the core group is empty, so `/v1, Kind=ConfigMap`.
+        let group_version = if api_version.contains('/') {
+            api_version.to_string()
+        } else {
+            format!("/{api_version}")
+        };
+        return Err(ApiError::bad_request(format!(
+            "invalid object type: {group_version}, Kind={kind}"
+        )));
+    }
+    Ok(())
+}
+
 /// Makes the body's namespace agree with the path's.
 fn reconcile_namespace(call: &Call<'_>, rt: &ResourceType, obj: &mut Value) -> ApiResult<()> {
     if !obj["metadata"].is_object() {
@@ -313,9 +332,15 @@ fn filter(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Filter> {
             || f == "metadata.namespace"
             || rt.field_selectors.iter().any(|(name, _)| name == f);
         if !supported {
-            return Err(ApiError::bad_request(format!(
-                "field label not supported: {f}"
-            )));
+            // Kinds without field selectors of their own use apimachinery's default conversion.
+            let message = if rt.custom || !rt.field_selectors.is_empty() {
+                format!("field label not supported: {f}")
+            } else {
+                format!(
+                    "\"{f}\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
+                )
+            };
+            return Err(ApiError::bad_request(message));
         }
     }
     Ok(Filter {
@@ -340,7 +365,12 @@ fn encode_continue(rv: u64, last: &ObjKey) -> String {
 }
 
 fn decode_continue(token: &str) -> ApiResult<(u64, ObjKey)> {
-    let bad = || ApiError::bad_request(format!("continue key is not valid: {token}"));
+    // kube-apiserver ends the message with the Go decoding error; this names the token instead.
+    let bad = || {
+        ApiError::bad_request(format!(
+            "invalid continue token: continue key is not valid: {token}"
+        ))
+    };
     let raw = base64::engine::general_purpose::STANDARD
         .decode(token)
         .map_err(|_| bad())?;
@@ -417,12 +447,15 @@ fn list(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
     };
     let mut items = Vec::new();
     let mut more = None;
-    for (k, obj) in snapshot.range((range_start, std::ops::Bound::Unbounded)) {
-        if let Some(ns) = &filter.namespace
-            && &k.namespace != ns
-        {
-            break;
-        }
+    let mut in_range = snapshot
+        .range((range_start, std::ops::Bound::Unbounded))
+        .take_while(|(k, _)| {
+            filter
+                .namespace
+                .as_ref()
+                .is_none_or(|ns| &k.namespace == ns)
+        });
+    for (k, obj) in in_range.by_ref() {
         if !filter.matches(obj) {
             continue;
         }
@@ -432,10 +465,16 @@ fn list(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
         }
         items.push((k.clone(), obj.clone()));
     }
+    // Like kube-apiserver, the count of what is left only when nothing is filtered out.
+    let remaining =
+        (filter.labels.is_empty() && filter.fields.is_empty()).then(|| in_range.count() + 1);
     let mut list_meta = json!({ "resourceVersion": list_rv.to_string() });
     if let Some(Some(last)) = more {
         state.collection(&rt.storage).keep_snapshot(list_rv);
         list_meta["continue"] = json!(encode_continue(list_rv, &last));
+        if let Some(n) = remaining {
+            list_meta["remainingItemCount"] = json!(n);
+        }
     } else if rt.custom {
         // Custom resource lists are unstructured, whose list metadata always carries `continue`.
         list_meta["continue"] = json!("");
@@ -597,19 +636,31 @@ fn apply_patch(pt: PatchType, rt: &ResourceType, doc: &Value, body: &Bytes) -> A
                 .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
             let mut out = doc.clone();
             json_patch::patch(&mut out, &ops).map_err(|e| {
-                ApiError::new(
+                tracing::debug!(error = %e, "JSON patch failed");
+                // kube-apiserver says no more than this, with empty details.
+                let mut err = ApiError::new(
                     422,
                     "Invalid",
-                    format!("the server rejected our request due to an error in our request: {e}"),
-                )
+                    "the server rejected our request due to an error in our request",
+                );
+                err.details = Some(json!({}));
+                err
             })?;
             Ok(out)
         }
         PatchType::Merge => {
-            if !patch.is_object() {
-                return Err(ApiError::bad_request(
-                    "error decoding patch: json: cannot unmarshal non-object into Go value of type map[string]interface {}",
-                ));
+            let go_type = match &patch {
+                Value::Object(_) => None,
+                Value::String(_) => Some("string"),
+                Value::Number(_) => Some("number"),
+                Value::Array(_) => Some("array"),
+                Value::Bool(_) => Some("bool"),
+                Value::Null => Some("null"),
+            };
+            if let Some(go_type) = go_type {
+                return Err(ApiError::bad_request(format!(
+                    "error decoding patch: json: cannot unmarshal {go_type} into Go value of type map[string]interface {{}}"
+                )));
             }
             let mut out = doc.clone();
             json_patch::merge(&mut out, &patch);
@@ -697,7 +748,7 @@ fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply
             "error decoding YAML: the applied configuration is not an object",
         ));
     }
-    check_type(rt, &applied)?;
+    check_applied_type(rt, &applied)?;
     reconcile_name(call, &mut applied)?;
     reconcile_namespace(call, rt, &mut applied)?;
     let force = call.query.flag("force");
@@ -731,7 +782,7 @@ fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply
     );
     let mut merged = match result {
         Ok(v) => v,
-        Err(conflicts) => return Err(apply_conflict(rt, &k.name, &conflicts)),
+        Err(conflicts) => return Err(apply_conflict(&conflicts)),
     };
     match live {
         None => {
@@ -756,18 +807,10 @@ fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply
     }
 }
 
-fn apply_conflict(
-    rt: &ResourceType,
-    name: &str,
-    conflicts: &[managed_fields::Conflict],
-) -> ApiError {
+fn apply_conflict(conflicts: &[managed_fields::Conflict]) -> ApiError {
     let mut e = ApiError::new(409, "Conflict", managed_fields::conflict_message(conflicts));
-    let mut details = json!({ "name": name, "kind": rt.plural });
-    if !rt.group.is_empty() {
-        details["group"] = json!(rt.group);
-    }
-    details["causes"] = Value::Array(conflicts.iter().map(|c| c.cause()).collect());
-    e.details = Some(details);
+    // kube-apiserver's apply conflicts name neither the object nor its kind, only the causes.
+    e.details = Some(json!({ "causes": conflicts.iter().map(|c| c.cause()).collect::<Vec<_>>() }));
     e
 }
 
