@@ -1,3 +1,35 @@
 //! The differential suite: the same requests against the in-memory server and a real kube-apiserver.
+//!
+//! Each scenario runs once on `ApiServer::builder().controllers(false)` and once on the shared envtest control
+//! plane (skipped with a message when no binaries are found, unless `OPERATOR_REQUIRE_CONTROL_PLANE` is set),
+//! each in a fresh namespace; the two transcripts are normalized and compared (`support.rs`).
+//!
+//! # Known deviations
+//!
+//! Each is accepted by name in the scenarios that meet it, pinned on both servers in `deviations.rs`, and
+//! listed in the "Known differences from kube-apiserver" of `operator::testing`:
+//!
+//! - `BUILTIN_MANAGED_FIELDS_SHAPE`: managedFields of built-in kinds mark zero-value structs (`spec`,
+//!   `spec.template`, …) with `.` and track atomic structs (`spec.selector`) field by field.
+//! - `EMPTY_BUILTIN_STATUS`: a new Deployment has no `status` in memory, `status: {}` on kube-apiserver.
+//! - `STATUS_WRITE_METADATA_OWNERSHIP`: metadata changed through `/status` (not applied by either) is owned in
+//!   the status entry of managedFields on kube-apiserver only.
+//! - `CONTINUE_TOKEN_ERROR`: the message of an invalid `continue` token ends with the token, not Go's JSON
+//!   decoding error.
+//!
+//! # Scenarios
+//!
+//! `crud`: create/get/list, AlreadyExists, NotFound, Conflict on stale updates, Invalid custom resources
+//! (schema and scale checks), generateName, dryRun. `lifecycle`: generation, the status and scale
+//! subresources, finalizers and deletion (with the watch events), watch event sequences with and without a
+//! label selector. `apply`: server-side apply managers, conflicts, force, no-op applies, /status, type
+//! errors. `patch`: strategic merge, JSON and merge patches on a Deployment's containers and their errors.
+//! `list`: label and field selectors, pagination with `limit`/`continue`.
 
+mod apply;
+mod crud;
+mod deviations;
+mod lifecycle;
+mod list;
+mod patch;
 mod support;

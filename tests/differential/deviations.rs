@@ -1,0 +1,143 @@
+//! The known deviations: each accepted by name in the scenarios that meet it, and pinned here on both
+//! servers, so that a change on either side fails a test.
+
+use serde_json::{Value, json};
+
+use crate::support::{
+    Deviation, Transcript, both, configmaps, deployment, deployments, widget, widgets,
+};
+
+/// A write to `/status` that also changes metadata: neither server applies the change, but kube-apiserver
+/// records the metadata fields in the status entry of `managedFields` (custom resources reset only `spec`);
+/// the in-memory server records only `status`.
+pub const STATUS_WRITE_METADATA_OWNERSHIP: Deviation = Deviation {
+    name: "metadata changed through /status is owned in managedFields on kube-apiserver only",
+    paths: &["*:/body/metadata/managedFields/*/fieldsV1/f:metadata"],
+};
+
+fn status_entry(obj: &Value) -> Value {
+    obj["metadata"]["managedFields"]
+        .as_array()
+        .and_then(|entries| entries.iter().find(|e| e["subresource"] == "status"))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+#[tokio::test]
+async fn status_writes_own_metadata_on_kube_apiserver_only() {
+    let Some([memory, real]) = both("status_writes_own_metadata_on_kube_apiserver_only").await
+    else {
+        return;
+    };
+    let mut owned = Vec::new();
+    for (client, ns) in [memory, real] {
+        let mut t = Transcript::new(client);
+        let w = format!("{}/w", widgets(&ns));
+        let mut current = t
+            .post("create", &widgets(&ns), &widget("w", 1, "red"))
+            .await;
+        current["status"] = json!({"phase": "Put"});
+        current["metadata"]["labels"] = json!({"from": "status"});
+        let updated = t
+            .put("update /status", &format!("{w}/status"), &current)
+            .await;
+        assert_eq!(updated["status"]["phase"], "Put");
+        assert_eq!(updated["metadata"].get("labels"), None, "not applied");
+        owned.push(status_entry(&updated)["fieldsV1"].clone());
+    }
+    assert_eq!(
+        owned[0],
+        json!({"f:status": {".": {}, "f:phase": {}}}),
+        "in-memory"
+    );
+    assert_eq!(
+        owned[1],
+        json!({
+            "f:metadata": {"f:labels": {".": {}, "f:from": {}}},
+            "f:status": {".": {}, "f:phase": {}}
+        }),
+        "kube-apiserver"
+    );
+}
+
+/// An invalid continue token: kube-apiserver ends the message with Go's JSON decoding error, the in-memory
+/// server with the token.
+pub const CONTINUE_TOKEN_ERROR: Deviation = Deviation {
+    name: "the message of an invalid continue token",
+    paths: &["a bad continue token:/body/message"],
+};
+
+#[tokio::test]
+async fn invalid_continue_tokens_are_worded_differently() {
+    let Some([memory, real]) = both("invalid_continue_tokens_are_worded_differently").await else {
+        return;
+    };
+    let mut messages = Vec::new();
+    for (client, ns) in [memory, real] {
+        let mut t = Transcript::new(client);
+        let path = format!("{}?limit=1&continue=bm90LWEtdG9rZW4", configmaps(&ns));
+        let status = t.get("list", &path).await;
+        assert_eq!(
+            (status["code"].as_i64(), status["reason"].as_str()),
+            (Some(400), Some("BadRequest"))
+        );
+        messages.push(status["message"].clone());
+    }
+    assert_eq!(
+        messages,
+        [
+            "invalid continue token: continue key is not valid: bm90LWEtdG9rZW4",
+            "invalid continue token: continue key is not valid: invalid character 'o' in literal null (expecting 'u')"
+        ]
+    );
+}
+
+/// The managedFields of built-in kinds: kube-apiserver diffs a new object against Go's zero value, so the
+/// structs a zero value already has (`spec`, `spec.template`, `spec.strategy`, …) get no `.` entry, and it
+/// treats atomic structs (`LabelSelector`) as one field; the in-memory server marks every struct with `.` and
+/// tracks a selector's labels one by one.
+pub const BUILTIN_MANAGED_FIELDS_SHAPE: Deviation = Deviation {
+    name: "zero-value structs and atomic structs in the managedFields of built-in kinds",
+    paths: &["*:/body/metadata/managedFields/*/fieldsV1/f:spec/*"],
+};
+
+/// A new Deployment (any built-in kind whose Go status is a plain struct) has `status: {}` on kube-apiserver;
+/// the in-memory server leaves `status` out until something sets it.
+pub const EMPTY_BUILTIN_STATUS: Deviation = Deviation {
+    name: "status: {} of new built-in objects",
+    paths: &["*:/body/status"],
+};
+
+#[tokio::test]
+async fn new_deployments_differ_in_managed_fields_shape_and_empty_status() {
+    let Some([memory, real]) =
+        both("new_deployments_differ_in_managed_fields_shape_and_empty_status").await
+    else {
+        return;
+    };
+    let mut created = Vec::new();
+    for (client, ns) in [memory, real] {
+        let mut t = Transcript::new(client);
+        created.push(t.post("create", &deployments(&ns), &deployment("d")).await);
+    }
+    let spec = |d: &Value| d["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"].clone();
+    let (memory, real) = (&created[0], &created[1]);
+    assert_eq!(spec(memory)["."], json!({}), "in-memory marks spec");
+    assert_eq!(
+        spec(memory)["f:selector"],
+        json!({".": {}, "f:matchLabels": {".": {}, "f:app": {}}}),
+        "in-memory tracks the selector's labels"
+    );
+    assert_eq!(memory.get("status"), None, "in-memory has no status");
+    assert_eq!(
+        spec(real).get("."),
+        None,
+        "kube-apiserver does not mark spec"
+    );
+    assert_eq!(
+        spec(real)["f:selector"],
+        json!({}),
+        "kube-apiserver: an atomic selector"
+    );
+    assert_eq!(real["status"], json!({}), "kube-apiserver: status {{}}");
+}

@@ -1,0 +1,311 @@
+//! Generation, the status and scale subresources, finalizers and deletion, and watch event sequences.
+
+use kube::Client;
+use serde_json::{Value, json};
+
+use crate::deviations::STATUS_WRITE_METADATA_OWNERSHIP;
+use crate::support::{JSON_PATCH, MERGE, Transcript, configmap, configmaps, run, widget, widgets};
+
+async fn generation(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let w = format!("{}/w", widgets(&ns));
+    t.post("create", &widgets(&ns), &widget("w", 1, "red"))
+        .await;
+    t.patch("spec change", &w, MERGE, &json!({"spec": {"replicas": 2}}))
+        .await;
+    t.patch(
+        "same spec again",
+        &w,
+        MERGE,
+        &json!({"spec": {"replicas": 2}}),
+    )
+    .await;
+    t.patch(
+        "label change",
+        &w,
+        MERGE,
+        &json!({"metadata": {"labels": {"a": "b"}}}),
+    )
+    .await;
+    t.patch(
+        "annotation change",
+        &w,
+        MERGE,
+        &json!({"metadata": {"annotations": {"a": "b"}}}),
+    )
+    .await;
+    t.patch(
+        "status change",
+        &format!("{w}/status"),
+        MERGE,
+        &json!({"status": {"phase": "Ready", "replicas": 2}}),
+    )
+    .await;
+    let mut current = t.get("get", &w).await;
+    current["spec"]["color"] = json!("blue");
+    t.put("spec change by update", &w, &current).await;
+    t
+}
+
+#[tokio::test]
+async fn generation_follows_spec_changes_only() {
+    run("generation_follows_spec_changes_only", &[], generation).await;
+}
+
+async fn status_subresource(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let w = format!("{}/w", widgets(&ns));
+    let mut with_status = widget("w", 1, "red");
+    with_status["status"] = json!({"phase": "Given"});
+    t.post("create with status", &widgets(&ns), &with_status)
+        .await;
+    t.patch(
+        "status through the main resource",
+        &w,
+        MERGE,
+        &json!({"status": {"phase": "Ignored"}}),
+    )
+    .await;
+    let mut current = t.get("get", &w).await;
+    current["status"] = json!({"phase": "IgnoredToo"});
+    t.put(
+        "status through an update of the main resource",
+        &w,
+        &current,
+    )
+    .await;
+    t.patch(
+        "spec through /status",
+        &format!("{w}/status"),
+        MERGE,
+        &json!({"spec": {"replicas": 5}, "status": {"phase": "Set"}}),
+    )
+    .await;
+    let mut current = t.get("get status", &format!("{w}/status")).await;
+    current["status"] = json!({"phase": "Put", "replicas": 1});
+    current["metadata"]["labels"] = json!({"from": "status"});
+    t.put("update of /status", &format!("{w}/status"), &current)
+        .await;
+    t.patch(
+        "invalid status",
+        &format!("{w}/status"),
+        MERGE,
+        &json!({"status": {"replicas": -1}}),
+    )
+    .await;
+    t.get("get after", &w).await;
+    t
+}
+
+#[tokio::test]
+async fn status_subresource_separates_spec_and_status() {
+    run(
+        "status_subresource_separates_spec_and_status",
+        &[STATUS_WRITE_METADATA_OWNERSHIP],
+        status_subresource,
+    )
+    .await;
+}
+
+async fn scale(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let w = format!("{}/w", widgets(&ns));
+    t.post("create", &widgets(&ns), &widget("w", 2, "red"))
+        .await;
+    t.patch(
+        "status replicas",
+        &format!("{w}/status"),
+        MERGE,
+        &json!({"status": {"replicas": 1}}),
+    )
+    .await;
+    let mut scale = t.get("get scale", &format!("{w}/scale")).await;
+    t.patch(
+        "patch scale",
+        &format!("{w}/scale"),
+        MERGE,
+        &json!({"spec": {"replicas": 4}}),
+    )
+    .await;
+    scale["spec"]["replicas"] = json!(6);
+    t.put(
+        "update scale with a stale resourceVersion",
+        &format!("{w}/scale"),
+        &scale,
+    )
+    .await;
+    if let Some(m) = scale["metadata"].as_object_mut() {
+        m.remove("resourceVersion");
+    }
+    t.put("update scale", &format!("{w}/scale"), &scale).await;
+    t.patch(
+        "negative scale",
+        &format!("{w}/scale"),
+        MERGE,
+        &json!({"spec": {"replicas": -1}}),
+    )
+    .await;
+    t.get("get after", &w).await;
+    t
+}
+
+#[tokio::test]
+async fn scale_subresource_reads_and_writes_replicas() {
+    run("scale_subresource_reads_and_writes_replicas", &[], scale).await;
+}
+
+fn events_summary(events: &[Value]) -> Value {
+    Value::Array(
+        events
+            .iter()
+            .map(|e| {
+                let o = &e["object"];
+                json!({
+                    "type": e["type"],
+                    "name": o["metadata"]["name"],
+                    "generation": o["metadata"]["generation"],
+                    "deleting": o["metadata"].get("deletionTimestamp").is_some(),
+                    "finalizers": o["metadata"]["finalizers"],
+                    "replicas": o["spec"]["replicas"],
+                    "phase": o["status"]["phase"],
+                })
+            })
+            .collect(),
+    )
+}
+
+async fn finalizers(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let ws = widgets(&ns);
+    let w = format!("{ws}/w");
+    let mut held = widget("w", 1, "red");
+    held["metadata"]["finalizers"] = json!(["diff.example.dev/hold"]);
+    let created = t.post("create with a finalizer", &ws, &held).await;
+    let rv = created["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    t.delete("delete", &w).await;
+    t.get("get while deleting", &w).await;
+    t.delete("delete again", &w).await;
+    t.patch(
+        "spec change while deleting",
+        &w,
+        MERGE,
+        &json!({"spec": {"replicas": 2}}),
+    )
+    .await;
+    t.patch(
+        "add a finalizer while deleting",
+        &w,
+        JSON_PATCH,
+        &json!([{"op": "add", "path": "/metadata/finalizers/-", "value": "diff.example.dev/late"}]),
+    )
+    .await;
+    t.patch(
+        "remove the finalizer",
+        &w,
+        MERGE,
+        &json!({"metadata": {"finalizers": null}}),
+    )
+    .await;
+    t.get("get after the finalizer is gone", &w).await;
+    let events = t
+        .watch(
+            "watch from the creation",
+            &format!("{ws}?watch=true&fieldSelector=metadata.name%3Dw&resourceVersion={rv}"),
+        )
+        .await;
+    t.note("watch events", events_summary(&events));
+    t.post("create without finalizers", &ws, &widget("plain", 1, "red"))
+        .await;
+    t.delete("delete without finalizers", &format!("{ws}/plain"))
+        .await;
+    let cms = configmaps(&ns);
+    t.post(
+        "create a config map",
+        &cms,
+        &configmap("c", json!({"k": "v"})),
+    )
+    .await;
+    t.delete("delete a config map", &format!("{cms}/c")).await;
+    let mut held = configmap("held", json!({"k": "v"}));
+    held["metadata"]["finalizers"] = json!(["diff.example.dev/hold"]);
+    t.post("create a held config map", &cms, &held).await;
+    let cm = format!("{cms}/held");
+    t.delete("delete a held config map", &cm).await;
+    t.patch(
+        "add a finalizer to a deleting config map",
+        &cm,
+        JSON_PATCH,
+        &json!([{"op": "add", "path": "/metadata/finalizers/-", "value": "diff.example.dev/late"}]),
+    )
+    .await;
+    t.patch(
+        "release the config map",
+        &cm,
+        MERGE,
+        &json!({"metadata": {"finalizers": []}}),
+    )
+    .await;
+    t.get("get the released config map", &cm).await;
+    t
+}
+
+#[tokio::test]
+async fn finalizers_hold_deletion() {
+    run("finalizers_hold_deletion", &[], finalizers).await;
+}
+
+async fn watch(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let ws = widgets(&ns);
+    let first = t.post("create a", &ws, &widget("a", 1, "red")).await;
+    let rv = first["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    t.post("create b", &ws, &widget("b", 1, "red")).await;
+    t.patch(
+        "update b",
+        &format!("{ws}/b"),
+        MERGE,
+        &json!({"spec": {"replicas": 3}}),
+    )
+    .await;
+    t.patch(
+        "status of b",
+        &format!("{ws}/b/status"),
+        MERGE,
+        &json!({"status": {"phase": "Ready"}}),
+    )
+    .await;
+    t.patch(
+        "label a",
+        &format!("{ws}/a"),
+        MERGE,
+        &json!({"metadata": {"labels": {"x": "y"}}}),
+    )
+    .await;
+    t.delete("delete a", &format!("{ws}/a")).await;
+    let events = t
+        .watch(
+            "watch after the first create",
+            &format!("{ws}?watch=true&resourceVersion={rv}"),
+        )
+        .await;
+    t.note("events", events_summary(&events));
+    let events = t
+        .watch(
+            "watch with a label selector",
+            &format!("{ws}?watch=true&labelSelector=x%3Dy&resourceVersion={rv}"),
+        )
+        .await;
+    t.note("selected events", events_summary(&events));
+    t
+}
+
+#[tokio::test]
+async fn watch_event_sequences() {
+    run("watch_event_sequences", &[], watch).await;
+}
