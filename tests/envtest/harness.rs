@@ -11,7 +11,8 @@ use kube::CustomResourceExt;
 use kube::api::{Api, PostParams};
 use operator::testing::envtest::{Assets, ControlPlane, Error};
 
-use crate::support::{assets_or_skip, processes_named, wait_until_gone};
+use crate::support::{processes_named, wait_until_gone};
+use operator::testing::envtest::assets_or_skip;
 
 #[tokio::test]
 async fn the_shared_control_plane_serves_kube_apiserver_and_fresh_namespaces() {

@@ -21,7 +21,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::support::{Exchange, assets_or_skip, eventually, recording_client};
+use crate::support::{Exchange, eventually, recording_client};
+use operator::testing::envtest::assets_or_skip;
 
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[kube(

@@ -2,21 +2,6 @@
 
 use std::time::Duration;
 
-use operator::testing::envtest::{Assets, control_plane_required};
-
-/// The binaries, or `None` (with a visible message) when there are none and a control plane is not required.
-pub fn assets_or_skip(test: &str) -> Option<Assets> {
-    match Assets::locate() {
-        Ok(assets) => Some(assets),
-        Err(e) if e.is_no_assets() && !control_plane_required() => {
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
-            None
-        }
-        Err(e) => panic!("{test}: {e}"),
-    }
-}
-
 /// Process ids of running processes whose command line contains `marker` (a control plane's directory name).
 pub fn processes_named(marker: &str) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {

@@ -15,7 +15,8 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use operator::testing::envtest::ControlPlane;
 use serde_json::{Value, json};
 
-use crate::support::{assets_or_skip, eventually};
+use crate::support::eventually;
+use operator::testing::envtest::assets_or_skip;
 
 const DERIVED: Variant = Variant {
     controller: examples::webapp_derive::controller,

@@ -323,16 +323,7 @@ impl ControlPlane {
     pub async fn shared_or_skip(test: &str) -> Option<ControlPlane> {
         match Self::shared().await {
             Ok(cp) => Some(cp),
-            Err(e) if e.is_no_assets() && !control_plane_required() => {
-                use std::io::Write;
-                // Straight to the terminal: the test harness hides captured output of passing tests.
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "SKIPPED {test}: {e} (set {REQUIRE_ENV}=1 to make this a failure)"
-                );
-                None
-            }
-            Err(e) => panic!("{test}: no control plane: {e}"),
+            Err(e) => skip_or_panic(test, e),
         }
     }
 
@@ -497,6 +488,37 @@ impl ControlPlane {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
+
+/// For tests that start a control plane of their own: the binaries, or `None` after printing a visible
+/// "skipped" line when there are none and [`REQUIRE_ENV`] is not set.
+///
+/// # Panics
+/// When binaries are named but unusable, or when none are found and [`REQUIRE_ENV`] is set.
+pub fn assets_or_skip(test: &str) -> Option<Assets> {
+    match Assets::locate() {
+        Ok(assets) => Some(assets),
+        Err(e) => skip_or_panic(test, e),
+    }
+}
+
+/// `None` with a "skipped" line for a missing control plane that is not required; a panic otherwise.
+fn skip_or_panic<T>(test: &str, e: Error) -> Option<T> {
+    if !e.is_no_assets() || control_plane_required() {
+        panic!("{test}: no control plane: {e}");
+    }
+    use std::io::Write;
+    static EXPLAINED: std::sync::Once = std::sync::Once::new();
+    // Straight to the terminal: the test harness hides the captured output of passing tests.
+    let mut stderr = std::io::stderr();
+    EXPLAINED.call_once(|| {
+        let _ = writeln!(stderr, "SKIPPING the tests that need a control plane: {e}");
+    });
+    let _ = writeln!(
+        stderr,
+        "SKIPPED {test}: no control plane (set {REQUIRE_ENV}=1 to make this a failure)"
+    );
+    None
 }
 
 /// Registers (once) a process-exit hook that stops the shared control plane: statics are never dropped, and
