@@ -200,12 +200,14 @@ async fn webapp_converges_follows_its_spec_and_its_configmap() {
         .unwrap();
     let uid = created.uid().unwrap();
 
-    // Children created, owned, as the spec says.
-    let app = r.observed("web").await;
-    assert_eq!(
-        ready(&app).map(|r| (r.0, r.1)),
-        Some(("True".into(), "Ready".into()))
-    );
+    // Children created, owned, as the spec says. The first pass may run before the ConfigMap's watch event
+    // reached the cache (two watches, no order between them) and report ConfigMapNotFound; the ConfigMap's
+    // arrival re-runs it.
+    let app = eventually("the WebApp to become ready", async || {
+        let app = r.observed("web").await;
+        (ready(&app).map(|r| (r.0, r.1)) == Some(("True".into(), "Ready".into()))).then_some(app)
+    })
+    .await;
     assert_eq!(app.status.as_ref().unwrap().observed_generation, Some(1));
     let status = app.status.clone().unwrap();
     assert_eq!(status.deployment.as_deref(), Some("web"));
