@@ -48,35 +48,9 @@ struct Snapshot {
 
 /// Drops what differs between two runs of the same scenario: identities, times, versions, managed fields.
 fn normalize(mut v: Value) -> Value {
+    tests::normalize::strip_run_identity(&mut v);
     if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
-        for k in [
-            "uid",
-            "resourceVersion",
-            "creationTimestamp",
-            "managedFields",
-        ] {
-            meta.remove(k);
-        }
-        if let Some(refs) = meta
-            .get_mut("ownerReferences")
-            .and_then(Value::as_array_mut)
-        {
-            for r in refs {
-                if let Some(r) = r.as_object_mut() {
-                    r.remove("uid");
-                }
-            }
-        }
-    }
-    if let Some(conditions) = v
-        .pointer_mut("/status/conditions")
-        .and_then(Value::as_array_mut)
-    {
-        for c in conditions {
-            if let Some(c) = c.as_object_mut() {
-                c.remove("lastTransitionTime");
-            }
-        }
+        meta.remove("managedFields");
     }
     v
 }

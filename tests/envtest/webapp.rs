@@ -122,41 +122,13 @@ fn normalize(v: Value) -> Value {
     let mut v: Value = serde_json::from_str(&text).unwrap();
     for object in ["webapp", "deployment", "service"] {
         let o = &mut v[object];
+        tests::normalize::strip_run_identity(o);
         if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
-            for k in ["uid", "resourceVersion", "creationTimestamp", "namespace"] {
-                meta.remove(k);
-            }
-            if let Some(fields) = meta.get_mut("managedFields").and_then(Value::as_array_mut) {
-                for f in fields {
-                    if let Some(f) = f.as_object_mut() {
-                        f.remove("time");
-                    }
-                }
-            }
-            if let Some(refs) = meta
-                .get_mut("ownerReferences")
-                .and_then(Value::as_array_mut)
-            {
-                for r in refs {
-                    if let Some(r) = r.as_object_mut() {
-                        r.remove("uid");
-                    }
-                }
-            }
+            meta.remove("namespace");
         }
         if let Some(spec) = o.get_mut("spec").and_then(Value::as_object_mut) {
             spec.remove("clusterIP");
             spec.remove("clusterIPs");
-        }
-        if let Some(conditions) = o
-            .pointer_mut("/status/conditions")
-            .and_then(Value::as_array_mut)
-        {
-            for c in conditions {
-                if let Some(c) = c.as_object_mut() {
-                    c.remove("lastTransitionTime");
-                }
-            }
         }
     }
     v

@@ -1,3 +1,4 @@
 //! Helpers shared by the integration tests in `tests/` (the tests themselves live in the test targets).
 
 pub mod kubectl;
+pub mod normalize;
