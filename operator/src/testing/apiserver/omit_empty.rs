@@ -1,6 +1,9 @@
 //! Go's `omitempty` on built-in kinds: kube-apiserver never writes an empty optional map or list (`data: {}`
 //! on a ConfigMap, `env: []` on a container), while a k8s-openapi round trip keeps them.
 
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, OnceLock};
+
 use serde_json::{Value, json};
 
 #[derive(Debug, Clone)]
@@ -15,49 +18,135 @@ enum Seg {
 /// anything inside free-form JSON (`fieldsV1`, a CRD schema's `default`). Which is which is found by probing
 /// `round_trip`: free-form JSON keeps an unknown key as given, an optional field is dropped when absent, a
 /// struct drops an unknown key, and a map keeps it (or rejects its value).
+///
+/// Whether a path is omitted when empty depends only on the type, so each answer is remembered per type and
+/// path (list indices folded), and so is each object found to hold free-form JSON, whose keys vary (managed
+/// fields name owners' uids): probing costs a few round trips of the whole object, once per path.
 pub(super) fn omit_empty(obj: Value, round_trip: fn(Value) -> Result<Value, String>) -> Value {
     let mut empties = Vec::new();
     find_empty(&obj, &mut Vec::new(), &mut empties);
     if empties.is_empty() {
         return obj;
     }
-    let probe = json!({ "omitempty-probe": { "omitempty-nested": [1] } });
     let mut out = obj;
     for path in empties {
         let Some((Seg::Key(_), parent)) = path.split_last() else {
             continue;
         };
-        let mut sibling = parent.to_vec();
-        sibling.push(Seg::Key("omitempty-probe".into()));
-        let mut probed = out.clone();
-        set_at(&mut probed, &sibling, probe["omitempty-probe"].clone());
-        if round_trip(probed).is_ok_and(|v| get_at(&v, &sibling) == Some(&probe["omitempty-probe"]))
-        {
-            continue; // inside free-form JSON
-        }
-        let mut without = out.clone();
-        remove_at(&mut without, &path);
-        match round_trip(without) {
-            Ok(v) if get_at(&v, &path).is_none() => {}
-            _ => continue, // required: Go writes it even when empty
-        }
-        let is_object = get_at(&out, &path).is_some_and(Value::is_object);
-        let odd = if is_object {
-            probe.clone()
-        } else {
-            json!([probe])
+        let tag = round_trip as usize;
+        let key = (tag, path_key(&path));
+        let remembered = {
+            let memory = memory().lock().unwrap_or_else(|e| e.into_inner());
+            if (0..=parent.len()).any(|n| memory.free_form.contains(&(tag, path_key(&parent[..n]))))
+            {
+                continue; // inside free-form JSON (managed fields, a schema's default): kept as given
+            }
+            memory.omit.get(&key).copied()
         };
-        let mut probed = out.clone();
-        set_at(&mut probed, &path, odd.clone());
-        if let Ok(v) = round_trip(probed)
-            && let Some(kept) = get_at(&v, &path)
-            && (kept == &odd || is_object && kept == &json!({}))
-        {
-            continue; // free-form JSON (kept as given), or a struct (unknown key dropped)
+        let omit = match remembered {
+            Some(omit) => omit,
+            None => {
+                let answer = omitted_when_empty(&out, &path, round_trip);
+                let mut memory = memory().lock().unwrap_or_else(|e| e.into_inner());
+                match answer {
+                    Answer::FreeForm => {
+                        if memory.free_form.len() < MAX_REMEMBERED {
+                            memory.free_form.insert((tag, path_key(parent)));
+                        }
+                        false
+                    }
+                    Answer::Omit(omit) => {
+                        if memory.omit.len() < MAX_REMEMBERED {
+                            memory.omit.insert(key, omit);
+                        }
+                        omit
+                    }
+                }
+            }
+        };
+        if omit {
+            remove_at(&mut out, &path);
         }
-        remove_at(&mut out, &path);
     }
     out
+}
+
+/// Bounds the memory of remembered answers.
+const MAX_REMEMBERED: usize = 50_000;
+
+/// Remembered answers, by round-trip function (one per type) and path.
+#[derive(Default)]
+struct Memory {
+    /// Whether an empty value at the path is omitted.
+    omit: HashMap<(usize, String), bool>,
+    /// Objects whose members are free-form JSON (nothing below them is omitted).
+    free_form: HashSet<(usize, String)>,
+}
+
+fn memory() -> &'static Mutex<Memory> {
+    static MEMORY: OnceLock<Mutex<Memory>> = OnceLock::new();
+    MEMORY.get_or_init(Mutex::default)
+}
+
+/// What probing found about one empty value.
+enum Answer {
+    /// Its parent holds free-form JSON.
+    FreeForm,
+    /// A typed field: omitted when empty, or not.
+    Omit(bool),
+}
+
+/// The path with list indices folded: `/spec/template/spec/containers/*/env`.
+fn path_key(path: &[Seg]) -> String {
+    let mut key = String::new();
+    for seg in path {
+        key.push('/');
+        match seg {
+            Seg::Key(k) => key.push_str(&k.replace('~', "~0").replace('/', "~1")),
+            Seg::Index(_) => key.push('*'),
+        }
+    }
+    key
+}
+
+/// Whether Go would omit the empty value at `path` of `obj`, found by probing `round_trip`.
+fn omitted_when_empty(
+    obj: &Value,
+    path: &[Seg],
+    round_trip: fn(Value) -> Result<Value, String>,
+) -> Answer {
+    let Some((Seg::Key(_), parent)) = path.split_last() else {
+        return Answer::Omit(false);
+    };
+    let probe = json!({ "omitempty-probe": { "omitempty-nested": [1] } });
+    let mut sibling = parent.to_vec();
+    sibling.push(Seg::Key("omitempty-probe".into()));
+    let mut probed = obj.clone();
+    set_at(&mut probed, &sibling, probe["omitempty-probe"].clone());
+    if round_trip(probed).is_ok_and(|v| get_at(&v, &sibling) == Some(&probe["omitempty-probe"])) {
+        return Answer::FreeForm;
+    }
+    let mut without = obj.clone();
+    remove_at(&mut without, path);
+    match round_trip(without) {
+        Ok(v) if get_at(&v, path).is_none() => {}
+        _ => return Answer::Omit(false), // required: Go writes it even when empty
+    }
+    let is_object = get_at(obj, path).is_some_and(Value::is_object);
+    let odd = if is_object {
+        probe.clone()
+    } else {
+        json!([probe])
+    };
+    let mut probed = obj.clone();
+    set_at(&mut probed, path, odd.clone());
+    if let Ok(v) = round_trip(probed)
+        && let Some(kept) = get_at(&v, path)
+        && (kept == &odd || is_object && kept == &json!({}))
+    {
+        return Answer::Omit(false); // free-form JSON (kept as given), or a struct (unknown key dropped)
+    }
+    Answer::Omit(true)
 }
 
 fn find_empty(v: &Value, at: &mut Vec<Seg>, out: &mut Vec<Vec<Seg>>) {
@@ -143,6 +232,20 @@ mod tests {
         assert_eq!(
             omit_empty(config_map(cm).unwrap(), config_map),
             json!({ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": "a" } })
+        );
+    }
+
+    #[test]
+    fn remembered_answers_give_the_same_result() {
+        let cm = || json!({ "metadata": { "name": "a", "labels": {}, "annotations": { "x": "" } }, "data": {} });
+        let first = omit_empty(config_map(cm()).unwrap(), config_map);
+        let second = omit_empty(config_map(cm()).unwrap(), config_map);
+        assert_eq!(first, second);
+        assert!(first["metadata"].get("labels").is_none());
+        assert!(first.get("data").is_none());
+        assert_eq!(
+            path_key(&[Seg::Key("a/b".into()), Seg::Index(3)]),
+            "/a~1b/*"
         );
     }
 
