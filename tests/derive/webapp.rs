@@ -18,6 +18,7 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use operator::Operator;
 use operator::testing::ApiServer;
 use serde_json::{Value, json};
+use tests::webapp_snapshot::{config_hash, observed, ready};
 
 #[test]
 fn both_operators_install_the_same_crd() {
@@ -121,18 +122,6 @@ impl Run {
     }
 }
 
-fn ready(objects: &Value) -> Option<(&str, &str)> {
-    let conditions = objects.pointer("/webapp/status/conditions")?.as_array()?;
-    let ready = conditions.iter().find(|c| c["type"] == "Ready")?;
-    Some((ready["status"].as_str()?, ready["reason"].as_str()?))
-}
-
-fn observed(objects: &Value) -> Option<i64> {
-    objects
-        .pointer("/webapp/status/observedGeneration")?
-        .as_i64()
-}
-
 async fn scenario(controller: fn(Operator) -> Operator) -> Vec<Snapshot> {
     let server = ApiServer::new();
     let client = server.client();
@@ -176,11 +165,7 @@ async fn scenario(controller: fn(Operator) -> Operator) -> Vec<Snapshot> {
         })
         .await,
     );
-    let hash = |o: &Value| {
-        o.pointer("/deployment/spec/template/metadata/annotations/example.dev~1config-hash")
-            .cloned()
-    };
-    let before = hash(&run.objects().await);
+    let before = config_hash(&run.objects().await);
     run.configmaps
         .patch(
             SAMPLE_CONFIG_MAP,
@@ -189,7 +174,10 @@ async fn scenario(controller: fn(Operator) -> Operator) -> Vec<Snapshot> {
         )
         .await
         .unwrap();
-    snapshots.push(run.settle("configmap edited", |o| hash(o) != before).await);
+    snapshots.push(
+        run.settle("configmap edited", |o| config_hash(o) != before)
+            .await,
+    );
     run.patch_app(json!({ "configMap": "missing" })).await;
     snapshots.push(
         run.settle("configmap missing", |o| {

@@ -14,6 +14,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Service};
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use operator::testing::envtest::ControlPlane;
 use serde_json::{Value, json};
+use tests::webapp_snapshot::{config_hash, observed, ready};
 
 use crate::support::eventually;
 use operator::testing::envtest::assets_or_skip;
@@ -87,24 +88,6 @@ fn versions(objects: &Value) -> Vec<Value> {
         .iter()
         .map(|k| objects[k]["metadata"]["resourceVersion"].clone())
         .collect()
-}
-
-fn ready(objects: &Value) -> Option<(&str, &str)> {
-    let conditions = objects.pointer("/webapp/status/conditions")?.as_array()?;
-    let ready = conditions.iter().find(|c| c["type"] == "Ready")?;
-    Some((ready["status"].as_str()?, ready["reason"].as_str()?))
-}
-
-fn observed(objects: &Value) -> Option<i64> {
-    objects
-        .pointer("/webapp/status/observedGeneration")?
-        .as_i64()
-}
-
-fn config_hash(objects: &Value) -> Option<Value> {
-    objects
-        .pointer("/deployment/spec/template/metadata/annotations/example.dev~1config-hash")
-        .cloned()
 }
 
 /// Drops what differs between two runs: identities, times, versions, allocated IPs, the namespace.

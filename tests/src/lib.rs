@@ -2,3 +2,4 @@
 
 pub mod kubectl;
 pub mod normalize;
+pub mod webapp_snapshot;
