@@ -259,7 +259,10 @@ pub fn reflect_deployment(app: &mut WebApp, outcome: &ChildOutcome<Deployment>) 
                 .and_then(|a| a.get(CONFIG_HASH_ANNOTATION))
                 .cloned();
         }
-        ChildOutcome::Deleted | ChildOutcome::Absent | ChildOutcome::Conflict { .. } => {
+        ChildOutcome::Deleted
+        | ChildOutcome::Absent
+        | ChildOutcome::Terminating(_)
+        | ChildOutcome::Conflict { .. } => {
             status.deployment = None;
             status.available_replicas = None;
         }
@@ -275,7 +278,10 @@ pub fn reflect_service(app: &mut WebApp, outcome: &ChildOutcome<Service>) {
         ChildOutcome::Created(s) | ChildOutcome::Updated(s) | ChildOutcome::Unchanged(s) => {
             status.service = Some(s.name_any());
         }
-        ChildOutcome::Deleted | ChildOutcome::Absent | ChildOutcome::Conflict { .. } => {
+        ChildOutcome::Deleted
+        | ChildOutcome::Absent
+        | ChildOutcome::Terminating(_)
+        | ChildOutcome::Conflict { .. } => {
             status.service = None;
         }
         ChildOutcome::Failed(_) => {}

@@ -211,7 +211,10 @@ pub fn reflect_deployment(status: &mut WebAppStatus, outcome: &ChildOutcome<Depl
                 .and_then(|a| a.get(CONFIG_HASH_ANNOTATION))
                 .cloned();
         }
-        ChildOutcome::Deleted | ChildOutcome::Absent | ChildOutcome::Conflict { .. } => {
+        ChildOutcome::Deleted
+        | ChildOutcome::Absent
+        | ChildOutcome::Terminating(_)
+        | ChildOutcome::Conflict { .. } => {
             status.deployment = None;
             status.available_replicas = None;
         }
@@ -226,7 +229,10 @@ pub fn reflect_service(status: &mut WebAppStatus, outcome: &ChildOutcome<Service
         ChildOutcome::Created(s) | ChildOutcome::Updated(s) | ChildOutcome::Unchanged(s) => {
             status.service = Some(s.name_any());
         }
-        ChildOutcome::Deleted | ChildOutcome::Absent | ChildOutcome::Conflict { .. } => {
+        ChildOutcome::Deleted
+        | ChildOutcome::Absent
+        | ChildOutcome::Terminating(_)
+        | ChildOutcome::Conflict { .. } => {
             status.service = None;
         }
         ChildOutcome::Failed(_) => {}

@@ -97,6 +97,9 @@ pub struct EventCommand {
     pub note: String,
     /// What the controller did, e.g. `Create`.
     pub action: String,
+    /// The other object the event is about, e.g. the child that was created. Events about different
+    /// children of one parent differ here, so the recorder never merges them into one.
+    pub related: Option<Box<ObjectReference>>,
 }
 
 /// A write a step wants done.
@@ -319,7 +322,7 @@ impl ApiDispatcher {
                     reason: ev.reason.clone(),
                     note: Some(ev.note.clone()),
                     action: ev.action.clone(),
-                    secondary: None,
+                    secondary: ev.related.as_deref().cloned(),
                 };
                 // An event that cannot be recorded must not fail the pass.
                 if let Err(e) = self

@@ -206,12 +206,45 @@ impl Context {
         action: &str,
         note: impl Into<String>,
     ) {
+        self.record(warning, reason, action, note.into(), None)
+            .await;
+    }
+
+    /// Records an event about the parent that concerns another object too (a child it created, updated or
+    /// deleted): `related` names it, so events about different children are never merged into one.
+    pub async fn event_about(
+        &mut self,
+        related: ObjectReference,
+        warning: bool,
+        reason: &str,
+        action: &str,
+        note: impl Into<String>,
+    ) {
+        self.record(
+            warning,
+            reason,
+            action,
+            note.into(),
+            Some(Box::new(related)),
+        )
+        .await;
+    }
+
+    async fn record(
+        &mut self,
+        warning: bool,
+        reason: &str,
+        action: &str,
+        note: String,
+        related: Option<Box<ObjectReference>>,
+    ) {
         let ev = Command::Event(EventCommand {
             regarding: self.parent.clone(),
             warning,
             reason: reason.to_string(),
-            note: note.into(),
+            note,
             action: action.to_string(),
+            related,
         });
         if let Err(e) = self.execute(ev).await {
             tracing::warn!(error = %e, "could not record an event");

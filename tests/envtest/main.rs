@@ -5,4 +5,5 @@
 mod harness;
 mod runtime;
 mod support;
+mod teams;
 mod webapp;

@@ -2,4 +2,5 @@
 
 pub mod kubectl;
 pub mod normalize;
+pub mod teams_scenario;
 pub mod webapp_snapshot;

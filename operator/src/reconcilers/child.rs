@@ -10,6 +10,7 @@ use kube::{Resource, ResourceExt};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::announce::{Mutation, announce, describe};
 use super::{SubReconciler, Wiring};
 use crate::cache::CachedKind;
 use crate::command::{Command, Target};
@@ -46,6 +47,9 @@ pub enum ChildOutcome<C> {
     Updated(C),
     /// The child already matched.
     Unchanged(C),
+    /// The child is being deleted (it has a `deletionTimestamp`): it is not written or deleted again, is not
+    /// ready, and is created again once it is gone if it is still desired.
+    Terminating(C),
     /// The child was deleted (the desired function returned none).
     Deleted,
     /// There is no child and none is wanted.
@@ -62,15 +66,26 @@ pub enum ChildOutcome<C> {
 }
 
 impl<C> ChildOutcome<C> {
-    /// The child as it now is, if there is one.
+    /// The child as it now is, if there is one (a terminating child still exists).
     pub fn child(&self) -> Option<&C> {
         match self {
-            ChildOutcome::Created(c) | ChildOutcome::Updated(c) | ChildOutcome::Unchanged(c) => {
-                Some(c)
-            }
+            ChildOutcome::Created(c)
+            | ChildOutcome::Updated(c)
+            | ChildOutcome::Unchanged(c)
+            | ChildOutcome::Terminating(c) => Some(c),
             _ => None,
         }
     }
+
+    /// Whether the child is being deleted.
+    pub fn is_terminating(&self) -> bool {
+        matches!(self, ChildOutcome::Terminating(_))
+    }
+}
+
+/// Whether an object is being deleted (has a `deletionTimestamp`).
+pub(crate) fn is_terminating<K: Resource>(obj: &K) -> bool {
+    obj.meta().deletion_timestamp.is_some()
 }
 
 type DesiredFn<P, C> = Box<dyn Fn(&P, &mut Context) -> Result<Option<C>> + Send + Sync>;
@@ -279,7 +294,7 @@ where
     fn describe(&self, child: &C) -> String {
         match &self.sanitize {
             Some(s) => s(child).to_string(),
-            None => format!("{} {}", C::kind(&()), child.name_any()),
+            None => describe(child),
         }
     }
 
@@ -311,13 +326,15 @@ where
             .collect();
         let desired = (self.desired)(parent, cx)?;
         let Some(mut desired) = desired else {
-            let outcome = if owned.is_empty() {
-                ChildOutcome::Absent
-            } else {
-                ChildOutcome::Deleted
+            let (terminating, live): (Vec<_>, Vec<_>) =
+                owned.iter().partition(|c| is_terminating(c.as_ref()));
+            let outcome = match (live.is_empty(), terminating.first()) {
+                (false, _) => ChildOutcome::Deleted,
+                (true, Some(c)) => ChildOutcome::Terminating(c.as_ref().clone()),
+                (true, None) => ChildOutcome::Absent,
             };
-            for child in &owned {
-                self.delete(cx, child).await?;
+            for child in live {
+                self.delete(cx, child, "no longer desired").await?;
             }
             cx.set_condition(ConditionUpdate::true_(&self.condition, "NotNeeded", ""));
             return Ok((Outcome::Continue, outcome));
@@ -381,11 +398,27 @@ where
                 ChildOutcome::Conflict { name, controller },
             ));
         }
-        for extra in owned
-            .iter()
-            .filter(|c| c.name_any() != name || c.namespace() != namespace)
-        {
-            self.delete(cx, extra).await?;
+        for extra in owned.iter().filter(|c| {
+            (c.name_any() != name || c.namespace() != namespace) && !is_terminating(c.as_ref())
+        }) {
+            self.delete(cx, extra, "an extra child (another name is desired)")
+                .await?;
+        }
+        if let Some(live) = live.as_ref().filter(|l| is_terminating(l.as_ref())) {
+            // Writing to it would not stop its deletion; wait for it to go (its deletion brings the parent
+            // back) and create it again then.
+            cx.set_condition(ConditionUpdate::false_(
+                &self.condition,
+                "Terminating",
+                format!(
+                    "{} is being deleted; it will be created again once it is gone",
+                    describe(live.as_ref())
+                ),
+            ));
+            return Ok((
+                Outcome::Continue,
+                ChildOutcome::Terminating(live.as_ref().clone()),
+            ));
         }
         let outcome = match (&self.strategy, live) {
             (WriteStrategy::Apply { .. }, Some(live))
@@ -413,19 +446,12 @@ where
                     })
                     .await?;
                 let child = result_or(out, &desired)?;
-                let (reason, verb) = if created {
-                    ("Created", "Create")
+                let mutation = if created {
+                    Mutation::Created
                 } else {
-                    ("Updated", "Update")
+                    Mutation::Updated
                 };
-                tracing::info!(child = %self.describe(&child), "{}", reason.to_lowercase());
-                cx.event(
-                    false,
-                    reason,
-                    verb,
-                    format!("{} {}", reason, self.describe(&child)),
-                )
-                .await;
+                announce(cx, mutation, &child, &self.describe(&child), None).await;
                 if created {
                     ChildOutcome::Created(child)
                 } else {
@@ -472,14 +498,7 @@ where
                         Some(v) => serde_json::from_value(v)?,
                         None => serde_json::from_value(merged)?,
                     };
-                    tracing::info!(child = %self.describe(&child), "updated");
-                    cx.event(
-                        false,
-                        "Updated",
-                        "Update",
-                        format!("Updated {}", self.describe(&child)),
-                    )
-                    .await;
+                    announce(cx, Mutation::Updated, &child, &self.describe(&child), None).await;
                     ChildOutcome::Updated(child)
                 }
             }
@@ -498,29 +517,22 @@ where
             })
             .await?;
         let child = result_or(out, desired)?;
-        tracing::info!(child = %self.describe(&child), "created");
-        cx.event(
-            false,
-            "Created",
-            "Create",
-            format!("Created {}", self.describe(&child)),
-        )
-        .await;
+        announce(cx, Mutation::Created, &child, &self.describe(&child), None).await;
         Ok(child)
     }
 
-    async fn delete(&self, cx: &mut Context, child: &C) -> Result<()> {
+    async fn delete(&self, cx: &mut Context, child: &C, why: &str) -> Result<()> {
         cx.execute(Command::Delete {
             target: Target::of(child),
             uid: child.uid(),
         })
         .await?;
-        tracing::info!(child = %self.describe(child), "deleted");
-        cx.event(
-            false,
-            "Deleted",
-            "Delete",
-            format!("Deleted {}", self.describe(child)),
+        announce(
+            cx,
+            Mutation::Deleted,
+            child,
+            &self.describe(child),
+            Some(why),
         )
         .await;
         Ok(())

@@ -1,6 +1,6 @@
 //! A variable number of children of one kind, each identified by an id.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use futures::future::{BoxFuture, FutureExt};
@@ -9,10 +9,11 @@ use kube::{Resource, ResourceExt};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::child::{contains, controlled_by, prepare};
+use super::announce::{Mutation, announce, describe};
+use super::child::{contains, controlled_by, is_terminating, prepare, stamp_desired_hash};
 use super::{ChildOutcome, SubReconciler, Wiring};
 use crate::cache::CachedKind;
-use crate::command::{Command, Target};
+use crate::command::{Command, Target, display_name};
 use crate::conditions::ConditionUpdate;
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -23,9 +24,15 @@ type DesiredSetFn<P, C> = Box<dyn Fn(&P, &mut Context) -> Result<Vec<C>> + Send 
 type IdFn<C> = Box<dyn Fn(&C) -> String + Send + Sync>;
 type ReflectSetFn<P, C> = Box<dyn Fn(&mut P, &BTreeMap<String, ChildOutcome<C>>) + Send + Sync>;
 
-/// Keeps a set of children of kind `C` equal to `desired(parent)`, matching live and desired children by
-/// `id` (e.g. a label): missing ones are created, drifted ones updated (server-side apply), extra ones deleted.
-/// Objects with a desired name that someone else controls are reported as conflicts and left alone.
+/// Keeps a set of children of kind `C` equal to `desired(parent)`: missing ones are created, drifted ones
+/// updated (server-side apply), extra ones deleted. Outcomes are reported by `id` (e.g. a label).
+///
+/// Which live object is which desired child is decided by where it lives (namespace and name) among the
+/// objects the parent controls, never by its id: a child whose id label was edited by hand is updated (the
+/// label put back), not deleted. A child is extra only when it is controlled by the parent and no desired child
+/// has its name; each delete's event says so. Children being deleted are not deleted again and are reported
+/// as [`ChildOutcome::Terminating`] (and the set's condition is `False` while a desired one is). Objects with
+/// a desired name that someone else controls are reported as conflicts and left alone.
 pub struct ChildSetReconciler<P, C> {
     name: String,
     desired: DesiredSetFn<P, C>,
@@ -92,7 +99,11 @@ where
             .collect();
         let desired = (self.desired)(parent, cx)?;
         let mut outcomes: BTreeMap<String, ChildOutcome<C>> = BTreeMap::new();
+        // Where each desired child lives: a live child is matched to a desired one by this, never by its
+        // id, which is read from fields anyone can edit.
+        let mut kept: BTreeSet<(Option<String>, String)> = BTreeSet::new();
         let mut conflicts = Vec::new();
+        let mut terminating = Vec::new();
         let manager = cx.settings().field_manager.clone();
         for mut d in desired {
             let id = (self.id)(&d);
@@ -103,7 +114,7 @@ where
                 )));
             }
             // Hashed before the owner reference is added, so the hash depends on the desired state only.
-            super::child::stamp_desired_hash(&mut d)?;
+            stamp_desired_hash(&mut d)?;
             prepare(parent, &mut d)?;
             let name = d
                 .meta()
@@ -117,12 +128,19 @@ where
                     ))
                 })?;
             let ns = d.namespace();
+            if !kept.insert((ns.clone(), name.clone())) {
+                return Err(Error::custom(format!(
+                    "two desired {} share the name {}",
+                    C::kind(&()),
+                    display_name(&d)
+                )));
+            }
             let live = cache.get(ns.as_deref(), &name);
             if let Some(l) = &live
                 && !controlled_by(l.as_ref(), &uid)
             {
                 cx.track(TrackKey::name::<C>(ns.as_deref(), &name));
-                conflicts.push(name.clone());
+                conflicts.push(display_name(&d));
                 outcomes.insert(
                     id,
                     ChildOutcome::Conflict {
@@ -130,6 +148,13 @@ where
                         controller: None,
                     },
                 );
+                continue;
+            }
+            if let Some(l) = live.as_ref().filter(|l| is_terminating(l.as_ref())) {
+                // Writing to it would not stop its deletion: wait until it is gone (its deletion brings the
+                // parent back) and create it again then.
+                terminating.push(display_name(l.as_ref()));
+                outcomes.insert(id, ChildOutcome::Terminating(l.as_ref().clone()));
                 continue;
             }
             let mut object = serde_json::to_value(&d)?;
@@ -153,60 +178,82 @@ where
                 Some(v) => serde_json::from_value(v)?,
                 None => d.clone(),
             };
-            let (reason, action) = if live.is_none() {
-                ("Created", "Create")
+            let mutation = if live.is_none() {
+                Mutation::Created
             } else {
-                ("Updated", "Update")
+                Mutation::Updated
             };
-            cx.event(
-                false,
-                reason,
-                action,
-                format!("{reason} {} {name}", C::kind(&())),
-            )
-            .await;
+            announce(cx, mutation, &child, &describe(&child), None).await;
             outcomes.insert(
                 id,
-                if live.is_none() {
-                    ChildOutcome::Created(child)
-                } else {
-                    ChildOutcome::Updated(child)
+                match mutation {
+                    Mutation::Created => ChildOutcome::Created(child),
+                    _ => ChildOutcome::Updated(child),
                 },
             );
         }
-        let extras: Vec<&Arc<C>> = owned
+        // Only a controlled child at a place no desired child takes is extra: one the pass just wrote, or whose
+        // id was edited, is kept (and the apply above put its id back).
+        for extra in owned
             .iter()
-            .filter(|c| !outcomes.contains_key(&(self.id)(c.as_ref())))
-            .collect();
-        for extra in extras {
+            .filter(|c| !kept.contains(&(c.namespace(), c.name_any())))
+        {
+            let id = (self.id)(extra.as_ref());
+            if is_terminating(extra.as_ref()) {
+                outcomes
+                    .entry(id)
+                    .or_insert_with(|| ChildOutcome::Terminating(extra.as_ref().clone()));
+                continue;
+            }
             cx.execute(Command::Delete {
                 target: Target::of(extra.as_ref()),
                 uid: extra.uid(),
             })
             .await?;
-            cx.event(
-                false,
-                "Deleted",
-                "Delete",
-                format!("Deleted {} {}", C::kind(&()), extra.name_any()),
+            let why = format!("no desired {} has this name", C::kind(&()));
+            announce(
+                cx,
+                Mutation::Deleted,
+                extra.as_ref(),
+                &describe(extra.as_ref()),
+                Some(&why),
             )
             .await;
-            outcomes.insert((self.id)(extra.as_ref()), ChildOutcome::Deleted);
+            // An edited id may name a desired child: its outcome is the one that counts.
+            outcomes.entry(id).or_insert(ChildOutcome::Deleted);
         }
-        if conflicts.is_empty() {
-            cx.set_condition(ConditionUpdate::true_(&self.condition, "Reconciled", ""));
-        } else {
-            cx.set_condition(ConditionUpdate::false_(
+        let condition = if !conflicts.is_empty() {
+            ConditionUpdate::false_(
                 &self.condition,
                 "NotOwned",
                 format!(
-                    "{} {} exist and are not controlled by {}",
+                    "{} {} not controlled by {} {}",
                     C::kind(&()),
-                    conflicts.join(", "),
+                    match conflicts.as_slice() {
+                        [one] => format!("{one} exists and is"),
+                        many => format!("{} exist and are", many.join(", ")),
+                    },
+                    P::kind(&()),
                     parent.name_any()
                 ),
-            ));
-        }
+            )
+        } else if !terminating.is_empty() {
+            ConditionUpdate::false_(
+                &self.condition,
+                "Terminating",
+                format!(
+                    "{} {} being deleted; created again once gone",
+                    C::kind(&()),
+                    match terminating.as_slice() {
+                        [one] => format!("{one} is"),
+                        many => format!("{} are", many.join(", ")),
+                    },
+                ),
+            )
+        } else {
+            ConditionUpdate::true_(&self.condition, "Reconciled", "")
+        };
+        cx.set_condition(condition);
         if let Some(r) = &self.reflect {
             r(parent, &outcomes);
         }

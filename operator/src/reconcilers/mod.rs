@@ -5,6 +5,7 @@
 //! [`CastReconciler`] (a step on a projection of the parent), [`Sequence`], [`WithFinalizer`], [`IfThen`] and
 //! [`TryCatch`].
 
+mod announce;
 mod cast;
 mod child;
 mod child_set;

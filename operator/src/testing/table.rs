@@ -74,7 +74,7 @@
 //!         },
 //!         "data": {"text": "hi"},
 //!     }))
-//!     .expect_event(EventExpectation::normal("Created").note("ConfigMap hello"))
+//!     .expect_event(EventExpectation::normal("Created").note("ConfigMap default/hello"))
 //!     .expect_status_update(json!({
 //!         "observedGeneration": 1,
 //!         "conditions": [

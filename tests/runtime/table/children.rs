@@ -21,7 +21,7 @@ async fn a_missing_child_is_created_with_a_controller_owner_reference() {
             "metadata": {"name": NAME, "namespace": NS, "ownerReferences": [owner()]},
             "data": {"text": "hi"},
         }))
-        .expect_event(EventExpectation::normal("Created").note("ConfigMap hello"))
+        .expect_event(EventExpectation::normal("Created").note("ConfigMap default/hello"))
         .expect_status_update(converged())
         .run(reconciler())
         .await
@@ -54,7 +54,7 @@ async fn a_drifted_child_is_applied_again() {
             "metadata": {"name": NAME, "ownerReferences": [owner()]},
             "data": {"text": "hi"},
         }))
-        .expect_event(EventExpectation::normal("Updated").note("ConfigMap hello"))
+        .expect_event(EventExpectation::normal("Updated").note("ConfigMap default/hello"))
         .run(reconciler())
         .await
         .unwrap();
@@ -69,7 +69,7 @@ async fn no_desired_child_deletes_the_existing_one() {
         .given(note_with("", converged()))
         .given(child(NAME, "hi"))
         .expect_delete::<ConfigMap>(Some(NS), NAME)
-        .expect_event(EventExpectation::normal("Deleted").note("ConfigMap hello"))
+        .expect_event(EventExpectation::normal("Deleted").note("ConfigMap default/hello"))
         .expect_status_update(status)
         .run(reconciler())
         .await
@@ -83,7 +83,7 @@ async fn extra_controlled_children_are_deleted() {
         .given(child(NAME, "hi"))
         .given(child("hello-old", "hi"))
         .expect_delete::<ConfigMap>(Some(NS), "hello-old")
-        .expect_event(EventExpectation::normal("Deleted").note("ConfigMap hello-old"))
+        .expect_event(EventExpectation::normal("Deleted").note("ConfigMap default/hello-old"))
         .run(reconciler())
         .await
         .unwrap();
@@ -137,7 +137,7 @@ async fn the_update_strategy_merges_into_the_live_object_and_replaces_it() {
             "metadata": {"name": NAME, "labels": {"team": "red"}, "ownerReferences": [owner()]},
             "data": {"text": "hi"},
         }))
-        .expect_event(EventExpectation::normal("Updated").note("ConfigMap hello"))
+        .expect_event(EventExpectation::normal("Updated").note("ConfigMap default/hello"))
         .run(reconciler_with(WriteStrategy::Update))
         .await
         .unwrap();
@@ -240,4 +240,29 @@ async fn a_generate_name_child_is_created_once_then_adopted() {
     assert!(second.writes().is_empty(), "{:#?}", second.writes());
     assert!(matches!(second.pass.unwrap().result, Ok(Outcome::Continue)));
     env.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_terminating_child_is_neither_written_nor_deleted_again_and_is_not_ready() {
+    let message =
+        "ConfigMap default/hello is being deleted; it will be created again once it is gone";
+    let mut live = child(NAME, "old");
+    live["metadata"]["deletionTimestamp"] = json!(T0);
+    live["metadata"]["finalizers"] = json!(["example.dev/hold"]);
+    let mut old = child("hello-old", "hi");
+    old["metadata"]["deletionTimestamp"] = json!(T0);
+    old["metadata"]["finalizers"] = json!(["example.dev/hold"]);
+    let mut status = converged();
+    status["conditions"] = json!([
+        condition("ConfigMapReady", "False", "Terminating", message),
+        condition("Ready", "False", "Terminating", message),
+    ]);
+    case("terminating child")
+        .given(note_with("hi", converged()))
+        .given(live)
+        .given(old)
+        .expect_status_update(status)
+        .run(reconciler())
+        .await
+        .unwrap();
 }

@@ -92,7 +92,7 @@ async fn one_action_mode_makes_one_mutation_then_yields() {
     let report = case("one action")
         .given(note("hi"))
         .expect_apply(json!({"kind": "ConfigMap", "metadata": {"name": NAME}}))
-        .expect_event(EventExpectation::normal("Created").note("ConfigMap hello"))
+        .expect_event(EventExpectation::normal("Created").note("ConfigMap default/hello"))
         .expect_err("Yield", |e| matches!(e, Error::Yield))
         .run(reconciler)
         .await
