@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::announce::{Mutation, announce, describe};
+use super::written::Written;
 use super::{SubReconciler, Wiring};
 use crate::cache::CachedKind;
 use crate::command::{Command, Target};
@@ -103,6 +104,7 @@ pub struct ChildReconciler<P, C> {
     strategy: WriteStrategy,
     field_manager: Option<String>,
     condition: String,
+    written: Written,
 }
 
 impl<P, C> std::fmt::Debug for ChildReconciler<P, C> {
@@ -231,6 +233,7 @@ where
             strategy: WriteStrategy::default(),
             field_manager: None,
             condition: format!("{}Ready", C::kind(&())),
+            written: Written::default(),
         }
     }
 
@@ -427,10 +430,11 @@ where
                     &serde_json::to_value(&desired)?,
                 ) =>
             {
+                self.written.seen(live.as_ref());
                 ChildOutcome::Unchanged(live.as_ref().clone())
             }
             (WriteStrategy::Apply { force }, live) => {
-                let created = live.is_none();
+                let cached = live.is_some();
                 let mut object = serde_json::to_value(&desired)?;
                 set_type::<C>(&mut object);
                 let manager = self
@@ -446,16 +450,18 @@ where
                     })
                     .await?;
                 let child = result_or(out, &desired)?;
-                let mutation = if created {
-                    Mutation::Created
-                } else {
-                    Mutation::Updated
-                };
-                announce(cx, mutation, &child, &self.describe(&child), None).await;
-                if created {
-                    ChildOutcome::Created(child)
-                } else {
-                    ChildOutcome::Updated(child)
+                // The API's answer, not the cache, says what the apply did: on a cache that lags behind the
+                // previous pass's create, the apply is a no-op and the child is not announced again.
+                match self.written.applied(cached, &child) {
+                    None => ChildOutcome::Unchanged(child),
+                    Some(mutation) => {
+                        announce(cx, mutation, &child, &self.describe(&child), None).await;
+                        if mutation == Mutation::Created {
+                            ChildOutcome::Created(child)
+                        } else {
+                            ChildOutcome::Updated(child)
+                        }
+                    }
                 }
             }
             (WriteStrategy::Update, None) => match self.create(cx, &desired).await {

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::announce::{Mutation, announce, describe};
 use super::child::{contains, controlled_by, is_terminating, prepare, stamp_desired_hash};
+use super::written::Written;
 use super::{ChildOutcome, SubReconciler, Wiring};
 use crate::cache::CachedKind;
 use crate::command::{Command, Target, display_name};
@@ -40,6 +41,7 @@ pub struct ChildSetReconciler<P, C> {
     reflect: Option<ReflectSetFn<P, C>>,
     force: bool,
     condition: String,
+    written: Written,
 }
 
 impl<P, C> std::fmt::Debug for ChildSetReconciler<P, C> {
@@ -69,6 +71,7 @@ where
             reflect: None,
             force: true,
             condition: format!("{}sReady", C::kind(&())),
+            written: Written::default(),
         }
     }
 
@@ -161,6 +164,7 @@ where
             if let Some(l) = &live
                 && contains(&serde_json::to_value(l.as_ref())?, &object)
             {
+                self.written.seen(l.as_ref());
                 outcomes.insert(id, ChildOutcome::Unchanged(l.as_ref().clone()));
                 continue;
             }
@@ -178,19 +182,18 @@ where
                 Some(v) => serde_json::from_value(v)?,
                 None => d.clone(),
             };
-            let mutation = if live.is_none() {
-                Mutation::Created
-            } else {
-                Mutation::Updated
+            // What the apply did, from the API's answer (a cache that lags makes it a no-op, not a create).
+            let outcome = match self.written.applied(live.is_some(), &child) {
+                None => ChildOutcome::Unchanged(child),
+                Some(mutation) => {
+                    announce(cx, mutation, &child, &describe(&child), None).await;
+                    match mutation {
+                        Mutation::Created => ChildOutcome::Created(child),
+                        _ => ChildOutcome::Updated(child),
+                    }
+                }
             };
-            announce(cx, mutation, &child, &describe(&child), None).await;
-            outcomes.insert(
-                id,
-                match mutation {
-                    Mutation::Created => ChildOutcome::Created(child),
-                    _ => ChildOutcome::Updated(child),
-                },
-            );
+            outcomes.insert(id, outcome);
         }
         // Only a controlled child at a place no desired child takes is extra: one the pass just wrote, or whose
         // id was edited, is kept (and the apply above put its id back).

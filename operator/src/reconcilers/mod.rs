@@ -13,6 +13,7 @@ mod finalizer;
 mod flow;
 mod sequence;
 mod sync;
+mod written;
 
 pub use cast::CastReconciler;
 pub use child::{ChildOutcome, ChildReconciler, DESIRED_HASH, WriteStrategy, desired_hash};
