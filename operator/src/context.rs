@@ -1,6 +1,7 @@
 //! What a step sees of the world during one pass: caches, the stash, commands, conditions, tracking.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::ObjectReference;
@@ -52,6 +53,8 @@ pub struct Context {
     tracks: Vec<TrackKey>,
     conditions: Vec<ConditionUpdate>,
     mutations: usize,
+    /// What earlier steps of this pass decided, by type (the child steps' outcomes).
+    decided: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -85,7 +88,18 @@ impl Context {
             tracks: Vec::new(),
             conditions: Vec::new(),
             mutations: 0,
+            decided: HashMap::new(),
         }
+    }
+
+    /// Keeps what a step decided for later steps of the pass, one value per type (a later one replaces it).
+    pub(crate) fn decide<T: Any + Send + Sync>(&mut self, value: T) {
+        self.decided.insert(TypeId::of::<T>(), Box::new(value));
+    }
+
+    /// What an earlier step of this pass decided, of type `T`.
+    pub(crate) fn decided<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.decided.get(&TypeId::of::<T>())?.downcast_ref::<T>()
     }
 
     /// Attaches the author's own data (clients, configuration), read back with [`Context::data`].

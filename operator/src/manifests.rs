@@ -9,8 +9,15 @@
 //! | the parent's status | `<plural>/status` | patch, update |
 //! | each owned (child) kind | `<plural>` | get, list, watch, create, patch, update, delete |
 //! | each tracked or watched kind | `<plural>` | get, list, watch |
+//! | owned RoleBindings | `rbac.authorization.k8s.io` `roles`, `clusterroles` | bind |
+//! | owned ClusterRoleBindings | `rbac.authorization.k8s.io` `clusterroles` | bind |
 //! | events | `events.k8s.io` `events` | create, patch |
 //! | leader election, if on | `coordination.k8s.io` `leases` | get, create, update |
+//!
+//! Writing a binding to a role needs `bind` on that role (RBAC's escalation check), unless the operator holds
+//! every permission the role grants. Which roles the bindings name is in the desired functions, not the
+//! wiring, so the derived `bind` covers every role; narrow it with [`Manifests::bind_only`]. Rules the wiring
+//! cannot know (a read through the client, say) are added with [`Manifests::rule`].
 //!
 //! ```
 //! # use operator::{Reconciler, manifests::Manifests};
@@ -54,6 +61,19 @@ pub const READ_VERBS: &[&str] = &["get", "list", "watch"];
 pub const EVENT_VERBS: &[&str] = &["create", "patch"];
 /// Verbs on `coordination.k8s.io` leases, for leader election.
 pub const LEASE_VERBS: &[&str] = &["get", "create", "update"];
+/// Verbs on the roles an operator's own RoleBindings and ClusterRoleBindings refer to.
+pub const BIND_VERBS: &[&str] = &["bind"];
+
+const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
+
+/// The role resources a binding of this owned resource may refer to.
+fn bound_roles(group: &str, plural: &str) -> &'static [&'static str] {
+    match (group, plural) {
+        (RBAC_GROUP, "rolebindings") => &["roles", "clusterroles"],
+        (RBAC_GROUP, "clusterrolebindings") => &["clusterroles"],
+        _ => &[],
+    }
+}
 
 /// The RBAC rules a reconciler of `P` with this wiring needs.
 pub fn rules<P: Resource<DynamicType = ()>>(wiring: &Wiring) -> Vec<PolicyRule> {
@@ -70,6 +90,11 @@ pub fn rules<P: Resource<DynamicType = ()>>(wiring: &Wiring) -> Vec<PolicyRule> 
             Role::Tracked | Role::Watched => READ_VERBS,
         };
         rules.add(&kind.group, &kind.plural, verbs);
+        if kind.role == Role::Owned {
+            for roles in bound_roles(&kind.group, &kind.plural) {
+                rules.add(RBAC_GROUP, roles, BIND_VERBS);
+            }
+        }
     }
     rules.add("events.k8s.io", "events", EVENT_VERBS);
     rules.into_rules()
@@ -85,6 +110,16 @@ impl Rules {
             .entry((group.to_string(), resource.to_string()))
             .or_default()
             .extend(verbs.iter().map(|v| v.to_string()));
+    }
+
+    fn remove_verbs(&mut self, group: &str, resource: &str, verbs: &[&str]) {
+        let key = (group.to_string(), resource.to_string());
+        if let Some(have) = self.0.get_mut(&key) {
+            have.retain(|v| !verbs.contains(&v.as_str()));
+            if have.is_empty() {
+                self.0.remove(&key);
+            }
+        }
     }
 
     fn merge(&mut self, rules: &[PolicyRule]) {
@@ -132,6 +167,8 @@ pub struct Manifests {
     leader_election: bool,
     crds: Vec<CustomResourceDefinition>,
     rules: Rules,
+    extra: Vec<PolicyRule>,
+    bind_only: Option<Vec<(String, String)>>,
 }
 
 impl Manifests {
@@ -146,6 +183,8 @@ impl Manifests {
             leader_election: false,
             crds: Vec::new(),
             rules: Rules::default(),
+            extra: Vec::new(),
+            bind_only: None,
         }
     }
 
@@ -185,13 +224,73 @@ impl Manifests {
         self
     }
 
+    /// Adds a rule the wiring cannot derive, as it is (with its `resourceNames`, if any).
+    ///
+    /// ```
+    /// # use k8s_openapi::api::rbac::v1::PolicyRule;
+    /// # use operator::manifests::Manifests;
+    /// let m = Manifests::new("op").rule(PolicyRule {
+    ///     api_groups: Some(vec!["".into()]),
+    ///     resources: Some(vec!["nodes".into()]),
+    ///     verbs: vec!["get".into(), "list".into()],
+    ///     ..Default::default()
+    /// });
+    /// assert!(m.rules().iter().any(|r| r.resources == Some(vec!["nodes".into()])));
+    /// ```
+    pub fn rule(mut self, rule: PolicyRule) -> Self {
+        self.extra.push(rule);
+        self
+    }
+
+    /// Restricts the derived `bind` to these roles, as (`Role` or `ClusterRole`, name): the operator can then
+    /// write bindings to them only.
+    ///
+    /// ```
+    /// # use operator::manifests::Manifests;
+    /// let m = Manifests::new("op").bind_only([("ClusterRole", "admin")]);
+    /// # let _ = m;
+    /// ```
+    pub fn bind_only<'a>(mut self, roles: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        self.bind_only = Some(
+            roles
+                .into_iter()
+                .map(|(kind, name)| (kind.to_string(), name.to_string()))
+                .collect(),
+        );
+        self
+    }
+
     /// The ClusterRole's rules.
     pub fn rules(&self) -> Vec<PolicyRule> {
         let mut rules = self.rules.clone();
         if self.leader_election {
             rules.add("coordination.k8s.io", "leases", LEASE_VERBS);
         }
-        rules.into_rules()
+        let mut out = Vec::new();
+        if let Some(only) = &self.bind_only {
+            rules.remove_verbs(RBAC_GROUP, "roles", BIND_VERBS);
+            rules.remove_verbs(RBAC_GROUP, "clusterroles", BIND_VERBS);
+            for (kind, resource) in [("Role", "roles"), ("ClusterRole", "clusterroles")] {
+                let names: Vec<String> = only
+                    .iter()
+                    .filter(|(k, _)| k == kind)
+                    .map(|(_, n)| n.clone())
+                    .collect();
+                if !names.is_empty() {
+                    out.push(PolicyRule {
+                        api_groups: Some(vec![RBAC_GROUP.into()]),
+                        resources: Some(vec![resource.into()]),
+                        resource_names: Some(names),
+                        verbs: BIND_VERBS.iter().map(|v| v.to_string()).collect(),
+                        ..Default::default()
+                    });
+                }
+            }
+        }
+        let mut all = rules.into_rules();
+        all.extend(out);
+        all.extend(self.extra.iter().cloned());
+        all
     }
 
     fn meta(&self, namespaced: bool) -> ObjectMeta {
@@ -406,6 +505,49 @@ mod tests {
         w.watches::<Namespace>();
         w.owns::<Namespace>();
         assert_eq!(verbs(&rules::<Parent>(&w), "", "namespaces"), OWNED_VERBS);
+    }
+
+    #[test]
+    fn owned_role_bindings_need_bind_on_the_roles_they_name() {
+        use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, RoleBinding};
+        let mut w = Wiring::default();
+        w.owns::<RoleBinding>();
+        let derived = rules::<Namespace>(&w);
+        assert_eq!(verbs(&derived, RBAC_GROUP, "roles"), BIND_VERBS);
+        assert_eq!(verbs(&derived, RBAC_GROUP, "clusterroles"), BIND_VERBS);
+        let mut w = Wiring::default();
+        w.owns::<ClusterRoleBinding>();
+        let derived = rules::<Namespace>(&w);
+        assert!(verbs(&derived, RBAC_GROUP, "roles").is_empty());
+        assert_eq!(verbs(&derived, RBAC_GROUP, "clusterroles"), BIND_VERBS);
+        // A RoleBinding only read grants no bind.
+        let mut w = Wiring::default();
+        w.tracks::<RoleBinding>();
+        assert!(verbs(&rules::<Namespace>(&w), RBAC_GROUP, "clusterroles").is_empty());
+    }
+
+    #[test]
+    fn bind_can_be_narrowed_to_named_roles_and_rules_added() {
+        use k8s_openapi::api::rbac::v1::RoleBinding;
+        let mut w = Wiring::default();
+        w.owns::<RoleBinding>();
+        let mut m = Manifests::new("op");
+        m.rules.merge(&rules::<Namespace>(&w));
+        let m = m.bind_only([("ClusterRole", "admin")]).rule(PolicyRule {
+            api_groups: Some(vec!["".into()]),
+            resources: Some(vec!["nodes".into()]),
+            verbs: vec!["list".into()],
+            ..Default::default()
+        });
+        let rules = m.rules();
+        let binds: Vec<&PolicyRule> = rules
+            .iter()
+            .filter(|r| r.verbs.contains(&"bind".to_string()))
+            .collect();
+        assert_eq!(binds.len(), 1, "{rules:#?}");
+        assert_eq!(binds[0].resources, Some(vec!["clusterroles".to_string()]));
+        assert_eq!(binds[0].resource_names, Some(vec!["admin".to_string()]));
+        assert_eq!(verbs(&rules, "", "nodes"), ["list"]);
     }
 
     #[test]

@@ -305,11 +305,14 @@ where
         let outcome = match self.sync(parent, cx).await {
             Ok((outcome, o)) => {
                 self.report(parent, &o);
+                cx.decide(o);
                 outcome
             }
             Err(e) => {
                 if !matches!(e, Error::Yield) && !e.is_conflict() {
-                    self.report(parent, &ChildOutcome::Failed(e.to_string()));
+                    let failed = ChildOutcome::<C>::Failed(e.to_string());
+                    self.report(parent, &failed);
+                    cx.decide(failed);
                 }
                 return Err(e);
             }
@@ -542,6 +545,25 @@ where
         )
         .await;
         Ok(())
+    }
+}
+
+impl Context {
+    /// What the child step of kind `C` decided earlier in this pass (`None` before it ran, or without one):
+    /// a later step's desired function can build on it without reading it back from status.
+    ///
+    /// ```
+    /// # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+    /// # use operator::{ChildOutcome, Context};
+    /// fn desired_secret(cx: &Context) -> Option<Secret> {
+    ///     // Only once the ConfigMap step has its child in place.
+    ///     let config = cx.child_outcome::<ConfigMap>()?.child()?;
+    ///     # let _ = config;
+    ///     Some(Secret::default())
+    /// }
+    /// ```
+    pub fn child_outcome<C: Send + Sync + 'static>(&self) -> Option<&ChildOutcome<C>> {
+        self.decided::<ChildOutcome<C>>()
     }
 }
 

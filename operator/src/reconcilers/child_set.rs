@@ -260,7 +260,33 @@ where
         if let Some(r) = &self.reflect {
             r(parent, &outcomes);
         }
+        cx.decide(outcomes);
         Ok(Outcome::Continue)
+    }
+}
+
+impl Context {
+    /// What the child-set step of kind `C` decided earlier in this pass, by id (`None` before it ran, or
+    /// without one): a later step can, for example, put children only into the namespaces a set of Namespaces
+    /// really owns, without reading them back from status.
+    ///
+    /// ```
+    /// # use k8s_openapi::api::core::v1::Namespace;
+    /// # use operator::{ChildOutcome, Context};
+    /// /// The namespaces this parent's Namespace set has in place (not refused, not terminating).
+    /// fn owned_namespaces(cx: &Context) -> Vec<String> {
+    ///     cx.child_outcomes::<Namespace>()
+    ///         .into_iter()
+    ///         .flatten()
+    ///         .filter(|(_, o)| !o.is_terminating())
+    ///         .filter_map(|(_, o)| o.child()?.metadata.name.clone())
+    ///         .collect()
+    /// }
+    /// ```
+    pub fn child_outcomes<C: Send + Sync + 'static>(
+        &self,
+    ) -> Option<&BTreeMap<String, ChildOutcome<C>>> {
+        self.decided::<BTreeMap<String, ChildOutcome<C>>>()
     }
 }
 

@@ -205,3 +205,38 @@ async fn a_terminating_extra_is_not_deleted_again() {
         .await
         .unwrap();
 }
+
+#[tokio::test]
+async fn a_later_step_reads_what_the_set_decided_in_this_pass() {
+    use k8s_openapi::api::core::v1::ServiceAccount;
+    // The account lists the items whose ConfigMap is in place, read from the set's outcomes, not from status.
+    let summary = |note: &Note, cx: &mut Context| -> operator::Result<Option<ServiceAccount>> {
+        let items: Vec<String> = cx
+            .child_outcomes::<ConfigMap>()
+            .into_iter()
+            .flatten()
+            .filter(|(_, o)| o.child().is_some() && !o.is_terminating())
+            .map(|(id, _)| id.clone())
+            .collect();
+        let mut sa = ServiceAccount::default();
+        sa.metadata.name = Some(note.name_any());
+        sa.metadata.annotations = Some([("items".to_string(), items.join(","))].into());
+        Ok(Some(sa))
+    };
+    let reconciler = Reconciler::new("notes")
+        .step(ChildSetReconciler::new("items", desired_items, item_of))
+        .step(operator::ChildReconciler::new("summary", summary));
+    case("outcomes in the context")
+        .given(converged_set())
+        .given(item("a", "hi"))
+        .given(terminating(item("b", "hi")))
+        .expect_apply(json!({
+            "kind": "ServiceAccount",
+            "metadata": {"name": "hello", "annotations": {"items": "a"}},
+        }))
+        .expect_event(EventExpectation::normal("Created").note("ServiceAccount default/hello"))
+        .ignore(operator::testing::table::Category::Status)
+        .run(reconciler)
+        .await
+        .unwrap();
+}
