@@ -256,12 +256,15 @@ impl<P: ParentKind> Reconciler<P> {
             status.set_observed_generation(generation);
         }
         let after = serde_json::to_value(&*status)?;
-        if after != serde_json::to_value(before)? {
+        let stored = serde_json::to_value(before)?;
+        if after != stored {
             let target = Target::of(parent);
             let write = cx
                 .execute(Command::UpdateStatus {
                     target,
-                    status: after,
+                    // The write is a merge patch: a field the computed status no longer has must be sent as
+                    // `null`, or the stored status keeps it and every later pass writes again.
+                    status: with_removals(&stored, after),
                     // Steps may have written the parent (a finalizer added): guard with its latest version.
                     resource_version: working.resource_version(),
                 })
@@ -291,6 +294,23 @@ impl<P: ParentKind> Reconciler<P> {
     }
 }
 
+/// `after`, with `null` for every field `before` has and `after` lacks (in nested objects too), so that a JSON
+/// merge patch of `after` over `before` gives exactly `after`.
+fn with_removals(before: &serde_json::Value, mut after: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    if let (Value::Object(b), Value::Object(a)) = (before, &mut after) {
+        for (key, old) in b {
+            match a.get_mut(key) {
+                None => {
+                    a.insert(key.clone(), Value::Null);
+                }
+                Some(new) => *new = with_removals(old, std::mem::take(new)),
+            }
+        }
+    }
+    after
+}
+
 /// The parents named as controller in an object's owner references.
 pub(crate) fn controller_parents<P: Resource<DynamicType = ()>>(
     api_version: &str,
@@ -314,4 +334,49 @@ pub(crate) fn controller_parents<P: Resource<DynamicType = ()>>(
             o
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_removals;
+    use serde_json::json;
+
+    #[test]
+    fn removed_fields_become_nulls_at_every_depth() {
+        let before = json!({"a": 1, "message": "x", "nested": {"keep": 1, "gone": 2}, "list": [1]});
+        let after = json!({"a": 2, "nested": {"keep": 1}, "list": []});
+        assert_eq!(
+            with_removals(&before, after),
+            json!({"a": 2, "message": null, "nested": {"keep": 1, "gone": null}, "list": []})
+        );
+    }
+
+    #[test]
+    fn a_merge_patch_of_the_result_gives_exactly_the_computed_status() {
+        let before = json!({"message": "x", "nested": {"gone": 2, "keep": 1}});
+        let after = json!({"nested": {"keep": 1}, "new": true});
+        let mut stored = before.clone();
+        json_patch_merge(&mut stored, &with_removals(&before, after.clone()));
+        assert_eq!(stored, after);
+    }
+
+    /// RFC 7386.
+    fn json_patch_merge(target: &mut serde_json::Value, patch: &serde_json::Value) {
+        use serde_json::Value;
+        if let Value::Object(p) = patch {
+            if !target.is_object() {
+                *target = Value::Object(Default::default());
+            }
+            let t = target.as_object_mut().expect("an object");
+            for (k, v) in p {
+                if v.is_null() {
+                    t.remove(k);
+                } else {
+                    json_patch_merge(t.entry(k.clone()).or_insert(Value::Null), v);
+                }
+            }
+        } else {
+            *target = patch.clone();
+        }
+    }
 }
