@@ -50,6 +50,9 @@ pub enum Error {
     /// In one-action mode, the pass used its one mutating command and ends here.
     #[error("the pass performed its one mutating command")]
     Yield,
+    /// A step panicked; the pass failed with the panic's message, and the controller goes on.
+    #[error("a step panicked: {0}")]
+    Panicked(String),
     /// Any other failure reported by an author's step.
     #[error("{0}")]
     Custom(String),

@@ -1,11 +1,12 @@
 //! The root reconciler of one kind: reads the parent from the cache, runs the steps, writes status once.
 
 use std::any::Any;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use futures::stream::BoxStream;
+use futures::{FutureExt, StreamExt};
 use k8s_openapi::jiff::Timestamp;
 use kube::core::object::HasStatus;
 use kube::runtime::reflector::ObjectRef;
@@ -211,7 +212,19 @@ impl<P: ParentKind> Reconciler<P> {
                 context: cx,
             };
         }
-        let result = self.steps.reconcile(&mut working, &mut cx).await;
+        // A panic in a step fails this pass like an error (Ready=False, a Warning event, backoff) instead of
+        // ending the controller's stream, which would stop every other parent of the kind.
+        let result = match AssertUnwindSafe(self.steps.reconcile(&mut working, &mut cx))
+            .catch_unwind()
+            .await
+        {
+            Ok(result) => result,
+            Err(panic) => {
+                let message = panic_message(panic.as_ref());
+                tracing::error!(parent = %parent.name_any(), panic = %message, "a step panicked");
+                Err(Error::Panicked(message))
+            }
+        };
         let result = self
             .finish(parent, &mut working, &before, result, &mut cx)
             .await;
@@ -292,6 +305,15 @@ impl<P: ParentKind> Reconciler<P> {
         }
         result
     }
+}
+
+/// The text a panic carried (`panic!("..")` or `panic!("{}", ..)`).
+fn panic_message(panic: &(dyn Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
 /// `after`, with `null` for every field `before` has and `after` lacks (in nested objects too), so that a JSON

@@ -317,3 +317,99 @@ async fn a_field_the_desired_state_stops_setting_is_removed() {
         .expect("stopped")
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_step_fails_its_pass_and_the_controller_goes_on() {
+    let server = ApiServer::new();
+    let client = server.client();
+    install::<Memo>(&client).await;
+    let boom = |m: &Memo, cx: &mut Context| -> operator::Result<Option<ConfigMap>> {
+        if m.spec.body == "boom" {
+            panic!("body must not be boom");
+        }
+        memo_configmap(m, cx)
+    };
+    let op = Operator::new(client.clone())
+        .controller(Reconciler::<Memo>::new("memos").step(ChildReconciler::new("cm", boom)));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(op.run_until(async move {
+        let _ = stopped.await;
+    }));
+    let memos: Api<Memo> = Api::namespaced(client.clone(), "default");
+    memos
+        .create(
+            &PostParams::default(),
+            &Memo::new(
+                "bad",
+                MemoSpec {
+                    body: "boom".into(),
+                },
+            ),
+        )
+        .await
+        .unwrap();
+    // The panic is the pass's error: Ready=False with its message.
+    let mut ready = None;
+    for _ in 0..400 {
+        ready = memos
+            .get("bad")
+            .await
+            .unwrap()
+            .status
+            .and_then(|s| s.conditions.into_iter().find(|c| c.type_ == "Ready"));
+        if ready.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let ready = ready.expect("a Ready condition on the panicking memo");
+    assert_eq!(
+        (ready.status.as_str(), ready.reason.as_str()),
+        ("False", "ReconcileError")
+    );
+    assert!(
+        ready
+            .message
+            .contains("a step panicked: body must not be boom"),
+        "{ready:?}"
+    );
+    // Parents created after the panic are still reconciled.
+    memos
+        .create(
+            &PostParams::default(),
+            &Memo::new(
+                "good",
+                MemoSpec {
+                    body: "fine".into(),
+                },
+            ),
+        )
+        .await
+        .unwrap();
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let mut found = None;
+    for _ in 0..400 {
+        found = cms.get_opt("memo-good").await.unwrap();
+        if found.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(found.is_some(), "the controller stopped after the panic");
+    let events: Api<k8s_openapi::api::events::v1::Event> = Api::namespaced(client, "default");
+    let warnings: Vec<_> = events
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter(|e| e.type_.as_deref() == Some("Warning"))
+        .filter(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some("bad"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    let _ = stop.send(());
+    tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .expect("stopped")
+        .unwrap();
+}
