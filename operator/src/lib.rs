@@ -17,6 +17,7 @@ pub mod controller;
 pub mod error;
 pub mod manifests;
 pub mod outcome;
+mod own_status;
 pub mod reconciler;
 pub mod reconcilers;
 pub mod stash;

@@ -12,6 +12,7 @@ use kube::core::object::HasStatus;
 use kube::runtime::reflector::ObjectRef;
 use kube::{Resource, ResourceExt};
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::cache::{CachedKind, Caches, Change};
 use crate::command::{Command, Dispatcher, Target};
@@ -19,6 +20,7 @@ use crate::conditions::{self, ConditionUpdate, READY, ReconcilerStatus};
 use crate::context::{Context, Settings};
 use crate::error::{Error, Result};
 use crate::outcome::Outcome;
+use crate::own_status::OwnStatus;
 use crate::reconcilers::{Sequence, SubReconciler, Wiring, WiringFn};
 
 /// What a parent kind must be: a cached, serializable resource whose status holds conditions.
@@ -49,6 +51,7 @@ pub struct Reconciler<P: ParentKind> {
     pub(crate) concurrency: u16,
     pub(crate) debounce: Duration,
     clock: Arc<dyn Fn() -> Timestamp + Send + Sync>,
+    own_status: Arc<OwnStatus>,
 }
 
 impl<P: ParentKind> std::fmt::Debug for Reconciler<P> {
@@ -82,6 +85,7 @@ impl<P: ParentKind> Reconciler<P> {
             concurrency: 0,
             debounce: Duration::ZERO,
             clock: Arc::new(Timestamp::now),
+            own_status: Arc::default(),
         }
     }
 
@@ -191,7 +195,17 @@ impl<P: ParentKind> Reconciler<P> {
         )
         .with_data(self.data.clone());
         let mut working = parent.clone();
-        let before = parent.status().cloned().unwrap_or_default();
+        // The cache may not show the status the previous pass wrote yet: start from what was written.
+        if let Some(written) = self.own_status.newer_than_cached(parent)
+            && let Ok(mut value) = serde_json::to_value(parent)
+        {
+            value["status"] = written.status;
+            value["metadata"]["resourceVersion"] = Value::String(written.resource_version);
+            if let Ok(newer) = serde_json::from_value(value) {
+                working = newer;
+            }
+        }
+        let before = working.status().cloned().unwrap_or_default();
         if working.status_mut().is_none() {
             *working.status_mut() = Some(Default::default());
         }
@@ -283,7 +297,11 @@ impl<P: ParentKind> Reconciler<P> {
                 })
                 .await;
             match write {
-                Ok(_) => {}
+                Ok(answer) => {
+                    if let (Some(uid), Some(answer)) = (parent.uid(), answer) {
+                        self.own_status.wrote(&uid, &answer);
+                    }
+                }
                 Err(e) if e.is_conflict() => {
                     tracing::debug!(parent = %parent.name_any(), "status write conflicted; requeueing");
                     return Err(e);

@@ -1,0 +1,137 @@
+//! The statuses a controller wrote that its cache may not show yet, so a pass on a parent the cache has not
+//! caught up with starts from the status the controller last wrote, not from an older cached one.
+//!
+//! Without it, a pass triggered (by a child's event, say) before the parent's watch delivers the status the
+//! previous pass wrote compares the computed status with the stale one, finds them different, and writes
+//! again: a second status write for one change on a fast cluster, a `409 Conflict` on the stale
+//! `resourceVersion` on a slower one.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+
+use kube::Resource;
+use serde_json::Value;
+
+/// How many parents' written statuses are remembered at most (an entry goes as soon as the cache shows it).
+const CAPACITY: usize = 16_384;
+
+/// A status this controller wrote: the parent's `resourceVersion` after the write, and the status.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct WrittenStatus {
+    pub(crate) resource_version: String,
+    pub(crate) status: Value,
+}
+
+/// The last status written per parent uid, until the cache shows it.
+#[derive(Debug, Default)]
+pub(crate) struct OwnStatus {
+    recent: Mutex<Recent>,
+}
+
+#[derive(Debug, Default)]
+struct Recent {
+    written: HashMap<String, WrittenStatus>,
+    order: VecDeque<String>,
+}
+
+/// Whether a cached `resourceVersion` shows a write that answered `written`. Resource versions are opaque,
+/// but etcd's are numbers; when either is not, the cache is trusted.
+fn caught_up(cached: &str, written: &str) -> bool {
+    match (cached.parse::<u64>(), written.parse::<u64>()) {
+        (Ok(c), Ok(w)) => c >= w,
+        _ => true,
+    }
+}
+
+impl OwnStatus {
+    /// The status last written to `parent` when the cached copy is older than that write; forgets the write
+    /// once the cache shows it (or anything newer).
+    pub(crate) fn newer_than_cached<P: Resource>(&self, parent: &P) -> Option<WrittenStatus> {
+        let meta = parent.meta();
+        let uid = meta.uid.as_ref()?;
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        let written = recent.written.get(uid)?;
+        let cached = meta.resource_version.as_deref().unwrap_or_default();
+        if caught_up(cached, &written.resource_version) {
+            // Its place in `order` goes when the capacity pushes it out.
+            recent.written.remove(uid);
+            return None;
+        }
+        Some(written.clone())
+    }
+
+    /// Remembers the status written to the parent `uid`, from the API server's answer.
+    pub(crate) fn wrote(&self, uid: &str, answer: &Value) {
+        let (Some(version), Some(status)) = (
+            answer["metadata"]["resourceVersion"].as_str(),
+            answer.get("status"),
+        ) else {
+            return;
+        };
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        if !recent.written.contains_key(uid) {
+            recent.order.push_back(uid.to_string());
+            while recent.order.len() > CAPACITY {
+                if let Some(old) = recent.order.pop_front() {
+                    recent.written.remove(&old);
+                }
+            }
+        }
+        recent.written.insert(
+            uid.to_string(),
+            WrittenStatus {
+                resource_version: version.to_string(),
+                status: status.clone(),
+            },
+        );
+    }
+
+    /// How many parents have a write the cache does not show yet.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.recent
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .written
+            .len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use serde_json::json;
+
+    fn cached(version: &str) -> ConfigMap {
+        let mut cm = ConfigMap::default();
+        cm.metadata.uid = Some("u".into());
+        cm.metadata.resource_version = Some(version.into());
+        cm
+    }
+
+    #[test]
+    fn a_stale_cache_gets_the_written_status_until_it_catches_up() {
+        let own = OwnStatus::default();
+        own.wrote(
+            "u",
+            &json!({"metadata": {"resourceVersion": "7"}, "status": {"a": 1}}),
+        );
+        let recalled = own.newer_than_cached(&cached("5")).expect("newer");
+        assert_eq!(recalled.resource_version, "7");
+        assert_eq!(recalled.status, json!({"a": 1}));
+        assert!(own.newer_than_cached(&cached("7")).is_none());
+        assert_eq!(own.len(), 0, "forgotten once seen");
+    }
+
+    #[test]
+    fn a_newer_cached_parent_wins() {
+        let own = OwnStatus::default();
+        own.wrote(
+            "u",
+            &json!({"metadata": {"resourceVersion": "7"}, "status": {}}),
+        );
+        assert!(own.newer_than_cached(&cached("9")).is_none());
+        assert_eq!(own.len(), 0);
+    }
+}
