@@ -7,12 +7,12 @@ use std::time::Duration;
 
 use futures::future::{BoxFuture, FutureExt};
 use futures::stream::{self, BoxStream, StreamExt};
-use kube::Client;
 use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
 use kube::runtime::reflector::ObjectRef;
+use kube::{Client, ResourceExt};
 use tokio::sync::watch;
 
-use crate::cache::Caches;
+use crate::cache::{Caches, Change};
 use crate::command::{ApiDispatcher, Dispatcher};
 use crate::error::Error;
 use crate::outcome::Outcome;
@@ -55,6 +55,82 @@ struct Shared<P: ParentKind> {
     backoff: Backoff,
     /// Set once every cache holds its first list.
     synced: tokio::sync::OnceCell<()>,
+}
+
+impl<P: ParentKind> Shared<P> {
+    fn parent_exists(&self, parent: &ObjectRef<P>) -> bool {
+        self.caches
+            .get::<P>()
+            .is_some_and(|c| c.get(parent.namespace.as_deref(), &parent.name).is_some())
+    }
+
+    /// Frees everything kept about a parent that was deleted: what it tracked, its failure count, the
+    /// reconciler's memory of its writes.
+    fn forget(&self, parent: &ObjectRef<P>, uid: Option<&str>) {
+        self.tracker.forget(parent);
+        self.failures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(parent);
+        if let Some(uid) = uid {
+            self.reconciler.forget(uid);
+        }
+    }
+
+    /// Forgets every parent the cache no longer holds.
+    fn sweep(&self) {
+        let Some(cache) = self.caches.get::<P>() else {
+            return;
+        };
+        for parent in self.tracker.parents() {
+            if !self.parent_exists(&parent) {
+                self.tracker.forget(&parent);
+            }
+        }
+        self.failures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|parent, _| {
+                cache
+                    .get(parent.namespace.as_deref(), &parent.name)
+                    .is_some()
+            });
+        let uids: std::collections::HashSet<String> = cache
+            .store()
+            .state()
+            .iter()
+            .filter_map(|p| p.uid())
+            .collect();
+        self.reconciler.retain(|uid| uids.contains(uid));
+    }
+}
+
+/// Forgets each parent the cache sees deleted, so per-parent state does not grow with churn. Runs until the
+/// cache goes away (then waits forever: the controller beside it decides when the runner ends).
+async fn forget_deleted<P: ParentKind>(
+    mut changes: tokio::sync::broadcast::Receiver<Change<P>>,
+    shared: Arc<Shared<P>>,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    loop {
+        match changes.recv().await {
+            Ok(Change::Deleted(parent)) => {
+                let obj_ref = ObjectRef::from_obj(parent.as_ref());
+                // A parent deleted and created again under the same name before this ran is not forgotten.
+                if !shared.parent_exists(&obj_ref) {
+                    shared.forget(&obj_ref, parent.uid().as_deref());
+                }
+            }
+            Ok(Change::Applied(_)) => {}
+            Err(RecvError::Lagged(missed)) => {
+                // Deletions were missed: forget every parent the cache no longer holds.
+                tracing::debug!(missed, "deletion stream lagged; sweeping per-parent state");
+                shared.sweep();
+            }
+            Err(RecvError::Closed) => break,
+        }
+    }
+    std::future::pending::<()>().await
 }
 
 type Runner = Box<dyn FnOnce(watch::Receiver<bool>) -> BoxFuture<'static, ()> + Send>;
@@ -130,6 +206,7 @@ impl Operator {
         let mapped: Vec<BoxStream<'static, Vec<ObjectRef<P>>>> =
             reconciler.mappers.iter().map(|m| m(&caches)).collect();
         let store = parent_cache.store().clone();
+        let deletions = parent_cache.changes();
         let trigger_tracker = tracker.clone();
         let trigger_store = store.clone();
         let triggers = stream::select_all(changes)
@@ -178,6 +255,7 @@ impl Operator {
                 let signal = async move {
                     let _ = stop.wait_for(|s| *s).await;
                 };
+                let forgetting = forget_deleted(deletions, shared.clone());
                 let controller = Controller::for_shared_stream(parent_stream, store)
                     .with_config(config)
                     .reconcile_on(triggers)
@@ -189,7 +267,10 @@ impl Operator {
                         }
                     });
                 async move {
-                    controller.await;
+                    tokio::select! {
+                        _ = controller => {},
+                        _ = forgetting => {},
+                    }
                     tracing::info!(controller = %name, "stopped");
                     let _ = deadline;
                 }
@@ -272,9 +353,15 @@ async fn reconcile<P: ParentKind>(parent: Arc<P>, shared: Arc<Shared<P>>) -> Res
         .reconciler
         .run_pass(parent.as_ref(), &shared.caches, shared.dispatcher.clone())
         .await;
-    shared
-        .tracker
-        .set(obj_ref.clone(), pass.context.tracks().to_vec());
+    if shared.parent_exists(&obj_ref) {
+        shared
+            .tracker
+            .set(obj_ref.clone(), pass.context.tracks().to_vec());
+    } else {
+        // Deleted while the pass ran: what it tracked would never be forgotten.
+        shared.forget(&obj_ref, parent.uid().as_deref());
+        return Ok(Action::await_change());
+    }
     let action = match pass.result {
         Ok(Outcome::Continue) | Ok(Outcome::Halt) => Action::await_change(),
         Ok(Outcome::RequeueAfter(d)) => Action::requeue(d),

@@ -86,6 +86,20 @@ impl OwnStatus {
         );
     }
 
+    /// Forgets the parent `uid` (it was deleted).
+    pub(crate) fn forget(&self, uid: &str) {
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        recent.written.remove(uid);
+    }
+
+    /// Forgets every parent whose uid `keep` rejects.
+    pub(crate) fn retain(&self, keep: impl Fn(&str) -> bool) {
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        recent.written.retain(|uid, _| keep(uid));
+        let Recent { written, order } = &mut *recent;
+        order.retain(|uid| written.contains_key(uid));
+    }
+
     /// How many parents have a write the cache does not show yet.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
@@ -133,5 +147,18 @@ mod tests {
         );
         assert!(own.newer_than_cached(&cached("9")).is_none());
         assert_eq!(own.len(), 0);
+    }
+
+    #[test]
+    fn deleted_parents_are_forgotten() {
+        let own = OwnStatus::default();
+        let answer = json!({"metadata": {"resourceVersion": "7"}, "status": {}});
+        own.wrote("a", &answer);
+        own.wrote("b", &answer);
+        own.wrote("c", &answer);
+        own.forget("a");
+        assert_eq!(own.len(), 2);
+        own.retain(|uid| uid == "b");
+        assert_eq!(own.len(), 1);
     }
 }

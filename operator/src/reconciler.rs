@@ -89,6 +89,16 @@ impl<P: ParentKind> Reconciler<P> {
         }
     }
 
+    /// Forgets what this reconciler keeps about the parent `uid` (it was deleted).
+    pub(crate) fn forget(&self, uid: &str) {
+        self.own_status.forget(uid);
+    }
+
+    /// Forgets what this reconciler keeps about every parent whose uid `keep` rejects.
+    pub(crate) fn retain(&self, keep: impl Fn(&str) -> bool) {
+        self.own_status.retain(keep);
+    }
+
     /// Appends a step; steps run in the order they are added.
     pub fn step(mut self, step: impl SubReconciler<P> + 'static) -> Self {
         self.steps.push(Box::new(step));

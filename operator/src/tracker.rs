@@ -196,6 +196,16 @@ impl<P: Resource<DynamicType = ()>> Tracker<P> {
         self.set(parent.clone(), Vec::new());
     }
 
+    /// The parents that track anything.
+    pub fn parents(&self) -> Vec<ObjectRef<P>> {
+        self.by_parent
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .keys()
+            .cloned()
+            .collect()
+    }
+
     /// The parents that tracked an object that just changed.
     pub fn parents_of<K: Resource<DynamicType = ()>>(&self, obj: &K) -> Vec<ObjectRef<P>> {
         let kind = K::kind(&());
