@@ -55,6 +55,8 @@ pub struct Context {
     mutations: usize,
     /// What earlier steps of this pass decided, by type (the child steps' outcomes).
     decided: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    /// `true` once the operator shuts down.
+    shutdown: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -89,7 +91,36 @@ impl Context {
             conditions: Vec::new(),
             mutations: 0,
             decided: HashMap::new(),
+            shutdown: None,
         }
+    }
+
+    /// Attaches the operator's shutdown signal (`true` once it shuts down), read by
+    /// [`shutting_down`](Self::shutting_down).
+    pub fn with_shutdown(mut self, shutdown: Option<tokio::sync::watch::Receiver<bool>>) -> Self {
+        self.shutdown = shutdown;
+        self
+    }
+
+    /// Resolves once the operator starts shutting down (never, outside a running operator): a step that waits
+    /// on something slow can stop early, e.g. `tokio::select!` between its work and this. A step still running
+    /// when the shutdown deadline passes is cancelled.
+    pub async fn shutting_down(&self) {
+        match self.shutdown.clone() {
+            Some(mut rx) => {
+                if rx.wait_for(|stopping| *stopping).await.is_err() {
+                    // The operator is gone: that is a shutdown too.
+                }
+            }
+            None => std::future::pending().await,
+        }
+    }
+
+    /// A client for the cluster, for steps that must call the API themselves (a read no cache holds, a
+    /// subresource). Writes made through it bypass the pass's commands: tests and logs do not see them, and
+    /// one-action mode does not count them; prefer the child steps for the objects the parent owns.
+    pub fn client(&self) -> kube::Client {
+        self.caches.client().clone()
     }
 
     /// Keeps what a step decided for later steps of the pass, one value per type (a later one replaces it).

@@ -55,6 +55,8 @@ struct Shared<P: ParentKind> {
     backoff: Backoff,
     /// Set once every cache holds its first list.
     synced: tokio::sync::OnceCell<()>,
+    /// The operator's shutdown signal, set when the controller starts.
+    stop: std::sync::OnceLock<watch::Receiver<bool>>,
 }
 
 impl<P: ParentKind> Shared<P> {
@@ -247,11 +249,13 @@ impl Operator {
             failures: Mutex::default(),
             backoff: self.backoff,
             synced: tokio::sync::OnceCell::new(),
+            stop: std::sync::OnceLock::new(),
         });
         let deadline = self.deadline;
         self.runners
             .push(Box::new(move |mut stop: watch::Receiver<bool>| {
                 let name = shared.reconciler.name().to_string();
+                let _ = shared.stop.set(stop.clone());
                 let signal = async move {
                     let _ = stop.wait_for(|s| *s).await;
                 };
@@ -351,7 +355,12 @@ async fn reconcile<P: ParentKind>(parent: Arc<P>, shared: Arc<Shared<P>>) -> Res
     };
     let pass = shared
         .reconciler
-        .run_pass(parent.as_ref(), &shared.caches, shared.dispatcher.clone())
+        .run_pass_until(
+            parent.as_ref(),
+            &shared.caches,
+            shared.dispatcher.clone(),
+            shared.stop.get().cloned(),
+        )
         .await;
     if shared.parent_exists(&obj_ref) {
         shared

@@ -195,6 +195,18 @@ impl<P: ParentKind> Reconciler<P> {
         caches: &Caches,
         dispatcher: Arc<dyn Dispatcher>,
     ) -> Pass {
+        self.run_pass_until(parent, caches, dispatcher, None).await
+    }
+
+    /// [`run_pass`](Self::run_pass), with the operator's shutdown signal for steps that await
+    /// ([`Context::shutting_down`]).
+    pub(crate) async fn run_pass_until(
+        &self,
+        parent: &P,
+        caches: &Caches,
+        dispatcher: Arc<dyn Dispatcher>,
+        shutdown: Option<tokio::sync::watch::Receiver<bool>>,
+    ) -> Pass {
         let now = (self.clock)();
         let mut cx = Context::new(
             caches.clone(),
@@ -203,7 +215,8 @@ impl<P: ParentKind> Reconciler<P> {
             parent.object_ref(&()),
             now,
         )
-        .with_data(self.data.clone());
+        .with_data(self.data.clone())
+        .with_shutdown(shutdown);
         let mut working = parent.clone();
         // The cache may not show the status the previous pass wrote yet: start from what was written.
         if let Some(written) = self.own_status.newer_than_cached(parent)

@@ -413,3 +413,53 @@ async fn a_panicking_step_fails_its_pass_and_the_controller_goes_on() {
         .expect("stopped")
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_step_that_waits_stops_on_the_shutdown_signal_instead_of_the_deadline() {
+    use futures::FutureExt;
+    use operator::SyncReconciler;
+    let server = ApiServer::new();
+    let client = server.client();
+    install::<Memo>(&client).await;
+    let waiting = Arc::new(AtomicUsize::new(0));
+    let entered = waiting.clone();
+    // A step that waits for something that never comes, but listens for shutdown.
+    let step = SyncReconciler::new_async("wait", move |_: &mut Memo, cx: &mut Context| {
+        let entered = entered.clone();
+        async move {
+            entered.fetch_add(1, Ordering::SeqCst);
+            tokio::select! {
+                _ = cx.shutting_down() => Ok(Outcome::Halt),
+                _ = std::future::pending::<()>() => Ok(Outcome::Continue),
+            }
+        }
+        .boxed()
+    });
+    let op = Operator::new(client.clone())
+        .shutdown_deadline(Duration::from_secs(120))
+        .controller(Reconciler::<Memo>::new("memos").step(step));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(op.run_until(async move {
+        let _ = stopped.await;
+    }));
+    Api::<Memo>::namespaced(client.clone(), "default")
+        .create(
+            &PostParams::default(),
+            &Memo::new("m", MemoSpec { body: "x".into() }),
+        )
+        .await
+        .unwrap();
+    for _ in 0..400 {
+        if waiting.load(Ordering::SeqCst) > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(waiting.load(Ordering::SeqCst), 1, "the step is waiting");
+    let _ = stop.send(());
+    // Well before the 120 s deadline: the step returned when told the operator is stopping.
+    tokio::time::timeout(Duration::from_secs(60), task)
+        .await
+        .expect("the operator stops when its waiting step hears the shutdown")
+        .unwrap();
+}

@@ -89,7 +89,9 @@ pub(crate) fn is_terminating<K: Resource>(obj: &K) -> bool {
     obj.meta().deletion_timestamp.is_some()
 }
 
-type DesiredFn<P, C> = Box<dyn Fn(&P, &mut Context) -> Result<Option<C>> + Send + Sync>;
+/// A desired-state function as the runtime keeps it: one that may await.
+type DesiredFn<P, C> =
+    Box<dyn for<'a> Fn(&'a P, &'a mut Context) -> BoxFuture<'a, Result<Option<C>>> + Send + Sync>;
 type ReflectFn<P, C> = Box<dyn Fn(&mut P, &ChildOutcome<C>) + Send + Sync>;
 type SanitizeFn<C> = Box<dyn Fn(&C) -> Value + Send + Sync>;
 
@@ -225,9 +227,42 @@ where
         name: impl Into<String>,
         desired: impl Fn(&P, &mut Context) -> Result<Option<C>> + Send + Sync + 'static,
     ) -> Self {
+        Self::with_desired(
+            name,
+            Box::new(move |parent: &P, cx: &mut Context| {
+                let out = desired(parent, cx);
+                async move { out }.boxed()
+            }),
+        )
+    }
+
+    /// A child step whose desired function awaits (reads an external system, say): an `async fn`, boxed.
+    ///
+    /// ```
+    /// # use futures::FutureExt;
+    /// # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+    /// # use operator::{ChildReconciler, Context};
+    /// async fn desired(cm: &ConfigMap, cx: &mut Context) -> operator::Result<Option<Secret>> {
+    ///     tokio::task::yield_now().await; // e.g. fetch a credential
+    ///     Ok(None)
+    /// }
+    /// let step = ChildReconciler::<ConfigMap, Secret>::new_async("secret", |cm, cx| desired(cm, cx).boxed());
+    /// # let _ = step;
+    /// ```
+    pub fn new_async(
+        name: impl Into<String>,
+        desired: impl for<'a> Fn(&'a P, &'a mut Context) -> BoxFuture<'a, Result<Option<C>>>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        Self::with_desired(name, Box::new(desired))
+    }
+
+    fn with_desired(name: impl Into<String>, desired: DesiredFn<P, C>) -> Self {
         Self {
             name: name.into(),
-            desired: Box::new(desired),
+            desired,
             reflect: None,
             sanitize: None,
             strategy: WriteStrategy::default(),
@@ -251,15 +286,22 @@ where
     pub fn generate_name(mut self) -> Self {
         let desired = self.desired;
         self.desired = Box::new(move |parent: &P, cx: &mut Context| {
-            let mut child = desired(parent, cx)?;
-            if let Some(child) = &mut child {
-                let meta = child.meta_mut();
-                if meta.name.as_deref().is_none_or(str::is_empty) && meta.generate_name.is_none() {
-                    meta.name = None;
-                    meta.generate_name = Some(format!("{}-", parent.name_any()));
+            let prefix = format!("{}-", parent.name_any());
+            let child = desired(parent, cx);
+            async move {
+                let mut child = child.await?;
+                if let Some(child) = &mut child {
+                    let meta = child.meta_mut();
+                    if meta.name.as_deref().is_none_or(str::is_empty)
+                        && meta.generate_name.is_none()
+                    {
+                        meta.name = None;
+                        meta.generate_name = Some(prefix);
+                    }
                 }
+                Ok(child)
             }
-            Ok(child)
+            .boxed()
         });
         self
     }
@@ -330,7 +372,7 @@ where
             .into_iter()
             .filter(|c| controlled_by(c.as_ref(), &uid))
             .collect();
-        let desired = (self.desired)(parent, cx)?;
+        let desired = (self.desired)(parent, cx).await?;
         let Some(mut desired) = desired else {
             let (terminating, live): (Vec<_>, Vec<_>) =
                 owned.iter().partition(|c| is_terminating(c.as_ref()));

@@ -21,7 +21,9 @@ use crate::error::{Error, Result};
 use crate::outcome::Outcome;
 use crate::tracker::TrackKey;
 
-type DesiredSetFn<P, C> = Box<dyn Fn(&P, &mut Context) -> Result<Vec<C>> + Send + Sync>;
+/// A desired-state function as the runtime keeps it: one that may await.
+type DesiredSetFn<P, C> =
+    Box<dyn for<'a> Fn(&'a P, &'a mut Context) -> BoxFuture<'a, Result<Vec<C>>> + Send + Sync>;
 type IdFn<C> = Box<dyn Fn(&C) -> String + Send + Sync>;
 type ReflectSetFn<P, C> = Box<dyn Fn(&mut P, &BTreeMap<String, ChildOutcome<C>>) + Send + Sync>;
 
@@ -64,9 +66,37 @@ where
         desired: impl Fn(&P, &mut Context) -> Result<Vec<C>> + Send + Sync + 'static,
         id: impl Fn(&C) -> String + Send + Sync + 'static,
     ) -> Self {
+        Self::with_desired(
+            name,
+            Box::new(move |parent: &P, cx: &mut Context| {
+                let out = desired(parent, cx);
+                async move { out }.boxed()
+            }),
+            id,
+        )
+    }
+
+    /// A child-set step whose desired function awaits: an `async fn`, boxed (as for
+    /// [`ChildReconciler::new_async`](super::ChildReconciler::new_async)).
+    pub fn new_async(
+        name: impl Into<String>,
+        desired: impl for<'a> Fn(&'a P, &'a mut Context) -> BoxFuture<'a, Result<Vec<C>>>
+        + Send
+        + Sync
+        + 'static,
+        id: impl Fn(&C) -> String + Send + Sync + 'static,
+    ) -> Self {
+        Self::with_desired(name, Box::new(desired), id)
+    }
+
+    fn with_desired(
+        name: impl Into<String>,
+        desired: DesiredSetFn<P, C>,
+        id: impl Fn(&C) -> String + Send + Sync + 'static,
+    ) -> Self {
         Self {
             name: name.into(),
-            desired: Box::new(desired),
+            desired,
             id: Box::new(id),
             reflect: None,
             force: true,
@@ -100,7 +130,7 @@ where
             .into_iter()
             .filter(|c| controlled_by(c.as_ref(), &uid))
             .collect();
-        let desired = (self.desired)(parent, cx)?;
+        let desired = (self.desired)(parent, cx).await?;
         let mut outcomes: BTreeMap<String, ChildOutcome<C>> = BTreeMap::new();
         // Where each desired child lives: a live child is matched to a desired one by this, never by its
         // id, which is read from fields anyone can edit.

@@ -1,4 +1,4 @@
-//! A step that is a plain function of the parent and the context, with an optional finalize half.
+//! A step that is a function of the parent and the context (plain or async), with an optional finalize half.
 
 use futures::future::{BoxFuture, FutureExt};
 
@@ -7,7 +7,19 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::outcome::Outcome;
 
-type SyncFn<P> = Box<dyn Fn(&mut P, &mut Context) -> Result<Outcome> + Send + Sync>;
+/// A step function as the runtime keeps it: one that may await.
+type StepFn<P> =
+    Box<dyn for<'a> Fn(&'a mut P, &'a mut Context) -> BoxFuture<'a, Result<Outcome>> + Send + Sync>;
+
+/// A plain function as a [`StepFn`].
+fn plain<P: Send + Sync>(
+    f: impl Fn(&mut P, &mut Context) -> Result<Outcome> + Send + Sync + 'static,
+) -> StepFn<P> {
+    Box::new(move |parent: &mut P, cx: &mut Context| {
+        let out = f(parent, cx);
+        async move { out }.boxed()
+    })
+}
 
 /// A step that runs a function: compute something, stash it, set a condition.
 ///
@@ -20,10 +32,25 @@ type SyncFn<P> = Box<dyn Fn(&mut P, &mut Context) -> Result<Outcome> + Send + Sy
 /// });
 /// # let _ = step;
 /// ```
+///
+/// A step that awaits (an external system, a call through [`Context::client`]) is an `async fn`, boxed:
+///
+/// ```
+/// use futures::FutureExt;
+/// use operator::{Context, Outcome, SyncReconciler};
+///
+/// async fn check(name: &mut String, cx: &mut Context) -> operator::Result<Outcome> {
+///     tokio::task::yield_now().await; // e.g. ask a database whether the user exists
+///     Ok(Outcome::Continue)
+/// }
+///
+/// let step = SyncReconciler::<String>::new_async("check", |name, cx| check(name, cx).boxed());
+/// # let _ = step;
+/// ```
 pub struct SyncReconciler<P> {
     name: String,
-    sync: SyncFn<P>,
-    finalize: Option<SyncFn<P>>,
+    sync: StepFn<P>,
+    finalize: Option<StepFn<P>>,
     wiring: Vec<WiringFn>,
 }
 
@@ -43,6 +70,22 @@ impl<P: Send + Sync> SyncReconciler<P> {
     ) -> Self {
         Self {
             name: name.into(),
+            sync: plain(sync),
+            finalize: None,
+            wiring: Vec::new(),
+        }
+    }
+
+    /// A step named `name` running `sync`, which may await (see the type's documentation).
+    pub fn new_async(
+        name: impl Into<String>,
+        sync: impl for<'a> Fn(&'a mut P, &'a mut Context) -> BoxFuture<'a, Result<Outcome>>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        Self {
+            name: name.into(),
             sync: Box::new(sync),
             finalize: None,
             wiring: Vec::new(),
@@ -53,6 +96,19 @@ impl<P: Send + Sync> SyncReconciler<P> {
     pub fn finalize(
         mut self,
         finalize: impl Fn(&mut P, &mut Context) -> Result<Outcome> + Send + Sync + 'static,
+    ) -> Self {
+        self.finalize = Some(plain(finalize));
+        self
+    }
+
+    /// Runs `finalize`, which may await, while the parent is being deleted (e.g. until an external resource
+    /// is gone, returning [`Outcome::RequeueAfter`] while it is not).
+    pub fn finalize_async(
+        mut self,
+        finalize: impl for<'a> Fn(&'a mut P, &'a mut Context) -> BoxFuture<'a, Result<Outcome>>
+        + Send
+        + Sync
+        + 'static,
     ) -> Self {
         self.finalize = Some(Box::new(finalize));
         self
@@ -75,8 +131,7 @@ impl<P: Send + Sync> SubReconciler<P> for SyncReconciler<P> {
         parent: &'a mut P,
         cx: &'a mut Context,
     ) -> BoxFuture<'a, Result<Outcome>> {
-        let out = (self.sync)(parent, cx);
-        async move { out }.boxed()
+        (self.sync)(parent, cx)
     }
 
     fn finalize<'a>(
@@ -84,11 +139,10 @@ impl<P: Send + Sync> SubReconciler<P> for SyncReconciler<P> {
         parent: &'a mut P,
         cx: &'a mut Context,
     ) -> BoxFuture<'a, Result<Outcome>> {
-        let out = match &self.finalize {
+        match &self.finalize {
             Some(f) => f(parent, cx),
-            None => Ok(Outcome::Continue),
-        };
-        async move { out }.boxed()
+            None => async { Ok(Outcome::Continue) }.boxed(),
+        }
     }
 
     fn wire(&self, wiring: &mut Wiring) {

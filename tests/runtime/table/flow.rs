@@ -245,3 +245,70 @@ async fn reading_through_the_context_tracks_the_object() {
         .await
         .unwrap();
 }
+
+mod awaiting {
+    use futures::FutureExt;
+    use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
+    use kube::ResourceExt;
+    use operator::testing::table::EventExpectation;
+    use operator::{ChildReconciler, Context, Outcome, Reconciler, StashKey, SyncReconciler};
+    use serde_json::json;
+
+    use super::super::*;
+
+    const GREETING: StashKey<String> = StashKey::new("greeting");
+
+    /// Reads a ConfigMap through the API (no cache holds it), after an await, and stashes its text.
+    async fn fetch(note: &mut Note, cx: &mut Context) -> operator::Result<Outcome> {
+        tokio::task::yield_now().await;
+        let api: kube::Api<ConfigMap> = kube::Api::namespaced(cx.client(), NS);
+        let cm = api
+            .get("greeting")
+            .await
+            .map_err(|e| operator::Error::custom(e.to_string()))?;
+        let text = cm
+            .data
+            .unwrap_or_default()
+            .remove("text")
+            .unwrap_or_default();
+        cx.stash_mut()
+            .store(&GREETING, format!("{text}, {}", note.name_any()));
+        Ok(Outcome::Continue)
+    }
+
+    async fn desired(note: &Note, cx: &mut Context) -> operator::Result<Option<ServiceAccount>> {
+        tokio::task::yield_now().await;
+        let greeting = cx.stash().get(&GREETING)?.clone();
+        let mut sa = ServiceAccount::default();
+        sa.metadata.name = Some(note.name_any());
+        sa.metadata.annotations = Some([("greeting".to_string(), greeting)].into());
+        Ok(Some(sa))
+    }
+
+    #[tokio::test]
+    async fn steps_and_desired_functions_can_await() {
+        let reconciler = Reconciler::new("notes")
+            .step(SyncReconciler::new_async("fetch", |n, cx| {
+                fetch(n, cx).boxed()
+            }))
+            .step(ChildReconciler::new_async("account", |n, cx| {
+                desired(n, cx).boxed()
+            }));
+        let mut greeting = ConfigMap::default();
+        greeting.metadata.name = Some("greeting".into());
+        greeting.metadata.namespace = Some(NS.into());
+        greeting.data = Some([("text".to_string(), "hello".to_string())].into());
+        case("async steps")
+            .given(note("hi"))
+            .given(greeting)
+            .expect_apply(json!({
+                "kind": "ServiceAccount",
+                "metadata": {"name": NAME, "annotations": {"greeting": "hello, hello"}},
+            }))
+            .expect_event(EventExpectation::normal("Created").note("ServiceAccount default/hello"))
+            .ignore(operator::testing::table::Category::Status)
+            .run(reconciler)
+            .await
+            .unwrap();
+    }
+}
