@@ -31,6 +31,11 @@ pub enum WriteStrategy {
     },
     /// Merge the desired fields into the live object and replace it when they differ semantically.
     Update,
+    /// Create the child when it does not exist, and never write it again: for children holding a value
+    /// generated once (a random password), which must survive later passes. Creating is a `POST`, so a pass on
+    /// a cache that has not seen the child yet gets `409 AlreadyExists` instead of overwriting it, and a
+    /// desired function that generates a new value on every call is harmless. Drift is not corrected.
+    CreateOnly,
 }
 
 impl Default for WriteStrategy {
@@ -509,28 +514,34 @@ where
                     }
                 }
             }
-            (WriteStrategy::Update, None) => match self.create(cx, &desired).await {
-                Ok(child) => ChildOutcome::Created(child),
-                // The cache lags behind an earlier create: try again shortly, this is not a conflict.
-                Err(e) if e.is_conflict() => {
-                    // Whether the child is as desired is unknown until the cache catches up: say so, rather
-                    // than letting `Ready` roll up to `True` without the child.
-                    cx.set_condition(ConditionUpdate::new(
-                        &self.condition,
-                        ConditionStatus::Unknown,
-                        "AlreadyExists",
-                        format!(
-                            "{} {name} already exists but is not in the cache yet; retrying",
-                            C::kind(&())
-                        ),
-                    ));
-                    return Ok((
-                        Outcome::RequeueAfter(Duration::from_millis(500)),
-                        ChildOutcome::Absent,
-                    ));
+            (WriteStrategy::CreateOnly, Some(live)) => {
+                self.written.seen(live.as_ref());
+                ChildOutcome::Unchanged(live.as_ref().clone())
+            }
+            (WriteStrategy::Update | WriteStrategy::CreateOnly, None) => {
+                match self.create(cx, &desired).await {
+                    Ok(child) => ChildOutcome::Created(child),
+                    // The cache lags behind an earlier create: try again shortly, this is not a conflict.
+                    Err(e) if e.is_conflict() => {
+                        // Whether the child is as desired is unknown until the cache catches up: say so, rather
+                        // than letting `Ready` roll up to `True` without the child.
+                        cx.set_condition(ConditionUpdate::new(
+                            &self.condition,
+                            ConditionStatus::Unknown,
+                            "AlreadyExists",
+                            format!(
+                                "{} {name} already exists but is not in the cache yet; retrying",
+                                C::kind(&())
+                            ),
+                        ));
+                        return Ok((
+                            Outcome::RequeueAfter(Duration::from_millis(500)),
+                            ChildOutcome::Absent,
+                        ));
+                    }
+                    Err(e) => return Err(e),
                 }
-                Err(e) => return Err(e),
-            },
+            }
             (WriteStrategy::Update, Some(live)) => {
                 let live_value = serde_json::to_value(live.as_ref())?;
                 let mut merged = live_value.clone();

@@ -266,3 +266,52 @@ async fn a_terminating_child_is_neither_written_nor_deleted_again_and_is_not_rea
         .await
         .unwrap();
 }
+
+#[tokio::test]
+async fn a_create_only_child_is_created_once_and_never_written_again() {
+    case("create only: missing")
+        .given(note("hi"))
+        .expect_create(json!({
+            "metadata": {"name": NAME, "ownerReferences": [owner()]},
+            "data": {"text": "hi"},
+        }))
+        .expect_event(EventExpectation::normal("Created").note("ConfigMap default/hello"))
+        .expect_status_update(converged())
+        .run(reconciler_with(WriteStrategy::CreateOnly))
+        .await
+        .unwrap();
+    // The live child differs from what the desired function returns now (a generated value, say): kept.
+    let mut live = child(NAME, "generated once");
+    live["metadata"]["annotations"] = json!(null);
+    case("create only: exists")
+        .given(note_with("hi", converged()))
+        .given(live)
+        .expect_no_reads()
+        .run(reconciler_with(WriteStrategy::CreateOnly))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_create_only_child_the_cache_has_not_seen_is_not_overwritten() {
+    // The previous pass created it; the cache does not show it yet: the POST answers 409 and nothing is written.
+    let message = "ConfigMap hello already exists but is not in the cache yet; retrying";
+    case("create only: cache lag")
+        .given(note("hi"))
+        .inject(
+            Fault::on(Verb::Create)
+                .resource("configmaps")
+                .fail(409, "AlreadyExists"),
+        )
+        .expect_status_update(json!({
+            "observedGeneration": 1,
+            "conditions": [
+                condition("ConfigMapReady", "Unknown", "AlreadyExists", message),
+                condition("Ready", "Unknown", "AlreadyExists", message),
+            ],
+        }))
+        .expect_outcome(Outcome::RequeueAfter(Duration::from_millis(500)))
+        .run(reconciler_with(WriteStrategy::CreateOnly))
+        .await
+        .unwrap();
+}
