@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use operator::testing::envtest::{
+use operator_envtest::{
     ASSETS_ENV, Assets, ETCD_VERSION, KUBERNETES_VERSION, assets_dir_name, cache_root,
 };
 
@@ -297,8 +297,8 @@ fn check_go() -> anyhow::Result<String> {
         ),
         Err(e) => bail!(
             "Go is needed to build etcd and kube-apiserver, but `go` could not be run ({e}). Install Go {}.{} or \
-             newer (https://go.dev/dl/), or set {ASSETS_ENV} to a directory that already holds envtest binaries \
-             (etcd and kube-apiserver, e.g. from `setup-envtest use`).",
+             newer (`apt-get install golang-go` where the release packages one that new), or set {ASSETS_ENV} to a \
+             directory that already holds envtest binaries (etcd and kube-apiserver, e.g. from `setup-envtest use`).",
             MIN_GO.0,
             MIN_GO.1
         ),

@@ -1,8 +1,9 @@
 //! A real control plane for integration tests: etcd and kube-apiserver started from `KUBEBUILDER_ASSETS`,
 //! the way controller-runtime's envtest starts them.
 //!
-//! Enabled by the `envtest` feature. The binaries come from `KUBEBUILDER_ASSETS` (any envtest binaries, e.g.
-//! from `setup-envtest`), or from the cache that `cargo xtask envtest` builds from Go modules
+//! It stands on its own, beside `cargo xtask envtest` which builds the binaries; the `operator` runtime
+//! re-exports it as `operator::testing::envtest` (feature `envtest`). The binaries come from
+//! `KUBEBUILDER_ASSETS` (any envtest binaries, e.g. from `setup-envtest`), or from the cache that `cargo xtask envtest` builds from Go modules
 //! ([`default_assets_dir`]). A [`ControlPlane`] is a running etcd and kube-apiserver on random localhost
 //! ports, with a fresh CA, an admin client certificate in `system:masters`, RBAC authorization, and a
 //! service-account issuer; no kube-controller-manager runs, so there is no garbage collection, no namespace
@@ -12,8 +13,8 @@
 //! [shared](ControlPlane::shared) one), and, on Linux, when the test binary is killed.
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), operator::testing::envtest::Error> {
-//! use operator::testing::envtest::ControlPlane;
+//! # async fn run() -> Result<(), operator_envtest::Error> {
+//! use operator_envtest::ControlPlane;
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kube::api::{Api, PostParams};
 //!
@@ -29,6 +30,9 @@
 //! cms.create(&PostParams::default(), &cm).await.expect("created");
 //! # Ok(()) }
 //! ```
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
 
 mod assets;
 mod certs;
