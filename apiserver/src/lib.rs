@@ -98,6 +98,7 @@ mod strategic;
 mod table;
 mod validation;
 mod watch;
+mod workloads;
 
 use std::convert::Infallible;
 use std::panic::AssertUnwindSafe;
@@ -119,6 +120,7 @@ pub use http::Serving;
 pub use log::RequestRecord;
 pub use registry::{ResourceType, ScaleSpec};
 pub use request::Verb;
+pub use workloads::workload_status;
 
 use handlers::{Call, Reply};
 use request::{Query, Route};
@@ -168,6 +170,7 @@ impl Clock {
 #[derive(Debug, Clone)]
 pub struct ApiServerBuilder {
     controllers: bool,
+    workload_status: bool,
     history_limit: usize,
     seed: Option<u64>,
     clock: Clock,
@@ -179,6 +182,7 @@ impl Default for ApiServerBuilder {
     fn default() -> Self {
         Self {
             controllers: true,
+            workload_status: true,
             history_limit: 10_000,
             seed: None,
             clock: Clock::system(),
@@ -193,6 +197,15 @@ impl ApiServerBuilder {
     /// turn off to compare with a bare kube-apiserver).
     pub fn controllers(mut self, on: bool) -> Self {
         self.controllers = on;
+        self
+    }
+
+    /// Whether the server reports the status the built-in workload controllers would write (default: yes, with
+    /// [`controllers`](Self::controllers)): Deployments, StatefulSets, ReplicaSets and DaemonSets become ready
+    /// once observed, Services get a ClusterIP. Off, they keep the status clients write, as on a bare
+    /// kube-apiserver.
+    pub fn workload_status(mut self, on: bool) -> Self {
+        self.workload_status = on;
         self
     }
 
@@ -228,12 +241,13 @@ impl ApiServerBuilder {
 
     /// Builds the server with the default namespaces (`default`, `kube-system`, `kube-public`, `kube-node-lease`).
     pub fn build(self) -> ApiServer {
-        let state = State::new(
+        let mut state = State::new(
             registry::Registry::with_builtins(),
             self.history_limit,
             self.controllers,
             self.seed,
         );
+        state.workload_status = self.workload_status && self.controllers;
         let server = ApiServer {
             shared: Arc::new(Shared {
                 state: Arc::new(Mutex::new(state)),

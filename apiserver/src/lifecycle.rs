@@ -13,6 +13,7 @@ use super::managed_fields::{self, Scope};
 use super::registry::ResourceType;
 use super::store::{ObjKey, State, StorageKey, key_of, owner_uids};
 use super::validation;
+use super::workloads;
 
 /// Which part of the object a write addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -394,7 +395,9 @@ pub fn create(
     }
     let stored = state.put(&storage, to_storage(rt, obj));
     after_write(state, rt, &stored);
-    let object = from_storage(rt, &state.get(&storage, &key_of(&stored)).unwrap_or(stored));
+    let key = key_of(&stored);
+    let object = from_storage(rt, &state.get(&storage, &key).unwrap_or(stored));
+    play_workload_controller(state, rt, &key);
     Ok(Written { object, warnings })
 }
 
@@ -402,6 +405,10 @@ fn type_defaults_on_create(rt: &ResourceType, obj: &mut Value) {
     if rt.group.is_empty() && rt.plural == "namespaces" {
         obj["spec"]["finalizers"] = json!(["kubernetes"]);
         obj["status"] = json!({ "phase": "Active" });
+    }
+    if rt.group.is_empty() && rt.plural == "services" {
+        // kube-apiserver allocates it itself, controllers or not.
+        workloads::allocate_cluster_ip(obj);
     }
     validation::builtin_defaults(rt, obj);
 }
@@ -565,6 +572,7 @@ pub fn update(
         .get(&storage, key)
         .map(|o| from_storage(rt, &o))
         .unwrap_or_else(|| from_storage(rt, &stored));
+    play_workload_controller(state, rt, key);
     Ok(Written { object, warnings })
 }
 
@@ -605,6 +613,31 @@ fn after_write(state: &mut State, rt: &ResourceType, stored: &Arc<Value>) {
         }
     }
     run(state, work);
+}
+
+/// The workload controller's write after a write to `key` (see [`workloads`]): a change of its own, made after
+/// the answer to the write that caused it was taken.
+fn play_workload_controller(state: &mut State, rt: &ResourceType, key: &ObjKey) {
+    if !state.workload_status || !workloads::plays(rt) {
+        return;
+    }
+    let Some(current) = state.get(&rt.storage, key).map(|o| from_storage(rt, &o)) else {
+        return;
+    };
+    if let Some(mut next) = workloads::reported(rt, &current) {
+        // Recorded as kube-controller-manager's update, as on a real cluster.
+        let now = state.now.clone();
+        managed_fields::update(
+            Some(&current),
+            &mut next,
+            workloads::MANAGER,
+            &rt.api_version(),
+            workloads::scope(rt),
+            field_schema(rt).as_ref(),
+            &now,
+        );
+        state.put(&rt.storage, to_storage(rt, next));
+    }
 }
 
 /// Deletes an object by key, honouring finalizers and propagation.

@@ -281,6 +281,8 @@ pub struct State {
     pub history_limit: usize,
     /// Whether the garbage collector and namespace controller run.
     pub controllers: bool,
+    /// Whether the server reports the workload controllers' status (see [`crate::workloads`]).
+    pub workload_status: bool,
     /// Source of uids and generated-name suffixes.
     pub ids: Ids,
     /// The current time for this request, RFC 3339.
@@ -342,6 +344,7 @@ impl State {
             dependents: HashMap::new(),
             history_limit,
             controllers,
+            workload_status: true,
             ids: Ids::new(seed),
             now: String::new(),
             next_watcher: 0,

@@ -5,6 +5,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::core::ObjectMeta;
+use operator::testing::ApiServer;
 use serde_json::json;
 
 use crate::common::{api_err, cm, create_cm, rv, server};
@@ -133,7 +134,9 @@ async fn generate_name_appends_a_random_suffix() {
 
 #[tokio::test]
 async fn generation_moves_only_with_the_spec() {
-    let (_server, client) = server();
+    // The server's own semantics, without the workload controllers it plays by default.
+    let server = ApiServer::builder().seed(7).workload_status(false).build();
+    let client = server.client();
     let api: Api<Deployment> = Api::namespaced(client, "default");
     let d = api
         .create(&PostParams::default(), &deployment("web", 1))
@@ -175,7 +178,9 @@ async fn generation_moves_only_with_the_spec() {
 
 #[tokio::test]
 async fn status_subresource_splits_writes() {
-    let (_server, client) = server();
+    // The server's own status semantics, without the workload controllers it plays by default.
+    let server = ApiServer::builder().seed(7).workload_status(false).build();
+    let client = server.client();
     let api: Api<Deployment> = Api::namespaced(client, "default");
     let mut d = deployment("split", 1);
     d.status = Some(serde_json::from_value(json!({"replicas": 9})).unwrap());

@@ -9,3 +9,4 @@ mod list_watch;
 mod patch;
 mod runtime;
 mod support;
+mod workloads;

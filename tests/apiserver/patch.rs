@@ -3,6 +3,7 @@
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, Patch, PatchParams, PostParams};
+use operator::testing::ApiServer;
 use serde_json::json;
 
 use crate::common::{api_err, create_cm, rv, server};
@@ -203,7 +204,9 @@ async fn apply_requires_a_field_manager() {
 
 #[tokio::test]
 async fn apply_on_the_status_subresource_is_tracked_separately() {
-    let (_server, client) = server();
+    // The server's own status semantics, without the workload controllers it plays by default.
+    let server = ApiServer::builder().seed(7).workload_status(false).build();
+    let client = server.client();
     let api: Api<Deployment> = Api::namespaced(client, "default");
     let pp = PatchParams::apply("ctl");
     let mut d = serde_json::to_value(deployment("st", 1)).unwrap();

@@ -4,3 +4,4 @@ pub mod kubectl;
 pub mod normalize;
 pub mod teams_scenario;
 pub mod webapp_snapshot;
+pub mod workload_controllers;

@@ -19,6 +19,7 @@ use crate::conditions::{ConditionStatus, ConditionUpdate};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::outcome::Outcome;
+use crate::readiness::{self, Readiness};
 use crate::tracker::TrackKey;
 
 /// How a child is written.
@@ -99,6 +100,7 @@ type DesiredFn<P, C> =
     Box<dyn for<'a> Fn(&'a P, &'a mut Context) -> BoxFuture<'a, Result<Option<C>>> + Send + Sync>;
 type ReflectFn<P, C> = Box<dyn Fn(&mut P, &ChildOutcome<C>) + Send + Sync>;
 type SanitizeFn<C> = Box<dyn Fn(&C) -> Value + Send + Sync>;
+pub(crate) type ReadyFn<C> = Box<dyn Fn(&C) -> Readiness + Send + Sync>;
 
 /// Keeps one child of kind `C` equal to `desired(parent)`: creates it with a controller owner reference,
 /// updates it when the fields it sets drift, deletes it when `desired` returns `None`, deletes extra children
@@ -112,6 +114,7 @@ pub struct ChildReconciler<P, C> {
     field_manager: Option<String>,
     condition: String,
     written: Written,
+    ready: Option<ReadyFn<C>>,
 }
 
 impl<P, C> std::fmt::Debug for ChildReconciler<P, C> {
@@ -274,6 +277,7 @@ where
             field_manager: None,
             condition: format!("{}Ready", C::kind(&())),
             written: Written::default(),
+            ready: None,
         }
     }
 
@@ -332,6 +336,13 @@ where
     /// The condition type this child reports (default `<Kind>Ready`).
     pub fn condition(mut self, type_: impl Into<String>) -> Self {
         self.condition = type_.into();
+        self
+    }
+
+    /// Decides whether the child is ready (default: [`readiness::builtin`], which knows the workload kinds and
+    /// takes any other kind as ready once written). `|_| Readiness::Ready` turns readiness off.
+    pub fn ready(mut self, ready: impl Fn(&C) -> Readiness + Send + Sync + 'static) -> Self {
+        self.ready = Some(Box::new(ready));
         self
     }
 
@@ -411,7 +422,7 @@ where
                     let created = self.create(cx, &desired).await?;
                     // The same condition as any other pass that leaves the child in place, so the next
                     // (converged) pass does not rewrite the status.
-                    cx.set_condition(ConditionUpdate::true_(&self.condition, "Reconciled", ""));
+                    cx.set_condition(self.written_condition(&created));
                     return Ok((Outcome::Continue, ChildOutcome::Created(created)));
                 }
             },
@@ -565,8 +576,26 @@ where
                 }
             }
         };
-        cx.set_condition(ConditionUpdate::true_(&self.condition, "Reconciled", ""));
+        if let Some(child) = outcome.child() {
+            cx.set_condition(self.written_condition(child));
+        }
         Ok((Outcome::Continue, outcome))
+    }
+
+    /// The step's condition once the child is in place: `True` when it is also ready, else `False` with why.
+    fn written_condition(&self, child: &C) -> ConditionUpdate {
+        let readiness = match &self.ready {
+            Some(ready) => ready(child),
+            None => readiness::builtin(child),
+        };
+        match readiness {
+            Readiness::Ready => ConditionUpdate::true_(&self.condition, "Reconciled", ""),
+            Readiness::NotReady { reason, message } => ConditionUpdate::false_(
+                &self.condition,
+                reason,
+                format!("{}: {message}", describe(child)),
+            ),
+        }
     }
 
     async fn create(&self, cx: &mut Context, desired: &C) -> Result<C> {

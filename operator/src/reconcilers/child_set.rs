@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::announce::{Mutation, announce, describe};
-use super::child::{contains, controlled_by, is_terminating, prepare, stamp_desired_hash};
+use super::child::{ReadyFn, contains, controlled_by, is_terminating, prepare, stamp_desired_hash};
 use super::written::Written;
 use super::{ChildOutcome, SubReconciler, Wiring};
 use crate::cache::CachedKind;
@@ -19,6 +19,7 @@ use crate::conditions::ConditionUpdate;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::outcome::Outcome;
+use crate::readiness::{self, Readiness};
 use crate::tracker::TrackKey;
 
 /// A desired-state function as the runtime keeps it: one that may await.
@@ -44,6 +45,7 @@ pub struct ChildSetReconciler<P, C> {
     force: bool,
     condition: String,
     written: Written,
+    ready: Option<ReadyFn<C>>,
 }
 
 impl<P, C> std::fmt::Debug for ChildSetReconciler<P, C> {
@@ -102,6 +104,7 @@ where
             force: true,
             condition: format!("{}sReady", C::kind(&())),
             written: Written::default(),
+            ready: None,
         }
     }
 
@@ -117,6 +120,13 @@ where
     /// The condition type this set reports (default `<Kind>sReady`).
     pub fn condition(mut self, type_: impl Into<String>) -> Self {
         self.condition = type_.into();
+        self
+    }
+
+    /// Decides whether each child is ready (default: [`readiness::builtin`]); the set's condition is `False`,
+    /// naming the first child that is not, until every one is.
+    pub fn ready(mut self, ready: impl Fn(&C) -> Readiness + Send + Sync + 'static) -> Self {
+        self.ready = Some(Box::new(ready));
         self
     }
 
@@ -283,6 +293,20 @@ where
                     },
                 ),
             )
+        } else if let Some((child, reason, message)) = outcomes
+            .values()
+            .filter(|o| !o.is_terminating())
+            .filter_map(ChildOutcome::child)
+            .find_map(|c| match self.readiness(c) {
+                Readiness::Ready => None,
+                Readiness::NotReady { reason, message } => Some((c, reason, message)),
+            })
+        {
+            ConditionUpdate::false_(
+                &self.condition,
+                reason,
+                format!("{}: {message}", describe(child)),
+            )
         } else {
             ConditionUpdate::true_(&self.condition, "Reconciled", "")
         };
@@ -292,6 +316,13 @@ where
         }
         cx.decide(outcomes);
         Ok(Outcome::Continue)
+    }
+
+    fn readiness(&self, child: &C) -> Readiness {
+        match &self.ready {
+            Some(ready) => ready(child),
+            None => readiness::builtin(child),
+        }
     }
 }
 

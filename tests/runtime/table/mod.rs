@@ -7,6 +7,7 @@ mod finalizer;
 mod flow;
 mod harness;
 mod ownership;
+mod readiness;
 mod status;
 
 use k8s_openapi::api::core::v1::ConfigMap;
