@@ -2,7 +2,7 @@
 //!
 //! The derive turns attributes into a handful of calls to the runtime's public builder API (through the
 //! hidden `operator::__private` helpers, which spell out generic parameters so that the compiler checks the
-//! functions named in attributes). It is built in phases, one file each:
+//! functions named in attributes). It is built in phases, one module each:
 //!
 //! - [`attr`]: the attributes as written, parsed with darling, every error collected;
 //! - [`model`]: the reconciler they describe, keeping the user's tokens for spans;
