@@ -1,4 +1,6 @@
-//! Serving the in-memory server over HTTP, and the kubeconfig that points kubectl at it.
+//! The HTTP front: serving an [`ApiServer`] on a TCP port, and the kubeconfig that points kubectl at it.
+//!
+//! It sits above the service it serves and nothing in the service depends on it.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -11,7 +13,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use super::ApiServer;
+use crate::server::ApiServer;
 
 /// A running HTTP endpoint for an [`ApiServer`]. Stop it with [`Serving::shutdown`]; dropping it stops it too.
 #[derive(Debug)]
@@ -89,7 +91,14 @@ preferences: {{}}
     )
 }
 
-pub(super) async fn serve(server: ApiServer, addr: SocketAddr) -> std::io::Result<Serving> {
+impl ApiServer {
+    /// Serves the API over HTTP on `addr` (e.g. `127.0.0.1:0`) for kubectl and other clients.
+    pub async fn serve(&self, addr: SocketAddr) -> std::io::Result<Serving> {
+        serve(self.clone(), addr).await
+    }
+}
+
+async fn serve(server: ApiServer, addr: SocketAddr) -> std::io::Result<Serving> {
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     let (stop, mut stopped) = watch::channel(false);

@@ -1,4 +1,4 @@
-//! Phase 4: the generated code, and the pipeline that gets there.
+//! Phase 4: the generated code when the attributes are valid.
 //!
 //! The output is one inherent `impl` on the root kind: the stash keys as associated constants, and
 //! `reconciler()`, a chain of calls to the runtime's builder (`operator::__private` spells out the generic
@@ -8,31 +8,13 @@
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{DeriveInput, Ident, LitStr};
+use syn::{Ident, LitStr};
 
-use crate::attr;
-use crate::fallback;
+use crate::items::{signature, stash_consts};
 use crate::model::{Child, Children, Declaration, Model, Root, Step};
-use crate::valid;
-
-/// The derive, on `proc_macro2` tokens so that unit tests can call it.
-pub fn derive(input: TokenStream) -> TokenStream {
-    let input: DeriveInput = match syn::parse2(input) {
-        Ok(input) => input,
-        Err(e) => return e.into_compile_error(),
-    };
-    let mut errors = darling::Error::accumulator();
-    let parsed = attr::parse(&input.attrs, &mut errors);
-    let model = Model::build(&input, parsed);
-    valid::check(&model, &mut errors);
-    match errors.finish() {
-        Ok(()) => expand(&model),
-        Err(e) => fallback::expand(&model, e),
-    }
-}
 
 /// The generated `impl` (nothing when the root kind is unknown: kube reports why).
-fn expand(model: &Model) -> TokenStream {
+pub fn expand(model: &Model) -> TokenStream {
     let Some(root) = &model.root else {
         return TokenStream::new();
     };
@@ -90,51 +72,6 @@ fn expand(model: &Model) -> TokenStream {
             }
         }
     }
-}
-
-/// `pub fn reconciler(..) -> operator::Reconciler<Root>`, with its documentation.
-pub fn signature(model: &Model, root: &Root) -> TokenStream {
-    let krate = &model.krate;
-    let ident = &root.ident;
-    let vis = &root.vis;
-    let doc = format!(
-        "The reconciler of `{ident}` declared by `#[derive(Reconciler)]` on `{}`: run it with `operator::Operator::controller`.",
-        model.input.ident
-    );
-    let data = model.container.data.as_ref().map(|d| {
-        let ty = &d.0;
-        quote!(data: #ty)
-    });
-    quote! {
-        #[doc = #doc]
-        #vis fn reconciler(#data) -> #krate::Reconciler<#ident>
-    }
-}
-
-/// `pub const IMAGE: operator::StashKey<String> = ..;` per stash key (those with a usable name).
-pub fn stash_consts(model: &Model, root: &Root) -> Vec<TokenStream> {
-    let krate = &model.krate;
-    let vis = &root.vis;
-    let mut seen = std::collections::HashSet::new();
-    model
-        .stash
-        .iter()
-        // A duplicate is reported by `valid`; emitting it twice would add a second error.
-        .filter(|entry| seen.insert(entry.name.to_string()))
-        .filter_map(|entry| {
-            let name = entry.name.to_string();
-            let name = name.strip_prefix("r#").unwrap_or(&name);
-            let constant: Ident = syn::parse_str(&name.to_uppercase()).ok()?;
-            let constant = Ident::new(&constant.to_string(), entry.name.span());
-            let ty = &entry.ty;
-            let key = LitStr::new(name, entry.name.span());
-            let doc = format!("Stash key `{name}`, declared by `#[stash({name}: ..)]`.");
-            Some(quote! {
-                #[doc = #doc]
-                #vis const #constant: #krate::StashKey<#ty> = #krate::StashKey::new(#key);
-            })
-        })
-        .collect()
 }
 
 /// Container options as builder calls.
@@ -300,119 +237,4 @@ fn children(model: &Model, root: &Root, c: &Children) -> TokenStream {
         out.extend(quote_spanned!(r.span()=> .reflect_status(#p)));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn expand(tokens: TokenStream) -> String {
-        derive(tokens).to_string()
-    }
-
-    #[test]
-    fn a_valid_spec_struct_expands_to_builder_calls() {
-        let out = expand(quote! {
-            #[kube(group = "example.dev", version = "v1", kind = "WebApp", namespaced, status = "WebAppStatus")]
-            #[reconciler(name = "webapp-controller", concurrency = 4)]
-            #[tracks(ConfigMap)]
-            #[child(desired = desired_deployment, reflect = reflect_deployment)]
-            #[child(Service, desired = desired_service, strategy = "update")]
-            #[stash(image: String)]
-            pub struct WebAppSpec { image: String }
-        });
-        assert!(!out.contains("compile_error"), "{out}");
-        for expected in [
-            "impl WebApp",
-            "pub const IMAGE : :: operator :: StashKey < String > = :: operator :: StashKey :: new (\"image\")",
-            "pub fn reconciler () -> :: operator :: Reconciler < WebApp >",
-            ":: operator :: __private :: assert_status :: < WebAppStatus > ()",
-            ". concurrency (4u16)",
-            ". tracks :: < ConfigMap > ()",
-            ":: operator :: __private :: child :: < WebApp , _ , _ > (desired_deployment) . reflect_status (reflect_deployment)",
-            ":: operator :: __private :: child :: < WebApp , Service , _ > (desired_service) . strategy (:: operator :: __private :: update ())",
-        ] {
-            assert!(out.contains(expected), "missing `{expected}` in\n{out}");
-        }
-        // The tracks declaration comes before the steps; the steps keep declaration order.
-        assert!(out.find("desired_deployment") < out.find("desired_service"));
-    }
-
-    #[test]
-    fn a_finalizer_wraps_every_step() {
-        let out = expand(quote! {
-            #[reconciler(root, finalizer = "example.dev/cleanup", crate = "crate::rt")]
-            #[sync(resolve)]
-            #[finalize(release)]
-            struct Thing;
-        });
-        assert!(!out.contains("compile_error"), "{out}");
-        assert!(out.contains("impl Thing"), "{out}");
-        assert!(out.contains(
-            ". step (crate :: rt :: __private :: with_finalizer (\"example.dev/cleanup\" , crate :: rt :: __private :: steps :: < Thing > (\"steps\") . step (crate :: rt :: __private :: sync :: < Thing , _ > (\"resolve\" , resolve)) . step (crate :: rt :: __private :: finalize :: < Thing , _ > (\"release\" , release))))"
-        ), "{out}");
-        assert!(!out.contains(":: operator ::"), "{out}");
-    }
-
-    #[test]
-    fn errors_come_with_stubs() {
-        let out = expand(quote! {
-            #[kube(group = "example.dev", version = "v1", kind = "WebApp", status = "WebAppStatus")]
-            #[child(desird = f)]
-            #[stash(image: String)]
-            pub struct WebAppSpec {}
-        });
-        assert!(out.contains("compile_error"), "{out}");
-        assert!(
-            out.contains("pub fn reconciler () -> :: operator :: Reconciler < WebApp >"),
-            "{out}"
-        );
-        assert!(out.contains("pub const IMAGE"), "{out}");
-    }
-
-    /// The size of what the derive emits for the `webapp` example's `WebApp` (reported in the issue): formatted
-    /// with rustfmt when it is installed, otherwise counted as token lines (one item or call per line).
-    #[test]
-    fn the_webapp_expansion_is_small() {
-        let out = derive(quote! {
-            #[kube(group = "example.dev", version = "v1", kind = "WebApp", namespaced, status = "WebAppStatus")]
-            #[reconciler(name = "webapp-controller")]
-            #[tracks(ConfigMap)]
-            #[child(desired = desired_deployment, reflect = reflect_deployment)]
-            #[child(desired = desired_service, reflect = reflect_service)]
-            pub struct WebAppSpec {}
-        })
-        .to_string();
-        assert!(!out.contains("compile_error"), "{out}");
-        let formatted = std::process::Command::new("rustfmt")
-            .args(["--edition", "2024", "--emit", "stdout"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .ok()
-            .and_then(|mut child| {
-                use std::io::Write;
-                child.stdin.take()?.write_all(out.as_bytes()).ok()?;
-                let output = child.wait_with_output().ok()?;
-                output
-                    .status
-                    .success()
-                    .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
-            });
-        let lines = match &formatted {
-            Some(text) => text.lines().filter(|l| !l.trim().is_empty()).count(),
-            None => out.matches(['{', ';', '.']).count(),
-        };
-        println!(
-            "the derive emits {lines} lines for WebApp ({}):\n{}",
-            if formatted.is_some() {
-                "rustfmt"
-            } else {
-                "token count"
-            },
-            formatted.as_deref().unwrap_or(&out)
-        );
-        assert!(lines < 40, "{lines} lines");
-    }
 }

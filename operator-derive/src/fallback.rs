@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::expand::{signature, stash_consts};
+use crate::items::{signature, stash_consts};
 use crate::model::Model;
 
 /// The errors and the stubs.

@@ -2,21 +2,26 @@
 //!
 //! The derive turns attributes into a handful of calls to the runtime's public builder API (through the
 //! hidden `operator::__private` helpers, which spell out generic parameters so that the compiler checks the
-//! functions named in attributes). It is built in phases, one file each:
+//! functions named in attributes). It is built in phases, one module each:
 //!
 //! - [`attr`]: the attributes as written, parsed with darling, every error collected;
 //! - [`model`]: the reconciler they describe, keeping the user's tokens for spans;
 //! - [`valid`]: rules across attributes;
 //! - [`expand`]: the generated `impl`;
-//! - [`fallback`]: on error, the errors plus stub items so that one mistake does not cascade.
+//! - [`fallback`]: on error, the errors plus stub items so that one mistake does not cascade;
+//! - [`items`]: what both of the last two emit (the `reconciler()` signature, the stash keys).
+//!
+//! [`derive`] runs the phases in that order; each phase depends only on the ones before it.
 //!
 //! The attribute reference lives in the runtime crate's docs (`operator::attributes`).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod attr;
+mod derive;
 mod expand;
 mod fallback;
+mod items;
 mod model;
 mod valid;
 
@@ -29,5 +34,5 @@ mod valid;
     )
 )]
 pub fn derive_reconciler(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
-    expand::derive(input.into()).into()
+    derive::derive(input.into()).into()
 }

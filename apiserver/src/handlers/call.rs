@@ -1,0 +1,219 @@
+//! What every verb reads from a call: the object key, write options, the decoded body and its type checks.
+
+use serde_json::{Value, json};
+
+use super::Call;
+use crate::error::{ApiError, ApiResult};
+use crate::lifecycle::{Part, WriteOpts};
+use crate::registry::ResourceType;
+use crate::store::ObjKey;
+use crate::table::Render;
+
+pub(super) fn key(call: &Call<'_>) -> ObjKey {
+    ObjKey::new(
+        call.req.namespace.as_deref().unwrap_or(""),
+        call.req.name.as_deref().unwrap_or(""),
+    )
+}
+
+pub(super) fn render(call: &Call<'_>) -> Render {
+    Render::from_accept(call.accept, call.query.get("includeObject"))
+}
+
+pub(super) fn part(call: &Call<'_>) -> Part {
+    if call.req.subresource.as_deref() == Some("status") {
+        Part::Status
+    } else {
+        Part::Main
+    }
+}
+
+/// The field manager: `fieldManager`, or the User-Agent up to its first `/`, as the real server does.
+pub(super) fn manager(call: &Call<'_>) -> String {
+    call.query
+        .get("fieldManager")
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            let ua = call.user_agent.split('/').next().unwrap_or("").trim();
+            if ua.is_empty() {
+                "unknown".to_string()
+            } else {
+                ua.to_string()
+            }
+        })
+}
+
+pub(super) fn write_opts(call: &Call<'_>, applied: bool) -> ApiResult<WriteOpts> {
+    let strict = match call.query.get("fieldValidation") {
+        None | Some("Warn") | Some("Ignore") => false,
+        Some("Strict") => true,
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "fieldValidation must be one of \"Ignore\", \"Warn\", or \"Strict\", got \"{other}\""
+            )));
+        }
+    };
+    Ok(WriteOpts {
+        manager: manager(call),
+        dry_run: dry_run(call)?,
+        strict,
+        part: part(call),
+        applied,
+    })
+}
+
+pub(super) fn dry_run(call: &Call<'_>) -> ApiResult<bool> {
+    match call.query.get("dryRun") {
+        None => Ok(false),
+        Some("All") => Ok(true),
+        Some(other) => Err(ApiError::bad_request(format!(
+            "dryRun: Unsupported value: \"{other}\": supported values: \"All\""
+        ))),
+    }
+}
+
+/// Parses a YAML body; JSON (what clients such as kube send, even as `application/apply-patch+yaml`) is YAML
+/// too and parses much faster as JSON.
+pub(crate) fn parse_yaml(body: &[u8]) -> Result<Value, serde_yaml::Error> {
+    match serde_json::from_slice(body) {
+        Ok(v) => Ok(v),
+        Err(_) => serde_yaml::from_slice(body),
+    }
+}
+
+/// Decodes a JSON or YAML request body into an object.
+pub(super) fn decode(call: &Call<'_>) -> ApiResult<Value> {
+    if call.body.is_empty() {
+        return Err(ApiError::bad_request("the request body is empty"));
+    }
+    reject_binary(call.content_type)?;
+    let yaml = call.content_type.contains("yaml");
+    let parsed: Result<Value, String> = if yaml {
+        parse_yaml(call.body).map_err(|e| e.to_string())
+    } else {
+        serde_json::from_slice(call.body).map_err(|e| e.to_string())
+    };
+    match parsed {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        Ok(other) => Err(ApiError::bad_request(format!(
+            "couldn't get version/kind; json parse error: json: cannot unmarshal {} into Go value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }}",
+            json_type(&other)
+        ))),
+        Err(e) => Err(ApiError::bad_request(format!(
+            "couldn't get version/kind; json parse error: {e}"
+        ))),
+    }
+}
+
+/// Protobuf and CBOR bodies are refused with 415 and a message that says what to send instead.
+pub(super) fn reject_binary(content_type: &str) -> ApiResult<()> {
+    if content_type.contains("protobuf") || content_type.contains("cbor") {
+        return Err(ApiError::unsupported_media_type(format!(
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (the in-memory API server does not decode {content_type}; kubectl's typed generators such as `kubectl create configmap` send protobuf, so use `kubectl create -f` or `kubectl apply` instead)"
+        )));
+    }
+    Ok(())
+}
+
+pub(super) fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Checks `apiVersion` and `kind` of a request body against the addressed type.
+pub(super) fn check_type(rt: &ResourceType, obj: &Value) -> ApiResult<()> {
+    let kind = obj["kind"].as_str().unwrap_or("");
+    let api_version = obj["apiVersion"].as_str().unwrap_or("");
+    if kind.is_empty() {
+        return Err(ApiError::bad_request(format!(
+            "Object 'Kind' is missing in '{}'",
+            serde_json::to_string(obj).unwrap_or_default()
+        )));
+    }
+    if api_version.is_empty() {
+        return Err(ApiError::bad_request(format!(
+            "Object 'apiVersion' is missing in '{}'",
+            serde_json::to_string(obj).unwrap_or_default()
+        )));
+    }
+    if api_version != rt.api_version() {
+        return Err(ApiError::bad_request(format!(
+            "the API version in the data ({api_version}) does not match the expected API version ({})",
+            rt.api_version()
+        )));
+    }
+    if kind != rt.kind {
+        return Err(ApiError::bad_request(format!(
+            "the kind in the data ({kind}) does not match the expected kind ({})",
+            rt.kind
+        )));
+    }
+    Ok(())
+}
+
+/// The type check of an applied configuration, as kube-apiserver's field manager words it (a missing kind or
+/// apiVersion is just another type).
+pub(super) fn check_applied_type(rt: &ResourceType, obj: &Value) -> ApiResult<()> {
+    let kind = obj["kind"].as_str().unwrap_or("");
+    let api_version = obj["apiVersion"].as_str().unwrap_or("");
+    if api_version != rt.api_version() || kind != rt.kind {
+        // Go's GroupVersionKind.String(): the core group is empty, so `/v1, Kind=ConfigMap`.
+        let group_version = if api_version.contains('/') {
+            api_version.to_string()
+        } else {
+            format!("/{api_version}")
+        };
+        return Err(ApiError::bad_request(format!(
+            "invalid object type: {group_version}, Kind={kind}"
+        )));
+    }
+    Ok(())
+}
+
+/// Makes the body's namespace agree with the path's.
+pub(super) fn reconcile_namespace(
+    call: &Call<'_>,
+    rt: &ResourceType,
+    obj: &mut Value,
+) -> ApiResult<()> {
+    if !obj["metadata"].is_object() {
+        obj["metadata"] = json!({});
+    }
+    let meta = obj["metadata"]
+        .as_object_mut()
+        .ok_or_else(|| ApiError::bad_request("metadata must be an object"))?;
+    if rt.namespaced {
+        let path_ns = call.req.namespace.clone().unwrap_or_default();
+        if let Some(body_ns) = meta.get("namespace").and_then(Value::as_str)
+            && !body_ns.is_empty()
+            && body_ns != path_ns
+        {
+            return Err(ApiError::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
+        }
+        meta.insert("namespace".into(), json!(path_ns));
+    } else {
+        meta.remove("namespace");
+    }
+    Ok(())
+}
+
+pub(super) fn reconcile_name(call: &Call<'_>, obj: &mut Value) -> ApiResult<()> {
+    let url = call.req.name.clone().unwrap_or_default();
+    match obj["metadata"]["name"].as_str() {
+        Some(n) if !n.is_empty() && n != url => Err(ApiError::bad_request(format!(
+            "the name of the object ({n}) does not match the name on the URL ({url})"
+        ))),
+        _ => {
+            obj["metadata"]["name"] = json!(url);
+            Ok(())
+        }
+    }
+}

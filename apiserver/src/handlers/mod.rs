@@ -1,0 +1,106 @@
+//! The verbs on resources: get, list, watch, create, update, patch, delete, deletecollection, and the
+//! `status` and `scale` subresources.
+
+mod call;
+mod delete;
+mod read;
+mod scale;
+mod write;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use serde_json::Value;
+
+use crate::error::{ApiError, ApiResult};
+use crate::request::{Query, ResourceRequest, Verb};
+use crate::store::State;
+use crate::watch::WatchStream;
+pub(crate) use call::parse_yaml;
+use delete::{delete, delete_collection};
+use read::{get, list, watch};
+use write::{create, patch, update};
+
+/// What a handler answers.
+#[derive(Debug)]
+pub enum Reply {
+    /// A JSON document with a status code.
+    Json(u16, Value, Vec<String>),
+    /// A watch stream.
+    Watch(WatchStream),
+}
+
+/// Everything a handler needs from the request besides the path.
+pub struct Call<'a> {
+    /// The parsed path.
+    pub req: &'a ResourceRequest,
+    /// Query parameters.
+    pub query: &'a Query,
+    /// `Content-Type`, without parameters.
+    pub content_type: &'a str,
+    /// `Accept`.
+    pub accept: &'a str,
+    /// `User-Agent`.
+    pub user_agent: &'a str,
+    /// The request body.
+    pub body: &'a Bytes,
+    /// The shared state.
+    pub state: &'a Arc<Mutex<State>>,
+    /// The time to stamp on writes.
+    pub now: String,
+    /// How often watches with `allowWatchBookmarks` get a bookmark.
+    pub bookmark_interval: Duration,
+}
+
+fn lock(state: &Mutex<State>) -> ApiResult<std::sync::MutexGuard<'_, State>> {
+    state
+        .lock()
+        .map_err(|_| ApiError::internal("the server's state lock was poisoned"))
+}
+
+/// Handles a resource request.
+pub fn handle(call: Call<'_>) -> ApiResult<Reply> {
+    let req = call.req;
+    let rt = {
+        let state = lock(call.state)?;
+        state
+            .registry
+            .get(&req.group, &req.version, &req.resource)
+            .ok_or_else(ApiError::no_route)?
+    };
+    match req.subresource.as_deref() {
+        None => {}
+        Some("status") if rt.status_subresource => {}
+        Some("scale") if rt.scale.is_some() => {}
+        Some(_) => return Err(ApiError::no_route()),
+    }
+    let needs_name = matches!(
+        req.verb,
+        Verb::Get | Verb::Update | Verb::Patch | Verb::Delete
+    );
+    if req.subresource.is_some() && !needs_name {
+        return Err(ApiError::no_route());
+    }
+    if rt.namespaced && needs_name && req.namespace.is_none() {
+        return Err(ApiError::no_route());
+    }
+    if !rt.namespaced && req.namespace.is_some() {
+        return Err(ApiError::no_route());
+    }
+    if req.verb == Verb::Create && req.name.is_some() {
+        return Err(ApiError::method_not_allowed(
+            "the server does not allow this method on the requested resource",
+        ));
+    }
+    match req.verb {
+        Verb::Get => get(&call, &rt),
+        Verb::List => list(&call, &rt),
+        Verb::Watch => watch(&call, &rt),
+        Verb::Create => create(&call, &rt),
+        Verb::Update => update(&call, &rt),
+        Verb::Patch => patch(&call, &rt),
+        Verb::Delete => delete(&call, &rt),
+        Verb::DeleteCollection => delete_collection(&call, &rt),
+    }
+}

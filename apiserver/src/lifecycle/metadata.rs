@@ -1,0 +1,201 @@
+//! System metadata and the checks every write makes: finalizers, names, owner references, namespaces.
+
+use serde_json::{Map, Value, json};
+
+use super::Part;
+use crate::error::{ApiError, ApiResult, Cause};
+use crate::managed_fields::{self, Scope};
+use crate::registry::ResourceType;
+use crate::store::{ObjKey, State, StorageKey};
+use crate::validation;
+
+pub(super) fn meta(obj: &Value) -> &Value {
+    &obj["metadata"]
+}
+
+pub(super) fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
+    if !obj["metadata"].is_object() {
+        obj["metadata"] = json!({});
+    }
+    obj["metadata"]
+        .as_object_mut()
+        .expect("metadata was just made an object")
+}
+
+pub(super) fn finalizers(obj: &Value) -> Vec<String> {
+    meta(obj)["finalizers"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub(super) fn set_finalizers_value(obj: &mut Value, list: &[String]) {
+    let m = meta_mut(obj);
+    if list.is_empty() {
+        m.remove("finalizers");
+    } else {
+        m.insert("finalizers".into(), json!(list));
+    }
+}
+
+pub(super) fn is_deleting(obj: &Value) -> bool {
+    meta(obj)["deletionTimestamp"].is_string()
+}
+
+/// The content that `metadata.generation` tracks: everything but metadata (and status when it is a subresource).
+pub(super) fn spec_content(rt: &ResourceType, obj: &Value) -> Value {
+    let mut v = obj.clone();
+    if let Some(m) = v.as_object_mut() {
+        m.remove("metadata");
+        m.remove("apiVersion");
+        m.remove("kind");
+        if rt.status_subresource || !rt.custom {
+            m.remove("status");
+        }
+    }
+    v
+}
+
+/// An object with what changes on every write (resourceVersion, managedFields times) removed, to detect no-ops.
+pub(super) fn comparable(obj: &Value) -> Value {
+    let mut v = obj.clone();
+    if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.remove("resourceVersion");
+        if let Some(Value::Array(entries)) = m.get_mut("managedFields") {
+            for e in entries.iter_mut() {
+                if let Some(e) = e.as_object_mut() {
+                    e.remove("time");
+                }
+            }
+        }
+    }
+    v
+}
+
+pub(super) fn scope(rt: &ResourceType, part: Part) -> Scope {
+    match part {
+        Part::Status => Scope::Status,
+        Part::Main if rt.status_subresource => Scope::Main,
+        Part::Main => Scope::Whole,
+        Part::Scale => Scope::Scale,
+    }
+}
+
+/// Schema information for field management.
+pub fn field_schema(rt: &ResourceType) -> Box<dyn managed_fields::Schema + Send + Sync> {
+    match (&rt.schema, rt.typed) {
+        (Some(s), _) => Box::new(validation::CustomSchema(s.clone())),
+        (None, Some(_)) => Box::new(validation::BuiltinSchema {
+            group: rt.group.clone(),
+            kind: rt.kind.clone(),
+        }),
+        (None, None) => Box::new(managed_fields::DeducedSchema),
+    }
+}
+
+pub(super) fn name_causes(rt: &ResourceType, name: &str) -> Vec<Cause> {
+    let check = if rt.group.is_empty() && rt.plural == "namespaces" {
+        validation::dns_label(name)
+    } else {
+        validation::dns_subdomain(name)
+    };
+    match check {
+        Ok(()) => Vec::new(),
+        Err(msg) => vec![Cause {
+            reason: "FieldValueInvalid".into(),
+            message: format!("Invalid value: \"{name}\": {msg}"),
+            field: "metadata.name".into(),
+        }],
+    }
+}
+
+pub(super) fn owner_reference_causes(obj: &Value) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let Some(refs) = meta(obj)["ownerReferences"].as_array() else {
+        return causes;
+    };
+    let mut controllers = 0;
+    for (i, r) in refs.iter().enumerate() {
+        for field in ["apiVersion", "kind", "name", "uid"] {
+            if r[field].as_str().is_none_or(str::is_empty) {
+                causes.push(Cause {
+                    reason: "FieldValueRequired".into(),
+                    message: "Required value".into(),
+                    field: format!("metadata.ownerReferences[{i}].{field}"),
+                });
+            }
+        }
+        if r["controller"].as_bool() == Some(true) {
+            controllers += 1;
+        }
+    }
+    if controllers > 1 {
+        causes.push(Cause {
+            reason: "FieldValueInvalid".into(),
+            message: format!(
+                "Invalid value: {}: Only one reference can have Controller set to true",
+                Value::Array(refs.clone())
+            ),
+            field: "metadata.ownerReferences".into(),
+        });
+    }
+    causes
+}
+
+/// Defaults, prunes and validates the content of a request-version object. Returns unknown-field warnings.
+pub(super) fn check_content(
+    rt: &ResourceType,
+    obj: &mut Value,
+    strict: bool,
+    name: &str,
+) -> ApiResult<Vec<String>> {
+    let unknown = validation::check(rt, obj, name)?;
+    if strict && !unknown.is_empty() {
+        let msg = unknown
+            .iter()
+            .map(|f| format!("unknown field \"{f}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(ApiError::bad_request(format!(
+            "strict decoding error: {msg}"
+        )));
+    }
+    Ok(unknown
+        .into_iter()
+        .map(|f| format!("unknown field \"{f}\""))
+        .collect())
+}
+
+pub(super) fn namespace_check(state: &State, namespace: &str) -> ApiResult<()> {
+    let ns_storage: StorageKey = (String::new(), "namespaces".into());
+    match state.get(&ns_storage, &ObjKey::new("", namespace)) {
+        None => Err(ApiError::not_found(
+            crate::error::Target {
+                group: "",
+                resource: "namespaces",
+            },
+            namespace,
+        )),
+        Some(ns) if is_deleting(&ns) => {
+            let mut e = ApiError::new(
+                403,
+                "Forbidden",
+                format!(
+                    "unable to create new content in namespace {namespace} because it is being terminated"
+                ),
+            );
+            e.details = Some(json!({
+                "name": namespace, "kind": "namespaces",
+                "causes": [{ "reason": "NamespaceTerminating",
+                             "message": format!("namespace {namespace} is being terminated"),
+                             "field": "metadata.namespace" }]
+            }));
+            Err(e)
+        }
+        Some(_) => Ok(()),
+    }
+}

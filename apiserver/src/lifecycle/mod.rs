@@ -1,0 +1,86 @@
+//! The life of an object: system metadata, the write pipeline, deletion with finalizers, garbage collection,
+//! namespace termination and CustomResourceDefinitions.
+
+mod delete;
+mod gc;
+mod metadata;
+mod write;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+pub use delete::delete;
+pub use metadata::field_schema;
+pub use write::{create, update};
+
+/// Which part of the object a write addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// The main resource.
+    Main,
+    /// The `status` subresource.
+    Status,
+    /// The `scale` subresource (a write of the replicas of the main resource).
+    Scale,
+}
+
+/// Options common to writes.
+#[derive(Debug, Clone)]
+pub struct WriteOpts {
+    /// The field manager.
+    pub manager: String,
+    /// `dryRun=All`.
+    pub dry_run: bool,
+    /// `fieldValidation=Strict`.
+    pub strict: bool,
+    /// Which part is written.
+    pub part: Part,
+    /// `managedFields` were already computed by server-side apply.
+    pub applied: bool,
+}
+
+impl WriteOpts {
+    /// A write by the server itself (seeding, given state).
+    pub fn system(part: Part) -> Self {
+        Self {
+            manager: "kube-apiserver".into(),
+            dry_run: false,
+            strict: false,
+            part,
+            applied: false,
+        }
+    }
+}
+
+/// The result of a write.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The object in the request's version.
+    pub object: Value,
+    /// Warnings for the `Warning` header (unknown fields).
+    pub warnings: Vec<String>,
+}
+
+/// How dependents are treated when an owner is deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Propagation {
+    /// Delete the owner now, dependents afterwards.
+    Background,
+    /// Delete dependents first, then the owner.
+    Foreground,
+    /// Keep dependents, removing the owner reference.
+    Orphan,
+}
+
+/// The result of a delete.
+#[derive(Debug, Clone)]
+pub enum Deleted {
+    /// The object is gone; its last state in the stored form.
+    Gone(Arc<Value>),
+    /// The object waits for finalizers; its current state in the stored form.
+    Pending(Arc<Value>),
+}
+
+const FOREGROUND: &str = "foregroundDeletion";
+const ORPHAN: &str = "orphan";

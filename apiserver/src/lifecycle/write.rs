@@ -1,0 +1,385 @@
+//! The write pipeline: create and update, with defaults, validation, managed fields and generation.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::delete::remove;
+use super::gc::{Task, run};
+use super::metadata::{
+    check_content, comparable, field_schema, finalizers, is_deleting, meta, meta_mut, name_causes,
+    namespace_check, owner_reference_causes, scope, set_finalizers_value, spec_content,
+};
+use super::{Part, WriteOpts, Written};
+use crate::convert::{from_storage, to_storage};
+use crate::crd;
+use crate::error::{ApiError, ApiResult, Cause};
+use crate::managed_fields::{self};
+use crate::registry::ResourceType;
+use crate::store::{ObjKey, State, StorageKey, key_of, owner_uids};
+use crate::validation;
+use crate::workloads;
+
+/// Creates an object. `obj` is in `rt`'s version with namespace already reconciled with the path.
+pub fn create(
+    state: &mut State,
+    rt: &ResourceType,
+    mut obj: Value,
+    opts: &WriteOpts,
+) -> ApiResult<Written> {
+    let storage = rt.storage.clone();
+    let now = state.now.clone();
+    {
+        let m = meta_mut(&mut obj);
+        if m.get("resourceVersion")
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.is_empty())
+        {
+            return Err(ApiError::internal(
+                "resourceVersion should not be set on objects to be created",
+            ));
+        }
+        for f in [
+            "uid",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "generation",
+            "selfLink",
+        ] {
+            m.remove(f);
+        }
+    }
+    let namespace = meta(&obj)["namespace"].as_str().unwrap_or("").to_string();
+    let mut name = meta(&obj)["name"].as_str().unwrap_or("").to_string();
+    let generate = meta(&obj)["generateName"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    if name.is_empty() && generate.is_empty() {
+        return Err(ApiError::invalid(
+            &rt.kind,
+            &rt.group,
+            "",
+            vec![Cause {
+                reason: "FieldValueRequired".into(),
+                message: "Required value: name or generateName is required".into(),
+                field: "metadata.name".into(),
+            }],
+        ));
+    }
+    if name.is_empty() {
+        let coll = state.collections.get(&storage);
+        loop {
+            let candidate = format!("{generate}{}", state.ids.suffix());
+            let taken =
+                coll.is_some_and(|c| c.objects.contains_key(&ObjKey::new(&namespace, &candidate)));
+            if !taken {
+                name = candidate;
+                break;
+            }
+        }
+        meta_mut(&mut obj).insert("name".into(), json!(name));
+    }
+    let mut causes = name_causes(rt, &name);
+    causes.extend(owner_reference_causes(&obj));
+    if !causes.is_empty() {
+        return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
+    }
+    if rt.namespaced {
+        namespace_check(state, &namespace)?;
+    }
+    if state
+        .get(&storage, &ObjKey::new(&namespace, &name))
+        .is_some()
+    {
+        return Err(ApiError::already_exists(rt.target(), &name));
+    }
+    if rt.status_subresource
+        && let Some(m) = obj.as_object_mut()
+    {
+        m.remove("status");
+    }
+    type_defaults_on_create(rt, &mut obj);
+    let warnings = check_content(rt, &mut obj, opts.strict, &name)?;
+    if rt.custom_resource_definition() {
+        crd::validate(&obj, &name)?;
+        let mut f = finalizers(&obj);
+        if !f.iter().any(|x| x == crd::CLEANUP_FINALIZER) {
+            f.push(crd::CLEANUP_FINALIZER.into());
+        }
+        set_finalizers_value(&mut obj, &f);
+    }
+    {
+        let uid = state.ids.uid();
+        let m = meta_mut(&mut obj);
+        m.insert("uid".into(), json!(uid));
+        m.insert("creationTimestamp".into(), json!(now));
+        if rt.generation {
+            m.insert("generation".into(), json!(1));
+        }
+    }
+    if !opts.applied {
+        managed_fields::update(
+            None,
+            &mut obj,
+            &opts.manager,
+            &rt.api_version(),
+            scope(rt, opts.part),
+            field_schema(rt).as_ref(),
+            &now,
+        );
+    }
+    if opts.dry_run {
+        return Ok(Written {
+            object: obj,
+            warnings,
+        });
+    }
+    let stored = state.put(&storage, to_storage(rt, obj));
+    after_write(state, rt, &stored);
+    let key = key_of(&stored);
+    let object = from_storage(rt, &state.get(&storage, &key).unwrap_or(stored));
+    play_workload_controller(state, rt, &key);
+    Ok(Written { object, warnings })
+}
+
+pub(super) fn type_defaults_on_create(rt: &ResourceType, obj: &mut Value) {
+    if rt.group.is_empty() && rt.plural == "namespaces" {
+        obj["spec"]["finalizers"] = json!(["kubernetes"]);
+        obj["status"] = json!({ "phase": "Active" });
+    }
+    if rt.group.is_empty() && rt.plural == "services" {
+        // kube-apiserver allocates it itself, controllers or not.
+        workloads::allocate_cluster_ip(obj);
+    }
+    validation::builtin_defaults(rt, obj);
+}
+
+/// Replaces an object (PUT, or the result of a patch). `new` is in `rt`'s version.
+pub fn update(
+    state: &mut State,
+    rt: &ResourceType,
+    key: &ObjKey,
+    mut new: Value,
+    opts: &WriteOpts,
+) -> ApiResult<Written> {
+    let storage = rt.storage.clone();
+    let now = state.now.clone();
+    let Some(old_stored) = state.get(&storage, key) else {
+        return Err(ApiError::not_found(rt.target(), &key.name));
+    };
+    let old = from_storage(rt, &old_stored);
+    let old_rv = meta(&old)["resourceVersion"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    match meta(&new)["resourceVersion"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+    {
+        Some(rv) if rv != old_rv => return Err(ApiError::conflict(rt.target(), &key.name)),
+        Some(_) => {}
+        None if rt.custom && opts.part != Part::Status && !opts.applied => {
+            return Err(ApiError::invalid(
+                &rt.kind,
+                &rt.group,
+                &key.name,
+                vec![Cause {
+                    reason: "FieldValueInvalid".into(),
+                    message: "Invalid value: 0x0: must be specified for an update".into(),
+                    field: "metadata.resourceVersion".into(),
+                }],
+            ));
+        }
+        None => {}
+    }
+    match opts.part {
+        Part::Status => {
+            let status = new.get("status").cloned();
+            let managed = meta(&new)["managedFields"].clone();
+            new = old.clone();
+            match status {
+                Some(s) => new["status"] = s,
+                None => {
+                    if let Some(m) = new.as_object_mut() {
+                        m.remove("status");
+                    }
+                }
+            }
+            if opts.applied {
+                meta_mut(&mut new).insert("managedFields".into(), managed);
+            }
+        }
+        Part::Main | Part::Scale => {
+            let old_meta = meta(&old).clone();
+            let m = meta_mut(&mut new);
+            for f in [
+                "uid",
+                "creationTimestamp",
+                "generation",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+            ] {
+                match old_meta.get(f) {
+                    Some(v) => m.insert(f.into(), v.clone()),
+                    None => m.remove(f),
+                };
+            }
+            if !m.contains_key("managedFields")
+                && let Some(mf) = old_meta.get("managedFields")
+            {
+                m.insert("managedFields".into(), mf.clone());
+            }
+            if rt.status_subresource {
+                match old.get("status") {
+                    Some(s) => new["status"] = s.clone(),
+                    None => {
+                        if let Some(m) = new.as_object_mut() {
+                            m.remove("status");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut causes = owner_reference_causes(&new);
+    if is_deleting(&old) {
+        let before = finalizers(&old);
+        let added: Vec<String> = finalizers(&new)
+            .into_iter()
+            .filter(|f| !before.contains(f))
+            .collect();
+        if !added.is_empty() {
+            let cause = Cause {
+                reason: "FieldValueForbidden".into(),
+                message: format!(
+                    "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers {}",
+                    go_string_slice(&added)
+                ),
+                field: "metadata.finalizers".into(),
+            };
+            // kube-apiserver checks object metadata twice on update (the common checks and the kind's own),
+            // so the cause is listed twice (and the message, which drops repeats, names it once).
+            causes.push(cause.clone());
+            causes.push(cause);
+        }
+    }
+    if !causes.is_empty() {
+        return Err(ApiError::invalid(&rt.kind, &rt.group, &key.name, causes));
+    }
+    let warnings = check_content(rt, &mut new, opts.strict, &key.name)?;
+    if rt.custom_resource_definition() {
+        crd::validate(&new, &key.name)?;
+    }
+    if rt.generation && spec_content(rt, &old) != spec_content(rt, &new) {
+        let g = meta(&old)["generation"].as_i64().unwrap_or(0) + 1;
+        meta_mut(&mut new).insert("generation".into(), json!(g));
+    }
+    if !opts.applied {
+        managed_fields::update(
+            Some(&old),
+            &mut new,
+            &opts.manager,
+            &rt.api_version(),
+            scope(rt, opts.part),
+            field_schema(rt).as_ref(),
+            &now,
+        );
+    }
+    meta_mut(&mut new).insert("resourceVersion".into(), json!(old_rv));
+    if comparable(&new) == comparable(&old) {
+        return Ok(Written {
+            object: old,
+            warnings,
+        });
+    }
+    if opts.dry_run {
+        return Ok(Written {
+            object: new,
+            warnings,
+        });
+    }
+    if deletes_during_update(&storage, &new) {
+        // Like kube-apiserver, the update is not stored: the object is deleted as it was (the DELETED event
+        // carries the old state) and the answer is the updated object at the old resourceVersion.
+        remove(state, &storage, key);
+        return Ok(Written {
+            object: new,
+            warnings,
+        });
+    }
+    let stored = state.put(&storage, to_storage(rt, new));
+    after_write(state, rt, &stored);
+    let object = state
+        .get(&storage, key)
+        .map(|o| from_storage(rt, &o))
+        .unwrap_or_else(|| from_storage(rt, &stored));
+    play_workload_controller(state, rt, key);
+    Ok(Written { object, warnings })
+}
+
+/// The workload controller's write after a write to `key` (see [`workloads`]): a change of its own, made after
+/// the answer to the write that caused it was taken.
+fn play_workload_controller(state: &mut State, rt: &ResourceType, key: &ObjKey) {
+    if !state.workload_status || !workloads::plays(rt) {
+        return;
+    }
+    let Some(current) = state.get(&rt.storage, key).map(|o| from_storage(rt, &o)) else {
+        return;
+    };
+    if let Some(mut next) = workloads::reported(rt, &current) {
+        // Recorded as kube-controller-manager's update, as on a real cluster.
+        let now = state.now.clone();
+        managed_fields::update(
+            Some(&current),
+            &mut next,
+            workloads::MANAGER,
+            &rt.api_version(),
+            workloads::scope(rt),
+            field_schema(rt).as_ref(),
+            &now,
+        );
+        state.put(&rt.storage, to_storage(rt, next));
+    }
+}
+
+/// Whether an update removes the last finalizer of an object being deleted (namespaces wait for their
+/// `spec.finalizers` too).
+pub(super) fn deletes_during_update(storage: &StorageKey, new: &Value) -> bool {
+    let is_namespace = storage.0.is_empty() && storage.1 == "namespaces";
+    is_deleting(new) && finalizers(new).is_empty() && !is_namespace
+}
+
+pub(super) fn go_string_slice(items: &[String]) -> String {
+    format!(
+        "[]string{{{}}}",
+        items
+            .iter()
+            .map(|s| format!("{s:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// Work that follows a stored write: finishing deletions whose finalizers are gone, CRD registration.
+pub(super) fn after_write(state: &mut State, rt: &ResourceType, stored: &Arc<Value>) {
+    if rt.custom_resource_definition() {
+        crd::sync(state, stored);
+    }
+    let storage = rt.storage.clone();
+    let key = key_of(stored);
+    let mut work = VecDeque::new();
+    if is_deleting(stored) {
+        work.push_back(Task::Check(storage.clone(), key.clone()));
+    }
+    if state.controllers {
+        // A dependent whose owners are all gone is collected (the owner may have been deleted before it was created).
+        let owners = owner_uids(stored);
+        if !owners.is_empty() && owners.iter().all(|u| state.locate(u).is_none()) {
+            work.push_back(Task::Collect(storage, key));
+        }
+    }
+    run(state, work);
+}

@@ -1,0 +1,37 @@
+//! Label and field selectors, parsed and evaluated the way kube-apiserver does it.
+//!
+//! [`LabelSelector`] covers both the `?labelSelector=` string syntax and the structured
+//! `metav1.LabelSelector`; [`FieldSelector`] covers `?fieldSelector=`. Parse failures carry the
+//! message the real server puts in its 400 `BadRequest` status.
+
+mod field;
+mod label;
+mod messages;
+mod parse;
+#[cfg(test)]
+mod tests;
+
+pub use field::FieldSelector;
+pub use label::LabelSelector;
+
+/// A selector that could not be parsed or converted.
+///
+/// Its `Display` text is the message the real API server returns in the `BadRequest` status.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct SelectorError {
+    message: String,
+}
+
+impl SelectorError {
+    fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+
+    /// The error message, as it appears in `Status.message`.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}

@@ -1,0 +1,163 @@
+//! The parsed attributes: darling receivers for the key = value forms, and the items in declaration order.
+
+use darling::FromMeta;
+use darling::util::{Flag, SpannedValue};
+use proc_macro2::Span;
+use syn::{Ident, LitStr, Path, Type};
+
+use super::values::{CratePath, FnPath, Number, TypeArg};
+
+/// `#[reconciler(..)]`: options of the whole reconciler (several `#[reconciler]` attributes are merged).
+#[derive(Debug, Default, FromMeta)]
+pub struct ContainerOpts {
+    /// The controller's name (default `<kind>-controller`).
+    pub name: Option<SpannedValue<String>>,
+    /// A finalizer around all steps.
+    pub finalizer: Option<SpannedValue<String>>,
+    /// Parents reconciled at once.
+    pub concurrency: Option<Number<u16>>,
+    /// Debounce of triggers, in milliseconds.
+    pub debounce_ms: Option<Number<u64>>,
+    /// The field manager for server-side apply.
+    pub field_manager: Option<SpannedValue<String>>,
+    /// At most one mutating command per pass.
+    pub one_action_per_pass: Flag,
+    /// The type of the data steps read with `Context::data`; `reconciler()` then takes it as its argument.
+    pub data: Option<TypeArg>,
+    /// The derive is on the root type itself, not on a spec struct beside `#[kube(..)]`.
+    pub root: Flag,
+    /// The runtime crate's path.
+    #[darling(rename = "crate")]
+    pub krate: Option<CratePath>,
+}
+
+/// `#[child(..)]` after its optional leading type.
+#[derive(Debug, Default, FromMeta)]
+pub struct ChildOpts {
+    /// `fn(&Parent, &mut Context) -> Result<Option<Child>>`.
+    pub desired: Option<FnPath>,
+    /// `fn(&mut Status, &ChildOutcome<Child>)`.
+    pub reflect: Option<FnPath>,
+    /// `"apply"` (default) or `"update"`.
+    pub strategy: Option<SpannedValue<String>>,
+    /// Server-side apply takes conflicting fields (default true).
+    pub force: Option<SpannedValue<bool>>,
+    /// The field manager of this child.
+    pub field_manager: Option<SpannedValue<String>>,
+    /// `fn(&Child) -> serde_json::Value`, what logs show of the child.
+    pub sanitize: Option<FnPath>,
+    /// Name unnamed children `<parent>-<random>`.
+    pub generate_name: Flag,
+    /// The condition type this child reports.
+    pub condition: Option<SpannedValue<String>>,
+}
+
+/// `#[children(..)]` after its optional leading type.
+#[derive(Debug, Default, FromMeta)]
+pub struct ChildrenOpts {
+    /// `fn(&Parent, &mut Context) -> Result<Vec<Child>>`.
+    pub desired: Option<FnPath>,
+    /// `fn(&Child) -> String`.
+    pub id: Option<FnPath>,
+    /// `fn(&mut Status, &BTreeMap<String, ChildOutcome<Child>>)`.
+    pub reflect: Option<FnPath>,
+    /// The condition type this set reports.
+    pub condition: Option<SpannedValue<String>>,
+}
+
+/// `#[watches(..)]` after its optional leading type.
+#[derive(Debug, Default, FromMeta)]
+pub struct WatchesOpts {
+    /// `fn(Arc<Watched>) -> Vec<ObjectRef<Parent>>`.
+    pub map: Option<FnPath>,
+}
+
+/// One `name: Type` of `#[stash(..)]`.
+#[derive(Debug, Clone)]
+pub struct StashEntry {
+    /// The key's name.
+    pub name: Ident,
+    /// The value's type.
+    pub ty: Type,
+}
+
+/// What `#[kube(..)]` says about the root kind (other keys are kube's business).
+#[derive(Debug, Default)]
+pub struct KubeAttr {
+    /// The span of the first `#[kube]`.
+    pub span: Option<Span>,
+    /// `kind = ".."`.
+    pub kind: Option<LitStr>,
+    /// `root = ".."`: the generated struct's name when it differs from the kind.
+    pub root: Option<LitStr>,
+    /// `status = ".."`, as a path spanned on the literal.
+    pub status: Option<Path>,
+    /// `namespaced`.
+    pub namespaced: bool,
+}
+
+/// One of the step or declaration attributes, in the order written.
+#[derive(Debug)]
+pub enum Item {
+    /// `#[child(..)]`.
+    Child {
+        /// The attribute.
+        span: Span,
+        /// The leading type, if given.
+        ty: Option<Type>,
+        /// The options.
+        opts: ChildOpts,
+        /// The options could not be read (the error is reported); do not report missing keys.
+        broken: bool,
+    },
+    /// `#[children(..)]`.
+    Children {
+        /// The attribute.
+        span: Span,
+        /// The leading type, if given.
+        ty: Option<Type>,
+        /// The options.
+        opts: ChildrenOpts,
+        /// The options could not be read.
+        broken: bool,
+    },
+    /// `#[owns(A, B)]`.
+    Owns(Vec<Type>),
+    /// `#[tracks(A, B)]`.
+    Tracks(Vec<Type>),
+    /// `#[watches(..)]`.
+    Watches {
+        /// The attribute.
+        span: Span,
+        /// The leading type, if given.
+        ty: Option<Type>,
+        /// The options.
+        opts: WatchesOpts,
+        /// The options could not be read.
+        broken: bool,
+    },
+    /// `#[sync(f)]`.
+    Sync(FnPath),
+    /// `#[finalize(f)]`.
+    Finalize {
+        /// The attribute.
+        span: Span,
+        /// The function.
+        f: FnPath,
+    },
+    /// `#[stash(..)]`.
+    Stash(Vec<StashEntry>),
+}
+
+/// Everything the attributes say.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    /// `#[reconciler(..)]`, merged.
+    pub container: ContainerOpts,
+    /// The span of the first `#[reconciler]`.
+    pub container_span: Option<Span>,
+    /// `#[kube(..)]`, if any.
+    pub kube: Option<KubeAttr>,
+    /// Steps, declarations and stash keys, in the order written.
+    pub items: Vec<Item>,
+}

@@ -1,0 +1,53 @@
+//! The items both expansions emit, the valid one ([`crate::expand`]) and the stubs ([`crate::fallback`]):
+//! the `reconciler()` signature and the stash key constants, so that the two cannot drift apart.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Ident, LitStr};
+
+use crate::model::{Model, Root};
+
+/// `pub fn reconciler(..) -> operator::Reconciler<Root>`, with its documentation.
+pub fn signature(model: &Model, root: &Root) -> TokenStream {
+    let krate = &model.krate;
+    let ident = &root.ident;
+    let vis = &root.vis;
+    let doc = format!(
+        "The reconciler of `{ident}` declared by `#[derive(Reconciler)]` on `{}`: run it with `operator::Operator::controller`.",
+        model.input.ident
+    );
+    let data = model.container.data.as_ref().map(|d| {
+        let ty = &d.0;
+        quote!(data: #ty)
+    });
+    quote! {
+        #[doc = #doc]
+        #vis fn reconciler(#data) -> #krate::Reconciler<#ident>
+    }
+}
+
+/// `pub const IMAGE: operator::StashKey<String> = ..;` per stash key (those with a usable name).
+pub fn stash_consts(model: &Model, root: &Root) -> Vec<TokenStream> {
+    let krate = &model.krate;
+    let vis = &root.vis;
+    let mut seen = std::collections::HashSet::new();
+    model
+        .stash
+        .iter()
+        // A duplicate is reported by `valid`; emitting it twice would add a second error.
+        .filter(|entry| seen.insert(entry.name.to_string()))
+        .filter_map(|entry| {
+            let name = entry.name.to_string();
+            let name = name.strip_prefix("r#").unwrap_or(&name);
+            let constant: Ident = syn::parse_str(&name.to_uppercase()).ok()?;
+            let constant = Ident::new(&constant.to_string(), entry.name.span());
+            let ty = &entry.ty;
+            let key = LitStr::new(name, entry.name.span());
+            let doc = format!("Stash key `{name}`, declared by `#[stash({name}: ..)]`.");
+            Some(quote! {
+                #[doc = #doc]
+                #vis const #constant: #krate::StashKey<#ty> = #krate::StashKey::new(#key);
+            })
+        })
+        .collect()
+}
