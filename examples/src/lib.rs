@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+pub mod cli;
 pub mod teams;
 pub mod webapp;
 pub mod webapp_derive;
