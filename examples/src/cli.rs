@@ -26,7 +26,7 @@ use crate::EmbeddedArgs;
 /// Runs an example operator.
 ///
 /// With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster and installs the CRD if it is
-/// missing. Otherwise (or with `--embedded`) it starts an in-memory cluster, installs the CRD and sample
+/// missing; with `--in-cluster`, against the cluster of its pod (whose CRD the manifests installed). Otherwise (or with `--embedded`) it starts an in-memory cluster, installs the CRD and sample
 /// objects, and logs what the operator does.
 #[derive(Debug, clap::Parser)]
 #[command(version, about)]
@@ -124,7 +124,11 @@ pub async fn run(
             .context("cannot load the in-cluster configuration (is this running in a pod?)")?;
         tracing::info!(server = %config.cluster_url, "running against the cluster of this pod");
         let client = Client::try_from(config).context("cannot build a client")?;
-        return run_on_cluster(example, client, shutdown).await;
+        // The manifests install the CRDs, and the ClusterRole they bind grants nothing on CRDs: run only.
+        (example.controller)(Operator::new(client))
+            .run_until(shutdown)
+            .await;
+        return Ok(());
     }
     let kubeconfig_env = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty());
     match (&cli.kubeconfig, kubeconfig_env) {
