@@ -74,7 +74,11 @@ pub fn try_parse_from(
     Cli::from_arg_matches(&matches)
 }
 
-fn command(name: &'static str, about: &'static str, manifests_about: &'static str) -> clap::Command {
+fn command(
+    name: &'static str,
+    about: &'static str,
+    manifests_about: &'static str,
+) -> clap::Command {
     let short = about.lines().next().unwrap_or_default().to_string();
     let mut command = Cli::command().name(name).bin_name(name);
     if !about.is_empty() {

@@ -3,4 +3,5 @@
 pub mod kubectl;
 pub mod normalize;
 pub mod teams_scenario;
+pub mod tenants_scenario;
 pub mod webapp_snapshot;
