@@ -12,11 +12,19 @@
 //! cargo run --example webapp-by-hand -- manifests | kubectl apply -f -
 //! ```
 
-use clap::Parser;
-use examples::webapp::cli::{Cli, run};
+use examples::webapp::cli::run;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     examples::init_tracing();
-    run(Cli::parse(), examples::shutdown_signal()).await
+    let cli = examples::cli::parse(
+        "webapp-by-hand",
+        "Runs the WebApp operator (written with the runtime only, no derive).\n\n\
+         With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster and installs the CRD if it \
+         is missing; with `--in-cluster`, against the cluster of its pod. Otherwise (or with `--embedded`) it \
+         starts an in-memory cluster, installs the CRD, a sample ConfigMap and a sample WebApp, and logs what the \
+         operator does.",
+        "Print the CustomResourceDefinition as YAML (pipe it to `kubectl apply -f -`)",
+    );
+    run(cli, examples::shutdown_signal()).await
 }

@@ -11,28 +11,22 @@
 //! cargo run --example webapp -- manifests | kubectl apply -f -
 //! ```
 
-use clap::{CommandFactory, FromArgMatches};
-use examples::webapp::cli::{Cli, Variant, run_variant};
+use examples::webapp::cli::{Variant, run_variant};
 use examples::webapp_derive::{controller, manifests};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     examples::init_tracing();
-    let command = Cli::command()
-        .name("webapp")
-        .bin_name("webapp")
-        .about("Runs the WebApp operator (written with #[derive(Reconciler)]).")
-        .long_about(
-            "Runs the WebApp operator (written with #[derive(Reconciler)]).\n\n\
-             With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster and installs the CRD if \
-             it is missing; with `--in-cluster`, against the cluster of its pod. Otherwise (or with `--embedded`) \
-             it starts an in-memory cluster, installs the CRD, a sample ConfigMap and a sample WebApp, and logs \
-             what the operator does.",
-        )
-        .mut_subcommand("manifests", |c| {
-            c.about("Print the CRD, ServiceAccount, ClusterRole, ClusterRoleBinding and Deployment as YAML (pipe it to `kubectl apply -f -`)")
-        });
-    let cli = Cli::from_arg_matches(&command.get_matches())?;
+    let cli = examples::cli::parse(
+        "webapp",
+        "Runs the WebApp operator (written with #[derive(Reconciler)]).\n\n\
+         With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster and installs the CRD if \
+         it is missing; with `--in-cluster`, against the cluster of its pod. Otherwise (or with `--embedded`) \
+         it starts an in-memory cluster, installs the CRD, a sample ConfigMap and a sample WebApp, and logs \
+         what the operator does.",
+        "Print the CRD, ServiceAccount, ClusterRole, ClusterRoleBinding and Deployment as YAML (pipe it to \
+         `kubectl apply -f -`)",
+    );
     let variant = Variant {
         controller,
         manifests,

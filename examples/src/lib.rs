@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
+pub mod cli;
 pub mod teams;
+pub mod tenants;
 pub mod webapp;
 pub mod webapp_derive;
 

@@ -379,7 +379,10 @@ pub(crate) fn controller_parents<P: Resource<DynamicType = ()>>(
     api_version: &str,
     kind: &str,
     meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-) -> Vec<ObjectRef<P>> {
+) -> Vec<ObjectRef<P>>
+where
+    P::Scope: 'static,
+{
     let _ = (api_version, kind);
     meta.owner_references
         .iter()
@@ -391,7 +394,11 @@ pub(crate) fn controller_parents<P: Resource<DynamicType = ()>>(
         })
         .map(|r| {
             let mut o = ObjectRef::new(&r.name);
-            if let Some(ns) = &meta.namespace {
+            // A cluster-scoped parent's ref has no namespace, whatever its namespaced child's is.
+            if let Some(ns) = meta.namespace.as_ref().filter(|_| {
+                std::any::TypeId::of::<P::Scope>()
+                    != std::any::TypeId::of::<k8s_openapi::ClusterResourceScope>()
+            }) {
                 o = o.within(ns);
             }
             o
@@ -401,8 +408,27 @@ pub(crate) fn controller_parents<P: Resource<DynamicType = ()>>(
 
 #[cfg(test)]
 mod tests {
-    use super::with_removals;
+    use super::{controller_parents, with_removals};
     use serde_json::json;
+
+    #[test]
+    fn a_namespaced_child_names_its_cluster_scoped_parent_without_a_namespace() {
+        use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+        let meta = serde_json::from_value(json!({
+            "name": "quota",
+            "namespace": "team-dev",
+            "ownerReferences": [
+                {"apiVersion": "v1", "kind": "Namespace", "name": "team", "uid": "1", "controller": true},
+                {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "2", "controller": true},
+            ],
+        }))
+        .unwrap();
+        let cluster = controller_parents::<Namespace>("v1", "ResourceQuota", &meta);
+        assert_eq!(cluster.len(), 1);
+        assert_eq!(cluster[0].namespace, None);
+        let namespaced = controller_parents::<ConfigMap>("v1", "ResourceQuota", &meta);
+        assert_eq!(namespaced[0].namespace.as_deref(), Some("team-dev"));
+    }
 
     #[test]
     fn removed_fields_become_nulls_at_every_depth() {

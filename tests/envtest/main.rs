@@ -6,4 +6,5 @@ mod harness;
 mod runtime;
 mod support;
 mod teams;
+mod tenants;
 mod webapp;

@@ -63,8 +63,17 @@ pub fn recording_client(
     kube::Client,
     std::sync::Arc<std::sync::Mutex<Vec<Exchange>>>,
 ) {
+    recording_client_for(cp.config().clone())
+}
+
+/// [`recording_client`] with a given configuration (e.g. the control plane's with another identity).
+pub fn recording_client_for(
+    config: kube::Config,
+) -> (
+    kube::Client,
+    std::sync::Arc<std::sync::Mutex<Vec<Exchange>>>,
+) {
     use kube::client::ConfigExt;
-    let config = cp.config().clone();
     let log: std::sync::Arc<std::sync::Mutex<Vec<Exchange>>> = Default::default();
     let http = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
         .build(config.rustls_https_connector().unwrap());

@@ -1,0 +1,256 @@
+//! The command line the example operators share: run the operator on a cluster (`--kubeconfig FILE` or
+//! `KUBECONFIG`, `--in-cluster`) or on the embedded in-memory one with sample objects (the default; `--listen`
+//! and `--write-kubeconfig` serve it to kubectl), or print its manifests (`manifests`).
+//!
+//! An example describes itself with an [`Example`] (its CRDs, controller, manifests, sample objects and what
+//! to log of them); the binaries are [`parse`] and [`run`], and tests call [`run`] directly.
+
+use std::ffi::OsString;
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::{CommandFactory, FromArgMatches};
+use futures::future::BoxFuture;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::runtime::wait::{await_condition, conditions};
+use kube::{Client, ResourceExt};
+use operator::Operator;
+use operator::testing::ApiServer;
+
+use crate::EmbeddedArgs;
+
+/// Runs an example operator.
+///
+/// With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster and installs the CRD if it is
+/// missing; with `--in-cluster`, against the cluster of its pod (whose CRD the manifests installed). Otherwise (or with `--embedded`) it starts an in-memory cluster, installs the CRD and sample
+/// objects, and logs what the operator does.
+#[derive(Debug, clap::Parser)]
+#[command(version, about)]
+pub struct Cli {
+    /// What to do instead of running the operator.
+    #[command(subcommand)]
+    pub command: Option<CliCommand>,
+    /// Run against the cluster of this kubeconfig (default: `KUBECONFIG`, if set).
+    #[arg(long, conflicts_with_all = ["embedded", "listen"])]
+    pub kubeconfig: Option<PathBuf>,
+    /// Run on the embedded in-memory cluster even when `KUBECONFIG` is set (implied by `--listen`).
+    #[arg(long)]
+    pub embedded: bool,
+    /// Run against the cluster this pod runs in, with its service account (as the manifests' Deployment does).
+    #[arg(long, conflicts_with_all = ["kubeconfig", "embedded", "listen"])]
+    pub in_cluster: bool,
+    /// Serving the embedded cluster to kubectl.
+    #[command(flatten)]
+    pub serve: EmbeddedArgs,
+}
+
+/// Subcommands.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum CliCommand {
+    /// Print the manifests an installation needs as YAML (pipe it to `kubectl apply -f -`).
+    Manifests,
+}
+
+/// Parses the process's arguments as the command line of the example `name`, described by `about` (the first
+/// line is the short help) and with `manifests` described by `manifests_about`.
+pub fn parse(name: &'static str, about: &'static str, manifests_about: &'static str) -> Cli {
+    let matches = command(name, about, manifests_about).get_matches();
+    match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    }
+}
+
+/// [`parse`] over given arguments (the first is the program name), for tests.
+pub fn try_parse_from(
+    name: &'static str,
+    args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
+) -> Result<Cli, clap::Error> {
+    let matches = command(name, "", "").try_get_matches_from(args)?;
+    Cli::from_arg_matches(&matches)
+}
+
+fn command(
+    name: &'static str,
+    about: &'static str,
+    manifests_about: &'static str,
+) -> clap::Command {
+    let short = about.lines().next().unwrap_or_default().to_string();
+    let mut command = Cli::command().name(name).bin_name(name);
+    if !about.is_empty() {
+        command = command.about(short).long_about(about);
+    }
+    if !manifests_about.is_empty() {
+        command = command.mut_subcommand("manifests", |c| c.about(manifests_about));
+    }
+    command
+}
+
+/// Seeds the embedded cluster or watches it, given a client.
+pub type ClientTask<T> = fn(Client) -> BoxFuture<'static, T>;
+
+/// What an example brings to the shared command line.
+#[derive(Debug, Clone, Copy)]
+pub struct Example {
+    /// The CRDs the operator serves, installed when missing.
+    pub crds: fn() -> Vec<CustomResourceDefinition>,
+    /// Adds the example's controller to an operator.
+    pub controller: fn(Operator) -> Operator,
+    /// What the `manifests` subcommand prints.
+    pub manifests: fn() -> anyhow::Result<String>,
+    /// Prepares a fresh embedded cluster before anything is installed (e.g. registers kinds it lacks).
+    pub prepare_embedded: fn(&ApiServer),
+    /// Creates the sample objects on the embedded cluster (after the CRDs are established).
+    pub seed: ClientTask<anyhow::Result<()>>,
+    /// Logs what changes on the embedded cluster, until aborted.
+    pub observe: ClientTask<()>,
+    /// What to try with kubectl on the served embedded cluster, e.g. `get webapps,deployments`.
+    pub kubectl_hint: &'static str,
+}
+
+/// Runs what the command line asks for until `shutdown` resolves (the binary passes Ctrl-C or SIGTERM).
+pub async fn run(
+    example: &Example,
+    cli: Cli,
+    shutdown: impl Future<Output = ()> + Send,
+) -> anyhow::Result<()> {
+    if let Some(CliCommand::Manifests) = cli.command {
+        print!("{}", (example.manifests)()?);
+        return Ok(());
+    }
+    let embedded = cli.embedded || cli.serve.listen.is_some();
+    if cli.in_cluster {
+        let config = kube::Config::incluster()
+            .context("cannot load the in-cluster configuration (is this running in a pod?)")?;
+        tracing::info!(server = %config.cluster_url, "running against the cluster of this pod");
+        let client = Client::try_from(config).context("cannot build a client")?;
+        // The manifests install the CRDs, and the ClusterRole they bind grants nothing on CRDs: run only.
+        (example.controller)(Operator::new(client))
+            .run_until(shutdown)
+            .await;
+        return Ok(());
+    }
+    let kubeconfig_env = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty());
+    match (&cli.kubeconfig, kubeconfig_env) {
+        (Some(path), _) => {
+            let kubeconfig = Kubeconfig::read_from(path)
+                .with_context(|| format!("cannot read the kubeconfig {}", path.display()))?;
+            let config =
+                kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+                    .await
+                    .with_context(|| format!("invalid kubeconfig {}", path.display()))?;
+            tracing::info!(server = %config.cluster_url, kubeconfig = %path.display(), "running against a cluster");
+            let client = Client::try_from(config).context("cannot build a client")?;
+            run_on_cluster(example, client, shutdown).await
+        }
+        (None, Some(env)) if !embedded => {
+            let config = kube::Config::infer()
+                .await
+                .context("cannot load the kubeconfig named by KUBECONFIG")?;
+            tracing::info!(server = %config.cluster_url, kubeconfig = ?env, "running against a cluster (KUBECONFIG)");
+            let client = Client::try_from(config).context("cannot build a client")?;
+            run_on_cluster(example, client, shutdown).await
+        }
+        _ => run_embedded(example, &cli.serve, shutdown).await,
+    }
+}
+
+/// Runs the operator against a real cluster, installing the CRDs first if they are missing.
+pub async fn run_on_cluster(
+    example: &Example,
+    client: Client,
+    shutdown: impl Future<Output = ()> + Send,
+) -> anyhow::Result<()> {
+    for crd in (example.crds)() {
+        ensure_crd(&client, crd).await?;
+    }
+    (example.controller)(Operator::new(client))
+        .run_until(shutdown)
+        .await;
+    Ok(())
+}
+
+/// Starts the embedded in-memory cluster (served over HTTP with `--listen`), installs the CRDs and the
+/// sample objects, and runs the operator on it, logging what happens.
+pub async fn run_embedded(
+    example: &Example,
+    serve: &EmbeddedArgs,
+    shutdown: impl Future<Output = ()> + Send,
+) -> anyhow::Result<()> {
+    let server = ApiServer::new();
+    (example.prepare_embedded)(&server);
+    let serving = match serve.listen {
+        Some(addr) => {
+            let serving = server
+                .serve(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr}"))?;
+            Some(serving)
+        }
+        None => None,
+    };
+    let client = server.client();
+    for crd in (example.crds)() {
+        ensure_crd(&client, crd).await?;
+    }
+    (example.seed)(client.clone()).await?;
+
+    if let (Some(serving), Some(path)) = (&serving, &serve.write_kubeconfig) {
+        serving
+            .write_kubeconfig(path)
+            .with_context(|| format!("cannot write the kubeconfig to {}", path.display()))?;
+        tracing::info!(
+            path = %path.display(),
+            "wrote kubeconfig; try: kubectl --kubeconfig {} {}",
+            path.display(),
+            example.kubectl_hint,
+        );
+    }
+    if let Some(serving) = &serving {
+        tracing::info!(url = %serving.url(), "serving the embedded cluster; press Ctrl-C to stop");
+    } else {
+        tracing::info!(
+            "running on the embedded cluster; press Ctrl-C to stop (--listen ADDR serves it to kubectl)"
+        );
+    }
+
+    let observer = tokio::spawn((example.observe)(client.clone()));
+    (example.controller)(Operator::new(client))
+        .run_until(shutdown)
+        .await;
+    observer.abort();
+    let _ = observer.await;
+    if let Some(serving) = serving {
+        serving.shutdown(Duration::from_secs(5)).await;
+    }
+    Ok(())
+}
+
+/// Creates a CRD unless it exists, and waits (up to 30 s) until it is established.
+pub async fn ensure_crd(client: &Client, crd: CustomResourceDefinition) -> anyhow::Result<()> {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let name = crd.name_any();
+    if crds
+        .get_opt(&name)
+        .await
+        .with_context(|| format!("cannot read CRD {name}"))?
+        .is_none()
+    {
+        crds.create(&PostParams::default(), &crd)
+            .await
+            .with_context(|| format!("cannot create CRD {name}"))?;
+        tracing::info!(crd = %name, "installed the CRD");
+    }
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        await_condition(crds, &name, conditions::is_crd_established()),
+    )
+    .await
+    .with_context(|| format!("CRD {name} not established within 30s"))?
+    .with_context(|| format!("cannot watch CRD {name}"))?;
+    Ok(())
+}
