@@ -18,6 +18,7 @@ pub mod error;
 pub mod manifests;
 pub mod outcome;
 mod own_status;
+pub mod quantity;
 pub mod readiness;
 pub mod reconciler;
 pub mod reconcilers;

@@ -10,7 +10,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::announce::{Mutation, announce, describe};
-use super::child::{ReadyFn, contains, controlled_by, is_terminating, prepare, stamp_desired_hash};
+use super::child::{ReadyFn, controlled_by, is_terminating, prepare};
+use super::compare::{contains, stamp_desired_hash};
 use super::written::Written;
 use super::{ChildOutcome, SubReconciler, Wiring};
 use crate::cache::CachedKind;

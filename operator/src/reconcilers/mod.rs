@@ -9,6 +9,7 @@ mod announce;
 mod cast;
 mod child;
 mod child_set;
+mod compare;
 mod finalizer;
 mod flow;
 mod sequence;
@@ -16,8 +17,9 @@ mod sync;
 mod written;
 
 pub use cast::CastReconciler;
-pub use child::{ChildOutcome, ChildReconciler, DESIRED_HASH, WriteStrategy, desired_hash};
+pub use child::{ChildOutcome, ChildReconciler, WriteStrategy};
 pub use child_set::ChildSetReconciler;
+pub use compare::{DESIRED_HASH, desired_hash};
 pub use finalizer::WithFinalizer;
 pub use flow::{IfThen, TryCatch};
 pub use sequence::Sequence;
