@@ -89,6 +89,7 @@ mod lifecycle;
 mod log;
 mod managed_fields;
 mod omit_empty;
+mod quantity;
 mod registry;
 mod request;
 mod schema;

@@ -276,7 +276,11 @@ macro_rules! typed_check {
                 let typed: $ty = serde_json::from_value(v).map_err(|e| e.to_string())?;
                 serde_json::to_value(typed).map_err(|e| e.to_string())
             }
-            round_trip(v).map(|out| crate::omit_empty::omit_empty(out, round_trip))
+            round_trip(v).map(|out| {
+                let mut out = crate::omit_empty::omit_empty(out, round_trip);
+                crate::quantity::canonicalize::<$ty>(&mut out);
+                out
+            })
         }
     };
 }

@@ -32,4 +32,5 @@ mod deviations;
 mod lifecycle;
 mod list;
 mod patch;
+mod quantities;
 mod support;

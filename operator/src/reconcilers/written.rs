@@ -5,17 +5,19 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 use kube::Resource;
+use serde::Serialize;
 
 use super::announce::Mutation;
 
 /// How many writes are remembered at most (a safety net: an entry goes as soon as the cache shows the write).
 const CAPACITY: usize = 16_384;
 
-/// The resource version each child had after this step's last write to it, by uid, until the cache shows it.
+/// The resource version and content each child had after this step's last write to it, by uid, until the
+/// cache shows it.
 ///
 /// When a pass runs before the cache has seen the child the previous pass created, the child is applied again
-/// (a no-op): the API answers with the uid and resource version of the previous write, and the step reports
-/// the child unchanged instead of announcing it as created a second time.
+/// (a no-op): the API answers with the object of the previous write (or a later one, if a controller wrote its
+/// status since), and the step reports the child unchanged instead of announcing it as created again.
 #[derive(Debug, Default)]
 pub(crate) struct Written {
     recent: Mutex<Recent>,
@@ -23,7 +25,7 @@ pub(crate) struct Written {
 
 #[derive(Debug, Default)]
 struct Recent {
-    versions: HashMap<String, String>,
+    versions: HashMap<String, (String, u64)>,
     order: VecDeque<String>,
 }
 
@@ -31,7 +33,11 @@ impl Written {
     /// What an apply did to a child, from the object the API answered with: `None` when it changed nothing
     /// (the answer is this step's own last write), `Created` when the child was neither cached nor written
     /// before, `Updated` otherwise. Remembers the answer.
-    pub(crate) fn applied<C: Resource>(&self, cached: bool, answer: &C) -> Option<Mutation> {
+    pub(crate) fn applied<C: Resource + Serialize>(
+        &self,
+        cached: bool,
+        answer: &C,
+    ) -> Option<Mutation> {
         let meta = answer.meta();
         let (Some(uid), Some(version)) = (meta.uid.clone(), meta.resource_version.clone()) else {
             // No server answered (commands only recorded): judge by the cache.
@@ -41,10 +47,12 @@ impl Written {
                 Mutation::Created
             });
         };
+        let content = content_hash(answer);
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
         let before = recent.versions.get(&uid).cloned();
         let mutation = match &before {
-            Some(v) if *v == version => None,
+            // The same write, or one that only others changed since (a status, say): this apply did nothing.
+            Some((v, c)) if *v == version || *c == content => None,
             Some(_) => Some(Mutation::Updated),
             None if cached => Some(Mutation::Updated),
             None => Some(Mutation::Created),
@@ -58,7 +66,7 @@ impl Written {
                 }
             }
         }
-        recent.versions.insert(uid, version);
+        recent.versions.insert(uid, (version, content));
         mutation
     }
 
@@ -68,7 +76,7 @@ impl Written {
         let Some(uid) = &meta.uid else { return };
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
         let caught_up = match (recent.versions.get(uid), &meta.resource_version) {
-            (Some(written), Some(cached)) => {
+            (Some((written, _)), Some(cached)) => {
                 written == cached
                     // Resource versions are opaque, but etcd's are numbers: a newer one shows the write too.
                     || matches!((written.parse::<u64>(), cached.parse::<u64>()), (Ok(w), Ok(c)) if c > w)
@@ -82,15 +90,32 @@ impl Written {
     }
 }
 
+/// A hash of what an apply can change: the object without its status and the metadata the server keeps.
+fn content_hash<C: Serialize>(object: &C) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut value = serde_json::to_value(object).unwrap_or_default();
+    if let Some(o) = value.as_object_mut() {
+        o.remove("status");
+        if let Some(m) = o.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+            m.remove("resourceVersion");
+            m.remove("managedFields");
+        }
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    value.to_string().hash(&mut h);
+    h.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
 
-    fn answer(uid: &str, version: &str) -> ConfigMap {
+    fn answer(uid: &str, version: &str, text: &str) -> ConfigMap {
         let mut cm = ConfigMap::default();
         cm.metadata.uid = Some(uid.into());
         cm.metadata.resource_version = Some(version.into());
+        cm.data = Some([("text".to_string(), text.to_string())].into());
         cm
     }
 
@@ -98,17 +123,19 @@ mod tests {
     fn a_repeated_apply_on_a_lagging_cache_is_no_change() {
         let written = Written::default();
         assert_eq!(
-            written.applied(false, &answer("u", "1")),
+            written.applied(false, &answer("u", "1", "a")),
             Some(Mutation::Created)
         );
-        assert_eq!(written.applied(false, &answer("u", "1")), None);
+        assert_eq!(written.applied(false, &answer("u", "1", "a")), None);
+        // Someone else wrote since (a new version, the same content): still nothing this apply did.
+        assert_eq!(written.applied(false, &answer("u", "2", "a")), None);
         assert_eq!(
-            written.applied(false, &answer("u", "2")),
+            written.applied(false, &answer("u", "3", "b")),
             Some(Mutation::Updated)
         );
-        written.seen(&answer("u", "2"));
+        written.seen(&answer("u", "3", "b"));
         assert_eq!(
-            written.applied(true, &answer("u", "3")),
+            written.applied(true, &answer("u", "4", "c")),
             Some(Mutation::Updated)
         );
     }
