@@ -10,8 +10,9 @@
 //! only, uids and timestamps, the `status` and `scale` subresources, finalizers and `deletionTimestamp`,
 //! `generateName`, label and field selectors, paginated lists, watches with bookmarks and `410 Gone`, JSON,
 //! merge, strategic merge and server-side apply patches with `managedFields`, CustomResourceDefinitions with
-//! schema validation, defaulting and pruning, namespaces, owner-reference garbage collection, fault injection,
-//! and a log of every request. [`ApiServer::serve`] also serves it over HTTP for `kubectl`.
+//! schema validation, defaulting and pruning, namespaces, owner-reference garbage collection, quantities of
+//! built-in kinds in canonical form, fault injection, and a log of every request. Like a whole cluster it also
+//! plays the workload controllers' status (see [`ApiServerBuilder::workload_status`]). [`ApiServer::serve`] also serves it over HTTP for `kubectl`.
 //!
 //! ```
 //! # async fn demo() -> Result<(), kube::Error> {
@@ -56,6 +57,9 @@
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are not evaluated.
 //! - Garbage collection and namespace termination run synchronously inside the request that triggers them
 //!   (a real cluster does this asynchronously in kube-controller-manager).
+//! - The workload controllers are played, not run: every pod of a Deployment, StatefulSet, ReplicaSet or
+//!   DaemonSet is taken to start at once and be ready, and the status follows the write that caused it inside
+//!   the same request. No pods are created.
 //! - Built-in kinds are checked by round-tripping through their `k8s-openapi` types and receive only the most
 //!   common defaults (Pod templates, Deployments, StatefulSets, Services); no other built-in validation runs.
 //! - Only JSON and YAML bodies; protobuf and CBOR are not served. `/openapi/v2` is not served; `/openapi/v3`
@@ -72,7 +76,8 @@
 //! `tests/differential` runs the same scenarios here and on a real kube-apiserver (from `operator-envtest`)
 //! and compares the answers; the last four differences above are what it found and could not remove, and it
 //! pins each of them on both servers. The ones before are by design (no authorization, no
-//! admission, no controllers running beside the server except garbage collection) and not compared.
+//! admission, no controllers running beside the server except garbage collection and the played workload
+//! status) and not compared.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
