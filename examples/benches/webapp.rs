@@ -14,7 +14,9 @@
 //!    Deployment, its Service and `Ready=True` with `observedGeneration` 1 (the time is that of the last
 //!    write);
 //! 3. *converged pass*: stops the operator and starts a new one, which lists everything and reconciles every
-//!    WebApp once more: 0 writes expected, and no reads besides one list and one watch per cached kind.
+//!    WebApp once more: 0 writes expected, and no reads besides one list and one watch per cached kind;
+//! 4. *churn*: a third operator holds every WebApp, then all are deleted: the operator's memory with them and
+//!    after (per-parent state must be freed with the parent).
 //!
 //! Requests are counted from the server's request log, drained as the run goes (`writes` are the successful
 //! create, update, patch and delete requests; failures are listed with their code). CPU time is the process's
@@ -32,7 +34,7 @@ use examples::webapp::{WebApp, reconciler, sample, sample_config_map};
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service};
-use kube::api::{Api, ListParams, PostParams};
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use operator::Operator;
 use operator::testing::ApiServer;
 use operator::testing::apiserver::RequestRecord;
@@ -364,10 +366,56 @@ async fn run_one(n: usize, reconciles: Reconciles) -> anyhow::Result<()> {
     let (rss_running, _) = memory_mib();
     let _ = stop.send(());
     running.await?;
-    drain.abort();
-    let (_, hwm) = memory_mib();
     trim();
     let (rss_server, _) = memory_mib();
+
+    // Churn: an operator holding every WebApp sees them all deleted; its per-parent state must go with them.
+    let done0 = reconciles.done.load(Ordering::Relaxed);
+    let (stop, stopped) = oneshot::channel::<()>();
+    let op = Operator::new(client.clone()).controller(reconciler());
+    let running = tokio::spawn(op.run_until(async move {
+        let _ = stopped.await;
+    }));
+    let started = Instant::now();
+    while reconciles.done.load(Ordering::Relaxed) - done0 < n as u64 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        anyhow::ensure!(
+            started.elapsed() < LIMIT,
+            "the churn operator did not start"
+        );
+    }
+    tokio::time::sleep(SETTLE).await;
+    trim();
+    let (rss_loaded, _) = memory_mib();
+    apps.delete_collection(&DeleteParams::default(), &ListParams::default())
+        .await?;
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    loop {
+        let left = apps
+            .list(&ListParams::default().limit(1))
+            .await?
+            .items
+            .len()
+            + deployments
+                .list(&ListParams::default().limit(1))
+                .await?
+                .items
+                .len();
+        if left == 0 {
+            break;
+        }
+        anyhow::ensure!(started.elapsed() < LIMIT, "the WebApps did not go");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(SETTLE).await;
+    trim();
+    let (rss_churned, _) = memory_mib();
+    let _ = stop.send(());
+    running.await?;
+    drain.abort();
+    trim();
+    let (rss_empty, _) = memory_mib();
+    let (_, hwm) = memory_mib();
     let cached = 3 * n + 1;
 
     println!("{n} WebApps (each: a Deployment and a Service; all read one tracked ConfigMap)");
@@ -381,6 +429,11 @@ async fn run_one(n: usize, reconciles: Reconciles) -> anyhow::Result<()> {
         "  memory in use (after malloc_trim): {rss_running:.0} MiB with the operator running, {rss_server:.0} MiB without it: the operator holds {:.0} MiB for {cached} cached objects ({:.1} KiB each)",
         rss_running - rss_server,
         (rss_running - rss_server) * 1024.0 / cached as f64,
+    );
+    println!(
+        "  churn: the operator holds {:.0} MiB with {n} WebApps and {:.0} MiB once they are deleted (after malloc_trim)",
+        rss_loaded - rss_server,
+        rss_churned - rss_empty,
     );
     println!(
         "  per WebApp: converge {:.3} ms wall, {:.3} ms cpu; converged pass {:.3} ms wall, {:.3} ms cpu",

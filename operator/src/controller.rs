@@ -11,6 +11,7 @@ use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
 use kube::runtime::reflector::ObjectRef;
 use kube::{Client, ResourceExt};
 use tokio::sync::watch;
+use tracing::Instrument;
 
 use crate::cache::{Caches, Change};
 use crate::command::{ApiDispatcher, Dispatcher};
@@ -57,6 +58,76 @@ struct Shared<P: ParentKind> {
     synced: tokio::sync::OnceCell<()>,
     /// The operator's shutdown signal, set when the controller starts.
     stop: std::sync::OnceLock<watch::Receiver<bool>>,
+    /// Why each parent is due for a pass, from the triggers that queued it (see [`Why`]).
+    why: Arc<Why<P>>,
+}
+
+/// How many reasons are kept per queued parent (a burst of changes to its children is summed up).
+const REASONS: usize = 4;
+
+/// Why parents are due for a pass: the triggers record the change that queued a parent, the pass takes it.
+struct Why<P: ParentKind> {
+    queued: Mutex<HashMap<ObjectRef<P>, Vec<String>>>,
+    requeued: Mutex<std::collections::HashSet<ObjectRef<P>>>,
+}
+
+impl<P: ParentKind> Default for Why<P> {
+    fn default() -> Self {
+        Self {
+            queued: Mutex::default(),
+            requeued: Mutex::default(),
+        }
+    }
+}
+
+impl<P: ParentKind> Why<P> {
+    fn record(&self, parent: &ObjectRef<P>, why: &str) {
+        let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
+        let reasons = queued.entry(parent.clone()).or_default();
+        if reasons.len() < REASONS && !reasons.iter().any(|r| r == why) {
+            reasons.push(why.to_string());
+        } else if reasons.len() == REASONS && !reasons.iter().any(|r| r == "…") {
+            reasons.push("…".into());
+        }
+    }
+
+    /// Why `parent` runs now: the recorded changes, a requeue, a retry after an error, or its own change.
+    fn take(&self, parent: &ObjectRef<P>, retrying: bool) -> String {
+        let reasons = self
+            .queued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(parent);
+        let requeued = self
+            .requeued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(parent);
+        match reasons {
+            Some(r) if !r.is_empty() => r.join("; "),
+            _ if retrying => "retry after an error".into(),
+            _ if requeued => "requeue".into(),
+            _ => "the parent changed".into(),
+        }
+    }
+
+    fn requeue(&self, parent: &ObjectRef<P>) {
+        self.requeued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(parent.clone());
+    }
+
+    fn forget(&self, parent: &ObjectRef<P>) {
+        self.queued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(parent);
+        self.requeued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(parent);
+    }
 }
 
 impl<P: ParentKind> Shared<P> {
@@ -70,6 +141,7 @@ impl<P: ParentKind> Shared<P> {
     /// reconciler's memory of its writes.
     fn forget(&self, parent: &ObjectRef<P>, uid: Option<&str>) {
         self.tracker.forget(parent);
+        self.why.forget(parent);
         self.failures
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -205,10 +277,13 @@ impl Operator {
         for kind in wiring.kinds() {
             changes.push((kind.changes)(&caches));
         }
-        let mapped: Vec<BoxStream<'static, Vec<ObjectRef<P>>>> =
+        let mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>)>> =
             reconciler.mappers.iter().map(|m| m(&caches)).collect();
         let store = parent_cache.store().clone();
         let deletions = parent_cache.changes();
+        let why: Arc<Why<P>> = Arc::default();
+        let trigger_why = why.clone();
+        let mapped_why = why.clone();
         let trigger_tracker = tracker.clone();
         let trigger_store = store.clone();
         let triggers = stream::select_all(changes)
@@ -219,21 +294,46 @@ impl Operator {
                         kind,
                         meta,
                     } => {
-                        let mut refs = controller_parents::<P>(&api_version, &kind, &meta);
-                        refs.extend(trigger_tracker.parents_of_meta(&api_version, &kind, &meta));
-                        refs
+                        let name = match &meta.namespace {
+                            Some(ns) => {
+                                format!("{ns}/{}", meta.name.as_deref().unwrap_or_default())
+                            }
+                            None => meta.name.clone().unwrap_or_default(),
+                        };
+                        let owners = controller_parents::<P>(&api_version, &kind, &meta);
+                        let child = format!("child {kind} {name} changed");
+                        for r in &owners {
+                            trigger_why.record(r, &child);
+                        }
+                        let tracking = trigger_tracker.parents_of_meta(&api_version, &kind, &meta);
+                        let tracked = format!("tracked {kind} {name} changed");
+                        for r in &tracking {
+                            trigger_why.record(r, &tracked);
+                        }
+                        owners.into_iter().chain(tracking).collect()
                     }
-                    Changed::Lagged => trigger_store
-                        .state()
-                        .iter()
-                        .map(|p| ObjectRef::from_obj(p.as_ref()))
-                        .collect(),
+                    Changed::Lagged => {
+                        let all: Vec<ObjectRef<P>> = trigger_store
+                            .state()
+                            .iter()
+                            .map(|p| ObjectRef::from_obj(p.as_ref()))
+                            .collect();
+                        for r in &all {
+                            trigger_why.record(r, "changes were missed; reconciling everything");
+                        }
+                        all
+                    }
                 };
                 stream::iter(refs)
             })
             .chain(stream::pending());
         let mapped = stream::select_all(mapped)
-            .flat_map(stream::iter)
+            .flat_map(move |(reason, refs)| {
+                for r in &refs {
+                    mapped_why.record(r, &reason);
+                }
+                stream::iter(refs)
+            })
             .chain(stream::pending());
         let triggers = stream::select(triggers, mapped);
         let config = ControllerConfig::default()
@@ -250,6 +350,7 @@ impl Operator {
             backoff: self.backoff,
             synced: tokio::sync::OnceCell::new(),
             stop: std::sync::OnceLock::new(),
+            why,
         });
         let deadline = self.deadline;
         self.runners
@@ -353,6 +454,15 @@ async fn reconcile<P: ParentKind>(parent: Arc<P>, shared: Arc<Shared<P>>) -> Res
             None => return Ok(Action::await_change()),
         }
     };
+    let retrying = shared
+        .failures
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains_key(&obj_ref);
+    let why = shared.why.take(&obj_ref, retrying);
+    // Every log line of the pass says which parent and why it runs.
+    let span = tracing::info_span!("pass", parent = %obj_ref, why = %why);
+    tracing::debug!(parent = %obj_ref, why = %why, "reconciling");
     let pass = shared
         .reconciler
         .run_pass_until(
@@ -361,6 +471,7 @@ async fn reconcile<P: ParentKind>(parent: Arc<P>, shared: Arc<Shared<P>>) -> Res
             shared.dispatcher.clone(),
             shared.stop.get().cloned(),
         )
+        .instrument(span)
         .await;
     if shared.parent_exists(&obj_ref) {
         shared
@@ -373,10 +484,17 @@ async fn reconcile<P: ParentKind>(parent: Arc<P>, shared: Arc<Shared<P>>) -> Res
     }
     let action = match pass.result {
         Ok(Outcome::Continue) | Ok(Outcome::Halt) => Action::await_change(),
-        Ok(Outcome::RequeueAfter(d)) => Action::requeue(d),
-        Err(Error::Yield) => Action::requeue(Duration::ZERO),
+        Ok(Outcome::RequeueAfter(d)) => {
+            shared.why.requeue(&obj_ref);
+            Action::requeue(d)
+        }
+        Err(Error::Yield) => {
+            shared.why.requeue(&obj_ref);
+            Action::requeue(Duration::ZERO)
+        }
         Err(e) if e.is_conflict() => {
             tracing::debug!(object = %obj_ref, "conflict; requeueing");
+            shared.why.requeue(&obj_ref);
             Action::requeue(Duration::from_millis(200))
         }
         Err(e) => return Err(e),

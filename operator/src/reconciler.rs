@@ -37,7 +37,9 @@ where
     type ParentStatus = P::Status;
 }
 
-type Mapper<P> = Box<dyn Fn(&Caches) -> BoxStream<'static, Vec<ObjectRef<P>>> + Send + Sync>;
+/// A `watches` mapper's triggers: why (the mapped object that changed) and which parents.
+type Mapper<P> =
+    Box<dyn Fn(&Caches) -> BoxStream<'static, (String, Vec<ObjectRef<P>>)> + Send + Sync>;
 
 /// The root reconciler of kind `P`: the steps, the wiring, and the controller settings.
 ///
@@ -129,7 +131,17 @@ impl<P: ParentKind> Reconciler<P> {
             crate::reconcilers::typed_changes::<K>(caches)
                 .filter_map(move |c: Option<Change<K>>| {
                     let map = map.clone();
-                    async move { c.map(|c| map(c.object().clone())) }
+                    async move {
+                        c.map(|c| {
+                            let object = c.object().clone();
+                            let why = format!(
+                                "watched {} {} changed",
+                                K::kind(&()),
+                                crate::command::display_name(object.as_ref())
+                            );
+                            (why, map(object))
+                        })
+                    }
                 })
                 .boxed()
         }));

@@ -132,3 +132,84 @@ async fn accounts_follow_members_and_settings() {
 async fn an_edited_member_label_is_put_back_and_every_created_account_has_its_event() {
     tests::teams_scenario::edited_id_label_is_put_back(ApiServer::new().client()).await;
 }
+
+/// The `why` of every pass span, as a tracing layer sees them.
+#[derive(Clone, Default)]
+struct Reasons(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Reasons {
+    fn on_new_span(
+        &self,
+        attrs: &tracing::span::Attributes<'_>,
+        _: &tracing::span::Id,
+        _: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        struct Visit<'a>(&'a mut Option<String>);
+        impl tracing::field::Visit for Visit<'_> {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                if field.name() == "why" {
+                    *self.0 = Some(format!("{value:?}"));
+                }
+            }
+        }
+        if attrs.metadata().name() == "pass" {
+            let mut why = None;
+            attrs.record(&mut Visit(&mut why));
+            if let Some(why) = why {
+                self.0.lock().unwrap().push(why);
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn every_pass_says_why_it_ran() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let reasons = Reasons::default();
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(reasons.clone()));
+    let server = ApiServer::new();
+    let client = server.client();
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    crds.create(&PostParams::default(), &Team::crd())
+        .await
+        .unwrap();
+    await_condition(crds, "teams.example.dev", conditions::is_crd_established())
+        .await
+        .unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(
+        Operator::new(client.clone())
+            .controller(reconciler())
+            .run_until(async move {
+                let _ = stopped.await;
+            }),
+    );
+    let teams: Api<Team> = Api::namespaced(client.clone(), "default");
+    let settings: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let accounts: Api<ServiceAccount> = Api::namespaced(client, "default");
+    teams
+        .create(&PostParams::default(), &sample("core", &["ada"]))
+        .await
+        .unwrap();
+    accounts_are(&accounts, &[("core-ada", "developer")]).await;
+    settings
+        .create(&PostParams::default(), &sample_settings("core", "admin"))
+        .await
+        .unwrap();
+    accounts_are(&accounts, &[("core-ada", "admin")]).await;
+    let got = reasons.0.lock().unwrap().clone();
+    assert!(got.iter().any(|w| w == "the parent changed"), "{got:#?}");
+    assert!(
+        got.iter()
+            .any(|w| w.contains("child ServiceAccount default/core-ada changed")),
+        "{got:#?}"
+    );
+    assert!(
+        got.iter()
+            .any(|w| w.contains("watched ConfigMap default/core-settings changed")),
+        "{got:#?}"
+    );
+    let _ = stop.send(());
+    running.await.unwrap();
+}
