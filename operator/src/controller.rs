@@ -66,12 +66,12 @@ struct Shared<P: ParentKind> {
 const REASONS: usize = 4;
 
 /// Why parents are due for a pass: the triggers record the change that queued a parent, the pass takes it.
-struct Why<P: ParentKind> {
+struct Why<P: kube::Resource<DynamicType = ()>> {
     queued: Mutex<HashMap<ObjectRef<P>, Vec<String>>>,
     requeued: Mutex<std::collections::HashSet<ObjectRef<P>>>,
 }
 
-impl<P: ParentKind> Default for Why<P> {
+impl<P: kube::Resource<DynamicType = ()>> Default for Why<P> {
     fn default() -> Self {
         Self {
             queued: Mutex::default(),
@@ -80,7 +80,7 @@ impl<P: ParentKind> Default for Why<P> {
     }
 }
 
-impl<P: ParentKind> Why<P> {
+impl<P: kube::Resource<DynamicType = ()>> Why<P> {
     fn record(&self, parent: &ObjectRef<P>, why: &str) {
         let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
         let reasons = queued.entry(parent.clone()).or_default();
@@ -554,6 +554,33 @@ pub async fn shutdown_signal() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pass_says_why_it_runs() {
+        use k8s_openapi::api::core::v1::ConfigMap;
+        let why = Why::<ConfigMap>::default();
+        let a = ObjectRef::new("a").within("default");
+        why.record(&a, "child Deployment default/a changed");
+        why.record(&a, "child Deployment default/a changed");
+        why.record(&a, "watched ConfigMap default/settings changed");
+        assert_eq!(
+            why.take(&a, false),
+            "child Deployment default/a changed; watched ConfigMap default/settings changed"
+        );
+        assert_eq!(why.take(&a, false), "the parent changed", "taken once");
+        why.requeue(&a);
+        assert_eq!(why.take(&a, false), "requeue");
+        assert_eq!(why.take(&a, true), "retry after an error");
+        for i in 0..10 {
+            why.record(&a, &format!("child Service default/s{i} changed"));
+        }
+        let many = why.take(&a, false);
+        assert_eq!(many.matches("changed").count(), REASONS, "{many}");
+        assert!(many.ends_with("…"), "{many}");
+        why.record(&a, "x");
+        why.forget(&a);
+        assert_eq!(why.take(&a, false), "the parent changed");
+    }
 
     #[test]
     fn backoff_doubles_up_to_the_cap() {
