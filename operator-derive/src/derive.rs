@@ -51,13 +51,22 @@ mod tests {
             ":: operator :: __private :: assert_status :: < WebAppStatus > ()",
             ". concurrency (4u16)",
             ". tracks :: < ConfigMap > ()",
-            ":: operator :: __private :: child :: < WebApp , _ , _ > (desired_deployment) . reflect_status (reflect_deployment)",
-            ":: operator :: __private :: child :: < WebApp , Service , _ > (desired_service) . strategy (:: operator :: __private :: update ())",
+            ":: operator :: __private :: child :: < WebApp , _ , _ , _ > (desired_deployment) . reflect_status (reflect_deployment)",
+            ":: operator :: __private :: child :: < WebApp , Service , _ , _ > (desired_service) . strategy (:: operator :: __private :: update ())",
         ] {
             assert!(out.contains(expected), "missing `{expected}` in\n{out}");
         }
         // The tracks declaration comes before the steps; the steps keep declaration order.
         assert!(out.find("desired_deployment") < out.find("desired_service"));
+        // Two child steps: built into locals, whose kinds the compiler compares.
+        assert!(
+            out.contains(":: operator :: __private :: one_step_per_child_kind (& __operator_step_0 , & __operator_step_1) ;"),
+            "{out}"
+        );
+        assert!(
+            out.contains(". step (__operator_step_0) . step (__operator_step_1)"),
+            "{out}"
+        );
     }
 
     #[test]
@@ -71,9 +80,31 @@ mod tests {
         assert!(!out.contains("compile_error"), "{out}");
         assert!(out.contains("impl Thing"), "{out}");
         assert!(out.contains(
-            ". step (crate :: rt :: __private :: with_finalizer (\"example.dev/cleanup\" , crate :: rt :: __private :: steps :: < Thing > (\"steps\") . step (crate :: rt :: __private :: sync :: < Thing , _ > (\"resolve\" , resolve)) . step (crate :: rt :: __private :: finalize :: < Thing , _ > (\"release\" , release))))"
+            ". step (crate :: rt :: __private :: with_finalizer (\"example.dev/cleanup\" , crate :: rt :: __private :: steps :: < Thing > (\"steps\") . step (crate :: rt :: __private :: sync :: < Thing , _ , _ > (\"resolve\" , resolve)) . step (crate :: rt :: __private :: finalize :: < Thing , _ , _ > (\"release\" , release))))"
         ), "{out}");
         assert!(!out.contains(":: operator ::"), "{out}");
+    }
+
+    #[test]
+    fn new_child_keys_become_builder_calls() {
+        let out = expand(quote! {
+            #[reconciler(root)]
+            #[child(Secret, desired = desired_secret, strategy = "create", ready = secret_ready)]
+            #[children(desired = desired_namespaces, id = entry, ready = namespace_ready)]
+            #[child(ConfigMap, desired = desired_config)]
+            struct Tenant;
+        });
+        assert!(!out.contains("compile_error"), "{out}");
+        for expected in [
+            "(desired_secret) . strategy (:: operator :: __private :: create_only ()) . ready (secret_ready)",
+            ":: operator :: __private :: children :: < Tenant , _ , _ , _ , _ > (desired_namespaces , entry) . ready (namespace_ready)",
+            // Three child steps: every pair is compared.
+            "one_step_per_child_kind (& __operator_step_0 , & __operator_step_1) ;",
+            "one_step_per_child_kind (& __operator_step_0 , & __operator_step_2) ;",
+            "one_step_per_child_kind (& __operator_step_1 , & __operator_step_2) ;",
+        ] {
+            assert!(out.contains(expected), "missing `{expected}` in\n{out}");
+        }
     }
 
     #[test]

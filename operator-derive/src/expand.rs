@@ -5,8 +5,8 @@
 //! parameters). Every path is absolute; calls that involve a function named in an attribute are spanned on
 //! that function's path, so the compiler's signature errors point at the attribute.
 
-use proc_macro2::TokenStream;
-use quote::{ToTokens, quote, quote_spanned};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, LitStr};
 
@@ -37,15 +37,27 @@ pub fn expand(model: &Model) -> TokenStream {
     let config = config(model);
     let declarations = model.declarations.iter().map(|d| declaration(model, d));
     // Each `.step(..)` is spanned on its function, so that a bound the step fails (a child that is not a
-    // Kubernetes resource) is reported at the attribute.
+    // Kubernetes resource) is reported at the attribute. With two child steps or more, those are built first
+    // into locals, which `kind_checks` compares.
+    let locals = child_locals(model);
+    let mut bindings = Vec::new();
     let steps: Vec<TokenStream> = model
         .steps
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(i, s)| {
             let call = step(model, root, s);
-            quote_spanned!(step_span(s)=> .step(#call))
+            let value = match locals.iter().find(|(index, _)| *index == i) {
+                Some((_, local)) => {
+                    bindings.push(quote!(let #local = #call;));
+                    local.to_token_stream()
+                }
+                None => call,
+            };
+            quote_spanned!(step_span(s)=> .step(#value))
         })
         .collect();
+    let checks = kind_checks(model, &locals);
     let steps = match &model.container.finalizer {
         Some(finalizer) => {
             let finalizer = LitStr::new(finalizer.as_str(), finalizer.span());
@@ -65,6 +77,8 @@ pub fn expand(model: &Model) -> TokenStream {
 
             #signature {
                 #status_check
+                #(#bindings)*
+                #(#checks)*
                 #krate::__private::reconciler::<#ident>(#name)
                     #config
                     #(#declarations)*
@@ -72,6 +86,50 @@ pub fn expand(model: &Model) -> TokenStream {
             }
         }
     }
+}
+
+/// The child steps (their index among the steps) and the locals they are built into, when there are two or
+/// more: only then is there a pair to compare.
+fn child_locals(model: &Model) -> Vec<(usize, Ident)> {
+    let children: Vec<usize> = model
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s, Step::Child(_) | Step::Children(_)))
+        .map(|(i, _)| i)
+        .collect();
+    if children.len() < 2 {
+        return Vec::new();
+    }
+    children
+        .into_iter()
+        .map(|i| {
+            (
+                i,
+                format_ident!("__operator_step_{}", i, span = Span::mixed_site()),
+            )
+        })
+        .collect()
+}
+
+/// One step per child kind, when kinds are inferred (see `valid::one_step_per_child_kind`): for each pair of
+/// child steps, a call that compiles only when their kinds differ, spanned on the second step's attribute.
+fn kind_checks(model: &Model, locals: &[(usize, Ident)]) -> Vec<TokenStream> {
+    let mut checks = Vec::new();
+    for (j, (second, b)) in locals.iter().enumerate() {
+        let span = match &model.steps[*second] {
+            Step::Child(c) => c.span,
+            Step::Children(c) => c.span,
+            _ => continue,
+        };
+        let krate = krate_at(model, span);
+        for (_, a) in &locals[..j] {
+            checks.push(quote_spanned!(span=>
+                #krate::__private::one_step_per_child_kind(&#a, &#b);
+            ));
+        }
+    }
+    checks
 }
 
 /// Container options as builder calls.
@@ -157,14 +215,14 @@ fn step(model: &Model, root: &Root, step: &Step) -> TokenStream {
             let ident = root_at(root, f.span());
             let name = LitStr::new(&f.name(), f.span());
             let path = f.path();
-            quote_spanned!(f.span()=> #krate::__private::sync::<#ident, _>(#name, #path))
+            quote_spanned!(f.span()=> #krate::__private::sync::<#ident, _, _>(#name, #path))
         }
         Step::Finalize(_, f) => {
             let krate = krate_at(model, f.span());
             let ident = root_at(root, f.span());
             let name = LitStr::new(&f.name(), f.span());
             let path = f.path();
-            quote_spanned!(f.span()=> #krate::__private::finalize::<#ident, _>(#name, #path))
+            quote_spanned!(f.span()=> #krate::__private::finalize::<#ident, _, _>(#name, #path))
         }
     }
 }
@@ -187,16 +245,18 @@ fn child(model: &Model, root: &Root, c: &Child) -> TokenStream {
     let ty = child_type(c.ty.as_ref(), desired.span());
     let path = desired.path();
     let mut out =
-        quote_spanned!(desired.span()=> #krate::__private::child::<#ident, #ty, _>(#path));
+        quote_spanned!(desired.span()=> #krate::__private::child::<#ident, #ty, _, _>(#path));
     if c.generate_name {
         out.extend(quote!(.generate_name()));
     }
-    let update = c.strategy.as_ref().is_some_and(|s| s.as_str() == "update");
-    if update {
-        out.extend(quote!(.strategy(#krate::__private::update())));
-    } else if c.strategy.is_some() || c.force.is_some() {
-        let force = c.force.as_ref().is_none_or(|f| **f);
-        out.extend(quote!(.strategy(#krate::__private::apply(#force))));
+    match c.strategy.as_ref().map(|s| s.as_str()) {
+        Some("update") => out.extend(quote!(.strategy(#krate::__private::update()))),
+        Some("create") => out.extend(quote!(.strategy(#krate::__private::create_only()))),
+        _ if c.strategy.is_some() || c.force.is_some() => {
+            let force = c.force.as_ref().is_none_or(|f| **f);
+            out.extend(quote!(.strategy(#krate::__private::apply(#force))));
+        }
+        _ => {}
     }
     if let Some(m) = &c.field_manager {
         let m = LitStr::new(m.as_str(), m.span());
@@ -209,6 +269,10 @@ fn child(model: &Model, root: &Root, c: &Child) -> TokenStream {
     if let Some(s) = &c.sanitize {
         let p = s.path();
         out.extend(quote_spanned!(s.span()=> .sanitize(#p)));
+    }
+    if let Some(r) = &c.ready {
+        let p = r.path();
+        out.extend(quote_spanned!(r.span()=> .ready(#p)));
     }
     if let Some(r) = &c.reflect {
         let p = r.path();
@@ -227,10 +291,14 @@ fn children(model: &Model, root: &Root, c: &Children) -> TokenStream {
     let (desired_path, id_path) = (desired.path(), id.path());
     let span = desired.span();
     let id_arg = quote_spanned!(id.span()=> #id_path);
-    let mut out = quote_spanned!(span=> #krate::__private::children::<#ident, #ty, _, _>(#desired_path, #id_arg));
+    let mut out = quote_spanned!(span=> #krate::__private::children::<#ident, #ty, _, _, _>(#desired_path, #id_arg));
     if let Some(cond) = &c.condition {
         let cond = LitStr::new(cond.as_str(), cond.span());
         out.extend(quote!(.condition(#cond)));
+    }
+    if let Some(r) = &c.ready {
+        let p = r.path();
+        out.extend(quote_spanned!(r.span()=> .ready(#p)));
     }
     if let Some(r) = &c.reflect {
         let p = r.path();

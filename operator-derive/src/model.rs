@@ -52,15 +52,15 @@ pub enum Step {
 pub struct Child {
     /// The attribute.
     pub span: Span,
-    /// The attribute could not be read (already reported).
-    pub broken: bool,
+    /// The keys written, readable or not (a key written with a bad value is not missing).
+    pub written: Vec<String>,
     /// The child type, if given (otherwise inferred from `desired`).
     pub ty: Option<Type>,
     /// The desired-state function.
     pub desired: Option<FnPath>,
     /// The status reflection.
     pub reflect: Option<FnPath>,
-    /// `"apply"` or `"update"`.
+    /// `"apply"`, `"update"` or `"create"`.
     pub strategy: Option<SpannedValue<String>>,
     /// Forced server-side apply.
     pub force: Option<SpannedValue<bool>>,
@@ -72,14 +72,16 @@ pub struct Child {
     pub generate_name: bool,
     /// The condition type.
     pub condition: Option<SpannedValue<String>>,
+    /// The readiness function.
+    pub ready: Option<FnPath>,
 }
 
 /// `#[children(..)]`.
 pub struct Children {
     /// The attribute.
     pub span: Span,
-    /// The attribute could not be read (already reported).
-    pub broken: bool,
+    /// The keys written, readable or not (a key written with a bad value is not missing).
+    pub written: Vec<String>,
     /// The child type, if given.
     pub ty: Option<Type>,
     /// The desired-state function.
@@ -90,6 +92,8 @@ pub struct Children {
     pub reflect: Option<FnPath>,
     /// The condition type.
     pub condition: Option<SpannedValue<String>>,
+    /// The readiness function.
+    pub ready: Option<FnPath>,
 }
 
 /// A kind the controller watches outside of child steps.
@@ -102,13 +106,27 @@ pub enum Declaration {
     Watches {
         /// The attribute.
         span: Span,
-        /// The attribute could not be read (already reported).
-        broken: bool,
+        /// The keys written, readable or not.
+        written: Vec<String>,
         /// The watched type, if given (otherwise inferred from `map`).
         ty: Option<Type>,
         /// The mapper.
         map: Option<FnPath>,
     },
+}
+
+impl Child {
+    /// Whether `key` was written, readable or not.
+    pub fn written(&self, key: &str) -> bool {
+        self.written.iter().any(|k| k == key)
+    }
+}
+
+impl Children {
+    /// Whether `key` was written, readable or not.
+    pub fn written(&self, key: &str) -> bool {
+        self.written.iter().any(|k| k == key)
+    }
 }
 
 impl<'a> Model<'a> {
@@ -135,10 +153,10 @@ impl<'a> Model<'a> {
                     span,
                     ty,
                     opts,
-                    broken,
+                    written,
                 } => steps.push(Step::Child(Child {
                     span,
-                    broken,
+                    written,
                     ty,
                     desired: opts.desired,
                     reflect: opts.reflect,
@@ -148,20 +166,22 @@ impl<'a> Model<'a> {
                     sanitize: opts.sanitize,
                     generate_name: opts.generate_name.is_present(),
                     condition: opts.condition,
+                    ready: opts.ready,
                 })),
                 Item::Children {
                     span,
                     ty,
                     opts,
-                    broken,
+                    written,
                 } => steps.push(Step::Children(Children {
                     span,
-                    broken,
+                    written,
                     ty,
                     desired: opts.desired,
                     id: opts.id,
                     reflect: opts.reflect,
                     condition: opts.condition,
+                    ready: opts.ready,
                 })),
                 Item::Sync(f) => steps.push(Step::Sync(f)),
                 Item::Finalize { span, f } => steps.push(Step::Finalize(span, f)),
@@ -173,10 +193,10 @@ impl<'a> Model<'a> {
                     span,
                     ty,
                     opts,
-                    broken,
+                    written,
                 } => declarations.push(Declaration::Watches {
                     span,
-                    broken,
+                    written,
                     ty,
                     map: opts.map,
                 }),

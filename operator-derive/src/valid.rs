@@ -71,20 +71,20 @@ fn root_has_status(model: &Model, errors: &mut Errors) {
 fn required_keys(model: &Model, errors: &mut Errors) {
     for step in &model.steps {
         match step {
-            Step::Child(c) if !c.broken && c.desired.is_none() => errors.push(error_at(
+            Step::Child(c) if !c.written("desired") => errors.push(error_at(
                 c.span,
                 "child",
                 "missing `desired = <function>`: the function computing the child, `fn(&Parent, &mut Context) -> operator::Result<Option<Child>>`",
             )),
-            Step::Children(c) if !c.broken => {
-                if c.desired.is_none() {
+            Step::Children(c) => {
+                if !c.written("desired") {
                     errors.push(error_at(
                         c.span,
                         "children",
                         "missing `desired = <function>`: the function listing the children, `fn(&Parent, &mut Context) -> operator::Result<Vec<Child>>`",
                     ));
                 }
-                if c.id.is_none() {
+                if !c.written("id") {
                     errors.push(error_at(
                         c.span,
                         "children",
@@ -97,11 +97,9 @@ fn required_keys(model: &Model, errors: &mut Errors) {
     }
     for declaration in &model.declarations {
         if let Declaration::Watches {
-            span,
-            map: None,
-            ty,
-            broken: false,
+            span, ty, written, ..
         } = declaration
+            && !written.iter().any(|k| k == "map")
         {
             let ty = ty
                 .as_ref()
@@ -118,33 +116,38 @@ fn required_keys(model: &Model, errors: &mut Errors) {
     }
 }
 
-/// A child is written by server-side apply (the default, forced unless `force = false`) or by
-/// merge-then-update (`strategy = "update"`); `force` means nothing to the latter.
+/// A child is written by server-side apply (the default, forced unless `force = false`), by merge-then-update
+/// (`strategy = "update"`) or created once and never written again (`strategy = "create"`); `force` means
+/// nothing to the last two.
 fn write_strategy(model: &Model, errors: &mut Errors) {
     for step in &model.steps {
         let Step::Child(c) = step else { continue };
-        let update = match &c.strategy {
-            Some(s) if s.as_str() == "update" => true,
-            Some(s) if s.as_str() == "apply" => false,
+        let not_apply = match &c.strategy {
+            Some(s) if s.as_str() == "apply" => None,
+            Some(s) if ["update", "create"].contains(&s.as_str()) => Some(s.as_str()),
             Some(s) => {
-                let unknown =
-                    darling::Error::unknown_value_with_alts(s.as_str(), &["apply", "update"]);
+                let unknown = darling::Error::unknown_value_with_alts(
+                    s.as_str(),
+                    &["apply", "update", "create"],
+                );
                 errors.push(error_at(
                     s.span(),
                     "child",
                     format!(
-                        "{unknown}; `strategy` is \"apply\" (server-side apply, the default) or \"update\" (merge into the live object and replace it)"
+                        "{unknown}; `strategy` is \"apply\" (server-side apply, the default), \"update\" (merge into the live object and replace it) or \"create\" (create once, never write again)"
                     ),
                 ));
-                false
+                None
             }
-            None => false,
+            None => None,
         };
-        if update && let Some(force) = &c.force {
+        if let (Some(strategy), Some(force)) = (not_apply, &c.force) {
             errors.push(error_at(
                 force.span(),
                 "child",
-                "`force` applies to server-side apply only: remove it, or remove `strategy = \"update\"`",
+                format!(
+                    "`force` applies to server-side apply only: remove it, or remove `strategy = \"{strategy}\"`"
+                ),
             ));
         }
     }
@@ -198,7 +201,9 @@ fn finalizer(model: &Model, errors: &mut Errors) {
 }
 
 /// Each child step deletes the children of its kind it does not want, so two steps managing the same kind
-/// would delete each other's children on every pass. Only detectable when both name the type.
+/// would delete each other's children on every pass. Here when both name the type (the same tokens); when a
+/// kind is inferred from a desired function, which the derive cannot see, the expansion asks the compiler
+/// (`operator::__private::one_step_per_child_kind`, see `expand::kind_checks`).
 fn one_step_per_child_kind(model: &Model, errors: &mut Errors) {
     let mut seen: Vec<&syn::Type> = Vec::new();
     for step in &model.steps {

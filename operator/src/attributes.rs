@@ -121,7 +121,8 @@
 //! | `root` | the derive is on the root type itself | |
 //! | `crate = "::operator"` | where the runtime crate is (for re-exports) | |
 //!
-//! Several `#[reconciler]` attributes are merged; a key given twice is an error.
+//! Several `#[reconciler]` attributes are merged; a key given twice is an error. A misspelt key is one error
+//! (with the closest key): the other keys of the attribute still take effect.
 //!
 //! # Steps, in the order written
 //!
@@ -132,14 +133,16 @@
 //!
 //! | key | signature / values | builder call |
 //! | --- | --- | --- |
-//! | `desired = f` (required) | `fn(&Root, &mut Context) -> operator::Result<Option<Child>>` | `ChildReconciler::new("<kind>", f)` |
+//! | `desired = f` (required) | `fn(&Root, &mut Context) -> operator::Result<Option<Child>>`, or an `async fn` of that signature | `ChildReconciler::new("<kind>", f)`; for an `async fn`, `ChildReconciler::new_async("<kind>", \|p, cx\| f(p, cx).boxed())` |
 //! | `reflect = g` | `fn(&mut Status, &ChildOutcome<Child>)` | `.reflect_status(g)` |
-//! | `strategy = "apply"` or `"update"` | server-side apply (default) or merge-then-update | `.strategy(..)` |
-//! | `force = false` | do not take fields from other managers (apply only) | `.strategy(WriteStrategy::Apply { force: false })` |
+//! | `strategy = "apply"` or `"update"` | server-side apply (default) or merge-then-update | `.strategy(WriteStrategy::Apply { force: true })` or `.strategy(WriteStrategy::Update)` |
+//! | `strategy = "create"` | create the child once and never write it again (a generated password) | `.strategy(WriteStrategy::CreateOnly)` |
+//! | `force = false` | do not take fields from other managers (apply only: an error with `"update"` or `"create"`) | `.strategy(WriteStrategy::Apply { force: false })` |
 //! | `field_manager = "me"` | this child's field manager | `.field_manager("me")` |
 //! | `sanitize = h` | `fn(&Child) -> serde_json::Value`, what logs show of the child | `.sanitize(h)` |
 //! | `generate_name` | unnamed children get `generateName: <parent>-` | `.generate_name()` |
 //! | `condition = "DeploymentReady"` | the condition type it reports (default `<Kind>Ready`) | `.condition(..)` |
+//! | `ready = r` | `fn(&Child) -> operator::readiness::Readiness`: when the child is ready (default: [`readiness::builtin`](crate::readiness::builtin)) | `.ready(r)` |
 //!
 //! ## `#[children(..)]`: a set of children
 //!
@@ -148,22 +151,34 @@
 //!
 //! | key | signature | builder call |
 //! | --- | --- | --- |
-//! | `desired = f` (required) | `fn(&Root, &mut Context) -> operator::Result<Vec<Child>>` | `ChildSetReconciler::new("<plural>", f, id)` |
+//! | `desired = f` (required) | `fn(&Root, &mut Context) -> operator::Result<Vec<Child>>`, or an `async fn` of that signature | `ChildSetReconciler::new("<plural>", f, id)`; for an `async fn`, `ChildSetReconciler::new_async("<plural>", \|p, cx\| f(p, cx).boxed(), id)` |
 //! | `id = g` (required) | `fn(&Child) -> String` | |
 //! | `reflect = h` | `fn(&mut Status, &BTreeMap<String, ChildOutcome<Child>>)` | `.reflect_status(h)` |
 //! | `condition = ".."` | the condition type (default `<Kind>sReady`) | `.condition(..)` |
+//! | `ready = r` | `fn(&Child) -> operator::readiness::Readiness`, for each child (default: [`readiness::builtin`](crate::readiness::builtin)) | `.ready(r)` |
 //!
 //! ## `#[sync(f)]`: a custom step
 //!
-//! `f: fn(&mut Root, &mut Context) -> operator::Result<Outcome>`; one function per attribute.
-//! Builder call: `SyncReconciler::new("f", f)`.
+//! `f: fn(&mut Root, &mut Context) -> operator::Result<Outcome>`, or an `async fn` of that signature (a step
+//! that awaits: an external system, a call through [`Context::client`](crate::Context::client)); one function
+//! per attribute. Builder call: `SyncReconciler::new("f", f)`; for an `async fn`,
+//! `SyncReconciler::new_async("f", |p, cx| f(p, cx).boxed())`.
 //!
 //! ## `#[finalize(f)]`: cleanup while the root is deleted
 //!
-//! `f: fn(&mut Root, &mut Context) -> operator::Result<Outcome>`, run while the root is being deleted, under
-//! `#[reconciler(finalizer = "..")]`, which is required. Cleanup steps run in reverse declaration order; the
-//! finalizer is removed once they all return `Outcome::Continue`.
-//! Builder call: `SyncReconciler::new("f", |_, _| Ok(Outcome::Continue)).finalize(f)`.
+//! `f: fn(&mut Root, &mut Context) -> operator::Result<Outcome>`, or an `async fn` of that signature, run while
+//! the root is being deleted, under `#[reconciler(finalizer = "..")]`, which is required. Cleanup steps run in
+//! reverse declaration order; the finalizer is removed once they all return `Outcome::Continue`.
+//! Builder call: `SyncReconciler::new("f", |_, _| Ok(Outcome::Continue)).finalize(f)`; for an `async fn`,
+//! `.finalize_async(|p, cx| f(p, cx).boxed())`.
+//!
+//! # Plain or `async fn`
+//!
+//! `#[sync]`, `#[finalize]` and the `desired` functions of `#[child]` and `#[children]` may each be a plain
+//! `fn` or an `async fn`, with no key to say which: the compiler tells them apart by what the function returns
+//! (a `Result`, or a future of one). The future of an `async fn` must be `Send`, as the controller runs it on
+//! any thread: hold nothing that is not `Send` (an `Rc`, a `RefCell` borrow) across an `.await`. A function of
+//! neither shape is one error at its name in the attribute, giving the signature expected.
 //!
 //! # Kinds watched outside of child steps
 //!
@@ -239,8 +254,11 @@
 //! The UI tests in the repository's `tests/ui/` hold one case per rule, named after it, with the exact
 //! messages. Among the rules: unknown keys (with the closest known key), a missing `desired`, `id` or
 //! `map`, a string or closure where a function path is expected, duplicate keys, two child steps of one kind,
+//! also when the kinds are inferred from the desired functions (rustc then reports "type annotations needed:
+//! multiple impls satisfying `(Kind, Kind): OneStepPerChildKind<_>`" on the second attribute),
 //! a type that is not a Kubernetes resource, a cluster-scoped child of a namespaced parent, `#[finalize]`
 //! without a finalizer (and a finalizer without `#[finalize]`), unqualified finalizer names, stash keys that
 //! are duplicated or not snake_case, a root kind without a status or whose status does not implement
-//! `ReconcilerStatus`, an unknown write strategy, `force` with `strategy = "update"`, generic types, and a
+//! `ReconcilerStatus`, an unknown write strategy, `force` with `strategy = "update"` or `"create"`, a function that is neither of
+//! the expected signature nor an `async fn` of it, an `async fn` whose future is not `Send`, generic types, and a
 //! derive with no step at all.

@@ -4,6 +4,9 @@
 //! compiler checks the functions named in attributes against the signature the runtime expects, and reports a
 //! mismatch at the attribute. Everything here can be written by hand with the public API.
 
+use std::future::Future;
+
+use futures::future::{self, BoxFuture, FutureExt};
 use kube::Resource;
 use serde::Serialize;
 
@@ -55,48 +58,228 @@ pub fn reconciler<P: ParentKind>(name: Option<&str>) -> Reconciler<P> {
 }
 
 /// `#[child(..)]`: a [`ChildReconciler`] named after the child's kind (lowercase), whose child type is
-/// inferred from `desired`.
-pub fn child<P, C, F>(desired: F) -> ChildReconciler<P, C>
+/// inferred from `desired`, a plain or an `async fn` (see [`DesiredFn`]).
+pub fn child<P, C, F, M>(desired: F) -> ChildReconciler<P, C>
 where
     P: Resource<DynamicType = ()> + Send + Sync + 'static,
     P::Scope: OwnerScope<C::Scope>,
     C: CachedKind + Serialize,
     C::Scope: 'static,
-    F: Fn(&P, &mut Context) -> Result<Option<C>> + Send + Sync + 'static,
+    F: DesiredFn<P, C, M>,
 {
-    ChildReconciler::new(C::kind(&()).to_lowercase(), desired)
+    ChildReconciler::new_async(C::kind(&()).to_lowercase(), move |parent, cx| {
+        desired.desired(parent, cx)
+    })
 }
 
-/// `#[children(..)]`: a [`ChildSetReconciler`] named after the children's kind (lowercase, plural).
-pub fn children<P, C, F, I>(desired: F, id: I) -> ChildSetReconciler<P, C>
+/// `#[children(..)]`: a [`ChildSetReconciler`] named after the children's kind (lowercase, plural); `desired`
+/// is a plain or an `async fn` (see [`DesiredSetFn`]).
+pub fn children<P, C, F, M, I>(desired: F, id: I) -> ChildSetReconciler<P, C>
 where
     P: Resource<DynamicType = ()> + Send + Sync + 'static,
     P::Scope: OwnerScope<C::Scope>,
     C: CachedKind + Serialize,
     C::Scope: 'static,
-    F: Fn(&P, &mut Context) -> Result<::std::vec::Vec<C>> + Send + Sync + 'static,
+    F: DesiredSetFn<P, C, M>,
     I: Fn(&C) -> String + Send + Sync + 'static,
 {
-    ChildSetReconciler::new(C::plural(&()).into_owned(), desired, id)
+    ChildSetReconciler::new_async(
+        C::plural(&()).into_owned(),
+        move |parent, cx| desired.desired(parent, cx),
+        id,
+    )
 }
 
-/// `#[sync(f)]`: a [`SyncReconciler`] named after the function.
-pub fn sync<P, F>(name: &'static str, sync: F) -> SyncReconciler<P>
+/// `#[sync(f)]`: a [`SyncReconciler`] named after the function, a plain or an `async fn` (see [`StepFn`]).
+pub fn sync<P, F, M>(name: &'static str, sync: F) -> SyncReconciler<P>
 where
     P: Send + Sync,
-    F: Fn(&mut P, &mut Context) -> Result<Outcome> + Send + Sync + 'static,
+    F: StepFn<P, M>,
 {
-    SyncReconciler::new(name, sync)
+    SyncReconciler::new_async(name, move |parent, cx| sync.run(parent, cx))
 }
 
-/// `#[finalize(f)]`: a step that does nothing while the parent lives and runs `finalize` while it is being
-/// deleted.
-pub fn finalize<P, F>(name: &'static str, finalize: F) -> SyncReconciler<P>
+/// `#[finalize(f)]`: a step that does nothing while the parent lives and runs `finalize` (a plain or an
+/// `async fn`) while it is being deleted.
+pub fn finalize<P, F, M>(name: &'static str, finalize: F) -> SyncReconciler<P>
 where
     P: Send + Sync,
+    F: StepFn<P, M>,
+{
+    SyncReconciler::new(name, |_: &mut P, _: &mut Context| Ok(Outcome::Continue))
+        .finalize_async(move |parent, cx| finalize.run(parent, cx))
+}
+
+// Plain or async: the derive sees only a path, so the function's shape is told apart by the traits below, each
+// implemented twice, for a plain `fn` returning `Result<T>` (marker [`Plain`]) and for a function returning a
+// `Send` future of `Result<T>` (marker [`Async`], e.g. an `async fn`). The marker is a type parameter of the
+// trait, so the two impls do not overlap, and the compiler infers it from the one impl the function satisfies;
+// a function satisfying neither gets the trait's `on_unimplemented` message, spanned on its path.
+
+/// Marker of [`DesiredFn`], [`DesiredSetFn`] and [`StepFn`] for a plain `fn`.
+#[derive(Debug)]
+pub enum Plain {}
+
+/// Marker of [`DesiredFn`], [`DesiredSetFn`] and [`StepFn`] for an `async fn` (any function returning a `Send`
+/// future).
+#[derive(Debug)]
+pub enum Async {}
+
+/// A function of `(A, &'a mut Context)` returning a `Send` future of `Result<T>` that may borrow both
+/// arguments: what an `async fn` taking references is, for each lifetime `'a`.
+pub trait AsyncFnOf<'a, A, T>:
+    Fn(A, &'a mut Context) -> <Self as AsyncFnOf<'a, A, T>>::Future
+{
+    /// The future the function returns.
+    type Future: Future<Output = Result<T>> + Send + 'a;
+}
+
+impl<'a, A, T, F, Fut> AsyncFnOf<'a, A, T> for F
+where
+    F: Fn(A, &'a mut Context) -> Fut,
+    Fut: Future<Output = Result<T>> + Send + 'a,
+{
+    type Future = Fut;
+}
+
+/// The `desired` function of `#[child(..)]`: `fn(&P, &mut Context) -> Result<Option<C>>`, or the same as an
+/// `async fn`.
+#[diagnostic::on_unimplemented(
+    message = "`#[child(desired = ..)]` expects `fn(&{P}, &mut Context) -> operator::Result<Option<Child>>`, or an `async fn` of that signature",
+    label = "not a `fn(&{P}, &mut Context) -> operator::Result<Option<Child>>` nor an `async fn` of that signature",
+    note = "an `async fn` is accepted: its future must be `Send` (hold nothing that is not `Send`, such as an `Rc` or a `RefCell` borrow, across an `.await`)"
+)]
+pub trait DesiredFn<P, C, M>: Send + Sync + 'static {
+    /// Calls the function, boxing its future (a ready one for a plain `fn`).
+    fn desired<'a>(&self, parent: &'a P, cx: &'a mut Context) -> BoxFuture<'a, Result<Option<C>>>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<P, C, F> DesiredFn<P, C, Plain> for F
+where
+    C: Send + 'static,
+    F: Fn(&P, &mut Context) -> Result<Option<C>> + Send + Sync + 'static,
+{
+    fn desired<'a>(&self, parent: &'a P, cx: &'a mut Context) -> BoxFuture<'a, Result<Option<C>>> {
+        future::ready(self(parent, cx)).boxed()
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<P, C, F> DesiredFn<P, C, Async> for F
+where
+    F: for<'a> AsyncFnOf<'a, &'a P, Option<C>> + Send + Sync + 'static,
+{
+    fn desired<'a>(&self, parent: &'a P, cx: &'a mut Context) -> BoxFuture<'a, Result<Option<C>>> {
+        self(parent, cx).boxed()
+    }
+}
+
+/// The `desired` function of `#[children(..)]`: `fn(&P, &mut Context) -> Result<Vec<C>>`, or the same as an
+/// `async fn`.
+#[diagnostic::on_unimplemented(
+    message = "`#[children(desired = ..)]` expects `fn(&{P}, &mut Context) -> operator::Result<Vec<Child>>`, or an `async fn` of that signature",
+    label = "not a `fn(&{P}, &mut Context) -> operator::Result<Vec<Child>>` nor an `async fn` of that signature",
+    note = "an `async fn` is accepted: its future must be `Send` (hold nothing that is not `Send`, such as an `Rc` or a `RefCell` borrow, across an `.await`)"
+)]
+pub trait DesiredSetFn<P, C, M>: Send + Sync + 'static {
+    /// Calls the function, boxing its future (a ready one for a plain `fn`).
+    fn desired<'a>(&self, parent: &'a P, cx: &'a mut Context) -> BoxFuture<'a, Result<Vec<C>>>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<P, C, F> DesiredSetFn<P, C, Plain> for F
+where
+    C: Send + 'static,
+    F: Fn(&P, &mut Context) -> Result<Vec<C>> + Send + Sync + 'static,
+{
+    fn desired<'a>(&self, parent: &'a P, cx: &'a mut Context) -> BoxFuture<'a, Result<Vec<C>>> {
+        future::ready(self(parent, cx)).boxed()
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<P, C, F> DesiredSetFn<P, C, Async> for F
+where
+    F: for<'a> AsyncFnOf<'a, &'a P, Vec<C>> + Send + Sync + 'static,
+{
+    fn desired<'a>(&self, parent: &'a P, cx: &'a mut Context) -> BoxFuture<'a, Result<Vec<C>>> {
+        self(parent, cx).boxed()
+    }
+}
+
+/// The function of `#[sync(..)]` or `#[finalize(..)]`: `fn(&mut P, &mut Context) -> Result<Outcome>`, or the
+/// same as an `async fn`.
+#[diagnostic::on_unimplemented(
+    message = "`#[sync(..)]` and `#[finalize(..)]` expect `fn(&mut {P}, &mut Context) -> operator::Result<Outcome>`, or an `async fn` of that signature",
+    label = "not a `fn(&mut {P}, &mut Context) -> operator::Result<Outcome>` nor an `async fn` of that signature",
+    note = "an `async fn` is accepted: its future must be `Send` (hold nothing that is not `Send`, such as an `Rc` or a `RefCell` borrow, across an `.await`)"
+)]
+pub trait StepFn<P, M>: Send + Sync + 'static {
+    /// Calls the function, boxing its future (a ready one for a plain `fn`).
+    fn run<'a>(&self, parent: &'a mut P, cx: &'a mut Context) -> BoxFuture<'a, Result<Outcome>>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<P, F> StepFn<P, Plain> for F
+where
     F: Fn(&mut P, &mut Context) -> Result<Outcome> + Send + Sync + 'static,
 {
-    SyncReconciler::new(name, |_: &mut P, _: &mut Context| Ok(Outcome::Continue)).finalize(finalize)
+    fn run<'a>(&self, parent: &'a mut P, cx: &'a mut Context) -> BoxFuture<'a, Result<Outcome>> {
+        future::ready(self(parent, cx)).boxed()
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<P, F> StepFn<P, Async> for F
+where
+    F: for<'a> AsyncFnOf<'a, &'a mut P, Outcome> + Send + Sync + 'static,
+{
+    fn run<'a>(&self, parent: &'a mut P, cx: &'a mut Context) -> BoxFuture<'a, Result<Outcome>> {
+        self(parent, cx).boxed()
+    }
+}
+
+/// A child step, for [`one_step_per_child_kind`]: the kind it manages.
+pub trait ChildStep {
+    /// The child kind.
+    type Child;
+}
+
+impl<P, C> ChildStep for ChildReconciler<P, C> {
+    type Child = C;
+}
+
+impl<P, C> ChildStep for ChildSetReconciler<P, C> {
+    type Child = C;
+}
+
+/// Two child kinds, as a pair, are either [`Distinct`] or the [`SameKind`]: for a pair of two different kinds
+/// only the first impl holds, for a pair of one kind both do, so the marker `K` of [`one_step_per_child_kind`]
+/// cannot be inferred and the compiler reports "type annotations needed ... multiple impls satisfying
+/// `(Kind, Kind): OneStepPerChildKind<_>`".
+pub trait OneStepPerChildKind<K> {}
+
+/// Marker of [`OneStepPerChildKind`]: two kinds.
+#[derive(Debug)]
+pub enum Distinct {}
+
+/// Marker of [`OneStepPerChildKind`]: one kind, twice.
+#[derive(Debug)]
+pub enum SameKind {}
+
+impl<A, B> OneStepPerChildKind<Distinct> for (A, B) {}
+impl<A> OneStepPerChildKind<SameKind> for (A, A) {}
+
+/// Compiles only when the two child steps manage different kinds (see [`OneStepPerChildKind`]): the derive
+/// calls it for each pair of `#[child]`/`#[children]` steps, also when their kinds are inferred from the
+/// desired functions, which the derive cannot see.
+pub fn one_step_per_child_kind<A, B, K>(_first: &A, _second: &B)
+where
+    A: ChildStep,
+    B: ChildStep,
+    (A::Child, B::Child): OneStepPerChildKind<K>,
+{
 }
 
 /// The steps of a reconciler with a finalizer, run inside one [`WithFinalizer`].
@@ -118,6 +301,11 @@ pub const fn assert_status<S: ReconcilerStatus>() {}
 /// `strategy = "update"`.
 pub const fn update() -> WriteStrategy {
     WriteStrategy::Update
+}
+
+/// `strategy = "create"`.
+pub const fn create_only() -> WriteStrategy {
+    WriteStrategy::CreateOnly
 }
 
 /// `strategy = "apply"` (with `force = ..`).
@@ -150,9 +338,113 @@ mod tests {
         owns::<ClusterResourceScope, ClusterResourceScope>();
     }
 
+    /// A context on a client that never connects (none of the functions below makes a request).
+    fn context() -> Context {
+        let config = kube::Config::new("http://127.0.0.1:9".parse().expect("a URL"));
+        let client = kube::Client::try_from(config).expect("a client");
+        Context::new(
+            crate::Caches::new(client),
+            std::sync::Arc::new(crate::RecordingDispatcher::default()),
+            std::sync::Arc::new(crate::Settings::new("test")),
+            Default::default(),
+            k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+        )
+    }
+
+    fn plain_desired(cm: &ConfigMap, _: &mut Context) -> Result<Option<Namespace>> {
+        Ok(cm.metadata.name.clone().map(|name| Namespace {
+            metadata: kube::api::ObjectMeta {
+                name: Some(name),
+                ..Default::default()
+            },
+            ..Default::default()
+        }))
+    }
+
+    async fn async_desired(cm: &ConfigMap, cx: &mut Context) -> Result<Option<Namespace>> {
+        tokio::task::yield_now().await;
+        plain_desired(cm, cx)
+    }
+
+    fn plain_set(cm: &ConfigMap, cx: &mut Context) -> Result<Vec<Namespace>> {
+        Ok(plain_desired(cm, cx)?.into_iter().collect())
+    }
+
+    async fn async_set(cm: &ConfigMap, cx: &mut Context) -> Result<Vec<Namespace>> {
+        tokio::task::yield_now().await;
+        plain_set(cm, cx)
+    }
+
+    fn plain_step(cm: &mut ConfigMap, _: &mut Context) -> Result<Outcome> {
+        cm.metadata.name = Some("plain".into());
+        Ok(Outcome::Continue)
+    }
+
+    async fn async_step(cm: &mut ConfigMap, _: &mut Context) -> Result<Outcome> {
+        tokio::task::yield_now().await;
+        cm.metadata.name = Some("async".into());
+        Ok(Outcome::Continue)
+    }
+
+    fn desired<F: DesiredFn<ConfigMap, Namespace, M>, M>(f: F) -> F {
+        f
+    }
+
+    fn desired_set<F: DesiredSetFn<ConfigMap, Namespace, M>, M>(f: F) -> F {
+        f
+    }
+
+    fn step<F: StepFn<ConfigMap, M>, M>(f: F) -> F {
+        f
+    }
+
+    #[tokio::test]
+    async fn plain_and_async_functions_are_both_steps() {
+        let mut cx = context();
+        let mut cm = ConfigMap::default();
+        cm.metadata.name = Some("a".into());
+        let name = |ns: Option<Namespace>| ns.and_then(|ns| ns.metadata.name);
+        let plain = desired(plain_desired).desired(&cm, &mut cx).await.unwrap();
+        let awaited = desired(async_desired).desired(&cm, &mut cx).await.unwrap();
+        assert_eq!(name(plain), Some("a".into()));
+        assert_eq!(name(awaited), Some("a".into()));
+        assert_eq!(
+            desired_set(plain_set)
+                .desired(&cm, &mut cx)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(
+            desired_set(async_set)
+                .desired(&cm, &mut cx)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
+        step(plain_step).run(&mut cm, &mut cx).await.unwrap();
+        assert_eq!(cm.metadata.name.as_deref(), Some("plain"));
+        step(async_step).run(&mut cm, &mut cx).await.unwrap();
+        assert_eq!(cm.metadata.name.as_deref(), Some("async"));
+    }
+
+    #[test]
+    fn steps_of_different_kinds_pass_the_kind_check() {
+        let configmaps =
+            child::<Namespace, ConfigMap, _, _>(|_: &Namespace, _: &mut Context| Ok(None));
+        let namespaces = children::<Namespace, Namespace, _, _, _>(
+            |_: &Namespace, _: &mut Context| Ok(Vec::new()),
+            |ns: &Namespace| ns.metadata.name.clone().unwrap_or_default(),
+        );
+        one_step_per_child_kind(&configmaps, &namespaces);
+    }
+
     #[test]
     fn strategies() {
         assert_eq!(update(), WriteStrategy::Update);
+        assert_eq!(create_only(), WriteStrategy::CreateOnly);
         assert_eq!(apply(false), WriteStrategy::Apply { force: false });
         assert_eq!(millis(250), std::time::Duration::from_millis(250));
     }

@@ -1,8 +1,10 @@
 //! `#[derive(Reconciler)]` as an author uses it: a full operator declared with every attribute, its wiring and
 //! RBAC, the generated reconciler running end to end on the in-memory API server (`site`); and the WebApp
 //! operator written with the derive against the one written by hand, through one scenario (`webapp`); the
-//! `teams` example (`teams`); the `tenants` example (`tenants`, and its table tests in `tenants_table`).
+//! `teams` example (`teams`); the `tenants` example (`tenants`, and its table tests in `tenants_table`); `async fn`
+//! steps awaiting before the children are written (`async_steps`).
 
+mod async_steps;
 mod site;
 mod teams;
 mod tenants;

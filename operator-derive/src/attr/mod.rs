@@ -14,6 +14,7 @@ use darling::ast::NestedMeta;
 use darling::{Error, FromMeta};
 use proc_macro2::Span;
 use syn::Attribute;
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 
 use forms::{function, leading_type, list_items, parse_kube, stash, types};
@@ -73,43 +74,37 @@ pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> Parsed {
             }
             "child" => {
                 if let Some((ty, items)) = leading_type(attr, "child", &["generate_name"], errors) {
-                    let opts =
-                        errors.handle(ChildOpts::from_list(&items).map_err(|e| within("child", e)));
-                    let broken = opts.is_none();
-                    let opts = opts.unwrap_or_default();
+                    let (opts, written) =
+                        lenient::<ChildOpts>("child", &items, ChildOpts::KEYS, errors);
                     parsed.items.push(Item::Child {
                         span,
                         ty,
                         opts,
-                        broken,
+                        written,
                     });
                 }
             }
             "children" => {
                 if let Some((ty, items)) = leading_type(attr, "children", &[], errors) {
-                    let opts = errors
-                        .handle(ChildrenOpts::from_list(&items).map_err(|e| within("children", e)));
-                    let broken = opts.is_none();
-                    let opts = opts.unwrap_or_default();
+                    let (opts, written) =
+                        lenient::<ChildrenOpts>("children", &items, ChildrenOpts::KEYS, errors);
                     parsed.items.push(Item::Children {
                         span,
                         ty,
                         opts,
-                        broken,
+                        written,
                     });
                 }
             }
             "watches" => {
                 if let Some((ty, items)) = leading_type(attr, "watches", &[], errors) {
-                    let opts = errors
-                        .handle(WatchesOpts::from_list(&items).map_err(|e| within("watches", e)));
-                    let broken = opts.is_none();
-                    let opts = opts.unwrap_or_default();
+                    let (opts, written) =
+                        lenient::<WatchesOpts>("watches", &items, WatchesOpts::KEYS, errors);
                     parsed.items.push(Item::Watches {
                         span,
                         ty,
                         opts,
-                        broken,
+                        written,
                     });
                 }
             }
@@ -141,8 +136,83 @@ pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> Parsed {
             _ => {}
         }
     }
-    parsed.container = errors
-        .handle(ContainerOpts::from_list(&container_items).map_err(|e| within("reconciler", e)))
-        .unwrap_or_default();
+    parsed.container =
+        lenient::<ContainerOpts>("reconciler", &container_items, ContainerOpts::KEYS, errors).0;
     parsed
+}
+
+/// Reads the keys of one attribute with darling, keeping every key that can be read: an unknown key (reported
+/// with the closest known one) or a key with a bad value is reported and left out, and the other keys still
+/// take effect. So a typo in one key does not drop the whole attribute (which would bring follow-on errors,
+/// e.g. `reconciler()` losing its `data` argument), and a missing required key is reported in the same build
+/// as a typo beside it. Returns the options and the keys written (readable or not), so that a key written with
+/// a bad value is not also reported as missing.
+fn lenient<T: FromMeta + Default>(
+    name: &str,
+    items: &[NestedMeta],
+    keys: &[&str],
+    errors: &mut Errors,
+) -> (T, Vec<String>) {
+    let mut written = Vec::new();
+    let mut known = Vec::new();
+    for item in items {
+        let key = key_path(item).and_then(|path| Some((path.get_ident()?.unraw(), path)));
+        match key {
+            Some((key, path)) if !keys.iter().any(|k| key == k) => {
+                let key = key.to_string();
+                // A typo of a required key is that key's one error, not also "missing".
+                written.extend(closest(&key, keys));
+                errors.push(within(
+                    name,
+                    Error::unknown_field_with_alts(&key, keys).with_span(path),
+                ));
+            }
+            Some((key, _)) => {
+                written.push(key.to_string());
+                known.push(item.clone());
+            }
+            // Not a key (a literal, a path): darling says what is wrong with it.
+            None => known.push(item.clone()),
+        }
+    }
+    let opts = match T::from_list(&known) {
+        Ok(opts) => opts,
+        Err(e) => {
+            errors.push(within(name, e));
+            // Keep each key that reads on its own, the first of a duplicated one.
+            let mut seen = Vec::new();
+            let readable: Vec<NestedMeta> = known
+                .into_iter()
+                .filter(|item| T::from_list(std::slice::from_ref(item)).is_ok())
+                .filter(|item| match key_path(item) {
+                    Some(path) => {
+                        let first = !seen.contains(path);
+                        seen.push(path.clone());
+                        first
+                    }
+                    None => true,
+                })
+                .collect();
+            T::from_list(&readable).unwrap_or_default()
+        }
+    };
+    (opts, written)
+}
+
+/// The key of `key = ..`, `key(..)` or `key`.
+fn key_path(item: &NestedMeta) -> Option<&syn::Path> {
+    match item {
+        NestedMeta::Meta(meta) => Some(meta.path()),
+        NestedMeta::NameValueInvalidExpr(nv) => Some(&nv.path),
+        _ => None,
+    }
+}
+
+/// The known key `key` is most likely a typo of, as darling suggests it ("Did you mean ..?").
+fn closest(key: &str, keys: &[&str]) -> Option<String> {
+    keys.iter()
+        .map(|k| (strsim::jaro_winkler(key, k), *k))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k.to_string())
 }

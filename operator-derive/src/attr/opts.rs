@@ -31,6 +31,21 @@ pub struct ContainerOpts {
     pub krate: Option<CratePath>,
 }
 
+impl ContainerOpts {
+    /// The keys, for suggestions on a typo (kept in step with the fields by a test).
+    pub const KEYS: &[&str] = &[
+        "name",
+        "finalizer",
+        "concurrency",
+        "debounce_ms",
+        "field_manager",
+        "one_action_per_pass",
+        "data",
+        "root",
+        "crate",
+    ];
+}
+
 /// `#[child(..)]` after its optional leading type.
 #[derive(Debug, Default, FromMeta)]
 pub struct ChildOpts {
@@ -38,7 +53,7 @@ pub struct ChildOpts {
     pub desired: Option<FnPath>,
     /// `fn(&mut Status, &ChildOutcome<Child>)`.
     pub reflect: Option<FnPath>,
-    /// `"apply"` (default) or `"update"`.
+    /// `"apply"` (default), `"update"` or `"create"`.
     pub strategy: Option<SpannedValue<String>>,
     /// Server-side apply takes conflicting fields (default true).
     pub force: Option<SpannedValue<bool>>,
@@ -50,6 +65,23 @@ pub struct ChildOpts {
     pub generate_name: Flag,
     /// The condition type this child reports.
     pub condition: Option<SpannedValue<String>>,
+    /// `fn(&Child) -> Readiness`.
+    pub ready: Option<FnPath>,
+}
+
+impl ChildOpts {
+    /// The keys, for suggestions on a typo (kept in step with the fields by a test).
+    pub const KEYS: &[&str] = &[
+        "desired",
+        "reflect",
+        "strategy",
+        "force",
+        "field_manager",
+        "sanitize",
+        "generate_name",
+        "condition",
+        "ready",
+    ];
 }
 
 /// `#[children(..)]` after its optional leading type.
@@ -63,6 +95,13 @@ pub struct ChildrenOpts {
     pub reflect: Option<FnPath>,
     /// The condition type this set reports.
     pub condition: Option<SpannedValue<String>>,
+    /// `fn(&Child) -> Readiness`.
+    pub ready: Option<FnPath>,
+}
+
+impl ChildrenOpts {
+    /// The keys, for suggestions on a typo (kept in step with the fields by a test).
+    pub const KEYS: &[&str] = &["desired", "id", "reflect", "condition", "ready"];
 }
 
 /// `#[watches(..)]` after its optional leading type.
@@ -70,6 +109,11 @@ pub struct ChildrenOpts {
 pub struct WatchesOpts {
     /// `fn(Arc<Watched>) -> Vec<ObjectRef<Parent>>`.
     pub map: Option<FnPath>,
+}
+
+impl WatchesOpts {
+    /// The keys, for suggestions on a typo (kept in step with the fields by a test).
+    pub const KEYS: &[&str] = &["map"];
 }
 
 /// One `name: Type` of `#[stash(..)]`.
@@ -107,8 +151,8 @@ pub enum Item {
         ty: Option<Type>,
         /// The options.
         opts: ChildOpts,
-        /// The options could not be read (the error is reported); do not report missing keys.
-        broken: bool,
+        /// The keys written, readable or not: a key written with a bad value is reported as such, not as missing.
+        written: Vec<String>,
     },
     /// `#[children(..)]`.
     Children {
@@ -118,8 +162,8 @@ pub enum Item {
         ty: Option<Type>,
         /// The options.
         opts: ChildrenOpts,
-        /// The options could not be read.
-        broken: bool,
+        /// The keys written, readable or not.
+        written: Vec<String>,
     },
     /// `#[owns(A, B)]`.
     Owns(Vec<Type>),
@@ -133,8 +177,8 @@ pub enum Item {
         ty: Option<Type>,
         /// The options.
         opts: WatchesOpts,
-        /// The options could not be read.
-        broken: bool,
+        /// The keys written, readable or not.
+        written: Vec<String>,
     },
     /// `#[sync(f)]`.
     Sync(FnPath),

@@ -105,3 +105,51 @@ fn stash_entries() {
         errors[0]
     );
 }
+
+/// The `KEYS` lists are what darling reads: each key is known to its receiver.
+#[test]
+fn key_lists_match_the_receivers() {
+    fn known<T: FromMeta>(keys: &[&str]) {
+        for key in keys {
+            let tokens: TokenStream = format!("{key} = 0").parse().expect("tokens");
+            let items = NestedMeta::parse_meta_list(tokens).expect("a key");
+            if let Err(e) = T::from_list(&items) {
+                assert!(!e.to_string().contains("Unknown field"), "{key}: {e}");
+            }
+        }
+    }
+    known::<ContainerOpts>(ContainerOpts::KEYS);
+    known::<ChildOpts>(ChildOpts::KEYS);
+    known::<ChildrenOpts>(ChildrenOpts::KEYS);
+    known::<WatchesOpts>(WatchesOpts::KEYS);
+}
+
+#[test]
+fn a_typo_keeps_the_other_keys_and_a_missing_key_is_reported_with_it() {
+    let (parsed, errors) = parse_attrs(quote! {
+        #[reconciler(data = Settings, concurency = 2)]
+        #[children(desired = ds, reflct = r)]
+    });
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    assert!(parsed.container.data.is_some());
+    let Some(Item::Children { opts, written, .. }) = parsed.items.first() else {
+        panic!("{:?}", parsed.items)
+    };
+    assert!(opts.desired.is_some());
+    // `reflct` is a typo of `reflect`: counted as written, so it is not also "missing".
+    assert_eq!(written, &["desired", "reflect"]);
+}
+
+#[test]
+fn a_bad_value_drops_only_its_key() {
+    let (parsed, errors) = parse_attrs(quote! {
+        #[child(desired = "d", reflect = r, reflect = r2)]
+    });
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    let Some(Item::Child { opts, written, .. }) = parsed.items.first() else {
+        panic!("{:?}", parsed.items)
+    };
+    assert!(opts.desired.is_none());
+    assert_eq!(opts.reflect.as_ref().map(|r| r.name()), Some("r".into()));
+    assert_eq!(written, &["desired", "reflect", "reflect"]);
+}

@@ -7,6 +7,7 @@
 mod support;
 
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::ResourceExt;
 use operator::{Context, Outcome, Reconciler};
@@ -37,7 +38,7 @@ mod std {}
 )]
 #[sync(prepare)]
 #[child(desired = desired_deployment, reflect = reflect)]
-#[children(Deployment, desired = desired_extra, id = extra_id)]
+#[children(ConfigMap, desired = desired_extra, id = extra_id)]
 #[finalize(prepare)]
 #[stash(name: ::std::string::String)]
 pub struct App {
@@ -95,11 +96,11 @@ fn reflect(status: &mut support::Status, child: &operator::ChildOutcome<Deployme
     status.deployment = child.child().map(|d| d.name_any());
 }
 
-fn desired_extra(_app: &App, _cx: &mut Context) -> operator::Result<::std::vec::Vec<Deployment>> {
+fn desired_extra(_app: &App, _cx: &mut Context) -> operator::Result<::std::vec::Vec<ConfigMap>> {
     ::std::result::Result::Ok(::std::vec::Vec::new())
 }
 
-fn extra_id(d: &Deployment) -> ::std::string::String {
+fn extra_id(d: &ConfigMap) -> ::std::string::String {
     d.name_any()
 }
 
