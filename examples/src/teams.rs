@@ -47,7 +47,9 @@ pub struct TeamSpec {
 }
 
 /// What the operator observed of a team.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, ReconcilerStatus,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct TeamStatus {
     /// The generation this status describes.
@@ -58,21 +60,6 @@ pub struct TeamStatus {
     /// The members whose account exists.
     #[serde(default)]
     pub accounts: Vec<String>,
-}
-
-impl ReconcilerStatus for TeamStatus {
-    fn conditions(&self) -> &[Condition] {
-        &self.conditions
-    }
-    fn conditions_mut(&mut self) -> &mut Vec<Condition> {
-        &mut self.conditions
-    }
-    fn observed_generation(&self) -> Option<i64> {
-        self.observed_generation
-    }
-    fn set_observed_generation(&mut self, generation: Option<i64>) {
-        self.observed_generation = generation;
-    }
 }
 
 /// The team's role: `role` of a ConfigMap labelled with the team, read from the cache (not tracked: the

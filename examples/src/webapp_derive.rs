@@ -69,7 +69,9 @@ fn default_port() -> i32 {
 }
 
 /// What the operator observed of a WebApp.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, ReconcilerStatus,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct WebAppStatus {
     /// The generation of the spec this status describes.
@@ -85,21 +87,6 @@ pub struct WebAppStatus {
     pub available_replicas: Option<i32>,
     /// The hash of the ConfigMap's data the pods run with.
     pub config_hash: Option<String>,
-}
-
-impl ReconcilerStatus for WebAppStatus {
-    fn conditions(&self) -> &[Condition] {
-        &self.conditions
-    }
-    fn conditions_mut(&mut self) -> &mut Vec<Condition> {
-        &mut self.conditions
-    }
-    fn observed_generation(&self) -> Option<i64> {
-        self.observed_generation
-    }
-    fn set_observed_generation(&mut self, generation: Option<i64>) {
-        self.observed_generation = generation;
-    }
 }
 
 /// The labels of an app's children and pods; the Deployment and the Service select on them.

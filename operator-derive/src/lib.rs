@@ -23,6 +23,7 @@ mod expand;
 mod fallback;
 mod items;
 mod model;
+mod status;
 mod valid;
 
 /// Derives `impl Root { pub fn reconciler() -> operator::Reconciler<Root> }` and typed stash keys; see
@@ -35,4 +36,11 @@ mod valid;
 )]
 pub fn derive_reconciler(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     derive::derive(input.into()).into()
+}
+
+/// Derives `operator::ReconcilerStatus` for a status struct from its `conditions` and `observed_generation`
+/// fields (or the fields marked `#[status(conditions)]` and `#[status(observed_generation)]`).
+#[proc_macro_derive(ReconcilerStatus, attributes(status))]
+pub fn derive_reconciler_status(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    status::derive(input.into()).into()
 }

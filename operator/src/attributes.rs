@@ -37,19 +37,13 @@
 //!     image: String,
 //! }
 //!
-//! #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+//! // `ReconcilerStatus` (conditions and observed generation) derived from the two fields of those names.
+//! #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, ReconcilerStatus)]
 //! pub struct WebAppStatus {
 //!     observed_generation: Option<i64>,
 //!     #[serde(default)]
 //!     conditions: Vec<Condition>,
 //!     deployment: Option<String>,
-//! }
-//!
-//! impl ReconcilerStatus for WebAppStatus {
-//!     fn conditions(&self) -> &[Condition] { &self.conditions }
-//!     fn conditions_mut(&mut self) -> &mut Vec<Condition> { &mut self.conditions }
-//!     fn observed_generation(&self) -> Option<i64> { self.observed_generation }
-//!     fn set_observed_generation(&mut self, g: Option<i64>) { self.observed_generation = g }
 //! }
 //!
 //! fn resolve_image(app: &mut WebApp, cx: &mut Context) -> operator::Result<Outcome> {

@@ -46,6 +46,25 @@ pub use tracker::{TrackKey, Tracker};
 /// Derives a [`Reconciler`](struct@Reconciler) from attributes on a custom resource's spec struct; see
 /// [`attributes`] for the reference.
 pub use operator_derive::Reconciler;
+/// Derives [`ReconcilerStatus`](trait@ReconcilerStatus) for a status struct from its `conditions` and
+/// `observed_generation` fields (or the fields marked `#[status(conditions)]` and
+/// `#[status(observed_generation)]`; `#[status(crate = path)]` names a re-exported runtime).
+///
+/// ```
+/// use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+/// use operator::ReconcilerStatus;
+///
+/// #[derive(Clone, Debug, Default, serde::Serialize, ReconcilerStatus)]
+/// struct Status {
+///     observed_generation: Option<i64>,
+///     conditions: Vec<Condition>,
+/// }
+///
+/// let mut s = Status::default();
+/// s.set_observed_generation(Some(3));
+/// assert_eq!(s.observed_generation(), Some(3));
+/// ```
+pub use operator_derive::ReconcilerStatus;
 
 #[doc(hidden)]
 #[path = "private.rs"]

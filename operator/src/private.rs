@@ -21,6 +21,7 @@ pub use crate::reconcilers::{
     WriteStrategy,
 };
 pub use crate::stash::StashKey;
+pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
 use k8s_openapi::{ClusterResourceScope, NamespaceResourceScope};
 
