@@ -3,6 +3,7 @@
 //! `OPERATOR_REQUIRE_CONTROL_PLANE` is set, which makes them fail.
 
 mod harness;
+mod idle;
 mod quantities;
 mod runtime;
 mod support;

@@ -1,0 +1,119 @@
+//! A converged operator writes nothing, idle or restarted, as the real kube-apiserver counts it: the write
+//! requests of `apiserver_request_total` (every verb but GET, LIST and WATCH) do not move.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use examples::webapp::{WebApp, reconciler, sample, sample_config_map};
+use kube::api::{Api, PostParams};
+use kube::{Client, CustomResourceExt};
+use operator::Operator;
+use operator::testing::envtest::{ControlPlane, assets_or_skip};
+
+use crate::support::eventually;
+
+/// What the operator writes to: the API server's own writes (its leases, the `kubernetes` endpoints) are not
+/// the operator's.
+const OPERATOR_RESOURCES: [&str; 5] =
+    ["webapps", "deployments", "services", "configmaps", "events"];
+
+/// Write requests the API server has served to the operator's resources, by verb and resource, from its own
+/// metrics.
+async fn writes(client: &Client) -> BTreeMap<String, u64> {
+    let request = http::Request::get("/metrics").body(Vec::new()).unwrap();
+    let text = client.request_text(request).await.expect("/metrics");
+    let mut out = BTreeMap::new();
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with("apiserver_request_total{"))
+    {
+        let label = |name: &str| {
+            line.split(&format!("{name}=\""))
+                .nth(1)?
+                .split('"')
+                .next()
+                .map(str::to_string)
+        };
+        let (Some(verb), Some(resource)) = (label("verb"), label("resource")) else {
+            continue;
+        };
+        if ["GET", "LIST", "WATCH", "WATCHLIST"].contains(&verb.as_str())
+            || !OPERATOR_RESOURCES.contains(&resource.as_str())
+        {
+            continue;
+        }
+        let count: u64 = line
+            .rsplit(' ')
+            .next()
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0) as u64;
+        *out.entry(format!("{verb} {resource}")).or_default() += count;
+    }
+    out
+}
+
+fn start(
+    client: Client,
+) -> (
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<()>,
+) {
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(Operator::new(client).controller(reconciler()).run_until(
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    (stop, running)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_converged_operator_makes_no_write_idle_or_restarted() {
+    let name = "idle-writes";
+    if assets_or_skip(name).is_none() {
+        return;
+    }
+    let cp = ControlPlane::builder().name(name).start().await.unwrap();
+    cp.install_crds([WebApp::crd()]).await.unwrap();
+    let client = cp.client().unwrap();
+    // No kube-controller-manager here: the test plays the Deployment controller.
+    let workloads = tests::workload_controllers::play(client.clone());
+    Api::namespaced(client.clone(), "default")
+        .create(&PostParams::default(), &sample_config_map("sample-config"))
+        .await
+        .unwrap();
+    let apps: Api<WebApp> = Api::namespaced(client.clone(), "default");
+    apps.create(
+        &PostParams::default(),
+        &sample("sample", Some("sample-config")),
+    )
+    .await
+    .unwrap();
+    let (stop, running) = start(client.clone());
+    eventually("the WebApp Ready", async || {
+        let app = apps.get("sample").await.ok()?;
+        let ready = app
+            .status?
+            .conditions
+            .iter()
+            .any(|c| c.type_ == "Ready" && c.status == "True");
+        ready.then_some(())
+    })
+    .await;
+    // Let the last events and status writes land.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+
+    let converged = writes(&client).await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(writes(&client).await, converged, "writes while idle");
+
+    let _ = stop.send(());
+    running.await.unwrap();
+    let (stop, running) = start(client.clone());
+    // The restarted operator lists everything and reconciles the WebApp again.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(writes(&client).await, converged, "writes after a restart");
+    let _ = stop.send(());
+    running.await.unwrap();
+    workloads.abort();
+}
