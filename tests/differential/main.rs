@@ -29,6 +29,7 @@
 mod apply;
 mod crud;
 mod deviations;
+mod kinds;
 mod lifecycle;
 mod list;
 mod patch;
