@@ -71,8 +71,11 @@ fn group_rank(name: &str) -> (usize, &str) {
 
 /// Each group's versions (the preferred one first) and its preferred version, in
 /// kube-apiserver's order of groups.
-fn groups_map(reg: &Registry) -> Vec<(String, (Vec<String>, Option<String>))> {
-    let mut groups: BTreeMap<String, (Vec<String>, Option<String>)> = BTreeMap::new();
+/// A group's served versions and its preferred version.
+type GroupVersions = (Vec<String>, Option<String>);
+
+fn groups_map(reg: &Registry) -> Vec<(String, GroupVersions)> {
+    let mut groups: BTreeMap<String, GroupVersions> = BTreeMap::new();
     for t in reg.all().filter(|t| !t.group.is_empty()) {
         let entry = groups.entry(t.group.clone()).or_default();
         if !entry.0.contains(&t.version) {
@@ -82,9 +85,9 @@ fn groups_map(reg: &Registry) -> Vec<(String, (Vec<String>, Option<String>))> {
             entry.1 = Some(t.version.clone());
         }
     }
-    let mut groups: Vec<(String, (Vec<String>, Option<String>))> = groups.into_iter().collect();
+    let mut groups: Vec<(String, GroupVersions)> = groups.into_iter().collect();
     for (_, (versions, preferred)) in &mut groups {
-        versions.sort_by_key(|v| Some(&*v) != preferred.as_ref());
+        versions.sort_by_key(|v| Some(v) != preferred.as_ref());
     }
     groups.sort_by(|(a, _), (b, _)| group_rank(a).cmp(&group_rank(b)));
     groups
