@@ -36,8 +36,46 @@ pub fn core_versions() -> Value {
     })
 }
 
-fn groups_map(reg: &Registry) -> BTreeMap<String, (Vec<String>, Option<String>)> {
-    let mut groups: BTreeMap<String, (Vec<String>, Option<String>)> = BTreeMap::new();
+/// The built-in groups in the order kube-apiserver lists them in `/apis` (by its group priorities); other
+/// groups (custom resources) follow, by name.
+const GROUP_ORDER: [&str; 20] = [
+    "apiregistration.k8s.io",
+    "apps",
+    "events.k8s.io",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
+    "autoscaling",
+    "batch",
+    "certificates.k8s.io",
+    "networking.k8s.io",
+    "policy",
+    "rbac.authorization.k8s.io",
+    "storage.k8s.io",
+    "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
+    "scheduling.k8s.io",
+    "coordination.k8s.io",
+    "node.k8s.io",
+    "discovery.k8s.io",
+    "resource.k8s.io",
+    "flowcontrol.apiserver.k8s.io",
+];
+
+fn group_rank(name: &str) -> (usize, &str) {
+    let rank = GROUP_ORDER
+        .iter()
+        .position(|g| *g == name)
+        .unwrap_or(GROUP_ORDER.len());
+    (rank, name)
+}
+
+/// Each group's versions (the preferred one first) and its preferred version, in
+/// kube-apiserver's order of groups.
+/// A group's served versions and its preferred version.
+type GroupVersions = (Vec<String>, Option<String>);
+
+fn groups_map(reg: &Registry) -> Vec<(String, GroupVersions)> {
+    let mut groups: BTreeMap<String, GroupVersions> = BTreeMap::new();
     for t in reg.all().filter(|t| !t.group.is_empty()) {
         let entry = groups.entry(t.group.clone()).or_default();
         if !entry.0.contains(&t.version) {
@@ -47,6 +85,11 @@ fn groups_map(reg: &Registry) -> BTreeMap<String, (Vec<String>, Option<String>)>
             entry.1 = Some(t.version.clone());
         }
     }
+    let mut groups: Vec<(String, GroupVersions)> = groups.into_iter().collect();
+    for (_, (versions, preferred)) in &mut groups {
+        versions.sort_by_key(|v| Some(v) != preferred.as_ref());
+    }
+    groups.sort_by(|(a, _), (b, _)| group_rank(a).cmp(&group_rank(b)));
     groups
 }
 
@@ -72,13 +115,14 @@ pub fn groups(reg: &Registry) -> Value {
 /// `/apis/{group}`, if served.
 pub fn group(reg: &Registry, name: &str) -> Option<Value> {
     let map = groups_map(reg);
-    let (versions, preferred) = map.get(name)?;
+    let (_, (versions, preferred)) = map.iter().find(|(g, _)| g == name)?;
     let mut doc = group_doc(name, versions, preferred.as_ref());
     doc["kind"] = json!("APIGroup");
     doc["apiVersion"] = json!("v1");
     Some(doc)
 }
 
+/// The verbs of a stored kind in discovery (`deletecollection` left out where it is not served).
 const VERBS: [&str; 8] = [
     "create",
     "delete",
@@ -90,13 +134,31 @@ const VERBS: [&str; 8] = [
     "watch",
 ];
 
+/// The verbs of a custom resource, in the order kube-apiserver lists them.
+const CUSTOM_VERBS: [&str; 8] = [
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "create",
+    "update",
+    "watch",
+];
+
 fn resource_entries(t: &ResourceType) -> Vec<Value> {
     let mut main = json!({
         "name": t.plural,
         "singularName": t.singular,
         "namespaced": t.namespaced,
         "kind": t.kind,
-        "verbs": VERBS,
+        "verbs": if t.custom { CUSTOM_VERBS.to_vec() } else {
+            VERBS
+                .iter()
+                .copied()
+                .filter(|v| t.delete_collection || *v != "deletecollection")
+                .collect::<Vec<_>>()
+        },
     });
     if !t.short_names.is_empty() {
         main["shortNames"] = json!(t.short_names);
@@ -105,16 +167,16 @@ fn resource_entries(t: &ResourceType) -> Vec<Value> {
         main["categories"] = json!(t.categories);
     }
     let mut out = vec![main];
-    if t.status_subresource {
-        out.push(json!({
-            "name": format!("{}/status", t.plural), "singularName": "", "namespaced": t.namespaced,
-            "kind": t.kind, "verbs": ["get", "patch", "update"],
-        }));
-    }
     if t.scale.is_some() {
         out.push(json!({
             "name": format!("{}/scale", t.plural), "singularName": "", "namespaced": t.namespaced,
             "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"],
+        }));
+    }
+    if t.status_subresource {
+        out.push(json!({
+            "name": format!("{}/status", t.plural), "singularName": "", "namespaced": t.namespaced,
+            "kind": t.kind, "verbs": ["get", "patch", "update"],
         }));
     }
     out

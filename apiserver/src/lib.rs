@@ -14,6 +14,12 @@
 //! built-in kinds in canonical form, fault injection, and a log of every request. Like a whole cluster it also
 //! plays the workload controllers' status (see [`ApiServerBuilder::workload_status`]). [`ApiServer::serve`] also serves it over HTTP for `kubectl`.
 //!
+//! It serves every resource that kube-apiserver 1.35 serves by default (58 in the core group and 18 others:
+//! apps, batch, autoscaling v2 and v1, policy, networking, discovery, node, rbac, storage, scheduling,
+//! coordination, certificates, flowcontrol, resource, events, admissionregistration, apiextensions,
+//! apiregistration), with kube-apiserver's discovery: scope, short names, categories, verbs, and the `status`
+//! and `scale` subresources where it has them. Other kinds can be served with [`ApiServer::register`].
+//!
 //! ```
 //! # async fn demo() -> Result<(), kube::Error> {
 //! use k8s_openapi::api::core::v1::ConfigMap;
@@ -72,12 +78,24 @@
 //! - A `/status` write that also changes metadata: like kube-apiserver it is not applied, but the in-memory server
 //!   does not record the metadata fields in the status entry of `managedFields` (kube-apiserver does).
 //! - The message of an invalid list `continue` token ends with the token, not with Go's decoding error.
+//! - Not served: the review kinds (`authentication.k8s.io`, `authorization.k8s.io`), `bindings`,
+//!   `componentstatuses`, and the subresources that reach a kubelet, a proxy or a signer or write a part of
+//!   an object other than status and scale: `pods/log`, `exec`, `attach`, `portforward`, `proxy`, `eviction`,
+//!   `binding`, `ephemeralcontainers` and `resize`, `serviceaccounts/token`, `namespaces/finalize`,
+//!   `nodes/proxy`, `services/proxy`, `certificatesigningrequests/approval`.
+//! - New PersistentVolumes and VolumeAttributesClasses get no protection finalizer
+//!   (`kubernetes.io/pv-protection`, `kubernetes.io/vac-protection`), so they are gone as soon as deleted.
+//! - Discovery entries carry no `storageVersionHash`.
+//! - `autoscaling/v1` HorizontalPodAutoscalers convert only the CPU utilization target and its current value
+//!   to and from the stored `v2` form; what `v1` cannot express is dropped (kube-apiserver keeps it in
+//!   `autoscaling.alpha.kubernetes.io/*` annotations), so an update through `v1` loses it.
 //!
 //! `tests/differential` runs the same scenarios here and on a real kube-apiserver (from `operator-envtest`)
-//! and compares the answers; the last four differences above are what it found and could not remove, and it
-//! pins each of them on both servers. The ones before are by design (no authorization, no
-//! admission, no controllers running beside the server except garbage collection and the played workload
-//! status) and not compared.
+//! and compares the answers; the differences from the managedFields of built-in kinds to the protection
+//! finalizers above are what it found and could not remove, and it pins each of them on both servers; it
+//! leaves `storageVersionHash` out of its discovery comparison and does not compare `autoscaling/v1`. The
+//! ones before are by design (no authorization, no admission, no controllers running beside the server
+//! except garbage collection and the played workload status) and not compared.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]

@@ -271,22 +271,6 @@ pub fn sample(name: &str, namespaces: &[&str], cpu_quota: &str, admins: &[&str])
 /// The name of the sample Tenant created on the embedded cluster.
 pub const SAMPLE_NAME: &str = "acme";
 
-/// The kinds a tenant's children need that the embedded cluster may not serve yet (ResourceQuota), registered
-/// with the real server's scope and short name. Registering a kind it already serves changes nothing.
-pub fn register_kinds(server: &operator::testing::ApiServer) {
-    server.register(
-        operator::testing::apiserver::ResourceType::new(
-            "",
-            "v1",
-            "ResourceQuota",
-            "resourcequotas",
-            true,
-        )
-        .short_names(&["quota"])
-        .with_status(),
-    );
-}
-
 /// The Tenant operator on the examples' shared command line.
 pub fn example() -> crate::cli::Example {
     use futures::FutureExt;
@@ -294,7 +278,7 @@ pub fn example() -> crate::cli::Example {
         crds: || vec![Tenant::crd()],
         controller,
         manifests,
-        prepare_embedded: register_kinds,
+        prepare_embedded: |_| {},
         seed: |client| seed(client).boxed(),
         observe: |client| observe(client).boxed(),
         kubectl_hint: "get tenants,namespaces,resourcequotas,rolebindings -A",

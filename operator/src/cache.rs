@@ -5,6 +5,7 @@ use std::any::{Any, TypeId};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
@@ -232,11 +233,62 @@ fn broadcast<K: CachedKind>(
     }
 }
 
+/// A cache that does not hold its first list yet, and the last error its watch got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsynced {
+    /// The kind, e.g. `ResourceQuota`.
+    pub kind: String,
+    /// The watch's last error, e.g. `404 NotFound: the server could not find the requested resource`;
+    /// `None` while it has failed nothing (still listing).
+    pub last_error: Option<String>,
+}
+
+impl std::fmt::Display for Unsynced {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.last_error {
+            Some(e) => write!(f, "{} (the server answered: {e})", self.kind),
+            None => write!(f, "{} (no answer yet)", self.kind),
+        }
+    }
+}
+
+/// Caches that did not sync in time: which kinds, and what the server answered their watches.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("the caches of {} did not sync within {after:?}", list(.unsynced))]
+pub struct NotSynced {
+    /// How long the caller waited.
+    pub after: Duration,
+    /// The caches not synced, by kind.
+    pub unsynced: Vec<Unsynced>,
+}
+
+fn list(unsynced: &[Unsynced]) -> String {
+    let all: Vec<String> = unsynced.iter().map(Unsynced::to_string).collect();
+    all.join(", ")
+}
+
+/// A watch error as the server put it: `404 NotFound: the server could not find the requested resource` for
+/// an API error, the client's words otherwise.
+pub fn describe_watch_error(e: &watcher::Error) -> String {
+    let status = match e {
+        watcher::Error::InitialListFailed(kube::Error::Api(s))
+        | watcher::Error::WatchStartFailed(kube::Error::Api(s))
+        | watcher::Error::WatchFailed(kube::Error::Api(s))
+        | watcher::Error::WatchError(s) => s,
+        other => return other.to_string(),
+    };
+    format!("{} {}: {}", status.code, status.reason, status.message)
+}
+
+type LastError = Arc<Mutex<Option<String>>>;
+
 struct Entry {
     cache: Box<dyn Any + Send + Sync>,
     start: Option<BoxFuture<'static, ()>>,
     /// Resolves once the cache holds its first list.
     ready: Box<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>,
+    /// The last error of the watch.
+    last_error: LastError,
     kind: String,
 }
 
@@ -304,8 +356,10 @@ impl Caches {
             let ready_store = store.clone();
             let api: Api<K> = Api::all(self.client.clone());
             let kind = K::kind(&()).into_owned();
+            let last_error = LastError::default();
             let start = {
                 let kind = kind.clone();
+                let last_error = last_error.clone();
                 async move {
                     let Some(w) = writer.lock().unwrap_or_else(|e| e.into_inner()).take() else {
                         return;
@@ -326,7 +380,9 @@ impl Caches {
                     futures::pin_mut!(stream);
                     while let Some(ev) = stream.next().await {
                         if let Err(e) = ev {
-                            tracing::warn!(kind = %kind, error = %e, "watch failed; retrying with backoff");
+                            let answer = describe_watch_error(&e);
+                            tracing::warn!(kind = %kind, error = %answer, "watch failed; retrying with backoff");
+                            *last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(answer);
                         }
                     }
                 }
@@ -336,6 +392,7 @@ impl Caches {
                 cache: Box::new(cache),
                 start: Some(start),
                 ready: ready_fn(&ready_store),
+                last_error,
                 kind,
             }
         });
@@ -388,6 +445,7 @@ impl Caches {
             cache: Box::new(cache.clone()),
             start: None,
             ready: ready_fn(&store),
+            last_error: LastError::default(),
             kind,
         };
         self.entries
@@ -404,6 +462,37 @@ impl Caches {
             entries.values().map(|e| (e.ready)()).collect()
         };
         futures::future::join_all(waits).await;
+    }
+
+    /// The caches that do not hold their first list yet, by kind, with their watches' last errors.
+    pub fn unsynced(&self) -> Vec<Unsynced> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out: Vec<Unsynced> = entries
+            .values()
+            .filter(|e| (e.ready)().now_or_never().is_none())
+            .map(|e| Unsynced {
+                kind: e.kind.clone(),
+                last_error: e
+                    .last_error
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone(),
+            })
+            .collect();
+        out.sort_by(|a, b| a.kind.cmp(&b.kind));
+        out
+    }
+
+    /// Waits up to `after` until every cache created so far holds its first list; else says which did not
+    /// and what the server answered their watches.
+    pub async fn ready_within(&self, after: Duration) -> Result<(), NotSynced> {
+        match tokio::time::timeout(after, self.ready()).await {
+            Ok(()) => Ok(()),
+            Err(_) => Err(NotSynced {
+                after,
+                unsynced: self.unsynced(),
+            }),
+        }
     }
 
     /// Takes the watch loops of caches not started yet; the caller spawns them (and aborts them on shutdown).

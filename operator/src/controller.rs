@@ -422,14 +422,12 @@ impl Operator {
     }
 }
 
-/// Waits until every cache holds its first list, warning while it takes long (e.g. a kind that cannot be listed).
+/// Waits until every cache holds its first list, warning while it takes long (e.g. a kind that cannot be
+/// listed), naming the kinds not synced and what the server answered their watches.
 async fn caches_synced(caches: &Caches, controller: &str) {
     let started = std::time::Instant::now();
-    while tokio::time::timeout(Duration::from_secs(30), caches.ready())
-        .await
-        .is_err()
-    {
-        tracing::warn!(controller, waited = ?started.elapsed(), kinds = ?caches.kinds(), "caches not synced yet; reconciles wait");
+    while let Err(e) = caches.ready_within(Duration::from_secs(30)).await {
+        tracing::warn!(controller, waited = ?started.elapsed(), error = %e, "caches not synced yet; reconciles wait");
     }
 }
 

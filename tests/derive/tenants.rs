@@ -1,7 +1,7 @@
 //! The `tenants` example's operator: its wiring and RBAC, and the whole operator on the embedded cluster
 //! (`tests::tenants_scenario`).
 
-use examples::tenants::{installation, reconciler, register_kinds};
+use examples::tenants::{installation, reconciler};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use operator::reconcilers::Role;
 use operator::testing::ApiServer;
@@ -62,8 +62,6 @@ fn the_cluster_role_binds_admin_only() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_operator_keeps_tenants_on_the_embedded_cluster() {
     let server = ApiServer::builder().request_log(true).build();
-    // Until the embedded cluster serves ResourceQuota itself (issue 18); a no-op once it does.
-    register_kinds(&server);
     let writes = {
         let server = server.clone();
         move || {

@@ -1,9 +1,5 @@
 //! Table tests of the `tenants` example: one pass of the derived reconciler over given state
 //! (`operator::testing::table`).
-//!
-//! The table harness starts its own embedded cluster and has no way yet to register a kind on it; until that
-//! cluster serves ResourceQuota (issue 18), a pass cannot sync its ResourceQuota cache and these cases are
-//! ignored. Run them with `--ignored` once it does.
 
 use std::collections::BTreeMap;
 
@@ -134,7 +130,6 @@ fn applied<K: Resource<DynamicType = ()> + Serialize>(child: K) -> Value {
 }
 
 #[tokio::test]
-#[ignore = "needs ResourceQuota on the embedded cluster"]
 async fn two_entries_make_a_namespace_a_quota_and_a_binding_each() {
     let mut case = case("two entries").given(tenant(&["dev", "prod"], None));
     for e in ["dev", "prod"] {
@@ -163,7 +158,6 @@ async fn two_entries_make_a_namespace_a_quota_and_a_binding_each() {
 }
 
 #[tokio::test]
-#[ignore = "needs ResourceQuota on the embedded cluster"]
 async fn a_removed_entry_deletes_its_namespace() {
     let case = case("entry removed").given(tenant(
         &["dev"],
@@ -185,7 +179,6 @@ async fn a_removed_entry_deletes_its_namespace() {
 }
 
 #[tokio::test]
-#[ignore = "needs ResourceQuota on the embedded cluster"]
 async fn a_foreign_namespace_is_refused_and_nothing_is_written_into_it() {
     let message = "Namespace acme-prod exists and is not controlled by Tenant acme";
     let foreign = json!({
@@ -215,7 +208,6 @@ async fn a_foreign_namespace_is_refused_and_nothing_is_written_into_it() {
 }
 
 #[tokio::test]
-#[ignore = "needs ResourceQuota on the embedded cluster"]
 async fn an_edited_entry_label_is_put_back_not_deleted() {
     // `kubectl label ns acme-dev tenants.example.dev/entry=zzz --overwrite`
     let mut edited = live(namespace("dev"));

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests in `tests/` (the tests themselves live in the test targets).
 
+pub mod builtin_objects;
 pub mod kubectl;
 pub mod normalize;
 pub mod teams_scenario;

@@ -88,7 +88,8 @@ pub fn handle(call: Call<'_>) -> ApiResult<Reply> {
     if !rt.namespaced && req.namespace.is_some() {
         return Err(ApiError::no_route());
     }
-    if req.verb == Verb::Create && req.name.is_some() {
+    let refused = req.verb == Verb::DeleteCollection && !rt.delete_collection;
+    if refused || (req.verb == Verb::Create && req.name.is_some()) {
         return Err(ApiError::method_not_allowed(
             "the server does not allow this method on the requested resource",
         ));

@@ -125,3 +125,75 @@ async fn reads_from_the_api_server_are_reported() {
     assert_eq!(reads, vec!["/api/v1/namespaces/default/configmaps"]);
     env.shutdown().await;
 }
+
+const NOT_FOUND: &str = "404 NotFound: the server could not find the requested resource";
+
+#[tokio::test]
+async fn a_cache_that_cannot_sync_names_its_kind_and_the_servers_answer() {
+    use operator::cache::{Caches, Unsynced};
+    let server = operator::testing::ApiServer::new();
+    let caches = Caches::new(server.client());
+    caches.ensure::<Note>();
+    caches.ensure::<ConfigMap>();
+    let watches: Vec<_> = caches
+        .take_watches()
+        .into_iter()
+        .map(tokio::spawn)
+        .collect();
+    let e = caches
+        .ready_within(std::time::Duration::from_secs(2))
+        .await
+        .expect_err("Note is not served");
+    for w in watches {
+        w.abort();
+    }
+    assert_eq!(
+        e.unsynced,
+        [Unsynced {
+            kind: "Note".into(),
+            last_error: Some(NOT_FOUND.into()),
+        }]
+    );
+    assert_eq!(
+        e.to_string(),
+        format!("the caches of Note (the server answered: {NOT_FOUND}) did not sync within 2s")
+    );
+}
+
+#[tokio::test]
+async fn a_case_whose_kind_is_not_served_says_so() {
+    let failure = ReconcilerTestCase::<Note>::new("no CRD", parent_ref())
+        .parent_absent()
+        .run(reconciler())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        failure.problems(),
+        [format!(
+            "setup: the caches of Note (the server answered: {NOT_FOUND}) did not sync within 10s"
+        )]
+    );
+}
+
+#[tokio::test]
+async fn cases_can_register_kinds_the_server_does_not_know() {
+    use operator::testing::apiserver::ResourceType;
+    ReconcilerTestCase::new("registered, no CRD", parent_ref())
+        .register(
+            ResourceType::new("example.dev", "v1", "Note", "notes", true)
+                .with_status()
+                .with_generation(),
+        )
+        .given(note("hi"))
+        .expect_apply(json!({
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": NAME, "namespace": NS, "ownerReferences": [owner()]},
+            "data": {"text": "hi"},
+        }))
+        .expect_event(EventExpectation::normal("Created").note("ConfigMap default/hello"))
+        .expect_status_update(converged())
+        .run(reconciler())
+        .await
+        .unwrap();
+}

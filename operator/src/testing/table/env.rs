@@ -20,7 +20,7 @@ use crate::cache::{Cache, CachedKind, Caches};
 use crate::command::{ApiDispatcher, Dispatcher};
 use crate::reconciler::{ParentKind, Pass, Reconciler};
 use crate::reconcilers::Wiring;
-use crate::testing::apiserver::{ApiError, ApiServer, Clock, RequestRecord, Verb};
+use crate::testing::apiserver::{ApiError, ApiServer, Clock, RequestRecord, ResourceType, Verb};
 
 /// How long the environment waits for caches, CRDs and [`TestEnv::wait_for`].
 const WAIT: Duration = Duration::from_secs(10);
@@ -62,6 +62,10 @@ pub enum HarnessError {
         /// How long it waited.
         after: Duration,
     },
+    /// Caches did not sync in time: which kinds, and what the server answered (e.g. a kind it does not
+    /// serve: register it with [`TestEnv::register`]).
+    #[error(transparent)]
+    NotSynced(#[from] crate::cache::NotSynced),
     /// An object could not be (de)serialized.
     #[error("serialization failed: {0}")]
     Serde(#[from] serde_json::Error),
@@ -148,6 +152,11 @@ impl TestEnv {
         &self.server
     }
 
+    /// Serves a kind the server does not know (neither built in nor from a CRD); see [`ApiServer::register`].
+    pub fn register(&self, kind: ResourceType) {
+        self.server.register(kind);
+    }
+
     /// A client on the API server.
     pub fn client(&self) -> Client {
         self.server.client()
@@ -221,12 +230,7 @@ impl TestEnv {
         for w in self.caches.take_watches() {
             self.watches.push(tokio::spawn(w));
         }
-        tokio::time::timeout(WAIT, self.caches.ready())
-            .await
-            .map_err(|_| HarnessError::Timeout {
-                what: format!("the caches of {:?} to be ready", self.caches.kinds()),
-                after: WAIT,
-            })
+        Ok(self.caches.ready_within(WAIT).await?)
     }
 
     /// Waits until the cached object of kind `K` named `name` satisfies `check` (which sees `None` while the

@@ -83,6 +83,9 @@ impl<P: ParentKind> ReconcilerTestCase<P> {
         let mut env = TestEnv::at(self.scenario.time, self.scenario.seed);
         let reconciler = reconciler.clock(env.clock_fn());
         let ran = async {
+            for kind in &self.scenario.kinds {
+                env.register(kind.clone());
+            }
             for crd in &self.scenario.crds {
                 env.install_crd(crd).await?;
             }

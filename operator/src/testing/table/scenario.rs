@@ -52,6 +52,8 @@ pub(super) struct Scenario {
     pub(super) time: DateTime<Utc>,
     pub(super) seed: u64,
     pub(super) crds: Vec<CustomResourceDefinition>,
+    /// Kinds registered on the server before anything else (see `register`).
+    pub(super) kinds: Vec<crate::testing::apiserver::ResourceType>,
     pub(super) faults: Vec<Fault>,
     pub(super) expect: Expectations,
     pub(super) tracks: Vec<TrackKey>,
@@ -68,6 +70,7 @@ impl Default for Scenario {
             time: default_time(),
             seed: DEFAULT_SEED,
             crds: Vec::new(),
+            kinds: Vec::new(),
             faults: Vec::new(),
             expect: Expectations::default(),
             tracks: Vec::new(),
@@ -145,6 +148,13 @@ pub(super) fn debug_diff(expected: &impl fmt::Debug, actual: &impl fmt::Debug) -
 /// The builder methods both kinds of case share.
 macro_rules! scenario_builders {
     () => {
+        /// Serves a kind the embedded cluster does not know (neither built in nor from a CRD), registered
+        /// before the CRDs and given objects are stored.
+        pub fn register(mut self, kind: crate::testing::apiserver::ResourceType) -> Self {
+            self.scenario.kinds.push(kind);
+            self
+        }
+
         /// Installs a CRD (and waits until it is established) before any object is stored.
         pub fn crd(mut self, crd: CustomResourceDefinition) -> Self {
             self.scenario.crds.push(crd);

@@ -217,6 +217,9 @@ impl<P: CachedKind + Serialize> SubReconcilerTestCase<P> {
         }
         let mut env = TestEnv::at(self.scenario.time, self.scenario.seed);
         let ran = async {
+            for kind in &self.scenario.kinds {
+                env.register(kind.clone());
+            }
             for crd in &self.scenario.crds {
                 env.install_crd(crd).await?;
             }

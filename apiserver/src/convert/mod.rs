@@ -4,11 +4,14 @@ use serde_json::{Map, Value};
 
 use super::registry::{Conversion, ResourceType};
 
+mod hpa;
+
 /// The stored form of an object received for `rt`'s version.
 pub fn to_storage(rt: &ResourceType, mut obj: Value) -> Value {
     match rt.conversion {
         Conversion::None => {}
         Conversion::EventsV1 => obj = events_v1_to_core(obj),
+        Conversion::HorizontalPodAutoscalerV1 => obj = hpa::v1_to_v2(obj),
     }
     set_type(&mut obj, &storage_api_version(rt), &rt.kind);
     obj
@@ -19,6 +22,7 @@ pub fn from_storage(rt: &ResourceType, obj: &Value) -> Value {
     let mut obj = match rt.conversion {
         Conversion::None => obj.clone(),
         Conversion::EventsV1 => core_to_events_v1(obj.clone()),
+        Conversion::HorizontalPodAutoscalerV1 => hpa::v2_to_v1(obj.clone()),
     };
     set_type(&mut obj, &rt.api_version(), &rt.kind);
     obj
