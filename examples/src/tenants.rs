@@ -77,7 +77,9 @@ pub struct TenantSpec {
 }
 
 /// What the operator observed of a tenant.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, ReconcilerStatus,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct TenantStatus {
     /// The generation this status describes.
@@ -88,21 +90,6 @@ pub struct TenantStatus {
     /// The tenant's Namespaces that exist and are not being deleted, sorted.
     #[serde(default)]
     pub namespaces: Vec<String>,
-}
-
-impl ReconcilerStatus for TenantStatus {
-    fn conditions(&self) -> &[Condition] {
-        &self.conditions
-    }
-    fn conditions_mut(&mut self) -> &mut Vec<Condition> {
-        &mut self.conditions
-    }
-    fn observed_generation(&self) -> Option<i64> {
-        self.observed_generation
-    }
-    fn set_observed_generation(&mut self, generation: Option<i64>) {
-        self.observed_generation = generation;
-    }
 }
 
 /// The name of the Namespace of `entry`: `<tenant>-<entry>`.
