@@ -40,7 +40,7 @@ use crate::webapp::{
     printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
 #[reconciler(name = "webapp-controller")]
-#[tracks(ConfigMap)]
+#[watches(ConfigMap, by = config_map)]
 #[child(desired = desired_deployment, reflect = reflect_deployment)]
 #[child(desired = desired_service, reflect = reflect_service)]
 #[serde(rename_all = "camelCase")]

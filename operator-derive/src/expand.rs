@@ -158,20 +158,43 @@ fn config(model: &Model) -> TokenStream {
     out
 }
 
-/// `#[owns]`, `#[tracks]` and `#[watches]` as builder calls, spanned on the type or the mapper.
-fn declaration(_model: &Model, d: &Declaration) -> TokenStream {
+/// `#[owns]`, `#[tracks]` and `#[watches]` as builder calls, spanned on the type, the mapper or the field.
+fn declaration(model: &Model, d: &Declaration) -> TokenStream {
     match d {
         Declaration::Owns(ty) => quote_spanned!(ty.span()=> .owns::<#ty>()),
         Declaration::Tracks(ty) => quote_spanned!(ty.span()=> .tracks::<#ty>()),
-        Declaration::Watches { ty, map, .. } => {
+        Declaration::Watches { ty, map, by, .. } => {
+            if let (Some(ty), Some(by)) = (ty, by) {
+                let field = &by.0;
+                let krate = krate_at(model, field.span());
+                // With `#[kube(..)]` the derive is on the spec; with `#[reconciler(root)]`, on the root itself.
+                let read = if model.kube.is_some() {
+                    quote_spanned!(field.span()=> &parent.spec.#field)
+                } else {
+                    quote_spanned!(field.span()=> &parent.#field)
+                };
+                return quote_spanned!(field.span()=>
+                    .references::<#ty>(|parent: &_| #krate::__private::reference_names(#read))
+                );
+            }
             let Some(map) = map else {
                 return TokenStream::new();
             };
             let map_path = map.path();
-            match ty {
-                Some(ty) => quote_spanned!(map.span()=> .watches::<#ty>(#map_path)),
-                None => quote_spanned!(map.span()=> .watches(#map_path)),
-            }
+            let krate = krate_at(model, map.span());
+            // The root named, so a function of the wrong shape is reported with the parent type it must return.
+            let root = model
+                .root
+                .as_ref()
+                .map(|r| root_at(r, map.span()).to_token_stream())
+                .unwrap_or_else(|| quote!(_));
+            let ty = ty
+                .as_ref()
+                .map(|t| t.to_token_stream())
+                .unwrap_or_else(|| quote!(_));
+            quote_spanned!(map.span()=>
+                .watches_with::<#ty>(#krate::__private::mapper::<#ty, #root, _, _>(#map_path))
+            )
         }
     }
 }

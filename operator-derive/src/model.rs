@@ -4,7 +4,7 @@ use darling::util::SpannedValue;
 use proc_macro2::Span;
 use syn::{DeriveInput, Ident, Path, Type, Visibility};
 
-use crate::attr::{ContainerOpts, FnPath, Item, KubeAttr, Parsed, StashEntry};
+use crate::attr::{ContainerOpts, FieldName, FnPath, Item, KubeAttr, Parsed, StashEntry};
 
 /// The whole reconciler.
 pub struct Model<'a> {
@@ -112,6 +112,8 @@ pub enum Declaration {
         ty: Option<Type>,
         /// The mapper.
         map: Option<FnPath>,
+        /// The spec field naming the watched object.
+        by: Option<FieldName>,
     },
 }
 
@@ -199,6 +201,7 @@ impl<'a> Model<'a> {
                     written,
                     ty,
                     map: opts.map,
+                    by: opts.by,
                 }),
                 Item::Stash(entries) => stash.extend(entries),
             }

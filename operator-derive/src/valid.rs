@@ -97,22 +97,77 @@ fn required_keys(model: &Model, errors: &mut Errors) {
     }
     for declaration in &model.declarations {
         if let Declaration::Watches {
-            span, ty, written, ..
+            span,
+            ty,
+            written,
+            map,
+            by,
         } = declaration
-            && !written.iter().any(|k| k == "map")
         {
-            let ty = ty
+            let ty_name = ty
                 .as_ref()
                 .map(|t| quote::ToTokens::to_token_stream(t).to_string())
                 .unwrap_or_else(|| "Kind".into());
-            errors.push(error_at(
-                *span,
-                "watches",
-                format!(
-                    "missing `map = <function>`: the function from a changed object to the parents to reconcile, `fn(Arc<{ty}>) -> Vec<ObjectRef<Parent>>`"
-                ),
-            ));
+            let has = |k: &str| written.iter().any(|w| w == k);
+            if !has("map") && !has("by") {
+                errors.push(error_at(
+                    *span,
+                    "watches",
+                    format!(
+                        "missing `by = <field>` (the spec field that names the watched object) or `map = <function>` (from a changed object to the parents to reconcile, `fn(Arc<{ty_name}>) -> Vec<ObjectRef<Parent>>`)"
+                    ),
+                ));
+            }
+            if let (Some(_), Some(by)) = (map, by) {
+                errors.push(error_at(
+                    by.0.span(),
+                    "watches",
+                    "`by` and `map` exclude each other: keep `by = <field>` for objects the spec names, or `map` for any other relation",
+                ));
+            }
+            if let Some(by) = by {
+                if ty.is_none() {
+                    errors.push(error_at(
+                        by.0.span(),
+                        "watches",
+                        format!(
+                            "`by` needs the watched type first: `#[watches(ConfigMap, by = {})]`",
+                            by.0
+                        ),
+                    ));
+                }
+                spec_field(model, by, errors);
+            }
         }
+    }
+}
+
+/// The field `by` names exists on the struct the derive is on (the spec, or the root type with
+/// `#[reconciler(root)]`).
+fn spec_field(model: &Model, by: &crate::attr::FieldName, errors: &mut Errors) {
+    let syn::Data::Struct(data) = &model.input.data else {
+        return;
+    };
+    let fields: Vec<String> = data
+        .fields
+        .iter()
+        .filter_map(|f| f.ident.as_ref().map(|i| i.to_string()))
+        .collect();
+    if !fields.iter().any(|f| *f == by.0.to_string()) {
+        errors.push(error_at(
+            by.0.span(),
+            "watches",
+            format!(
+                "no field `{}` in `{}`; its fields: {}",
+                by.0,
+                model.input.ident,
+                fields
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
     }
 }
 

@@ -86,7 +86,7 @@
 //!
 //! ```text
 //! Reconciler::new("webapp-controller")
-//!     .watches::<ConfigMap>(webapps_for_configmap)
+//!     .watches_with::<ConfigMap>(|cm, _caches| webapps_for_configmap(cm))
 //!     .step(WithFinalizer::new("example.dev/cleanup", Sequence::new("steps")
 //!         .step(SyncReconciler::new("resolve_image", resolve_image))
 //!         .step(ChildReconciler::new("deployment", desired_deployment).reflect_status(reflect_deployment))
@@ -180,7 +180,8 @@
 //! | --- | --- | --- |
 //! | `#[owns(Secret, ..)]` | children a `#[sync]` step manages: watched, and they trigger their controller parent | `.owns::<Secret>()` |
 //! | `#[tracks(ConfigMap, ..)]` | kinds steps read with [`Context::get`](crate::Context::get): cached, and tracked objects trigger their reader | `.tracks::<ConfigMap>()` |
-//! | `#[watches(ConfigMap, map = f)]` | any change triggers the parents `f` returns; `f: fn(Arc<ConfigMap>) -> Vec<ObjectRef<Root>>` (the type may be left out: it is inferred from `f`) | `.watches::<ConfigMap>(f)` |
+//! | `#[watches(ConfigMap, by = field)]` | the spec's `field` (`String`, `Option<String>`, `Vec<String>`) names ConfigMaps in the parent's namespace (cluster-wide for a cluster-scoped kind); a change to one triggers exactly the parents that name it, found in a field index of the parent cache; steps read it with [`Context::get`](crate::Context::get) | `.references::<ConfigMap>(\|p\| names(&p.spec.field))` |
+//! | `#[watches(ConfigMap, map = f)]` | any change triggers the parents `f` returns; `f: fn(Arc<ConfigMap>) -> Vec<ObjectRef<Root>>`, or `fn(Arc<ConfigMap>, &Caches) -> Vec<ObjectRef<Root>>` to read the caches (e.g. a field index, [`Cache::indexed`](crate::Cache::indexed)); the type may be left out: it is inferred from `f` | `.watches_with::<ConfigMap>(f)` |
 //!
 //! # `#[stash(name: Type, ..)]`: typed stash keys
 //!

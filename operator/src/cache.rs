@@ -16,6 +16,8 @@ use kube::runtime::watcher::{self, Event};
 use kube::{Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
+use crate::index::{IndexKeys, Indexes};
+
 /// The annotation `kubectl apply` keeps; stripped from cached objects with `managedFields`.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
@@ -66,6 +68,7 @@ impl<K> Change<K> {
 pub struct Cache<K: CachedKind> {
     store: Store<K>,
     owners: OwnerIndex<K>,
+    indexes: Indexes<K>,
     writer: Arc<Mutex<Option<reflector::store::Writer<K>>>>,
     changes: tokio::sync::broadcast::Sender<Change<K>>,
 }
@@ -75,6 +78,7 @@ impl<K: CachedKind> Clone for Cache<K> {
         Self {
             store: self.store.clone(),
             owners: self.owners.clone(),
+            indexes: self.indexes.clone(),
             writer: self.writer.clone(),
             changes: self.changes.clone(),
         }
@@ -103,6 +107,34 @@ impl<K: CachedKind> Cache<K> {
             .get(uid)
             .map(|refs| refs.iter().filter_map(|r| self.store.get(r)).collect())
             .unwrap_or_default()
+    }
+
+    /// Adds the field index `name`, filing every object under the keys `keys` computes from it (a second index
+    /// of the same name is ignored). The index follows the cache's watch from then on; objects already
+    /// cached are filed at once.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use k8s_openapi::api::core::v1::Pod;
+    /// # fn f(cache: operator::Cache<Pod>) {
+    /// // Pods by the node they run on.
+    /// cache.add_index("node", Arc::new(|p: &Pod| {
+    ///     p.spec.iter().filter_map(|s| s.node_name.clone()).collect()
+    /// }));
+    /// let on_node_a = cache.indexed("node", "a");
+    /// # }
+    /// ```
+    pub fn add_index(&self, name: &str, keys: IndexKeys<K>) {
+        self.indexes.add(name, keys, &self.store);
+    }
+
+    /// The objects the field index `name` files under `key` (none when there is no such index).
+    pub fn indexed(&self, name: &str, key: &str) -> Vec<Arc<K>> {
+        self.indexes
+            .lookup(name, key)
+            .iter()
+            .filter_map(|r| self.store.get(r))
+            .collect()
     }
 
     /// A new subscription to the kind's changes, for a controller trigger. `None` once the cache has started.
@@ -343,6 +375,7 @@ impl Caches {
             let writer = reflector::store::Writer::<K>::new_shared(self.buffer, ());
             let store = writer.as_reader();
             let owners: OwnerIndex<K> = Arc::default();
+            let indexes = Indexes::<K>::default();
             let writer = Arc::new(Mutex::new(Some(writer)));
             // Room for a relist of tens of thousands of objects: a trigger stream that lags behind reconciles
             // every parent, which at 10,000 parents costs far more than the slots (a few MiB).
@@ -350,6 +383,7 @@ impl Caches {
             let cache = Cache {
                 store: store.clone(),
                 owners: owners.clone(),
+                indexes: indexes.clone(),
                 writer: writer.clone(),
                 changes: changes.clone(),
             };
@@ -372,6 +406,7 @@ impl Caches {
                         .map(move |ev| {
                             if let Ok(ev) = &ev {
                                 index_update(&owners, &store, &mut pending, ev);
+                                indexes.update(&store, ev);
                                 broadcast(&changes, &store, &mut listed, ev);
                             }
                             ev
@@ -437,6 +472,7 @@ impl Caches {
         let cache = Cache {
             store: store.clone(),
             owners: Arc::new(RwLock::new(index)),
+            indexes: Indexes::default(),
             writer: Arc::new(Mutex::new(None)),
             changes: tokio::sync::broadcast::channel(16).0,
         };
@@ -512,6 +548,7 @@ fn unreachable_cache<K: CachedKind>() -> Cache<K> {
     Cache {
         store: writer.as_reader(),
         owners: Arc::default(),
+        indexes: Indexes::default(),
         writer: Arc::new(Mutex::new(None)),
         changes: tokio::sync::broadcast::channel(1).0,
     }
@@ -556,6 +593,7 @@ mod tests {
         let cache = Cache {
             store: store.clone(),
             owners: owners.clone(),
+            indexes: Indexes::default(),
             writer: Arc::new(Mutex::new(None)),
             changes: tokio::sync::broadcast::channel(1).0,
         };

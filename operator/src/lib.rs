@@ -6,6 +6,7 @@
 //! backoff and graceful shutdown. Every write is a [`Command`], so steps can be tested by the commands they
 //! produce; `operator::testing` (feature `testing`) adds an in-memory API server and table tests.
 #![deny(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 pub mod attributes;
@@ -15,6 +16,7 @@ pub mod conditions;
 pub mod context;
 pub mod controller;
 pub mod error;
+pub mod index;
 pub mod manifests;
 pub mod outcome;
 mod own_status;
@@ -26,6 +28,7 @@ pub mod stash;
 pub mod tracker;
 
 #[cfg(any(feature = "testing", feature = "envtest"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "testing", feature = "envtest"))))]
 pub mod testing;
 
 pub use cache::{Cache, CachedKind, Caches};

@@ -333,7 +333,8 @@ impl Manifests {
         ClusterRoleBinding {
             metadata: self.meta(false),
             role_ref: RoleRef {
-                api_group: "rbac.authorization.k8s.io".into(),
+                // `Option<String>` from Kubernetes 1.37 on, `String` before: either comes from a `String`.
+                api_group: String::from("rbac.authorization.k8s.io").into(),
                 kind: "ClusterRole".into(),
                 name: self.name.clone(),
             },
@@ -351,7 +352,8 @@ impl Manifests {
         let labels = self.labels();
         Deployment {
             metadata: self.meta(true),
-            spec: Some(DeploymentSpec {
+            // `Option` before Kubernetes 1.37, required from 1.37 on: `into` fits both.
+            spec: DeploymentSpec {
                 replicas: Some(1),
                 selector: LabelSelector {
                     match_labels: Some(labels.clone()),
@@ -396,7 +398,8 @@ impl Manifests {
                     }),
                 },
                 ..Default::default()
-            }),
+            }
+            .into(),
             ..Default::default()
         }
     }

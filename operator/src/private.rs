@@ -8,6 +8,7 @@ use std::future::Future;
 
 use futures::future::{self, BoxFuture, FutureExt};
 use kube::Resource;
+use kube::runtime::reflector::ObjectRef;
 use serde::Serialize;
 
 pub use crate::cache::CachedKind;
@@ -116,6 +117,84 @@ where
 // `Send` future of `Result<T>` (marker [`Async`], e.g. an `async fn`). The marker is a type parameter of the
 // trait, so the two impls do not overlap, and the compiler infers it from the one impl the function satisfies;
 // a function satisfying neither gets the trait's `on_unimplemented` message, spanned on its path.
+
+/// The `map` function of `#[watches(..)]`: `fn(Arc<K>) -> Vec<ObjectRef<P>>`, or with the caches as a second
+/// argument (`fn(Arc<K>, &Caches) -> Vec<ObjectRef<P>>`). The marker is the argument list.
+#[diagnostic::on_unimplemented(
+    message = "`#[watches(map = ..)]` expects `fn(Arc<Watched>) -> Vec<ObjectRef<{P}>>` or `fn(Arc<Watched>, &Caches) -> Vec<ObjectRef<{P}>>`",
+    label = "not a `fn(Arc<Watched>) -> Vec<ObjectRef<{P}>>` nor a `fn(Arc<Watched>, &Caches) -> Vec<ObjectRef<{P}>>`",
+    note = "a closure is not accepted here: define a function and name it; for parents that name the object in a spec field, `#[watches(Kind, by = field)]` needs no function"
+)]
+pub trait MapFn<K, P: ParentKind, M>: Send + Sync + 'static {
+    /// Calls the function.
+    fn map(&self, object: std::sync::Arc<K>, caches: &crate::Caches) -> Vec<ObjectRef<P>>;
+}
+
+impl<K, P: ParentKind, F> MapFn<K, P, (std::sync::Arc<K>,)> for F
+where
+    F: Fn(std::sync::Arc<K>) -> Vec<ObjectRef<P>> + Send + Sync + 'static,
+{
+    fn map(&self, object: std::sync::Arc<K>, _: &crate::Caches) -> Vec<ObjectRef<P>> {
+        self(object)
+    }
+}
+
+impl<K, P: ParentKind, F> MapFn<K, P, (std::sync::Arc<K>, crate::Caches)> for F
+where
+    F: Fn(std::sync::Arc<K>, &crate::Caches) -> Vec<ObjectRef<P>> + Send + Sync + 'static,
+{
+    fn map(&self, object: std::sync::Arc<K>, caches: &crate::Caches) -> Vec<ObjectRef<P>> {
+        self(object, caches)
+    }
+}
+
+/// `#[watches(K, map = f)]`: the mapper as [`Reconciler::watches_with`] takes it (boxed, so a function of the
+/// wrong shape is reported once, here).
+#[allow(clippy::type_complexity)]
+pub fn mapper<K, P, M, F>(
+    map: F,
+) -> Box<dyn Fn(std::sync::Arc<K>, &crate::Caches) -> Vec<ObjectRef<P>> + Send + Sync>
+where
+    K: 'static,
+    P: ParentKind,
+    M: 'static,
+    F: MapFn<K, P, M>,
+{
+    Box::new(move |object, caches| map.map(object, caches))
+}
+
+/// What a spec field naming other objects may be: a name, an optional name, or a list of them.
+#[diagnostic::on_unimplemented(
+    message = "`#[watches(by = ..)]` expects a field of type `String`, `Option<String>`, `Vec<String>` or `Option<Vec<String>>`",
+    label = "the names of the watched objects cannot be read from this field"
+)]
+pub trait ReferenceNames {
+    /// The names the field holds.
+    fn names(&self) -> Vec<String>;
+}
+
+impl ReferenceNames for String {
+    fn names(&self) -> Vec<String> {
+        vec![self.clone()]
+    }
+}
+
+impl<T: ReferenceNames> ReferenceNames for Option<T> {
+    fn names(&self) -> Vec<String> {
+        self.as_ref().map(T::names).unwrap_or_default()
+    }
+}
+
+impl<T: ReferenceNames> ReferenceNames for Vec<T> {
+    fn names(&self) -> Vec<String> {
+        self.iter().flat_map(T::names).collect()
+    }
+}
+
+/// `#[watches(K, by = field)]`: the names the field holds.
+pub fn reference_names<T: ReferenceNames>(field: &T) -> Vec<String> {
+    field.names()
+}
 
 /// Marker of [`DesiredFn`], [`DesiredSetFn`] and [`StepFn`] for a plain `fn`.
 #[derive(Debug)]

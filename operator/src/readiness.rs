@@ -106,7 +106,7 @@ fn observed(generation: Option<i64>, observed: Option<i64>) -> Option<Readiness>
 }
 
 fn deployment(d: &Deployment) -> Readiness {
-    let desired = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+    let desired = d.spec.spec_ref().and_then(|s| s.replicas).unwrap_or(1);
     let Some(status) = &d.status else {
         return Readiness::not_ready("NotObserved", "no status yet");
     };
@@ -137,7 +137,7 @@ fn deployment(d: &Deployment) -> Readiness {
 }
 
 fn stateful_set(s: &StatefulSet) -> Readiness {
-    let desired = s.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+    let desired = s.spec.spec_ref().and_then(|s| s.replicas).unwrap_or(1);
     let Some(status) = &s.status else {
         return Readiness::not_ready("NotObserved", "no status yet");
     };
@@ -162,7 +162,7 @@ fn stateful_set(s: &StatefulSet) -> Readiness {
 }
 
 fn replica_set(r: &ReplicaSet) -> Readiness {
-    let desired = r.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+    let desired = r.spec.spec_ref().and_then(|s| s.replicas).unwrap_or(1);
     let Some(status) = &r.status else {
         return Readiness::not_ready("NotObserved", "no status yet");
     };
@@ -349,3 +349,31 @@ mod tests {
         assert!(builtin(&ConfigMap::default()).is_ready());
     }
 }
+
+/// A workload's spec: `Option<Spec>` in k8s-openapi's types before Kubernetes 1.37, `Spec` from 1.37 on. The
+/// library enables no Kubernetes version (the operator's crate picks one), so it reads both.
+trait SpecRef<T> {
+    fn spec_ref(&self) -> Option<&T>;
+}
+
+impl<T> SpecRef<T> for Option<T> {
+    fn spec_ref(&self) -> Option<&T> {
+        self.as_ref()
+    }
+}
+
+macro_rules! spec_ref_of_required {
+    ($($t:ty),*) => {$(
+        impl SpecRef<$t> for $t {
+            fn spec_ref(&self) -> Option<&$t> {
+                Some(self)
+            }
+        }
+    )*};
+}
+
+spec_ref_of_required!(
+    k8s_openapi::api::apps::v1::DeploymentSpec,
+    k8s_openapi::api::apps::v1::StatefulSetSpec,
+    k8s_openapi::api::apps::v1::ReplicaSetSpec
+);

@@ -148,6 +148,105 @@ impl<P: ParentKind> Reconciler<P> {
         self
     }
 
+    /// [`watches`](Self::watches) with a mapper that also reads the caches (for example a field index, see
+    /// [`Cache::add_index`](crate::Cache::add_index)).
+    pub fn watches_with<K: CachedKind>(
+        mut self,
+        map: impl Fn(Arc<K>, &Caches) -> Vec<ObjectRef<P>> + Send + Sync + 'static,
+    ) -> Self {
+        self.extra.push(Box::new(|w: &mut Wiring| w.watches::<K>()));
+        let map = Arc::new(map);
+        self.mappers.push(Box::new(move |caches: &Caches| {
+            let map = map.clone();
+            let caches = caches.clone();
+            crate::reconcilers::typed_changes::<K>(&caches)
+                .filter_map(move |c: Option<Change<K>>| {
+                    let map = map.clone();
+                    let caches = caches.clone();
+                    async move {
+                        c.map(|c| {
+                            let object = c.object().clone();
+                            let why = format!(
+                                "watched {} {} changed",
+                                K::kind(&()),
+                                crate::command::display_name(object.as_ref())
+                            );
+                            (why, map(object, &caches))
+                        })
+                    }
+                })
+                .boxed()
+        }));
+        self
+    }
+
+    /// Reconciles the parents that name an object of kind `K` whenever it changes: `names` returns the names
+    /// a parent refers to (for example `spec.configMap`), in the parent's namespace when `K` is namespaced.
+    /// The runtime files parents by those names in a field index of the parent's cache, so a change finds its
+    /// parents without a scan and without a mapper; `K` is cached, and steps read it through the context.
+    ///
+    /// ```
+    /// # use k8s_openapi::api::core::v1::ConfigMap;
+    /// # fn f<P: operator::ParentKind>(r: operator::Reconciler<P>, config_map: fn(&P) -> Option<String>) {
+    /// let r = r.references::<ConfigMap>(move |p: &P| config_map(p).into_iter().collect());
+    /// # }
+    /// ```
+    pub fn references<K: CachedKind>(
+        mut self,
+        names: impl Fn(&P) -> Vec<String> + Send + Sync + 'static,
+    ) -> Self
+    where
+        K::Scope: 'static,
+    {
+        self.extra.push(Box::new(|w: &mut Wiring| w.watches::<K>()));
+        let index = format!("references/{}/{}", K::api_version(&()), K::kind(&()));
+        let cluster_scoped = crate::reconcilers::is_cluster_scoped::<K>();
+        let names = Arc::new(names);
+        self.mappers.push(Box::new(move |caches: &Caches| {
+            let parents = caches.ensure::<P>();
+            let names = names.clone();
+            parents.add_index(
+                &index,
+                Arc::new(move |p: &P| {
+                    let namespace = if cluster_scoped {
+                        None
+                    } else {
+                        p.meta().namespace.as_deref()
+                    };
+                    names(p)
+                        .iter()
+                        .map(|n| crate::index::object_key(namespace, n))
+                        .collect()
+                }),
+            );
+            let index = index.clone();
+            crate::reconcilers::typed_changes::<K>(caches)
+                .filter_map(move |c: Option<Change<K>>| {
+                    let found = c.map(|c| {
+                        let object = c.object();
+                        let key = crate::index::object_key(
+                            object.meta().namespace.as_deref(),
+                            &object.name_any(),
+                        );
+                        let why = format!(
+                            "referenced {} {} changed",
+                            K::kind(&()),
+                            crate::command::display_name(object.as_ref())
+                        );
+                        let refs = parents
+                            .indexed(&index, &key)
+                            .iter()
+                            .map(|p| ObjectRef::from_obj(p.as_ref()))
+                            .collect();
+                        (why, refs)
+                    });
+                    futures::future::ready(found)
+                })
+                .boxed()
+        }));
+        self
+    }
+
     /// The field manager for server-side apply (default: the controller's name).
     pub fn field_manager(mut self, manager: impl Into<String>) -> Self {
         self.settings.field_manager = manager.into();

@@ -21,7 +21,7 @@ use forms::{function, leading_type, list_items, parse_kube, stash, types};
 pub use opts::{
     ChildOpts, ChildrenOpts, ContainerOpts, Item, KubeAttr, Parsed, StashEntry, WatchesOpts,
 };
-pub use values::FnPath;
+pub use values::{FieldName, FnPath};
 
 /// The accumulator every phase reports into.
 pub type Errors = darling::error::Accumulator;

@@ -5,7 +5,7 @@ use darling::util::{Flag, SpannedValue};
 use proc_macro2::Span;
 use syn::{Ident, LitStr, Path, Type};
 
-use super::values::{CratePath, FnPath, Number, TypeArg};
+use super::values::{CratePath, FieldName, FnPath, Number, TypeArg};
 
 /// `#[reconciler(..)]`: options of the whole reconciler (several `#[reconciler]` attributes are merged).
 #[derive(Debug, Default, FromMeta)]
@@ -107,13 +107,15 @@ impl ChildrenOpts {
 /// `#[watches(..)]` after its optional leading type.
 #[derive(Debug, Default, FromMeta)]
 pub struct WatchesOpts {
-    /// `fn(Arc<Watched>) -> Vec<ObjectRef<Parent>>`.
+    /// `fn(Arc<Watched>) -> Vec<ObjectRef<Parent>>`, or with a second argument `&Caches`.
     pub map: Option<FnPath>,
+    /// The field of the spec that names the watched object (`String`, `Option<String>`, `Vec<String>`).
+    pub by: Option<FieldName>,
 }
 
 impl WatchesOpts {
     /// The keys, for suggestions on a typo (kept in step with the fields by a test).
-    pub const KEYS: &[&str] = &["map"];
+    pub const KEYS: &[&str] = &["map", "by"];
 }
 
 /// One `name: Type` of `#[stash(..)]`.

@@ -63,6 +63,36 @@ impl FromMeta for FnPath {
     }
 }
 
+/// A field of the spec named as a value, as in `by = config_map`.
+#[derive(Debug, Clone)]
+pub struct FieldName(pub syn::Ident);
+
+impl FromMeta for FieldName {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        match expr {
+            Expr::Path(p) if p.qself.is_none() => match p.path.get_ident() {
+                Some(ident) => Ok(FieldName(ident.clone())),
+                None => Err(Error::custom(
+                    "expected the name of a field of the spec, e.g. `by = config_map`",
+                )
+                .with_span(expr)),
+            },
+            Expr::Group(g) => Self::from_expr(&g.expr),
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(s), ..
+            }) => Err(Error::custom(format!(
+                "expected the name of a field of the spec, found a string: remove the quotes (`{0}`, not `\"{0}\"`)",
+                s.value()
+            ))
+            .with_span(s)),
+            _ => Err(Error::custom(
+                "expected the name of a field of the spec, e.g. `by = config_map`",
+            )
+            .with_span(expr)),
+        }
+    }
+}
+
 /// A type given as a value, as in `data = Settings` (or `data = "Settings"`).
 #[derive(Debug, Clone)]
 pub struct TypeArg(pub Type);

@@ -17,6 +17,7 @@ mod sync;
 mod written;
 
 pub use cast::CastReconciler;
+pub(crate) use child::is_cluster_scoped;
 pub use child::{ChildOutcome, ChildReconciler, WriteStrategy};
 pub use child_set::ChildSetReconciler;
 pub use compare::{DESIRED_HASH, desired_hash};

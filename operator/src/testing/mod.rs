@@ -11,16 +11,21 @@
 //! `operator-apiserver` crate documentation.
 
 #[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod table;
 
 /// The in-memory Kubernetes API server (the `operator-apiserver` crate).
 #[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub use operator_apiserver as apiserver;
 /// A real control plane for integration tests (the `operator-envtest` crate).
 #[cfg(feature = "envtest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "envtest")))]
 pub use operator_envtest as envtest;
 
 #[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub use apiserver::ApiServer;
 #[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub use table::{ToStore, offline_caches, store_from};
