@@ -153,7 +153,7 @@ fn config(model: &Model) -> TokenStream {
         out.extend(quote!(.one_action_per_pass(true)));
     }
     if c.data.is_some() {
-        out.extend(quote!(.data(data)));
+        out.extend(quote!(.data_opt(::core::convert::Into::into(data))));
     }
     out
 }

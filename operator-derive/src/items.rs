@@ -16,9 +16,10 @@ pub fn signature(model: &Model, root: &Root) -> TokenStream {
         "The reconciler of `{ident}` declared by `#[derive(Reconciler)]` on `{}`: run it with `operator::Operator::controller`.",
         model.input.ident
     );
+    // Optional: a binary that only prints manifests passes `None` (steps then read `None` from `cx.data()`).
     let data = model.container.data.as_ref().map(|d| {
         let ty = &d.0;
-        quote!(data: #ty)
+        quote!(data: impl ::core::convert::Into<::core::option::Option<#ty>>)
     });
     quote! {
         #[doc = #doc]

@@ -111,7 +111,7 @@
 //! | `debounce_ms = 100` | wait after a trigger, to batch bursts | `.debounce(Duration::from_millis(100))` |
 //! | `field_manager = "me"` | server-side apply field manager | `.field_manager("me")` |
 //! | `one_action_per_pass` | at most one write per pass | `.one_action_per_pass(true)` |
-//! | `data = Settings` | `reconciler(data: Settings)`; steps read it with [`Context::data`](crate::Context::data) | `.data(data)` |
+//! | `data = Settings` | `reconciler(data)` takes a `Settings` or `None` (`data: impl Into<Option<Settings>>`: a binary that only prints manifests passes `None`); steps read it with [`Context::data`](crate::Context::data), `None` when none was given | `.data_opt(data.into())` |
 //! | `root` | the derive is on the root type itself | |
 //! | `crate = "::operator"` | where the runtime crate is (for re-exports) | |
 //!

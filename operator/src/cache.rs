@@ -4,6 +4,7 @@
 use std::any::{Any, TypeId};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Debug;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -230,6 +231,18 @@ fn index_update<K: CachedKind>(
     }
 }
 
+/// Records the highest resourceVersion an event carried (resourceVersions that are not numbers are skipped:
+/// they are opaque to clients, and only tests that know their server compare them).
+fn note_seen<K: CachedKind>(seen: &AtomicU64, ev: &Event<K>) {
+    let obj = match ev {
+        Event::Apply(o) | Event::Delete(o) | Event::InitApply(o) => o,
+        Event::Init | Event::InitDone => return,
+    };
+    if let Some(rv) = obj.resource_version().and_then(|rv| rv.parse::<u64>().ok()) {
+        seen.fetch_max(rv, Ordering::AcqRel);
+    }
+}
+
 /// Tells subscribers what changed; a re-list reports objects that vanished during a watch gap as deleted.
 fn broadcast<K: CachedKind>(
     changes: &tokio::sync::broadcast::Sender<Change<K>>,
@@ -322,6 +335,9 @@ struct Entry {
     /// The last error of the watch.
     last_error: LastError,
     kind: String,
+    api_version: String,
+    /// The highest resourceVersion the watch delivered (0 for a store with no watch).
+    seen: Arc<AtomicU64>,
 }
 
 fn ready_fn<K: CachedKind>(
@@ -391,7 +407,9 @@ impl Caches {
             let api: Api<K> = Api::all(self.client.clone());
             let kind = K::kind(&()).into_owned();
             let last_error = LastError::default();
+            let seen = Arc::new(AtomicU64::new(0));
             let start = {
+                let seen = seen.clone();
                 let kind = kind.clone();
                 let last_error = last_error.clone();
                 async move {
@@ -407,6 +425,7 @@ impl Caches {
                             if let Ok(ev) = &ev {
                                 index_update(&owners, &store, &mut pending, ev);
                                 indexes.update(&store, ev);
+                                note_seen(&seen, ev);
                                 broadcast(&changes, &store, &mut listed, ev);
                             }
                             ev
@@ -429,6 +448,8 @@ impl Caches {
                 ready: ready_fn(&ready_store),
                 last_error,
                 kind,
+                api_version: K::api_version(&()).into_owned(),
+                seen,
             }
         });
         entry
@@ -446,6 +467,16 @@ impl Caches {
             .cache
             .downcast_ref::<Cache<K>>()
             .cloned()
+    }
+
+    /// The highest resourceVersion the watch of the kind `api_version`/`kind` delivered so far: `None` when
+    /// the kind is not cached, 0 before its first object. Tests use it to wait until a cache has seen a write.
+    pub fn seen_resource_version(&self, api_version: &str, kind: &str) -> Option<u64> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries
+            .values()
+            .find(|e| e.kind == kind && e.api_version == api_version)
+            .map(|e| e.seen.load(Ordering::Acquire))
     }
 
     /// The kinds cached, e.g. for logs.
@@ -483,6 +514,8 @@ impl Caches {
             ready: ready_fn(&store),
             last_error: LastError::default(),
             kind,
+            api_version: K::api_version(&()).into_owned(),
+            seen: Arc::default(),
         };
         self.entries
             .lock()

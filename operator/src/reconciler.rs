@@ -277,6 +277,15 @@ impl<P: ParentKind> Reconciler<P> {
         self
     }
 
+    /// [`data`](Self::data) when there is some: with `None`, steps read `None` from [`Context::data`] (a
+    /// binary that only prints manifests has no data to give).
+    pub fn data_opt<T: Any + Send + Sync>(mut self, data: Option<T>) -> Self {
+        if let Some(data) = data {
+            self.data = Some(Arc::new(data));
+        }
+        self
+    }
+
     /// The clock for condition times (fixed in table tests).
     pub fn clock(mut self, clock: impl Fn() -> Timestamp + Send + Sync + 'static) -> Self {
         self.clock = Arc::new(clock);

@@ -10,3 +10,4 @@ mod teams;
 mod tenants;
 mod tenants_table;
 mod webapp;
+mod webapp_table;

@@ -1,5 +1,6 @@
 //! The reconciler runtime driving real controllers on the in-memory API server.
 
+mod converge;
 mod lifecycle;
 mod references;
 mod smoke;

@@ -328,11 +328,7 @@ where
             cx.set_condition(ConditionUpdate::true_(&self.condition, "NotNeeded", ""));
             return Ok((Outcome::Continue, outcome));
         };
-        // Hashed before the owner reference is added, so the hash depends on the desired state only.
-        if matches!(self.strategy, WriteStrategy::Apply { .. }) {
-            stamp_desired_hash(&mut desired)?;
-        }
-        prepare(parent, &mut desired)?;
+        prepare_child(parent, &mut desired, &self.strategy)?;
         let namespace = desired.namespace();
         let name = match desired.meta().name.clone().filter(|n| !n.is_empty()) {
             Some(n) => n,
@@ -606,6 +602,21 @@ fn result_or<C: CachedKind + Serialize>(out: Option<Value>, desired: &C) -> Resu
         Some(v) => Ok(serde_json::from_value(v)?),
         None => Ok(desired.clone()),
     }
+}
+
+/// Makes a desired child what the runtime writes: the desired-state hash (for server-side apply), then the
+/// namespace and the controller owner reference ([`prepare`]). Table-test fixtures are built by this too.
+pub(crate) fn prepare_child<P, C>(parent: &P, child: &mut C, strategy: &WriteStrategy) -> Result<()>
+where
+    P: Resource<DynamicType = ()>,
+    C: Resource<DynamicType = ()> + Serialize + Clone,
+    C::Scope: 'static,
+{
+    // Hashed before the owner reference is added, so the hash depends on the desired state only.
+    if matches!(strategy, WriteStrategy::Apply { .. }) {
+        stamp_desired_hash(child)?;
+    }
+    prepare(parent, child)
 }
 
 /// Puts the child in the parent's namespace and sets the controller owner reference, refusing what

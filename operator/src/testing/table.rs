@@ -91,9 +91,11 @@
 #[macro_use]
 mod scenario;
 
+mod converge;
 mod env;
 mod expect;
 mod failure;
+mod fixtures;
 mod pure;
 mod reconciler_case;
 mod sub_case;
@@ -102,8 +104,10 @@ pub use failure::{CaseFailure, CaseReport, SuiteFailure};
 pub use reconciler_case::{ReconcilerTestCase, ReconcilerTestSuite};
 pub use sub_case::SubReconcilerTestCase;
 
+pub use converge::{Converged, MAX_PASSES};
 pub use env::{DEFAULT_SEED, HarnessError, PassReport, TestEnv, default_time};
 pub use expect::{
     Category, EventExpectation, Write, is_subset, writes_of_commands, writes_of_requests, yaml_diff,
 };
+pub use fixtures::{Fixtures, PARENT_UID, default_timestamp};
 pub use pure::{Offline, ToStore, offline_caches, offline_client, store_from};

@@ -1,4 +1,5 @@
-//! `#[reconciler(data = T)]`: `reconciler(data)` takes the author's data, which steps read with `cx.data()`.
+//! `#[reconciler(data = T)]`: `reconciler(data)` takes the author's data, which steps read with `cx.data()`, or
+//! `None` (a binary that only prints manifests).
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -40,4 +41,6 @@ fn main() {
     let _: Reconciler<App> = App::reconciler(Registry {
         prefix: "r-".into(),
     });
+    // Manifests need the wiring, not the data.
+    let _: Reconciler<App> = App::reconciler(None);
 }

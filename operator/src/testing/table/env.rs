@@ -62,6 +62,16 @@ pub enum HarnessError {
         /// How long it waited.
         after: Duration,
     },
+    /// [`TestEnv::converge`] ran its last allowed pass and that pass still wrote.
+    #[error("{parent} did not converge in {passes} passes; the writes of each pass:{writes}")]
+    NotConverged {
+        /// The parent.
+        parent: String,
+        /// The passes run.
+        passes: usize,
+        /// The writes of each pass, one per line.
+        writes: String,
+    },
     /// Caches did not sync in time: which kinds, and what the server answered (e.g. a kind it does not
     /// serve: register it with [`TestEnv::register`]).
     #[error(transparent)]

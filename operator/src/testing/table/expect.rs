@@ -183,6 +183,13 @@ impl Write {
     }
 }
 
+impl fmt::Display for Write {
+    /// `apply deployments default/web`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.category, self.target())
+    }
+}
+
 /// The writes among recorded requests, in order.
 pub fn writes_of_requests(requests: &[RequestRecord]) -> Vec<Write> {
     requests
