@@ -4,7 +4,7 @@ use darling::util::SpannedValue;
 use proc_macro2::Span;
 use syn::{DeriveInput, Ident, Path, Type, Visibility};
 
-use crate::attr::{ContainerOpts, FieldName, FnPath, Item, KubeAttr, Parsed, StashEntry};
+use crate::attr::{ContainerOpts, FieldName, Flow, FnPath, Item, KubeAttr, Parsed, StashEntry};
 
 /// The whole reconciler.
 pub struct Model<'a> {
@@ -20,6 +20,8 @@ pub struct Model<'a> {
     pub kube: Option<KubeAttr>,
     /// The steps, in declaration order.
     pub steps: Vec<Step>,
+    /// The stash keys each step declares it reads and stores, by the step's position in `steps`.
+    pub flows: Vec<Flow>,
     /// Kinds owned, tracked or watched outside of child steps.
     pub declarations: Vec<Declaration>,
     /// Typed stash keys.
@@ -147,6 +149,7 @@ impl<'a> Model<'a> {
             .unwrap_or_else(|| syn::parse_quote!(::operator));
         let root = root(input, kube.as_ref());
         let mut steps = Vec::new();
+        let mut flows = Vec::new();
         let mut declarations = Vec::new();
         let mut stash = Vec::new();
         for item in items {
@@ -156,37 +159,55 @@ impl<'a> Model<'a> {
                     ty,
                     opts,
                     written,
-                } => steps.push(Step::Child(Child {
-                    span,
-                    written,
-                    ty,
-                    desired: opts.desired,
-                    reflect: opts.reflect,
-                    strategy: opts.strategy,
-                    force: opts.force,
-                    field_manager: opts.field_manager,
-                    sanitize: opts.sanitize,
-                    generate_name: opts.generate_name.is_present(),
-                    condition: opts.condition,
-                    ready: opts.ready,
-                })),
+                } => {
+                    flows.push(Flow {
+                        reads: opts.reads.clone().map(|k| k.0).unwrap_or_default(),
+                        stores: opts.stores.clone().map(|k| k.0).unwrap_or_default(),
+                    });
+                    steps.push(Step::Child(Child {
+                        span,
+                        written,
+                        ty,
+                        desired: opts.desired,
+                        reflect: opts.reflect,
+                        strategy: opts.strategy,
+                        force: opts.force,
+                        field_manager: opts.field_manager,
+                        sanitize: opts.sanitize,
+                        generate_name: opts.generate_name.is_present(),
+                        condition: opts.condition,
+                        ready: opts.ready,
+                    }))
+                }
                 Item::Children {
                     span,
                     ty,
                     opts,
                     written,
-                } => steps.push(Step::Children(Children {
-                    span,
-                    written,
-                    ty,
-                    desired: opts.desired,
-                    id: opts.id,
-                    reflect: opts.reflect,
-                    condition: opts.condition,
-                    ready: opts.ready,
-                })),
-                Item::Sync(f) => steps.push(Step::Sync(f)),
-                Item::Finalize { span, f } => steps.push(Step::Finalize(span, f)),
+                } => {
+                    flows.push(Flow {
+                        reads: opts.reads.clone().map(|k| k.0).unwrap_or_default(),
+                        stores: opts.stores.clone().map(|k| k.0).unwrap_or_default(),
+                    });
+                    steps.push(Step::Children(Children {
+                        span,
+                        written,
+                        ty,
+                        desired: opts.desired,
+                        id: opts.id,
+                        reflect: opts.reflect,
+                        condition: opts.condition,
+                        ready: opts.ready,
+                    }))
+                }
+                Item::Sync(f, flow) => {
+                    flows.push(flow);
+                    steps.push(Step::Sync(f));
+                }
+                Item::Finalize { span, f, flow } => {
+                    flows.push(flow);
+                    steps.push(Step::Finalize(span, f));
+                }
                 Item::Owns(types) => declarations.extend(types.into_iter().map(Declaration::Owns)),
                 Item::Tracks(types) => {
                     declarations.extend(types.into_iter().map(Declaration::Tracks))
@@ -213,6 +234,7 @@ impl<'a> Model<'a> {
             container,
             kube,
             steps,
+            flows,
             declarations,
             stash,
         }

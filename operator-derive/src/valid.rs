@@ -16,6 +16,7 @@ pub fn check(model: &Model, errors: &mut Errors) {
     finalizer(model, errors);
     one_step_per_child_kind(model, errors);
     stash_keys(model, errors);
+    stash_order(model, errors);
     something_to_do(model, errors);
     non_empty_strings(model, errors);
 }
@@ -309,6 +310,88 @@ fn stash_keys(model: &Model, errors: &mut Errors) {
             ));
         } else {
             seen.push(name);
+        }
+    }
+}
+
+/// The stash keys steps declare they read (`reads = [..]`) and store (`stores = [..]`) are declared in
+/// `#[stash]`, and each key read is stored by a step that runs before: an earlier step while the parent lives;
+/// while it is being deleted only `#[finalize]` steps run, last declared first, so a later `#[finalize]`.
+fn stash_order(model: &Model, errors: &mut Errors) {
+    let declared: Vec<String> = model.stash.iter().map(|e| e.name.to_string()).collect();
+    let step_name = |step: &Step| -> String {
+        match step {
+            Step::Child(c) => c.desired.as_ref().map(|f| f.name()),
+            Step::Children(c) => c.desired.as_ref().map(|f| f.name()),
+            Step::Sync(f) | Step::Finalize(_, f) => Some(f.name()),
+        }
+        .unwrap_or_else(|| "this step".into())
+    };
+    let attribute = |step: &Step| match step {
+        Step::Child(_) => "child",
+        Step::Children(_) => "children",
+        Step::Sync(_) => "sync",
+        Step::Finalize(..) => "finalize",
+    };
+    for (i, (step, flow)) in model.steps.iter().zip(&model.flows).enumerate() {
+        for key in flow.reads.iter().chain(&flow.stores) {
+            if !declared.contains(&key.to_string()) {
+                let known = if declared.is_empty() {
+                    "none is declared".to_string()
+                } else {
+                    format!(
+                        "declared: {}",
+                        declared
+                            .iter()
+                            .map(|d| format!("`{d}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                errors.push(error_at(
+                    key.span(),
+                    attribute(step),
+                    format!(
+                        "`{key}` is not a stash key: declare it with `#[stash({key}: Type)]` ({known})"
+                    ),
+                ));
+            }
+        }
+        let finalizing = matches!(step, Step::Finalize(..));
+        for key in &flow.reads {
+            if !declared.contains(&key.to_string()) {
+                continue;
+            }
+            let stores = |j: usize| model.flows[j].stores.iter().any(|k| k == key);
+            let runs_before = |j: usize| {
+                let other_finalizes = matches!(model.steps[j], Step::Finalize(..));
+                if finalizing {
+                    other_finalizes && j > i
+                } else {
+                    !other_finalizes && j < i
+                }
+            };
+            let storers: Vec<usize> = (0..model.steps.len()).filter(|&j| stores(j)).collect();
+            if storers.iter().any(|&j| runs_before(j)) {
+                continue;
+            }
+            let reader = step_name(step);
+            let message = match storers.first() {
+                Some(&j) if finalizing => format!(
+                    "`{key}` is read by `{reader}` while the parent is deleted, but `{}` does not store it before: only `#[finalize]` steps run then, last declared first; store it in a `#[finalize]` declared below this one",
+                    step_name(&model.steps[j])
+                ),
+                Some(&j) => format!(
+                    "`{key}` is read by `{reader}` before `{}` stores it: declare `#[{}({}, ..)]` above this step",
+                    step_name(&model.steps[j]),
+                    attribute(&model.steps[j]),
+                    step_name(&model.steps[j])
+                ),
+                None => format!(
+                    "`{key}` is read by `{reader}`, but no step declares `stores = [{key}]`: add it to the step that stores the value, above this one"
+                ),
+            };
+            errors.push(error_at(key.span(), attribute(step), message));
         }
     }
 }

@@ -27,8 +27,8 @@
 //! #[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
 //! #[kube(group = "example.dev", version = "v1", kind = "WebApp", namespaced, status = "WebAppStatus")]
 //! #[reconciler(finalizer = "example.dev/cleanup")]
-//! #[sync(resolve_image)]                                             // a custom step
-//! #[child(desired = desired_deployment, reflect = reflect_deployment)] // child type inferred
+//! #[sync(resolve_image, stores = [image])]                          // a custom step
+//! #[child(desired = desired_deployment, reflect = reflect_deployment, reads = [image])] // type inferred
 //! #[child(Service, desired = desired_service)]                      // or named
 //! #[watches(ConfigMap, map = webapps_for_configmap)]
 //! #[finalize(release_dns)]
@@ -137,6 +137,7 @@
 //! | `generate_name` | unnamed children get `generateName: <parent>-` | `.generate_name()` |
 //! | `condition = "DeploymentReady"` | the condition type it reports (default `<Kind>Ready`) | `.condition(..)` |
 //! | `ready = r` | `fn(&Child) -> operator::readiness::Readiness`: when the child is ready (default: [`readiness::builtin`](crate::readiness::builtin)) | `.ready(r)` |
+//! | `reads = [image]`, `stores = [..]` | the stash keys `desired` reads and stores, checked at compile time ([step order](#step-order)) | |
 //!
 //! ## `#[children(..)]`: a set of children
 //!
@@ -150,13 +151,15 @@
 //! | `reflect = h` | `fn(&mut Status, &BTreeMap<String, ChildOutcome<Child>>)` | `.reflect_status(h)` |
 //! | `condition = ".."` | the condition type (default `<Kind>sReady`) | `.condition(..)` |
 //! | `ready = r` | `fn(&Child) -> operator::readiness::Readiness`, for each child (default: [`readiness::builtin`](crate::readiness::builtin)) | `.ready(r)` |
+//! | `reads = [..]`, `stores = [..]` | the stash keys `desired` reads and stores ([step order](#step-order)) | |
 //!
 //! ## `#[sync(f)]`: a custom step
 //!
 //! `f: fn(&mut Root, &mut Context) -> operator::Result<Outcome>`, or an `async fn` of that signature (a step
 //! that awaits: an external system, a call through [`Context::client`](crate::Context::client)); one function
 //! per attribute. Builder call: `SyncReconciler::new("f", f)`; for an `async fn`,
-//! `SyncReconciler::new_async("f", |p, cx| f(p, cx).boxed())`.
+//! `SyncReconciler::new_async("f", |p, cx| f(p, cx).boxed())`. After the function, `stores = [image]` and
+//! `reads = [image]` declare the stash keys it stores and reads (see [below](#step-order)).
 //!
 //! ## `#[finalize(f)]`: cleanup while the root is deleted
 //!
@@ -212,6 +215,22 @@
 //!     Ok(Outcome::Continue)
 //! }
 //! # fn main() {}
+//! ```
+//!
+//! ## Step order
+//!
+//! A step that declares `reads = [key]` needs a step that runs before it to declare `stores = [key]`: an
+//! earlier `#[sync]`, `#[child]` or `#[children]` while the root lives; while it is deleted only `#[finalize]`
+//! steps run, last declared first, so a `#[finalize]` declared below it. Otherwise the build fails on the key
+//! read, naming the step that stores it and where it must go; a key not declared in `#[stash]` is an error
+//! listing the declared ones. At run time, whether declared or not, a step of a [`Sequence`](crate::Sequence)
+//! that reads a key no earlier step stored this pass fails the pass with
+//! [`Error::StashNotStored`](crate::Error::StashNotStored), naming the key, the step and the steps seen storing it.
+//!
+//! ```text
+//! #[sync(resolve_image, stores = [image])]
+//! #[child(desired = desired_deployment, reads = [image])]
+//! #[stash(image: String)]
 //! ```
 //!
 //! # Diagnostics

@@ -23,6 +23,20 @@ pub enum Error {
     /// A stash key was read before any step stored it.
     #[error("no value in the stash for key `{0}`")]
     MissingStash(&'static str),
+    /// A step of a [`Sequence`](crate::Sequence) read a stash key no earlier step stored this pass: which key,
+    /// which step, and the steps seen storing it.
+    #[error(
+        "step `{step}` read the stash key `{key}` before any step stored it this pass; {stored_by}"
+    )]
+    StashNotStored {
+        /// The key.
+        key: &'static str,
+        /// The step that read it.
+        step: String,
+        /// The steps seen storing the key in this sequence (and whether they run after the reader), or that
+        /// none was.
+        stored_by: String,
+    },
     /// A stash key's value has another type than the key says (two keys share a name).
     #[error("the stash value for key `{key}` is not a `{expected}`")]
     StashType {

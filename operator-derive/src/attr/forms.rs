@@ -10,8 +10,8 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Ident, Lit, LitStr, Meta, Path, Token, Type};
 
-use super::opts::{KubeAttr, StashEntry};
-use super::values::FnPath;
+use super::opts::{Flow, KubeAttr, StashEntry};
+use super::values::{FnPath, KeyList};
 use super::{Errors, error_at, within};
 
 /// The tokens inside `#[name(..)]`, or an error saying the attribute takes a list.
@@ -191,7 +191,7 @@ pub(super) fn function(
     name: &str,
     example: &str,
     errors: &mut Errors,
-) -> Option<FnPath> {
+) -> Option<(FnPath, Flow)> {
     let tokens = list_tokens(attr, name, example, errors)?;
     let exprs = match Punctuated::<Expr, Token![,]>::parse_terminated.parse2(tokens) {
         Ok(exprs) => exprs,
@@ -209,16 +209,35 @@ pub(super) fn function(
         ));
         return None;
     };
-    if let Some(extra) = exprs.next() {
+    let mut flow = Flow::default();
+    for extra in exprs {
+        // `reads = [..]` and `stores = [..]` declare the stash keys the step reads and stores.
+        if let Expr::Assign(assign) = &extra
+            && let Expr::Path(key) = assign.left.as_ref()
+            && let Some(key) = key.path.get_ident()
+            && (key == "reads" || key == "stores")
+        {
+            if let Some(keys) =
+                errors.handle(KeyList::from_expr(&assign.right).map_err(|e| within(name, e)))
+            {
+                if key == "reads" {
+                    flow.reads.extend(keys.0);
+                } else {
+                    flow.stores.extend(keys.0);
+                }
+            }
+            continue;
+        }
         errors.push(error_at(
             extra.span(),
             name,
             format!(
-                "one function per `#[{name}]`: write one attribute per step, in the order they run"
+                "one function per `#[{name}]`, then only `reads = [..]` and `stores = [..]` (stash keys): write one attribute per step, in the order they run"
             ),
         ));
     }
-    errors.handle(FnPath::from_expr(&first).map_err(|e| within(name, e)))
+    let f = errors.handle(FnPath::from_expr(&first).map_err(|e| within(name, e)))?;
+    Some((f, flow))
 }
 
 /// `#[stash(name: Type, ..)]`.

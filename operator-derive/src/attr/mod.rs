@@ -19,7 +19,7 @@ use syn::spanned::Spanned;
 
 use forms::{function, leading_type, list_items, parse_kube, stash, types};
 pub use opts::{
-    ChildOpts, ChildrenOpts, ContainerOpts, Item, KubeAttr, Parsed, StashEntry, WatchesOpts,
+    ChildOpts, ChildrenOpts, ContainerOpts, Flow, Item, KubeAttr, Parsed, StashEntry, WatchesOpts,
 };
 pub use values::{FieldName, FnPath};
 
@@ -119,13 +119,13 @@ pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> Parsed {
                 }
             }
             "sync" => {
-                if let Some(f) = function(attr, "sync", "resolve_image", errors) {
-                    parsed.items.push(Item::Sync(f));
+                if let Some((f, flow)) = function(attr, "sync", "resolve_image", errors) {
+                    parsed.items.push(Item::Sync(f, flow));
                 }
             }
             "finalize" => {
-                if let Some(f) = function(attr, "finalize", "release_dns", errors) {
-                    parsed.items.push(Item::Finalize { span, f });
+                if let Some((f, flow)) = function(attr, "finalize", "release_dns", errors) {
+                    parsed.items.push(Item::Finalize { span, f, flow });
                 }
             }
             "stash" => {

@@ -5,7 +5,7 @@ use darling::util::{Flag, SpannedValue};
 use proc_macro2::Span;
 use syn::{Ident, LitStr, Path, Type};
 
-use super::values::{CratePath, FieldName, FnPath, Number, TypeArg};
+use super::values::{CratePath, FieldName, FnPath, KeyList, Number, TypeArg};
 
 /// `#[reconciler(..)]`: options of the whole reconciler (several `#[reconciler]` attributes are merged).
 #[derive(Debug, Default, FromMeta)]
@@ -67,6 +67,10 @@ pub struct ChildOpts {
     pub condition: Option<SpannedValue<String>>,
     /// `fn(&Child) -> Readiness`.
     pub ready: Option<FnPath>,
+    /// Stash keys the desired function reads.
+    pub reads: Option<KeyList>,
+    /// Stash keys the desired function stores.
+    pub stores: Option<KeyList>,
 }
 
 impl ChildOpts {
@@ -81,6 +85,8 @@ impl ChildOpts {
         "generate_name",
         "condition",
         "ready",
+        "reads",
+        "stores",
     ];
 }
 
@@ -97,11 +103,32 @@ pub struct ChildrenOpts {
     pub condition: Option<SpannedValue<String>>,
     /// `fn(&Child) -> Readiness`.
     pub ready: Option<FnPath>,
+    /// Stash keys the desired function reads.
+    pub reads: Option<KeyList>,
+    /// Stash keys the desired function stores.
+    pub stores: Option<KeyList>,
 }
 
 impl ChildrenOpts {
     /// The keys, for suggestions on a typo (kept in step with the fields by a test).
-    pub const KEYS: &[&str] = &["desired", "id", "reflect", "condition", "ready"];
+    pub const KEYS: &[&str] = &[
+        "desired",
+        "id",
+        "reflect",
+        "condition",
+        "ready",
+        "reads",
+        "stores",
+    ];
+}
+
+/// The stash keys a step declares it reads and stores (`reads = [..]`, `stores = [..]`).
+#[derive(Debug, Clone, Default)]
+pub struct Flow {
+    /// Keys read.
+    pub reads: Vec<Ident>,
+    /// Keys stored.
+    pub stores: Vec<Ident>,
 }
 
 /// `#[watches(..)]` after its optional leading type.
@@ -182,14 +209,16 @@ pub enum Item {
         /// The keys written, readable or not.
         written: Vec<String>,
     },
-    /// `#[sync(f)]`.
-    Sync(FnPath),
-    /// `#[finalize(f)]`.
+    /// `#[sync(f)]`, with `reads`/`stores`.
+    Sync(FnPath, Flow),
+    /// `#[finalize(f)]`, with `reads`/`stores`.
     Finalize {
         /// The attribute.
         span: Span,
         /// The function.
         f: FnPath,
+        /// The stash keys it reads and stores.
+        flow: Flow,
     },
     /// `#[stash(..)]`.
     Stash(Vec<StashEntry>),

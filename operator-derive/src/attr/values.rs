@@ -63,6 +63,44 @@ impl FromMeta for FnPath {
     }
 }
 
+/// Stash keys named as a list, as in `reads = [image, port]` (one key may go without brackets).
+#[derive(Debug, Clone, Default)]
+pub struct KeyList(pub Vec<syn::Ident>);
+
+impl FromMeta for KeyList {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let key = |e: &Expr| -> darling::Result<syn::Ident> {
+            match e {
+                Expr::Path(p) if p.qself.is_none() => {
+                    p.path.get_ident().cloned().ok_or_else(|| {
+                        Error::custom(
+                            "expected a stash key declared in `#[stash(..)]`, e.g. `image`",
+                        )
+                        .with_span(e)
+                    })
+                }
+                _ => Err(Error::custom(
+                    "expected a stash key declared in `#[stash(..)]`, e.g. `image`",
+                )
+                .with_span(e)),
+            }
+        };
+        match expr {
+            Expr::Group(g) => Self::from_expr(&g.expr),
+            Expr::Array(a) => {
+                let mut errors = Error::accumulator();
+                let keys = a
+                    .elems
+                    .iter()
+                    .filter_map(|e| errors.handle(key(e)))
+                    .collect();
+                errors.finish_with(KeyList(keys))
+            }
+            _ => Ok(KeyList(vec![key(expr)?])),
+        }
+    }
+}
+
 /// A field of the spec named as a value, as in `by = config_map`.
 #[derive(Debug, Clone)]
 pub struct FieldName(pub syn::Ident);

@@ -17,8 +17,10 @@ mod sync;
 mod written;
 
 pub use cast::CastReconciler;
+pub(crate) use child::is_cluster_scoped;
+#[cfg(feature = "testing")]
+pub(crate) use child::prepare_child;
 pub use child::{ChildOutcome, ChildReconciler, WriteStrategy};
-pub(crate) use child::{is_cluster_scoped, prepare_child};
 pub use child_set::ChildSetReconciler;
 pub use compare::{DESIRED_HASH, desired_hash};
 pub use finalizer::WithFinalizer;

@@ -312,3 +312,48 @@ mod awaiting {
             .unwrap();
     }
 }
+
+fn stores_image() -> SyncReconciler<Note> {
+    SyncReconciler::new("resolve image", |_: &mut Note, cx: &mut Context| {
+        cx.stash_mut().store(&IMAGE, "nginx:1.27".to_string());
+        Ok(Outcome::Continue)
+    })
+}
+
+#[tokio::test]
+async fn a_key_read_before_its_step_names_the_key_the_reader_and_the_storer() {
+    // The storing step comes second: the first pass fails before it runs, so nothing is known of it yet.
+    let steps = Sequence::new("steps")
+        .step(uses_image())
+        .step(stores_image());
+    SubReconcilerTestCase::new("reader first", typed_note("hi"))
+        .expect_err("no step stored it", |e| {
+            e.to_string()
+                == "step `use image` read the stash key `image` before any step stored it this pass; \
+                    no step of `steps` has stored it (steps: `use image`, `resolve image`)"
+        })
+        .run_pure(&steps)
+        .await
+        .unwrap();
+    // Once the storing step has been seen storing it (here: in a sequence where it runs), the error names it.
+    let learned = Sequence::new("steps")
+        .step(IfThen::new(
+            "maybe",
+            |n: &Note, _: &Context| n.spec.text == "store first",
+            stores_image(),
+        ))
+        .step(uses_image());
+    SubReconcilerTestCase::new("stored", typed_note("store first"))
+        .run_pure(&learned)
+        .await
+        .unwrap();
+    SubReconcilerTestCase::new("not stored this pass", typed_note("hi"))
+        .expect_err("stored before, not now", |e| {
+            matches!(e, Error::StashNotStored { key: "image", step, stored_by }
+                if step == "use image"
+                    && stored_by.starts_with("`maybe` stored it in earlier passes but not in this one"))
+        })
+        .run_pure(&learned)
+        .await
+        .unwrap();
+}

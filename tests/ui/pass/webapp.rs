@@ -22,8 +22,8 @@ use serde::{Deserialize, Serialize};
     status = "WebAppStatus"
 )]
 #[reconciler(finalizer = "example.dev/cleanup", concurrency = 4, debounce_ms = 100)]
-#[sync(resolve_image)]
-#[child(desired = desired_deployment, reflect = reflect_deployment)]
+#[sync(resolve_image, stores = [image, port])]
+#[child(desired = desired_deployment, reflect = reflect_deployment, reads = [image])]
 #[child(Service, desired = desired_service, strategy = "update", field_manager = "webapp-svc")]
 #[children(Secret, desired = desired_secrets, id = secret_id, reflect = reflect_secrets)]
 #[owns(ConfigMap)]
