@@ -23,6 +23,11 @@ use crate::index::{IndexKeys, Indexes};
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// What a kind must be to be cached.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a Kubernetes resource kind the runtime can cache",
+    label = "not a Kubernetes resource kind",
+    note = "a kind is a `kube::Resource` with a static type (k8s-openapi's types such as `ConfigMap`, or the root type `#[derive(CustomResource)]` generates from a spec), and `Clone`, `Debug` and `serde::de::DeserializeOwned`; for a custom resource, derive `CustomResource` on its spec and name the generated type"
+)]
 pub trait CachedKind:
     Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
 {

@@ -27,7 +27,7 @@ pub const READY: &str = "Ready";
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the status of a reconciled kind: it does not implement `operator::ReconcilerStatus`",
     label = "this status type does not implement `ReconcilerStatus`",
-    note = "implement `operator::ReconcilerStatus` for `{Self}`: the root reconciler keeps `observedGeneration` and the conditions in it"
+    note = "derive it: `#[derive(operator::ReconcilerStatus)]` on `{Self}`, which needs fields `observed_generation: Option<i64>` and `conditions: Vec<Condition>` (or ones marked `#[status(..)]`); or implement `operator::ReconcilerStatus` by hand. The root reconciler keeps `observedGeneration` and the conditions in it"
 )]
 pub trait ReconcilerStatus: Default + Clone + Serialize + Send + Sync + 'static {
     /// The conditions.

@@ -52,7 +52,7 @@ pub fn default_name<P: Resource<DynamicType = ()>>() -> String {
 }
 
 /// The root reconciler, named `name` or [`default_name`].
-pub fn reconciler<P: ParentKind>(name: Option<&str>) -> Reconciler<P> {
+pub fn reconciler<P: crate::cache::CachedKind>(name: Option<&str>) -> Reconciler<P> {
     match name {
         Some(name) => Reconciler::new(name),
         None => Reconciler::new(default_name::<P>()),
@@ -63,10 +63,10 @@ pub fn reconciler<P: ParentKind>(name: Option<&str>) -> Reconciler<P> {
 /// inferred from `desired`, a plain or an `async fn` (see [`DesiredFn`]).
 pub fn child<P, C, F, M>(desired: F) -> ChildReconciler<P, C>
 where
-    P: Resource<DynamicType = ()> + Send + Sync + 'static,
-    P::Scope: OwnerScope<C::Scope>,
     C: CachedKind + Serialize,
     C::Scope: 'static,
+    P: Resource<DynamicType = ()> + Send + Sync + 'static,
+    P::Scope: OwnerScope<C::Scope>,
     F: DesiredFn<P, C, M>,
 {
     ChildReconciler::new_async(C::kind(&()).to_lowercase(), move |parent, cx| {
@@ -78,10 +78,10 @@ where
 /// is a plain or an `async fn` (see [`DesiredSetFn`]).
 pub fn children<P, C, F, M, I>(desired: F, id: I) -> ChildSetReconciler<P, C>
 where
-    P: Resource<DynamicType = ()> + Send + Sync + 'static,
-    P::Scope: OwnerScope<C::Scope>,
     C: CachedKind + Serialize,
     C::Scope: 'static,
+    P: Resource<DynamicType = ()> + Send + Sync + 'static,
+    P::Scope: OwnerScope<C::Scope>,
     F: DesiredSetFn<P, C, M>,
     I: Fn(&C) -> String + Send + Sync + 'static,
 {

@@ -44,7 +44,7 @@ type Mapper<P> =
 /// The root reconciler of kind `P`: the steps, the wiring, and the controller settings.
 ///
 /// See the `webapp-by-hand` example for a complete operator.
-pub struct Reconciler<P: ParentKind> {
+pub struct Reconciler<P: CachedKind> {
     pub(crate) settings: Settings,
     steps: Sequence<P>,
     extra: Vec<WiringFn>,
@@ -56,7 +56,7 @@ pub struct Reconciler<P: ParentKind> {
     own_status: Arc<OwnStatus>,
 }
 
-impl<P: ParentKind> std::fmt::Debug for Reconciler<P> {
+impl<P: CachedKind> std::fmt::Debug for Reconciler<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Reconciler")
             .field("settings", &self.settings)
@@ -74,7 +74,7 @@ pub struct Pass {
     pub context: Context,
 }
 
-impl<P: ParentKind> Reconciler<P> {
+impl<P: CachedKind> Reconciler<P> {
     /// A reconciler for a controller named `name` (also its field manager and event reporter).
     pub fn new(name: impl Into<String>) -> Self {
         let name = name.into();
@@ -306,7 +306,9 @@ impl<P: ParentKind> Reconciler<P> {
         }
         w
     }
+}
 
+impl<P: ParentKind> Reconciler<P> {
     /// Runs one pass over `parent` (as read from the cache): the steps (or their finalize halves while the
     /// parent is being deleted), then the status write if the status changed.
     pub async fn run_pass(
