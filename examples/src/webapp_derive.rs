@@ -14,13 +14,11 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::{CustomResource, ResourceExt};
-use operator::{ChildOutcome, Context, Error, Reconciler, ReconcilerStatus};
+use operator::{ChildOutcome, Context, Reconciler, ReconcilerStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::webapp::{
-    CONFIG_HASH_ANNOTATION, CONFIG_MAP_NOT_FOUND, INSTANCE_LABEL, NAME_LABEL, config_hash,
-};
+use crate::webapp::{CONFIG_HASH_ANNOTATION, INSTANCE_LABEL, NAME_LABEL, config_hash};
 
 /// The desired state of a web application.
 #[derive(
@@ -98,31 +96,21 @@ pub fn labels(app: &WebApp) -> BTreeMap<String, String> {
     .into()
 }
 
-/// The hash of the ConfigMap the app names, read from the cache (and tracked); `None` when the app names
-/// none. A missing ConfigMap is an invalid spec.
-fn referenced_config_hash(app: &WebApp, cx: &mut Context) -> operator::Result<Option<String>> {
-    let Some(name) = app.spec.config_map.as_deref() else {
-        return Ok(None);
-    };
-    let namespace = app.namespace();
-    match cx.get::<ConfigMap>(namespace.as_deref(), name)? {
-        Some(cm) => Ok(Some(config_hash(&cm))),
-        None => Err(Error::invalid_spec(
-            CONFIG_MAP_NOT_FOUND,
-            format!(
-                "ConfigMap {name} not found in namespace {}",
-                namespace.unwrap_or_default()
-            ),
-        )),
-    }
-}
-
 /// The Deployment of an app: `replicas` pods running `image`, exposing `port`, with the ConfigMap hash on the
 /// pod template when a ConfigMap is named.
 pub fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Option<Deployment>> {
-    let hash = referenced_config_hash(app, cx)?;
+    // A ConfigMap the app names but that does not exist is an invalid spec (`ConfigMapNotFound`).
+    let annotations = match &app.spec.config_map {
+        Some(name) => {
+            let cm = cx.get_referenced::<ConfigMap>(app.namespace().as_deref(), name)?;
+            Some(BTreeMap::from([(
+                CONFIG_HASH_ANNOTATION.into(),
+                config_hash(&cm),
+            )]))
+        }
+        None => None,
+    };
     let labels = labels(app);
-    let annotations = hash.map(|h| BTreeMap::from([(CONFIG_HASH_ANNOTATION.to_string(), h)]));
     Ok(Some(Deployment {
         metadata: ObjectMeta {
             name: Some(app.name_any()),
@@ -186,44 +174,23 @@ pub fn desired_service(app: &WebApp, _cx: &mut Context) -> operator::Result<Opti
 
 /// Reports the Deployment's name, available replicas and the ConfigMap hash its pods run with.
 pub fn reflect_deployment(status: &mut WebAppStatus, outcome: &ChildOutcome<Deployment>) {
-    match outcome {
-        ChildOutcome::Created(d) | ChildOutcome::Updated(d) | ChildOutcome::Unchanged(d) => {
-            status.deployment = Some(d.name_any());
-            status.available_replicas = d.status.as_ref().and_then(|s| s.available_replicas);
-            status.config_hash = d
-                .spec
-                .as_ref()
-                .and_then(|s| s.template.metadata.as_ref())
-                .and_then(|m| m.annotations.as_ref())
-                .and_then(|a| a.get(CONFIG_HASH_ANNOTATION))
-                .cloned();
-        }
-        ChildOutcome::Deleted
-        | ChildOutcome::Absent
-        | ChildOutcome::Terminating(_)
-        | ChildOutcome::Conflict { .. } => {
-            status.deployment = None;
-            status.available_replicas = None;
-        }
-        // Not written this pass (e.g. an invalid spec): what was reported before still holds.
-        ChildOutcome::Failed(_) => {}
-    }
+    outcome.reflect_into(&mut status.deployment, |d| Some(d.name_any()));
+    outcome.reflect_into(&mut status.available_replicas, |d| {
+        d.status.as_ref()?.available_replicas
+    });
+    outcome.reflect_into(&mut status.config_hash, |d| {
+        let template = d.spec.as_ref()?.template.metadata.as_ref()?;
+        template
+            .annotations
+            .as_ref()?
+            .get(CONFIG_HASH_ANNOTATION)
+            .cloned()
+    });
 }
 
 /// Reports the Service's name.
 pub fn reflect_service(status: &mut WebAppStatus, outcome: &ChildOutcome<Service>) {
-    match outcome {
-        ChildOutcome::Created(s) | ChildOutcome::Updated(s) | ChildOutcome::Unchanged(s) => {
-            status.service = Some(s.name_any());
-        }
-        ChildOutcome::Deleted
-        | ChildOutcome::Absent
-        | ChildOutcome::Terminating(_)
-        | ChildOutcome::Conflict { .. } => {
-            status.service = None;
-        }
-        ChildOutcome::Failed(_) => {}
-    }
+    outcome.reflect_into(&mut status.service, |s| Some(s.name_any()));
 }
 
 /// The WebApp controller, for [`crate::webapp::cli::Variant`].

@@ -187,6 +187,27 @@ impl Context {
         Ok(cache.get(namespace, name))
     }
 
+    /// Reads an object the parent's spec names, from the cache, and tracks it; a missing one is an invalid
+    /// spec (`Ready=False` with reason `<Kind>NotFound`, e.g. `ConfigMapNotFound`, and a Warning event), so
+    /// the parent is reconciled again when it appears.
+    pub fn get_referenced<K: CachedKind>(
+        &mut self,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Arc<K>> {
+        self.get::<K>(namespace, name)?.ok_or_else(|| {
+            let kind = K::kind(&());
+            let place = match namespace {
+                Some(ns) => format!(" in namespace {ns}"),
+                None => String::new(),
+            };
+            Error::invalid_spec(
+                format!("{kind}NotFound"),
+                format!("{kind} {name} not found{place}"),
+            )
+        })
+    }
+
     /// Lists objects matching a selector from the cache and tracks the selection.
     pub fn list<K: CachedKind>(
         &mut self,

@@ -89,6 +89,37 @@ impl<C> ChildOutcome<C> {
     pub fn is_terminating(&self) -> bool {
         matches!(self, ChildOutcome::Terminating(_))
     }
+
+    /// Reflects the child into one status field: `value` of the child while it is in place (created, updated
+    /// or unchanged), `None` once it is gone, terminating or someone else's, and the field left as it was
+    /// when the pass failed (what was reported before still holds).
+    ///
+    /// ```
+    /// # use k8s_openapi::api::core::v1::Service;
+    /// # use kube::ResourceExt;
+    /// # use operator::ChildOutcome;
+    /// let mut service: Option<String> = Some("old".into());
+    /// let mut s = Service::default();
+    /// s.metadata.name = Some("web".into());
+    /// ChildOutcome::Created(s).reflect_into(&mut service, |s| Some(s.name_any()));
+    /// assert_eq!(service.as_deref(), Some("web"));
+    /// ChildOutcome::<Service>::Failed("boom".into()).reflect_into(&mut service, |s| Some(s.name_any()));
+    /// assert_eq!(service.as_deref(), Some("web"));
+    /// ChildOutcome::<Service>::Deleted.reflect_into(&mut service, |s| Some(s.name_any()));
+    /// assert_eq!(service, None);
+    /// ```
+    pub fn reflect_into<T>(&self, field: &mut Option<T>, value: impl FnOnce(&C) -> Option<T>) {
+        match self {
+            ChildOutcome::Created(c) | ChildOutcome::Updated(c) | ChildOutcome::Unchanged(c) => {
+                *field = value(c);
+            }
+            ChildOutcome::Failed(_) => {}
+            ChildOutcome::Terminating(_)
+            | ChildOutcome::Deleted
+            | ChildOutcome::Absent
+            | ChildOutcome::Conflict { .. } => *field = None,
+        }
+    }
 }
 
 /// Whether an object is being deleted (has a `deletionTimestamp`).

@@ -11,10 +11,10 @@
 //! subset of what was sent ([`is_subset`]); a write nobody expected fails the case, and so does an expected
 //! one that did not happen. Failures name the case and the write, and show a YAML diff.
 //!
-//! A [`SubReconcilerTestCase`] runs one step with a [`Context`] built directly, against the same server
+//! A [`SubReconcilerTestCase`] runs one step with a [`Context`](crate::Context) built directly, against the same server
 //! ([`SubReconcilerTestCase::run`]), or with no server at all ([`SubReconcilerTestCase::run_pure`]): caches
-//! preloaded from the given objects ([`store_from`], [`Caches::insert_store`]) and a
-//! [`RecordingDispatcher`] whose commands stand for the writes. [`TestEnv`] is the environment under both,
+//! preloaded from the given objects ([`store_from`], [`Caches::insert_store`](crate::Caches::insert_store)) and a
+//! [`RecordingDispatcher`](crate::RecordingDispatcher) whose commands stand for the writes. [`TestEnv`] is the environment under both,
 //! for scenarios of several passes.
 //!
 //! ```

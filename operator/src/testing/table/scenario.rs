@@ -161,13 +161,13 @@ macro_rules! scenario_builders {
             self
         }
 
-        /// The time of the server's fixed clock and of the pass (default [`default_time`]).
+        /// The time of the server's fixed clock and of the pass (default [`default_time`](crate::testing::table::default_time)).
         pub fn time(mut self, time: DateTime<Utc>) -> Self {
             self.scenario.time = time;
             self
         }
 
-        /// The seed for uids and generated names (default [`DEFAULT_SEED`]).
+        /// The seed for uids and generated names (default [`DEFAULT_SEED`](crate::testing::table::DEFAULT_SEED)).
         pub fn seed(mut self, seed: u64) -> Self {
             self.scenario.seed = seed;
             self
@@ -179,7 +179,7 @@ macro_rules! scenario_builders {
             self
         }
 
-        /// Expects the next create (`POST`) to send an object containing `object` (see [`is_subset`]).
+        /// Expects the next create (`POST`) to send an object containing `object` (see [`is_subset`](crate::testing::table::is_subset)).
         pub fn expect_create(mut self, object: impl Serialize) -> Self {
             self.scenario.expect_body(Category::Create, object);
             self

@@ -267,7 +267,7 @@ impl<P: CachedKind + Serialize> SubReconcilerTestCase<P> {
     }
 
     /// Runs the step with no API server: caches preloaded from the typed given objects and the parent
-    /// ([`Caches::insert_store`], on an [`offline_client`]), commands recorded by a [`RecordingDispatcher`]
+    /// ([`Caches::insert_store`], on an [`offline_client`](crate::testing::table::offline_client)), commands recorded by a [`RecordingDispatcher`]
     /// and compared as the writes (a recorded write answers with the object as sent).
     pub async fn run_pure(
         mut self,
