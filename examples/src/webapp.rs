@@ -119,7 +119,8 @@ impl ReconcilerStatus for WebAppStatus {
 /// ConfigMap read through the (tracking) cache.
 pub fn reconciler() -> Reconciler<WebApp> {
     Reconciler::new(CONTROLLER_NAME)
-        .tracks::<ConfigMap>()
+        // A changed ConfigMap reconciles the apps whose spec names it (a field index of the WebApp cache).
+        .references::<ConfigMap>(|app: &WebApp| app.spec.config_map.iter().cloned().collect())
         .step(ChildReconciler::new("deployment", desired_deployment).reflect(reflect_deployment))
         .step(ChildReconciler::new("service", desired_service).reflect(reflect_service))
 }
