@@ -154,7 +154,7 @@ fn spec_field(model: &Model, by: &crate::attr::FieldName, errors: &mut Errors) {
         .iter()
         .filter_map(|f| f.ident.as_ref().map(|i| i.to_string()))
         .collect();
-    if !fields.iter().any(|f| *f == by.0.to_string()) {
+    if !fields.iter().any(|f| by.0 == f) {
         errors.push(error_at(
             by.0.span(),
             "watches",

@@ -329,6 +329,8 @@ impl Manifests {
     }
 
     /// Binds the ClusterRole to the ServiceAccount.
+    // `.into()` converts to `Option<T>` before Kubernetes 1.37 and to `T` itself from 1.37 on.
+    #[allow(clippy::useless_conversion)]
     pub fn cluster_role_binding(&self) -> ClusterRoleBinding {
         ClusterRoleBinding {
             metadata: self.meta(false),
@@ -348,6 +350,8 @@ impl Manifests {
     }
 
     /// One replica of the operator under the ServiceAccount; `POD_NAME` names the event reporter instance.
+    // `.into()` converts to `Option<T>` before Kubernetes 1.37 and to `T` itself from 1.37 on.
+    #[allow(clippy::useless_conversion)]
     pub fn deployment(&self) -> Deployment {
         let labels = self.labels();
         Deployment {
