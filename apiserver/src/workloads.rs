@@ -150,14 +150,14 @@ pub(crate) fn allocate_cluster_ip(obj: &mut Value) {
         meta["namespace"].as_str().unwrap_or_default(),
         meta["name"].as_str().unwrap_or_default()
     );
-    // From the namespace and name, so runs are reproducible; in 10.0.0.0/24, the range the envtest control
-    // plane serves (addresses may repeat across Services: nothing routes to them here).
+    // From the namespace and name, so runs are reproducible; in 10.0.0.0/16, the range the envtest control
+    // plane serves (room for tens of thousands of Services; addresses may repeat: nothing routes to them here).
     let host = id
         .bytes()
         .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)))
-        % 253
+        % 65532
         + 2;
-    let ip = format!("10.0.0.{host}");
+    let ip = format!("10.0.{}.{}", host >> 8, host & 0xff);
     obj["spec"]["clusterIP"] = json!(ip);
     obj["spec"]["clusterIPs"] = json!([ip]);
 }

@@ -39,6 +39,18 @@ async fn the_shared_control_plane_serves_kube_apiserver_and_fresh_namespaces() {
 }
 
 #[tokio::test]
+async fn the_service_range_holds_tens_of_thousands_of_services() {
+    let Some(cp) = ControlPlane::shared_or_skip("service range").await else {
+        return;
+    };
+    // kube-apiserver turns --service-cluster-ip-range into the default ServiceCIDR.
+    let cidrs: kube::Api<k8s_openapi::api::networking::v1::ServiceCIDR> =
+        kube::Api::all(cp.client().unwrap());
+    let default = cidrs.get("kubernetes").await.unwrap();
+    assert_eq!(default.spec.unwrap().cidrs, Some(vec!["10.0.0.0/16".to_string()]));
+}
+
+#[tokio::test]
 async fn kubectl_uses_the_written_kubeconfig() {
     let Some(cp) = ControlPlane::shared_or_skip("kubectl on the control plane").await else {
         return;
