@@ -127,7 +127,7 @@ pub async fn run(
         let config = kube::Config::incluster()
             .context("cannot load the in-cluster configuration (is this running in a pod?)")?;
         tracing::info!(server = %config.cluster_url, "running against the cluster of this pod");
-        let client = Client::try_from(config).context("cannot build a client")?;
+        let client = operator::client::client(config).context("cannot build a client")?;
         // The manifests install the CRDs, and the ClusterRole they bind grants nothing on CRDs: run only.
         (example.controller)(Operator::new(client))
             .run_until(shutdown)
@@ -144,7 +144,7 @@ pub async fn run(
                     .await
                     .with_context(|| format!("invalid kubeconfig {}", path.display()))?;
             tracing::info!(server = %config.cluster_url, kubeconfig = %path.display(), "running against a cluster");
-            let client = Client::try_from(config).context("cannot build a client")?;
+            let client = operator::client::client(config).context("cannot build a client")?;
             run_on_cluster(example, client, shutdown).await
         }
         (None, Some(env)) if !embedded => {
@@ -152,7 +152,7 @@ pub async fn run(
                 .await
                 .context("cannot load the kubeconfig named by KUBECONFIG")?;
             tracing::info!(server = %config.cluster_url, kubeconfig = ?env, "running against a cluster (KUBECONFIG)");
-            let client = Client::try_from(config).context("cannot build a client")?;
+            let client = operator::client::client(config).context("cannot build a client")?;
             run_on_cluster(example, client, shutdown).await
         }
         _ => run_embedded(example, &cli.serve, shutdown).await,

@@ -11,6 +11,7 @@
 
 pub mod attributes;
 pub mod cache;
+pub mod client;
 pub mod command;
 pub mod conditions;
 pub mod context;

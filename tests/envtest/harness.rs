@@ -47,7 +47,10 @@ async fn the_service_range_holds_tens_of_thousands_of_services() {
     let cidrs: kube::Api<k8s_openapi::api::networking::v1::ServiceCIDR> =
         kube::Api::all(cp.client().unwrap());
     let default = cidrs.get("kubernetes").await.unwrap();
-    assert_eq!(default.spec.unwrap().cidrs, Some(vec!["10.0.0.0/16".to_string()]));
+    assert_eq!(
+        default.spec.unwrap().cidrs,
+        Some(vec!["10.0.0.0/16".to_string()])
+    );
 }
 
 #[tokio::test]

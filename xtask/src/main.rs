@@ -3,8 +3,10 @@
 //! ```text
 //! cargo xtask envtest                                  # build etcd and kube-apiserver (or reuse them)
 //! cargo xtask control-plane --write-kubeconfig FILE    # run a control plane until Ctrl-C
+//! cargo xtask bench-cluster --webapps 1000             # the webapp example on a real control plane
 //! ```
 
+mod bench;
 mod build;
 mod control_plane;
 
@@ -25,6 +27,9 @@ enum Task {
     Envtest(build::Args),
     /// Run a control plane (etcd and kube-apiserver) until Ctrl-C, building it first when needed.
     ControlPlane(control_plane::Args),
+    /// Measure the webapp example converging WebApps on a fresh real control plane (release build): wall
+    /// time, CPU, memory, requests by verb, idle and restart writes, patch-to-update latency.
+    BenchCluster(bench::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -39,6 +44,7 @@ fn main() -> std::process::ExitCode {
             println!("{}", assets.dir.display());
         }),
         Task::ControlPlane(args) => control_plane::run(args),
+        Task::BenchCluster(args) => bench::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,0 +1,380 @@
+//! `cargo xtask bench-cluster`: the WebApp operator on a real control plane, measured from outside.
+//!
+//! Builds the `webapp` example in release, starts a fresh etcd and kube-apiserver, creates N WebApps (and the
+//! ConfigMap they name) before the operator starts, then runs the operator as its own process with
+//! `--kubeconfig`, as a user would, and prints: converge wall time (until every WebApp's status describes its
+//! generation), the operator's CPU seconds (user + system, from `/proc`), its peak and steady resident memory,
+//! API requests by verb during the converge (from kube-apiserver's `apiserver_request_total`), writes while
+//! idle and after a restart, and the latency from a spec patch to the Deployment's update (p50 / p99). Figures,
+//! not assertions: run it on a quiet machine, several times, and read medians.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use futures::StreamExt;
+use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Client, ResourceExt};
+use operator_envtest::{Assets, ControlPlane};
+use serde_json::{Value, json};
+
+/// Options of `cargo xtask bench-cluster`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// How many WebApps to converge.
+    #[arg(long, default_value_t = 1000)]
+    webapps: usize,
+    /// How many spec patches to time.
+    #[arg(long, default_value_t = 100)]
+    patches: usize,
+}
+
+/// The resources the operator reads and writes (the API server's own leases and endpoints are not its).
+const OPERATOR_RESOURCES: [&str; 5] =
+    ["webapps", "deployments", "services", "configmaps", "events"];
+const NAMESPACE: &str = "default";
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let binary = build_example()?;
+    let assets = match Assets::locate() {
+        Ok(assets) => assets,
+        Err(e) if e.is_no_assets() => super::build::run(&super::build::Args::default())?,
+        Err(e) => return Err(e.into()),
+    };
+    let runtime = tokio::runtime::Runtime::new().context("starting a tokio runtime")?;
+    runtime.block_on(measure(args, binary, assets))
+}
+
+/// `cargo build --release -p examples --example webapp`, returning the binary's path.
+fn build_example() -> anyhow::Result<PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "examples",
+            "--example",
+            "webapp",
+        ])
+        .status()
+        .context("running cargo build")?;
+    if !status.success() {
+        bail!("cargo build --release --example webapp failed");
+    }
+    let target = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| "target".into());
+    let binary = Path::new(&target).join("release/examples/webapp");
+    if !binary.exists() {
+        bail!("{} was not built", binary.display());
+    }
+    Ok(binary)
+}
+
+async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<()> {
+    let cp = ControlPlane::builder()
+        .assets(assets)
+        .name("bench-cluster")
+        .start()
+        .await?;
+    let dir = tempfile::tempdir().context("a temporary directory")?;
+    let kubeconfig = dir.path().join("kubeconfig");
+    cp.write_kubeconfig(&kubeconfig)?;
+    let client = cp.client()?;
+    install_crd(&binary, &client).await?;
+    let webapps = webapps_api(&client);
+    let pp = PostParams::default();
+    let cms: Api<DynamicObject> = Api::namespaced_with(
+        client.clone(),
+        NAMESPACE,
+        &ApiResource::erase::<k8s_openapi::api::core::v1::ConfigMap>(&()),
+    );
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "site"}, "data": {"index.html": "hello"}});
+    cms.create(&pp, &serde_json::from_value(cm)?).await?;
+    eprintln!("bench-cluster: creating {} WebApps", args.webapps);
+    for i in 0..args.webapps {
+        let app = json!({"apiVersion": "example.dev/v1", "kind": "WebApp",
+            "metadata": {"name": format!("app-{i}")},
+            "spec": {"image": "nginx:1.27", "replicas": 1, "port": 8080, "configMap": "site"}});
+        webapps.create(&pp, &serde_json::from_value(app)?).await?;
+    }
+
+    let before = request_counts(&client).await?;
+    let started = Instant::now();
+    let mut operator = spawn(&binary, &kubeconfig)?;
+    wait_converged(&webapps, args.webapps).await?;
+    let converge = started.elapsed();
+    let converged = request_counts(&client).await?;
+    let usage_converged = usage(operator.id())?;
+
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let idle = request_counts(&client).await?;
+    let usage_idle = usage(operator.id())?;
+
+    let latencies = patch_latencies(&client, &webapps, args.patches).await?;
+    stop(&mut operator)?;
+
+    let before_restart = request_counts(&client).await?;
+    let mut restarted = spawn(&binary, &kubeconfig)?;
+    tokio::time::sleep(Duration::from_secs(15)).await;
+    let after_restart = request_counts(&client).await?;
+    stop(&mut restarted)?;
+
+    println!(
+        "bench-cluster: webapp example, {} WebApps, kube-apiserver {}, release build",
+        args.webapps,
+        cp.assets().kubernetes_version
+    );
+    println!(
+        "converge wall time        {:>10.2} s",
+        converge.as_secs_f64()
+    );
+    println!("operator CPU (user+sys)   {:>10.2} s", usage_converged.cpu);
+    println!(
+        "peak resident memory      {:>10.1} MiB",
+        usage_idle.peak_mib
+    );
+    println!(
+        "steady resident memory    {:>10.1} MiB (after 10 s idle)",
+        usage_idle.rss_mib
+    );
+    println!(
+        "requests while converging {}",
+        describe(&delta(&before, &converged, |_| true))
+    );
+    println!(
+        "writes while idle (10 s)  {}",
+        describe(&delta(&converged, &idle, is_write))
+    );
+    println!(
+        "writes after a restart    {}",
+        describe(&delta(&before_restart, &after_restart, is_write))
+    );
+    println!(
+        "spec patch -> Deployment  p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} patches)",
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+        latencies.iter().cloned().fold(0.0, f64::max),
+        latencies.len()
+    );
+    cp.stop();
+    Ok(())
+}
+
+/// Installs the CRD `webapp manifests` prints.
+async fn install_crd(binary: &Path, client: &Client) -> anyhow::Result<()> {
+    let out = Command::new(binary)
+        .arg("manifests")
+        .output()
+        .context("running webapp manifests")?;
+    let yaml = String::from_utf8(out.stdout)?;
+    let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
+        Api::all(client.clone());
+    for doc in yaml.split("\n---") {
+        let value: Value = match serde_yaml::from_str(doc) {
+            Ok(v) => v,
+            Err(_) => continue,
+        };
+        if value["kind"] == "CustomResourceDefinition" {
+            crds.create(&PostParams::default(), &serde_json::from_value(value)?)
+                .await?;
+        }
+    }
+    for _ in 0..100 {
+        if webapps_api(client)
+            .list(&ListParams::default().limit(1))
+            .await
+            .is_ok()
+        {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    bail!("the WebApp CRD was not served in time")
+}
+
+fn webapps_api(client: &Client) -> Api<DynamicObject> {
+    let resource = ApiResource {
+        group: "example.dev".into(),
+        version: "v1".into(),
+        api_version: "example.dev/v1".into(),
+        kind: "WebApp".into(),
+        plural: "webapps".into(),
+    };
+    Api::namespaced_with(client.clone(), NAMESPACE, &resource)
+}
+
+fn spawn(binary: &Path, kubeconfig: &Path) -> anyhow::Result<Child> {
+    Command::new(binary)
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .context("starting the operator")
+}
+
+/// SIGTERM, then wait for the process to end.
+fn stop(child: &mut Child) -> anyhow::Result<()> {
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()?;
+    if !status.success() {
+        bail!("kill -TERM {} failed", child.id());
+    }
+    child.wait()?;
+    Ok(())
+}
+
+/// Waits until every WebApp's status describes its generation.
+async fn wait_converged(webapps: &Api<DynamicObject>, n: usize) -> anyhow::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(600);
+    loop {
+        let list = webapps.list(&ListParams::default()).await?;
+        let done = list
+            .items
+            .iter()
+            .filter(|a| {
+                let generation = a.metadata.generation;
+                a.data["status"]["observedGeneration"].as_i64() == generation
+                    && a.data["status"]["deployment"].is_string()
+                    && a.data["status"]["service"].is_string()
+            })
+            .count();
+        if done == n {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            bail!("{done} of {n} WebApps converged after 600 s");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Patches `app-0`'s replicas `n` times, each time waiting for the Deployment to carry the new count, and
+/// returns the milliseconds from sending the patch to seeing the Deployment updated.
+async fn patch_latencies(
+    client: &Client,
+    webapps: &Api<DynamicObject>,
+    n: usize,
+) -> anyhow::Result<Vec<f64>> {
+    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> =
+        Api::namespaced(client.clone(), NAMESPACE);
+    let config = watcher::Config::default().fields("metadata.name=app-0");
+    let mut updates = watcher::watcher(deployments, config)
+        .applied_objects()
+        .boxed();
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let replicas = 2 + (i % 2) as i32;
+        let patch = json!({"spec": {"replicas": replicas}});
+        let sent = Instant::now();
+        webapps
+            .patch("app-0", &PatchParams::default(), &Patch::Merge(&patch))
+            .await?;
+        loop {
+            let next = tokio::time::timeout(Duration::from_secs(30), updates.next()).await;
+            let Ok(Some(Ok(d))) = next else {
+                bail!("no Deployment update seen for patch {i}");
+            };
+            if d.spec.as_ref().and_then(|s| s.replicas) == Some(replicas) {
+                out.push(sent.elapsed().as_secs_f64() * 1000.0);
+                break;
+            }
+            let _ = d.name_any();
+        }
+    }
+    Ok(out)
+}
+
+fn percentile(values: &[f64], p: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let rank = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[rank]
+}
+
+/// Requests kube-apiserver served on the operator's resources, by verb, from its own metrics.
+async fn request_counts(client: &Client) -> anyhow::Result<BTreeMap<String, u64>> {
+    let request = http::Request::get("/metrics").body(Vec::new())?;
+    let text = client.request_text(request).await?;
+    let mut out = BTreeMap::new();
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with("apiserver_request_total{"))
+    {
+        let label = |name: &str| {
+            line.split(&format!("{name}=\""))
+                .nth(1)?
+                .split('"')
+                .next()
+                .map(str::to_string)
+        };
+        let (Some(verb), Some(resource)) = (label("verb"), label("resource")) else {
+            continue;
+        };
+        if !OPERATOR_RESOURCES.contains(&resource.as_str()) {
+            continue;
+        }
+        let count = line
+            .rsplit(' ')
+            .next()
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0) as u64;
+        *out.entry(verb).or_default() += count;
+    }
+    Ok(out)
+}
+
+fn is_write(verb: &str) -> bool {
+    !["GET", "LIST", "WATCH", "WATCHLIST"].contains(&verb)
+}
+
+fn delta(
+    before: &BTreeMap<String, u64>,
+    after: &BTreeMap<String, u64>,
+    keep: impl Fn(&str) -> bool,
+) -> BTreeMap<String, u64> {
+    after
+        .iter()
+        .filter(|(verb, _)| keep(verb))
+        .map(|(verb, n)| (verb.clone(), n - before.get(verb).copied().unwrap_or(0)))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
+fn describe(counts: &BTreeMap<String, u64>) -> String {
+    if counts.is_empty() {
+        return "0".into();
+    }
+    let total: u64 = counts.values().sum();
+    let parts: Vec<String> = counts.iter().map(|(v, n)| format!("{v} {n}")).collect();
+    format!("{total} ({})", parts.join(", "))
+}
+
+/// CPU seconds and memory of a process, from `/proc`.
+struct Usage {
+    cpu: f64,
+    peak_mib: f64,
+    rss_mib: f64,
+}
+
+fn usage(pid: u32) -> anyhow::Result<Usage> {
+    let process = procfs::process::Process::new(pid as i32)?;
+    let stat = process.stat()?;
+    let ticks = procfs::ticks_per_second() as f64;
+    let status = process.status()?;
+    let kib = |v: Option<u64>| v.unwrap_or(0) as f64 / 1024.0;
+    Ok(Usage {
+        cpu: (stat.utime + stat.stime) as f64 / ticks,
+        peak_mib: kib(status.vmhwm),
+        rss_mib: kib(status.vmrss),
+    })
+}
