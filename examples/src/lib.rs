@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 pub mod cli;
+pub mod database;
 pub mod teams;
 pub mod tenants;
 pub mod webapp;
