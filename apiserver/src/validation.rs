@@ -247,11 +247,38 @@ fn pod_spec_defaults(spec: &mut Value) {
     }
 }
 
+/// A Secret's `stringData` is write-only: kube-apiserver merges it into `data` (base64, its keys winning over
+/// `data`'s) and never stores it.
+fn merge_string_data(obj: &mut Value) {
+    use base64::Engine;
+    let Some(string_data) = obj.as_object_mut().and_then(|m| m.remove("stringData")) else {
+        return;
+    };
+    let Some(entries) = string_data.as_object() else {
+        return;
+    };
+    if entries.is_empty() {
+        return;
+    }
+    if !obj["data"].is_object() {
+        obj["data"] = json!({});
+    }
+    for (key, value) in entries {
+        if let Some(text) = value.as_str() {
+            obj["data"][key] = json!(base64::engine::general_purpose::STANDARD.encode(text));
+        }
+    }
+}
+
 /// The defaults kube-apiserver fills in for the built-in kinds operators manage most often (Pod templates,
-/// Deployments, StatefulSets, Services), so that semantic comparisons meet what a real cluster returns.
+/// Deployments, StatefulSets, Services, Secrets' `stringData`), so that semantic comparisons meet what a real cluster returns.
 pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
     match (rt.group.as_str(), rt.kind.as_str()) {
         ("", "Pod") => pod_spec_defaults(&mut obj["spec"]),
+        ("", "Secret") => {
+            merge_string_data(obj);
+            set_default(obj, "type", json!("Opaque"));
+        }
         ("apps", "Deployment") => {
             let spec = &mut obj["spec"];
             if !spec.is_object() {

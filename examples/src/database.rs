@@ -131,7 +131,10 @@ fn labels(db: &Database) -> BTreeMap<String, String> {
 /// [`SUPPORTED_MAJORS`] stops the pass before any child is touched, with the reason in `status.message`.
 pub async fn check_version(db: &mut Database, _cx: &mut Context) -> operator::Result<Outcome> {
     let version = db.spec.version.trim().to_string();
-    let major = version.split('.').next().and_then(|m| m.parse::<u32>().ok());
+    let major = version
+        .split('.')
+        .next()
+        .and_then(|m| m.parse::<u32>().ok());
     let status = db.status.get_or_insert_with(Default::default);
     if major.is_some_and(|m| SUPPORTED_MAJORS.contains(&m)) {
         status.message = None;
@@ -387,9 +390,12 @@ pub fn example() -> crate::cli::Example {
 async fn seed(client: kube::Client) -> anyhow::Result<()> {
     use anyhow::Context as _;
     let dbs: Api<Database> = Api::namespaced(client, "default");
-    dbs.create(&kube::api::PostParams::default(), &sample(SAMPLE_NAME, "16"))
-        .await
-        .context("cannot create the sample Database")?;
+    dbs.create(
+        &kube::api::PostParams::default(),
+        &sample(SAMPLE_NAME, "16"),
+    )
+    .await
+    .context("cannot create the sample Database")?;
     tracing::info!(database = SAMPLE_NAME, "created the sample Database");
     Ok(())
 }

@@ -5,6 +5,7 @@
 //! steps awaiting before the children are written (`async_steps`).
 
 mod async_steps;
+mod database;
 mod site;
 mod teams;
 mod tenants;

@@ -42,4 +42,5 @@ mod lifecycle;
 mod list;
 mod patch;
 mod quantities;
+mod secrets;
 mod support;
