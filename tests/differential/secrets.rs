@@ -42,5 +42,10 @@ async fn string_data(client: Client, ns: String) -> Transcript {
 
 #[tokio::test]
 async fn string_data_is_merged_into_data_and_never_stored() {
-    run("string_data_is_merged_into_data_and_never_stored", &[], string_data).await;
+    run(
+        "string_data_is_merged_into_data_and_never_stored",
+        &[],
+        string_data,
+    )
+    .await;
 }

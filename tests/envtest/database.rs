@@ -1,0 +1,45 @@
+//! The `database` example on a real kube-apiserver: the scenario of `tests::database_scenario`, with the test
+//! playing the StatefulSet controller (no kube-controller-manager runs here), and the operator's requests
+//! recorded to count its writes.
+
+use operator::testing::envtest::ControlPlane;
+
+use crate::support::recording_client_for;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operator_keeps_databases_on_a_real_kube_apiserver() {
+    let Some(cp) = ControlPlane::shared_or_skip("database scenario").await else {
+        return;
+    };
+    let admin = cp.client().unwrap();
+    let namespace = cp.namespace().await.unwrap();
+    let workloads = tests::workload_controllers::play(admin.clone());
+    let (operator, log) = recording_client_for(cp.config().clone());
+    let writes = {
+        let log = log.clone();
+        move || {
+            log.lock()
+                .unwrap()
+                .iter()
+                .filter(|e| e.method != "GET")
+                .map(|e| {
+                    format!(
+                        "{} {}",
+                        e.method,
+                        e.path.split('?').next().unwrap_or_default()
+                    )
+                })
+                .collect::<Vec<String>>()
+        }
+    };
+    tests::database_scenario::run(admin, operator, &namespace, &writes).await;
+    workloads.abort();
+    let forbidden: Vec<_> = log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| e.status == 403)
+        .cloned()
+        .collect();
+    assert!(forbidden.is_empty(), "forbidden requests: {forbidden:#?}");
+}
