@@ -6,6 +6,7 @@
 
 mod async_steps;
 mod database;
+mod database_table;
 mod site;
 mod teams;
 mod tenants;
