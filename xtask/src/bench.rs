@@ -1,12 +1,14 @@
-//! `cargo xtask bench-cluster`: the WebApp operator on a real control plane, measured from outside.
+//! `cargo xtask bench-cluster`: an example operator on a real control plane, measured from outside.
 //!
-//! Builds the `webapp` example in release, starts a fresh etcd and kube-apiserver, creates N WebApps (and the
-//! ConfigMap they name) before the operator starts, then runs the operator as its own process with
-//! `--kubeconfig`, as a user would, and prints: converge wall time (until every WebApp's status describes its
-//! generation), the operator's CPU seconds (user + system, from `/proc`), its peak and steady resident memory,
-//! API requests by verb during the converge (from kube-apiserver's `apiserver_request_total`), writes while
-//! idle and after a restart, and the latency from a spec patch to the Deployment's update (p50 / p99). Figures,
-//! not assertions: run it on a quiet machine, several times, and read medians.
+//! Builds the example (`--example webapp`, the default, or `database`) in release, starts a fresh etcd and
+//! kube-apiserver, creates N parents (WebApps with the ConfigMap they name, or Databases) before the operator
+//! starts, then runs the operator as its own process with `--kubeconfig`, as a user would, and prints:
+//! converge wall time (until every parent's status describes its generation and names its children), the
+//! operator's CPU seconds (user + system, from `/proc`), its peak and steady resident memory, API requests by
+//! verb during the converge (from kube-apiserver's `apiserver_request_total`, the benchmark's own lists taken
+//! out), writes while idle and after a restart, and the latency from a spec patch to the workload's update
+//! (p50 / p99). No kube-controller-manager runs, so workloads never become ready: converged means written.
+//! Figures, not assertions: run it on a quiet machine, several times, and read medians.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,30 +17,92 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use futures::StreamExt;
+use kube::Client;
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
-use kube::{Client, ResourceExt};
 use operator_envtest::{Assets, ControlPlane};
 use serde_json::{Value, json};
 
 /// Options of `cargo xtask bench-cluster`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// How many WebApps to converge.
-    #[arg(long, default_value_t = 1000)]
-    webapps: usize,
+    /// Which example to measure.
+    #[arg(long, value_enum, default_value_t = Example::Webapp)]
+    example: Example,
+    /// How many parents (WebApps or Databases) to converge.
+    #[arg(long, alias = "webapps", default_value_t = 1000)]
+    parents: usize,
     /// How many spec patches to time.
     #[arg(long, default_value_t = 100)]
     patches: usize,
 }
 
-/// The resources the operator reads and writes (the API server's own leases and endpoints are not its).
-const OPERATOR_RESOURCES: [&str; 5] =
-    ["webapps", "deployments", "services", "configmaps", "events"];
+/// The example operators the benchmark knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Example {
+    /// WebApps: a Deployment and a Service each, and one ConfigMap they all name.
+    Webapp,
+    /// Databases: a Secret, a headless Service and a StatefulSet each.
+    Database,
+}
+
+impl Example {
+    fn name(self) -> &'static str {
+        match self {
+            Example::Webapp => "webapp",
+            Example::Database => "database",
+        }
+    }
+
+    fn kind(self) -> (&'static str, &'static str) {
+        match self {
+            Example::Webapp => ("WebApp", "webapps"),
+            Example::Database => ("Database", "databases"),
+        }
+    }
+
+    /// The `i`-th parent.
+    fn parent(self, i: usize) -> Value {
+        match self {
+            Example::Webapp => json!({"apiVersion": "example.dev/v1", "kind": "WebApp",
+                "metadata": {"name": format!("app-{i}")},
+                "spec": {"image": "nginx:1.27", "replicas": 1, "port": 8080, "configMap": "site"}}),
+            Example::Database => json!({"apiVersion": "example.dev/v1", "kind": "Database",
+                "metadata": {"name": format!("app-{i}")},
+                "spec": {"version": "16", "replicas": 1, "storage": "1Gi"}}),
+        }
+    }
+
+    /// Whether a parent's status describes its generation and names its children.
+    fn converged(self, parent: &DynamicObject) -> bool {
+        let status = &parent.data["status"];
+        status["observedGeneration"].as_i64() == parent.metadata.generation
+            && match self {
+                Example::Webapp => {
+                    status["deployment"].is_string() && status["service"].is_string()
+                }
+                Example::Database => {
+                    status["secretName"].is_string() && status["endpoint"].is_string()
+                }
+            }
+    }
+}
+
+/// The resources the operators read and write (the API server's own leases and endpoints are not theirs).
+const OPERATOR_RESOURCES: [&str; 8] = [
+    "webapps",
+    "databases",
+    "deployments",
+    "statefulsets",
+    "services",
+    "secrets",
+    "configmaps",
+    "events",
+];
 const NAMESPACE: &str = "default";
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let binary = build_example()?;
+    let binary = build_example(args.example.name())?;
     let assets = match Assets::locate() {
         Ok(assets) => assets,
         Err(e) if e.is_no_assets() => super::build::run(&super::build::Args::default())?,
@@ -48,25 +112,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     runtime.block_on(measure(args, binary, assets))
 }
 
-/// `cargo build --release -p examples --example webapp`, returning the binary's path.
-fn build_example() -> anyhow::Result<PathBuf> {
+/// `cargo build --release -p examples --example NAME`, returning the binary's path.
+fn build_example(name: &str) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "examples",
-            "--example",
-            "webapp",
-        ])
+        .args(["build", "--release", "-p", "examples", "--example", name])
         .status()
         .context("running cargo build")?;
     if !status.success() {
-        bail!("cargo build --release --example webapp failed");
+        bail!("cargo build --release --example {name} failed");
     }
     let target = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| "target".into());
-    let binary = Path::new(&target).join("release/examples/webapp");
+    let binary = Path::new(&target).join("release/examples").join(name);
     if !binary.exists() {
         bail!("{} was not built", binary.display());
     }
@@ -83,8 +140,9 @@ async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<
     let kubeconfig = dir.path().join("kubeconfig");
     cp.write_kubeconfig(&kubeconfig)?;
     let client = cp.client()?;
-    install_crd(&binary, &client).await?;
-    let webapps = webapps_api(&client);
+    let example = args.example;
+    install_crd(&binary, &client, example).await?;
+    let parents = parents_api(&client, example);
     let pp = PostParams::default();
     let cms: Api<DynamicObject> = Api::namespaced_with(
         client.clone(),
@@ -93,28 +151,34 @@ async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<
     );
     let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "site"}, "data": {"index.html": "hello"}});
-    cms.create(&pp, &serde_json::from_value(cm)?).await?;
-    eprintln!("bench-cluster: creating {} WebApps", args.webapps);
-    for i in 0..args.webapps {
-        let app = json!({"apiVersion": "example.dev/v1", "kind": "WebApp",
-            "metadata": {"name": format!("app-{i}")},
-            "spec": {"image": "nginx:1.27", "replicas": 1, "port": 8080, "configMap": "site"}});
-        webapps.create(&pp, &serde_json::from_value(app)?).await?;
+    if example == Example::Webapp {
+        cms.create(&pp, &serde_json::from_value(cm)?).await?;
+    }
+    let (kind, _) = example.kind();
+    eprintln!("bench-cluster: creating {} {kind}s", args.parents);
+    for i in 0..args.parents {
+        parents
+            .create(&pp, &serde_json::from_value(example.parent(i))?)
+            .await?;
     }
 
     let before = request_counts(&client).await?;
     let started = Instant::now();
     let mut operator = spawn(&binary, &kubeconfig)?;
-    wait_converged(&webapps, args.webapps).await?;
+    let own_lists = wait_converged(&parents, args.parents, example).await?;
     let converge = started.elapsed();
-    let converged = request_counts(&client).await?;
+    let mut converged = request_counts(&client).await?;
+    // The benchmark's own polling is not the operator's.
+    if let Some(lists) = converged.get_mut("LIST") {
+        *lists -= own_lists.min(*lists);
+    }
     let usage_converged = usage(operator.id())?;
 
     tokio::time::sleep(Duration::from_secs(10)).await;
     let idle = request_counts(&client).await?;
     let usage_idle = usage(operator.id())?;
 
-    let latencies = patch_latencies(&client, &webapps, args.patches).await?;
+    let latencies = patch_latencies(&client, &parents, args.patches, example).await?;
     stop(&mut operator)?;
 
     let before_restart = request_counts(&client).await?;
@@ -124,8 +188,9 @@ async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<
     stop(&mut restarted)?;
 
     println!(
-        "bench-cluster: webapp example, {} WebApps, kube-apiserver {}, release build",
-        args.webapps,
+        "bench-cluster: {} example, {} {kind}s, kube-apiserver {}, release build",
+        example.name(),
+        args.parents,
         cp.assets().kubernetes_version
     );
     println!(
@@ -154,7 +219,7 @@ async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<
         describe(&delta(&before_restart, &after_restart, is_write))
     );
     println!(
-        "spec patch -> Deployment  p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} patches)",
+        "spec patch -> workload    p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} patches)",
         percentile(&latencies, 0.50),
         percentile(&latencies, 0.99),
         latencies.iter().cloned().fold(0.0, f64::max),
@@ -164,12 +229,12 @@ async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<
     Ok(())
 }
 
-/// Installs the CRD `webapp manifests` prints.
-async fn install_crd(binary: &Path, client: &Client) -> anyhow::Result<()> {
+/// Installs the CRD `<example> manifests` prints.
+async fn install_crd(binary: &Path, client: &Client, example: Example) -> anyhow::Result<()> {
     let out = Command::new(binary)
         .arg("manifests")
         .output()
-        .context("running webapp manifests")?;
+        .context("running the example's manifests")?;
     let yaml = String::from_utf8(out.stdout)?;
     let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
         Api::all(client.clone());
@@ -184,7 +249,7 @@ async fn install_crd(binary: &Path, client: &Client) -> anyhow::Result<()> {
         }
     }
     for _ in 0..100 {
-        if webapps_api(client)
+        if parents_api(client, example)
             .list(&ListParams::default().limit(1))
             .await
             .is_ok()
@@ -193,16 +258,17 @@ async fn install_crd(binary: &Path, client: &Client) -> anyhow::Result<()> {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    bail!("the WebApp CRD was not served in time")
+    bail!("the CRD was not served in time")
 }
 
-fn webapps_api(client: &Client) -> Api<DynamicObject> {
+fn parents_api(client: &Client, example: Example) -> Api<DynamicObject> {
+    let (kind, plural) = example.kind();
     let resource = ApiResource {
         group: "example.dev".into(),
         version: "v1".into(),
         api_version: "example.dev/v1".into(),
-        kind: "WebApp".into(),
-        plural: "webapps".into(),
+        kind: kind.into(),
+        plural: plural.into(),
     };
     Api::namespaced_with(client.clone(), NAMESPACE, &resource)
 }
@@ -230,42 +296,44 @@ fn stop(child: &mut Child) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Waits until every WebApp's status describes its generation.
-async fn wait_converged(webapps: &Api<DynamicObject>, n: usize) -> anyhow::Result<()> {
+/// Waits until every parent's status describes its generation and names its children; returns how many
+/// lists that took (the benchmark's own requests, not the operator's).
+async fn wait_converged(
+    parents: &Api<DynamicObject>,
+    n: usize,
+    example: Example,
+) -> anyhow::Result<u64> {
     let deadline = Instant::now() + Duration::from_secs(600);
+    let mut lists = 0;
     loop {
-        let list = webapps.list(&ListParams::default()).await?;
-        let done = list
-            .items
-            .iter()
-            .filter(|a| {
-                let generation = a.metadata.generation;
-                a.data["status"]["observedGeneration"].as_i64() == generation
-                    && a.data["status"]["deployment"].is_string()
-                    && a.data["status"]["service"].is_string()
-            })
-            .count();
+        let list = parents.list(&ListParams::default()).await?;
+        lists += 1;
+        let done = list.items.iter().filter(|p| example.converged(p)).count();
         if done == n {
-            return Ok(());
+            return Ok(lists);
         }
         if Instant::now() > deadline {
-            bail!("{done} of {n} WebApps converged after 600 s");
+            bail!("{done} of {n} converged after 600 s");
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 
-/// Patches `app-0`'s replicas `n` times, each time waiting for the Deployment to carry the new count, and
-/// returns the milliseconds from sending the patch to seeing the Deployment updated.
+/// Patches `app-0`'s replicas `n` times, each time waiting for its workload (Deployment or StatefulSet) to
+/// carry the new count, and returns the milliseconds from sending the patch to seeing the workload updated.
 async fn patch_latencies(
     client: &Client,
-    webapps: &Api<DynamicObject>,
+    parents: &Api<DynamicObject>,
     n: usize,
+    example: Example,
 ) -> anyhow::Result<Vec<f64>> {
-    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> =
-        Api::namespaced(client.clone(), NAMESPACE);
+    let workload = match example {
+        Example::Webapp => ApiResource::erase::<k8s_openapi::api::apps::v1::Deployment>(&()),
+        Example::Database => ApiResource::erase::<k8s_openapi::api::apps::v1::StatefulSet>(&()),
+    };
+    let workloads: Api<DynamicObject> = Api::namespaced_with(client.clone(), NAMESPACE, &workload);
     let config = watcher::Config::default().fields("metadata.name=app-0");
-    let mut updates = watcher::watcher(deployments, config)
+    let mut updates = watcher::watcher(workloads, config)
         .applied_objects()
         .boxed();
     let mut out = Vec::with_capacity(n);
@@ -273,19 +341,18 @@ async fn patch_latencies(
         let replicas = 2 + (i % 2) as i32;
         let patch = json!({"spec": {"replicas": replicas}});
         let sent = Instant::now();
-        webapps
+        parents
             .patch("app-0", &PatchParams::default(), &Patch::Merge(&patch))
             .await?;
         loop {
             let next = tokio::time::timeout(Duration::from_secs(30), updates.next()).await;
-            let Ok(Some(Ok(d))) = next else {
-                bail!("no Deployment update seen for patch {i}");
+            let Ok(Some(Ok(w))) = next else {
+                bail!("no workload update seen for patch {i}");
             };
-            if d.spec.as_ref().and_then(|s| s.replicas) == Some(replicas) {
+            if w.data["spec"]["replicas"].as_i64() == Some(i64::from(replicas)) {
                 out.push(sent.elapsed().as_secs_f64() * 1000.0);
                 break;
             }
-            let _ = d.name_any();
         }
     }
     Ok(out)

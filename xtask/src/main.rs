@@ -3,7 +3,7 @@
 //! ```text
 //! cargo xtask envtest                                  # build etcd and kube-apiserver (or reuse them)
 //! cargo xtask control-plane --write-kubeconfig FILE    # run a control plane until Ctrl-C
-//! cargo xtask bench-cluster --webapps 1000             # the webapp example on a real control plane
+//! cargo xtask bench-cluster --example webapp --parents 1000   # an example on a real control plane
 //! ```
 
 mod bench;
