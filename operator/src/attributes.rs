@@ -107,7 +107,7 @@
 //! | --- | --- | --- |
 //! | `name = "webapp-controller"` | controller name, event reporter, default field manager; default `<kind>-controller` | `Reconciler::new(name)` |
 //! | `finalizer = "example.dev/cleanup"` | a finalizer around all steps; `#[finalize]` steps run under it | `.step(WithFinalizer::new(finalizer, steps))` |
-//! | `concurrency = 4` | parents reconciled at once (0: unlimited) | `.concurrency(4)` |
+//! | `concurrency = 4` | parents reconciled at once (0: unlimited; default 16, [`DEFAULT_CONCURRENCY`](crate::reconciler::DEFAULT_CONCURRENCY)) | `.concurrency(4)` |
 //! | `debounce_ms = 100` | wait after a trigger, to batch bursts | `.debounce(Duration::from_millis(100))` |
 //! | `field_manager = "me"` | server-side apply field manager | `.field_manager("me")` |
 //! | `one_action_per_pass` | at most one write per pass | `.one_action_per_pass(true)` |

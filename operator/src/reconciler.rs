@@ -37,6 +37,11 @@ where
     type ParentStatus = P::Status;
 }
 
+/// How many parents a controller reconciles at once unless told otherwise. Unbounded, a burst (a restart, a
+/// thousand new parents) runs every pass at once: each holds its objects and opens its own connection to the
+/// API server (with its TLS buffers), which is where most of an operator's peak memory went.
+pub const DEFAULT_CONCURRENCY: u16 = 16;
+
 /// A `watches` mapper's triggers: why (the mapped object that changed) and which parents.
 type Mapper<P> =
     Box<dyn Fn(&Caches) -> BoxStream<'static, (String, Vec<ObjectRef<P>>)> + Send + Sync>;
@@ -84,7 +89,7 @@ impl<P: CachedKind> Reconciler<P> {
             extra: Vec::new(),
             mappers: Vec::new(),
             data: None,
-            concurrency: 0,
+            concurrency: DEFAULT_CONCURRENCY,
             debounce: Duration::ZERO,
             clock: Arc::new(Timestamp::now),
             own_status: Arc::default(),
@@ -259,7 +264,7 @@ impl<P: CachedKind> Reconciler<P> {
         self
     }
 
-    /// How many parents are reconciled at once (0: unlimited).
+    /// How many parents are reconciled at once (0: unlimited; default [`DEFAULT_CONCURRENCY`]).
     pub fn concurrency(mut self, n: u16) -> Self {
         self.concurrency = n;
         self
