@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
+use kube::core::Selector;
 use kube::runtime::reflector::ObjectRef;
 use kube::{CustomResource, ResourceExt};
 use operator::{ChildOutcome, Context, Reconciler, ReconcilerStatus};
@@ -62,20 +63,14 @@ pub struct TeamStatus {
     pub accounts: Vec<String>,
 }
 
-/// The team's role: `role` of a ConfigMap labelled with the team, read from the cache (not tracked: the
-/// `watches` mapper is what reconciles the team when such a ConfigMap changes).
+/// The team's role: `role` of the first (by name) ConfigMap labelled with the team, listed from the cache;
+/// the `watches` mapper is what reconciles the team when such a ConfigMap changes.
 fn role(team: &Team, cx: &mut Context) -> operator::Result<String> {
-    let namespace = team.namespace();
-    let name = team.name_any();
-    let settings = cx.cache::<ConfigMap>()?;
-    let mut matching: Vec<Arc<ConfigMap>> = settings
-        .store()
-        .state()
+    let selector: Selector = [(TEAM_LABEL.to_string(), team.name_any())]
         .into_iter()
-        .filter(|cm| cm.namespace() == namespace && cm.labels().get(TEAM_LABEL) == Some(&name))
         .collect();
-    matching.sort_by_key(|cm| cm.name_any());
-    Ok(matching
+    let settings = cx.list::<ConfigMap>(team.namespace().as_deref(), &selector)?;
+    Ok(settings
         .iter()
         .find_map(|cm| cm.data.as_ref()?.get("role").cloned())
         .unwrap_or_else(|| DEFAULT_ROLE.to_string()))
