@@ -346,8 +346,9 @@ where
             .collect();
         let desired = (self.desired)(parent, cx).await?;
         let Some(mut desired) = desired else {
-            let (terminating, live): (Vec<_>, Vec<_>) =
-                owned.iter().partition(|c| is_terminating(c.as_ref()));
+            let (terminating, live): (Vec<_>, Vec<_>) = owned.iter().partition(|c| {
+                is_terminating(c.as_ref()) || self.written.delete_pending(c.as_ref())
+            });
             let outcome = match (live.is_empty(), terminating.first()) {
                 (false, _) => ChildOutcome::Deleted,
                 (true, Some(c)) => ChildOutcome::Terminating(c.as_ref().clone()),
@@ -415,7 +416,9 @@ where
             ));
         }
         for extra in owned.iter().filter(|c| {
-            (c.name_any() != name || c.namespace() != namespace) && !is_terminating(c.as_ref())
+            (c.name_any() != name || c.namespace() != namespace)
+                && !is_terminating(c.as_ref())
+                && !self.written.delete_pending(c.as_ref())
         }) {
             self.delete(cx, extra, "an extra child (another name is desired)")
                 .await?;
@@ -570,6 +573,7 @@ where
             uid: child.uid(),
         })
         .await?;
+        self.written.deleted(child);
         announce(
             cx,
             Mutation::Deleted,

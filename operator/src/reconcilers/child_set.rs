@@ -243,7 +243,8 @@ where
             .filter(|c| !kept.contains(&(c.namespace(), c.name_any())))
         {
             let id = (self.id)(extra.as_ref());
-            if is_terminating(extra.as_ref()) {
+            // Being deleted, or deleted by an earlier pass whose delete this cache has not seen yet.
+            if is_terminating(extra.as_ref()) || self.written.delete_pending(extra.as_ref()) {
                 outcomes
                     .entry(id)
                     .or_insert_with(|| ChildOutcome::Terminating(extra.as_ref().clone()));
@@ -254,6 +255,7 @@ where
                 uid: extra.uid(),
             })
             .await?;
+            self.written.deleted(extra.as_ref());
             let why = format!("no desired {} has this name", C::kind(&()));
             announce(
                 cx,

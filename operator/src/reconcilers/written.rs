@@ -27,6 +27,9 @@ pub(crate) struct Written {
 struct Recent {
     versions: HashMap<String, (String, u64)>,
     order: VecDeque<String>,
+    /// The children this step deleted, by uid, with the resource version the cache showed then.
+    deleted: HashMap<String, String>,
+    deleted_order: VecDeque<String>,
 }
 
 impl Written {
@@ -68,6 +71,35 @@ impl Written {
         }
         recent.versions.insert(uid, (version, content));
         mutation
+    }
+
+    /// Remembers that this step deleted `child` (as the cache showed it), so that a pass on a cache that has not
+    /// seen the deletion yet does not delete it again ([`Written::delete_pending`]).
+    pub(crate) fn deleted<C: Resource>(&self, child: &C) {
+        let meta = child.meta();
+        let (Some(uid), Some(version)) = (meta.uid.clone(), meta.resource_version.clone()) else {
+            return;
+        };
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        if recent.deleted.insert(uid.clone(), version).is_none() {
+            recent.deleted_order.push_back(uid);
+            while recent.deleted_order.len() > CAPACITY {
+                if let Some(old) = recent.deleted_order.pop_front() {
+                    recent.deleted.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// Whether `cached` is a child this step already deleted, as the cache showed it before the deletion: the
+    /// cache lags behind the delete, and the child is on its way out.
+    pub(crate) fn delete_pending<C: Resource>(&self, cached: &C) -> bool {
+        let meta = cached.meta();
+        let (Some(uid), Some(version)) = (&meta.uid, &meta.resource_version) else {
+            return false;
+        };
+        let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        recent.deleted.get(uid) == Some(version)
     }
 
     /// Forgets a child once the cache shows this step's last write to it (or shows it deleted).
@@ -138,6 +170,18 @@ mod tests {
             written.applied(true, &answer("u", "4", "c")),
             Some(Mutation::Updated)
         );
+    }
+
+    #[test]
+    fn a_delete_is_pending_until_the_cache_moves_on() {
+        let written = Written::default();
+        let cached = answer("u", "5", "a");
+        assert!(!written.delete_pending(&cached));
+        written.deleted(&cached);
+        assert!(written.delete_pending(&cached));
+        // The cache shows a newer version (its deletion, say): it is not the copy that was deleted.
+        assert!(!written.delete_pending(&answer("u", "6", "a")));
+        assert!(!written.delete_pending(&answer("v", "5", "a")));
     }
 
     #[test]
