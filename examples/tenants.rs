@@ -19,8 +19,8 @@ async fn main() -> anyhow::Result<()> {
     let cli = examples::cli::parse(
         "tenants",
         "Runs the Tenant operator (written with #[derive(Reconciler)]).\n\n\
-         With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster and installs the CRD if \
-         it is missing; with `--in-cluster`, against the cluster of its pod. Otherwise (or with `--embedded`) \
+         With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster (installing the CRD \
+         if it is missing with `--install-crds`); with `--in-cluster`, against the cluster of its pod. Otherwise (or with `--embedded`) \
          it starts an in-memory cluster, installs the CRD and a sample Tenant, and logs what the operator does.",
         "Print the CRD, ServiceAccount, ClusterRole, ClusterRoleBinding and Deployment as YAML (pipe it to \
          `kubectl apply -f -`)",

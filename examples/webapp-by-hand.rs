@@ -20,8 +20,8 @@ async fn main() -> anyhow::Result<()> {
     let cli = examples::cli::parse(
         "webapp-by-hand",
         "Runs the WebApp operator (written with the runtime only, no derive).\n\n\
-         With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster and installs the CRD if it \
-         is missing; with `--in-cluster`, against the cluster of its pod. Otherwise (or with `--embedded`) it \
+         With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster (installing the CRD if \
+         it is missing with `--install-crds`); with `--in-cluster`, against the cluster of its pod. Otherwise (or with `--embedded`) it \
          starts an in-memory cluster, installs the CRD, a sample ConfigMap and a sample WebApp, and logs what the \
          operator does.",
         "Print the CustomResourceDefinition as YAML (pipe it to `kubectl apply -f -`)",

@@ -12,7 +12,7 @@
 //! ```
 
 use examples::webapp::cli::{Variant, run_variant};
-use examples::webapp_derive::{controller, manifests};
+use examples::webapp_derive::{controller, installation, manifests};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -20,8 +20,8 @@ async fn main() -> anyhow::Result<()> {
     let cli = examples::cli::parse(
         "webapp",
         "Runs the WebApp operator (written with #[derive(Reconciler)]).\n\n\
-         With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster and installs the CRD if \
-         it is missing; with `--in-cluster`, against the cluster of its pod. Otherwise (or with `--embedded`) \
+         With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster (installing the CRD \
+         if it is missing with `--install-crds`); with `--in-cluster`, against the cluster of its pod. Otherwise (or with `--embedded`) \
          it starts an in-memory cluster, installs the CRD, a sample ConfigMap and a sample WebApp, and logs \
          what the operator does.",
         "Print the CRD, ServiceAccount, ClusterRole, ClusterRoleBinding and Deployment as YAML (pipe it to \
@@ -30,6 +30,7 @@ async fn main() -> anyhow::Result<()> {
     let variant = Variant {
         controller,
         manifests,
+        installation: Some(installation),
     };
     run_variant(variant, cli, examples::shutdown_signal()).await
 }

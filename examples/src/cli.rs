@@ -19,14 +19,15 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{Client, ResourceExt};
 use operator::Operator;
+use operator::manifests::Manifests;
 use operator::testing::ApiServer;
 
 use crate::EmbeddedArgs;
 
 /// Runs an example operator.
 ///
-/// With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster and installs the CRD if it is
-/// missing; with `--in-cluster`, against the cluster of its pod (whose CRD the manifests installed). Otherwise (or with `--embedded`) it starts an in-memory cluster, installs the CRD and sample
+/// With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster (installing the CRD if it is
+/// missing with `--install-crds`, otherwise checking it is served); with `--in-cluster`, against the cluster of its pod (whose CRD the manifests installed). Otherwise (or with `--embedded`) it starts an in-memory cluster, installs the CRD and sample
 /// objects, and logs what the operator does.
 #[derive(Debug, clap::Parser)]
 #[command(version, about)]
@@ -43,6 +44,11 @@ pub struct Cli {
     /// Run against the cluster this pod runs in, with its service account (as the manifests' Deployment does).
     #[arg(long, conflicts_with_all = ["kubeconfig", "embedded", "listen"])]
     pub in_cluster: bool,
+    /// On a real cluster, install the CRDs when they are missing (needs RBAC to read and create
+    /// CustomResourceDefinitions; `manifests --install-crds` grants it). Without it the operator only checks
+    /// that its kinds are served.
+    #[arg(long)]
+    pub install_crds: bool,
     /// Serving the embedded cluster to kubectl.
     #[command(flatten)]
     pub serve: EmbeddedArgs,
@@ -52,7 +58,12 @@ pub struct Cli {
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum CliCommand {
     /// Print the manifests an installation needs as YAML (pipe it to `kubectl apply -f -`).
-    Manifests,
+    Manifests {
+        /// The operator installs its CRDs itself: its Deployment runs with `--install-crds` and its
+        /// ClusterRole may read and create CustomResourceDefinitions.
+        #[arg(long)]
+        install_crds: bool,
+    },
 }
 
 /// Parses the process's arguments as the command line of the example `name`, described by `about` (the first
@@ -102,6 +113,9 @@ pub struct Example {
     pub controller: fn(Operator) -> Operator,
     /// What the `manifests` subcommand prints.
     pub manifests: fn() -> anyhow::Result<String>,
+    /// The installation behind `manifests`, for `manifests --install-crds` (`None`: the example's manifests
+    /// are its CRDs only).
+    pub installation: Option<fn() -> Manifests>,
     /// Prepares a fresh embedded cluster before anything is installed (e.g. registers kinds it lacks).
     pub prepare_embedded: fn(&ApiServer),
     /// Creates the sample objects on the embedded cluster (after the CRDs are established).
@@ -118,8 +132,20 @@ pub async fn run(
     cli: Cli,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
-    if let Some(CliCommand::Manifests) = cli.command {
-        print!("{}", (example.manifests)()?);
+    if let Some(CliCommand::Manifests { install_crds }) = cli.command {
+        let yaml = match (install_crds, example.installation) {
+            (false, _) => (example.manifests)()?,
+            (true, Some(installation)) => installation()
+                .install_crds(true)
+                .to_yaml()
+                .context("cannot render the manifests as YAML")?,
+            (true, None) => {
+                anyhow::bail!(
+                    "this example's manifests are its CRDs only: --install-crds does not apply"
+                )
+            }
+        };
+        print!("{yaml}");
         return Ok(());
     }
     let embedded = cli.embedded || cli.serve.listen.is_some();
@@ -145,7 +171,7 @@ pub async fn run(
                     .with_context(|| format!("invalid kubeconfig {}", path.display()))?;
             tracing::info!(server = %config.cluster_url, kubeconfig = %path.display(), "running against a cluster");
             let client = operator::client::client(config).context("cannot build a client")?;
-            run_on_cluster(example, client, shutdown).await
+            run_on_cluster(example, client, cli.install_crds, shutdown).await
         }
         (None, Some(env)) if !embedded => {
             let config = kube::Config::infer()
@@ -153,20 +179,26 @@ pub async fn run(
                 .context("cannot load the kubeconfig named by KUBECONFIG")?;
             tracing::info!(server = %config.cluster_url, kubeconfig = ?env, "running against a cluster (KUBECONFIG)");
             let client = operator::client::client(config).context("cannot build a client")?;
-            run_on_cluster(example, client, shutdown).await
+            run_on_cluster(example, client, cli.install_crds, shutdown).await
         }
         _ => run_embedded(example, &cli.serve, shutdown).await,
     }
 }
 
-/// Runs the operator against a real cluster, installing the CRDs first if they are missing.
+/// Runs the operator against a real cluster: with `install_crds`, installs the CRDs first if they are
+/// missing; otherwise checks that their kinds are served (reading no CRD, so the operator's own RBAC suffices).
 pub async fn run_on_cluster(
     example: &Example,
     client: Client,
+    install_crds: bool,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
     for crd in (example.crds)() {
-        ensure_crd(&client, crd).await?;
+        if install_crds {
+            ensure_crd(&client, crd).await?;
+        } else {
+            ensure_served(&client, &crd).await?;
+        }
     }
     (example.controller)(Operator::new(client))
         .run_until(shutdown)
@@ -228,6 +260,37 @@ pub async fn run_embedded(
         serving.shutdown(Duration::from_secs(5)).await;
     }
     Ok(())
+}
+
+/// Checks that the kind a CRD defines is served, with one list of at most one object (what the operator may do
+/// anyway); a missing CRD is an error saying how to install it.
+pub async fn ensure_served(client: &Client, crd: &CustomResourceDefinition) -> anyhow::Result<()> {
+    let spec = &crd.spec;
+    let Some(version) = spec
+        .versions
+        .iter()
+        .find(|v| v.storage)
+        .or(spec.versions.first())
+    else {
+        anyhow::bail!("CRD {} has no version", crd.name_any());
+    };
+    let resource = kube::api::ApiResource {
+        group: spec.group.clone(),
+        version: version.name.clone(),
+        api_version: format!("{}/{}", spec.group, version.name),
+        kind: spec.names.kind.clone(),
+        plural: spec.names.plural.clone(),
+    };
+    let api: Api<kube::api::DynamicObject> = Api::all_with(client.clone(), &resource);
+    match api.list(&kube::api::ListParams::default().limit(1)).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(e)) if e.code == 404 => anyhow::bail!(
+            "{} ({}) is not served: its CRD is not installed; apply the manifests (`manifests | kubectl apply -f -`) or run with --install-crds",
+            spec.names.kind,
+            crd.name_any()
+        ),
+        Err(e) => Err(anyhow::Error::new(e).context(format!("cannot list {}", spec.names.plural))),
+    }
 }
 
 /// Creates a CRD unless it exists, and waits (up to 30 s) until it is established.

@@ -341,15 +341,20 @@ pub fn controller(operator: operator::Operator) -> operator::Operator {
     operator.controller(reconciler())
 }
 
-/// What `database manifests` prints: the CRD, the ServiceAccount, the ClusterRole derived from the wiring,
-/// its binding and the Deployment, as one YAML stream.
-pub fn manifests() -> anyhow::Result<String> {
+/// The installation of the operator: the CRD, its Namespace, ServiceAccount, the ClusterRole derived from the
+/// wiring, its binding and the Deployment.
+pub fn installation() -> Manifests {
     Manifests::new("database-operator")
         .namespace("database-system")
         .image("example.dev/database-operator:latest")
         .args(["--in-cluster"])
         .reconciler(&reconciler())
         .crd(Database::crd())
+}
+
+/// What `database manifests` prints: [`installation`] as one YAML stream.
+pub fn manifests() -> anyhow::Result<String> {
+    installation()
         .to_yaml()
         .map_err(|e| anyhow::anyhow!("cannot render the manifests as YAML: {e}"))
 }
@@ -379,6 +384,7 @@ pub fn example() -> crate::cli::Example {
         crds: || vec![Database::crd()],
         controller,
         manifests,
+        installation: Some(installation),
         prepare_embedded: |_| {},
         seed: |client| seed(client).boxed(),
         observe: |client| observe(client).boxed(),

@@ -265,6 +265,7 @@ pub fn example() -> crate::cli::Example {
         crds: || vec![Tenant::crd()],
         controller,
         manifests,
+        installation: Some(installation),
         prepare_embedded: |_| {},
         seed: |client| seed(client).boxed(),
         observe: |client| observe(client).boxed(),

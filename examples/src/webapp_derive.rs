@@ -201,6 +201,13 @@ pub fn controller(operator: operator::Operator) -> operator::Operator {
 /// What `webapp manifests` prints: the CRD, the ServiceAccount, the ClusterRole derived from the reconciler's
 /// wiring, its binding and the operator's Deployment, as one YAML stream.
 pub fn manifests() -> anyhow::Result<String> {
+    installation()
+        .to_yaml()
+        .map_err(|e| anyhow::anyhow!("cannot render the manifests as YAML: {e}"))
+}
+
+/// The installation behind [`manifests`].
+pub fn installation() -> operator::manifests::Manifests {
     use kube::CustomResourceExt;
     let reconciler: Reconciler<WebApp> = WebApp::reconciler();
     operator::manifests::Manifests::new("webapp-operator")
@@ -209,6 +216,4 @@ pub fn manifests() -> anyhow::Result<String> {
         .args(["--in-cluster"])
         .reconciler(&reconciler)
         .crd(WebApp::crd())
-        .to_yaml()
-        .map_err(|e| anyhow::anyhow!("cannot render the manifests as YAML: {e}"))
 }

@@ -34,7 +34,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{
-    Container, EnvVar, EnvVarSource, ObjectFieldSelector, PodSpec, PodTemplateSpec, ServiceAccount,
+    Container, EnvVar, EnvVarSource, Namespace, ObjectFieldSelector, PodSpec, PodTemplateSpec,
+    ServiceAccount,
 };
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, RoleRef, Subject};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -165,6 +166,7 @@ pub struct Manifests {
     image: Option<String>,
     args: Vec<String>,
     leader_election: bool,
+    install_crds: bool,
     crds: Vec<CustomResourceDefinition>,
     rules: Rules,
     extra: Vec<PolicyRule>,
@@ -181,6 +183,7 @@ impl Manifests {
             image: None,
             args: Vec::new(),
             leader_election: false,
+            install_crds: false,
             crds: Vec::new(),
             rules: Rules::default(),
             extra: Vec::new(),
@@ -221,6 +224,14 @@ impl Manifests {
     /// Whether the operator elects a leader on a Lease (adds the lease rule).
     pub fn leader_election(mut self, on: bool) -> Self {
         self.leader_election = on;
+        self
+    }
+
+    /// Whether the operator installs its CRDs itself (it runs with `--install-crds`): only then does the
+    /// ClusterRole grant reading and creating CustomResourceDefinitions. Off by default: the manifests install
+    /// the CRDs, and the operator only checks they are served.
+    pub fn install_crds(mut self, on: bool) -> Self {
+        self.install_crds = on;
         self
     }
 
@@ -265,6 +276,13 @@ impl Manifests {
         let mut rules = self.rules.clone();
         if self.leader_election {
             rules.add("coordination.k8s.io", "leases", LEASE_VERBS);
+        }
+        if self.install_crds {
+            rules.add(
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                &["get", "list", "watch", "create"],
+            );
         }
         let mut out = Vec::new();
         if let Some(only) = &self.bind_only {
@@ -377,7 +395,13 @@ impl Manifests {
                                     .clone()
                                     .unwrap_or_else(|| format!("{}:latest", self.name)),
                             ),
-                            args: (!self.args.is_empty()).then(|| self.args.clone()),
+                            args: {
+                                let mut args = self.args.clone();
+                                if self.install_crds {
+                                    args.push("--install-crds".into());
+                                }
+                                (!args.is_empty()).then_some(args)
+                            },
                             env: Some(vec![
                                 EnvVar {
                                     name: "POD_NAME".into(),
@@ -408,11 +432,29 @@ impl Manifests {
         }
     }
 
-    /// Every object, in the order `kubectl apply` needs them (CRDs first).
+    /// The Namespace the operator runs in, unless it is one every cluster has (`default`, `kube-system`).
+    pub fn namespace_object(&self) -> Option<Namespace> {
+        (!["default", "kube-system", "kube-public"].contains(&self.namespace.as_str())).then(|| {
+            Namespace {
+                metadata: ObjectMeta {
+                    name: Some(self.namespace.clone()),
+                    labels: Some(self.labels()),
+                    ..Default::default()
+                },
+                ..Default::default()
+            }
+        })
+    }
+
+    /// Every object, in the order `kubectl apply` needs them (CRDs first, then the Namespace the rest goes
+    /// into).
     pub fn objects(&self) -> serde_json::Result<Vec<serde_json::Value>> {
         let mut out: Vec<serde_json::Value> = Vec::new();
         for crd in &self.crds {
             out.push(typed(crd)?);
+        }
+        if let Some(namespace) = self.namespace_object() {
+            out.push(typed(&namespace)?);
         }
         out.push(typed(&self.service_account())?);
         out.push(typed(&self.cluster_role())?);
@@ -555,6 +597,47 @@ mod tests {
         assert_eq!(binds[0].resources, Some(vec!["clusterroles".to_string()]));
         assert_eq!(binds[0].resource_names, Some(vec!["admin".to_string()]));
         assert_eq!(verbs(&rules, "", "nodes"), ["list"]);
+    }
+
+    #[test]
+    fn crd_rules_and_flag_only_when_the_operator_installs_crds() {
+        let crd_rules = |m: &Manifests| {
+            m.rules()
+                .iter()
+                .filter(|r| {
+                    r.resources
+                        .as_ref()
+                        .is_some_and(|r| r.contains(&"customresourcedefinitions".to_string()))
+                })
+                .count()
+        };
+        let m = Manifests::new("op")
+            .namespace("op-system")
+            .args(["--in-cluster"]);
+        assert_eq!(crd_rules(&m), 0);
+        let args = |m: &Manifests| {
+            m.deployment()
+                .spec
+                .into_iter()
+                .flat_map(|s| s.template.spec)
+                .flat_map(|p| p.containers)
+                .flat_map(|c| c.args.unwrap_or_default())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(args(&m), ["--in-cluster"]);
+        let m = m.install_crds(true);
+        assert_eq!(crd_rules(&m), 1);
+        assert_eq!(args(&m), ["--in-cluster", "--install-crds"]);
+        // The Namespace comes before what goes into it.
+        let kinds: Vec<String> = m
+            .objects()
+            .unwrap()
+            .iter()
+            .map(|o| o["kind"].as_str().unwrap_or_default().to_string())
+            .collect();
+        assert_eq!(kinds[0], "Namespace");
+        assert_eq!(kinds[1], "ServiceAccount");
+        assert!(Manifests::new("op").namespace_object().is_none());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! `OPERATOR_REQUIRE_CONTROL_PLANE` is set, which makes them fail.
 
 mod database;
+mod deploy;
 mod harness;
 mod idle;
 mod quantities;

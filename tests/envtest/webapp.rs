@@ -22,6 +22,7 @@ use operator::testing::envtest::assets_or_skip;
 const DERIVED: Variant = Variant {
     controller: examples::webapp_derive::controller,
     manifests: examples::webapp_derive::manifests,
+    installation: Some(examples::webapp_derive::installation),
 };
 
 /// One step's objects, without what differs between runs (uids, times, versions, cluster IPs, namespace).
@@ -125,10 +126,12 @@ fn start_operator(
     tokio::sync::oneshot::Sender<()>,
     tokio::task::JoinHandle<anyhow::Result<()>>,
 ) {
+    // The test's control plane has no CRD yet, and the admin kubeconfig may create one.
     let cli = Cli::try_parse_from([
         "webapp".as_ref(),
         "--kubeconfig".as_ref(),
         kubeconfig.as_os_str(),
+        "--install-crds".as_ref(),
     ])
     .unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -38,12 +38,15 @@ pub struct Variant {
     pub controller: fn(Operator) -> Operator,
     /// What the `manifests` subcommand prints.
     pub manifests: fn() -> anyhow::Result<String>,
+    /// The installation behind `manifests`, if it is more than the CRD.
+    pub installation: Option<fn() -> operator::manifests::Manifests>,
 }
 
 /// `webapp-by-hand`: the runtime-only [`reconciler`], and the CRD as manifests.
 pub const BY_HAND: Variant = Variant {
     controller: |operator| operator.controller(reconciler()),
     manifests,
+    installation: None,
 };
 
 impl Variant {
@@ -53,6 +56,7 @@ impl Variant {
             crds: || vec![WebApp::crd()],
             controller: self.controller,
             manifests: self.manifests,
+            installation: self.installation,
             prepare_embedded: |_| {},
             seed: |client| seed(client).boxed(),
             observe: |client| observe(client).boxed(),
@@ -80,7 +84,7 @@ pub async fn run_on_cluster(
     client: Client,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
-    crate::cli::run_on_cluster(&BY_HAND.example(), client, shutdown).await
+    crate::cli::run_on_cluster(&BY_HAND.example(), client, true, shutdown).await
 }
 
 /// Starts the embedded in-memory cluster (served over HTTP with `--listen`), installs the CRD, a sample
