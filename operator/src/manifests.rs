@@ -668,18 +668,20 @@ mod tests {
         assert_eq!(
             kinds,
             [
+                "Namespace",
                 "ServiceAccount",
                 "ClusterRole",
                 "ClusterRoleBinding",
                 "Deployment"
             ]
         );
-        assert_eq!(docs[0]["metadata"]["namespace"], "system");
-        assert_eq!(docs[2]["roleRef"]["name"], "webapp-operator");
-        assert_eq!(docs[2]["subjects"][0]["namespace"], "system");
-        let pod = &docs[3]["spec"]["template"]["spec"];
+        assert_eq!(docs[0]["metadata"]["name"], "system");
+        assert_eq!(docs[1]["metadata"]["namespace"], "system");
+        assert_eq!(docs[3]["roleRef"]["name"], "webapp-operator");
+        assert_eq!(docs[3]["subjects"][0]["namespace"], "system");
+        let pod = &docs[4]["spec"]["template"]["spec"];
         assert_eq!(pod["serviceAccountName"], "webapp-operator");
         assert_eq!(pod["containers"][0]["image"], "img:1");
-        assert_eq!(docs[1]["rules"].as_array().unwrap().len(), 6);
+        assert_eq!(docs[2]["rules"].as_array().unwrap().len(), 6);
     }
 }

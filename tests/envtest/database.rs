@@ -15,13 +15,16 @@ async fn the_operator_keeps_databases_on_a_real_kube_apiserver() {
     let namespace = cp.namespace().await.unwrap();
     let workloads = tests::workload_controllers::play(admin.clone());
     let (operator, log) = recording_client_for(cp.config().clone());
+    // The shared control plane may hold other tests' Databases, which this operator reconciles too: only
+    // its writes into the scenario's namespace count.
     let writes = {
         let log = log.clone();
+        let scope = format!("/namespaces/{namespace}/");
         move || {
             log.lock()
                 .unwrap()
                 .iter()
-                .filter(|e| e.method != "GET")
+                .filter(|e| e.method != "GET" && e.path.contains(&scope))
                 .map(|e| {
                     format!(
                         "{} {}",

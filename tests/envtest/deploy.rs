@@ -8,7 +8,7 @@ use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::ServiceAccount;
 use kube::api::{Api, PostParams};
 use kube::config::AuthInfo;
-use operator::testing::envtest::ControlPlane;
+use operator::testing::envtest::{ControlPlane, assets_or_skip};
 
 use crate::support::{eventually, recording_client_for};
 
@@ -17,9 +17,12 @@ const ACCOUNT: &str = "database-operator";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_printed_manifests_deploy_and_the_operator_runs_under_its_own_account() {
-    let Some(cp) = ControlPlane::shared_or_skip("deploy the manifests").await else {
+    // Its own control plane: an operator that watches every namespace must not meet another test's Databases.
+    let name = "deploy-manifests";
+    if assets_or_skip(name).is_none() {
         return;
-    };
+    }
+    let cp = ControlPlane::builder().name(name).start().await.unwrap();
     let Some(bin) = tests::kubectl::kubectl_binary() else {
         return;
     };
