@@ -348,6 +348,7 @@ pub fn installation() -> Manifests {
         .namespace("database-system")
         .image("example.dev/database-operator:latest")
         .args(["--in-cluster"])
+        .health_probes(8081)
         .reconciler(&reconciler())
         .crd(Database::crd())
 }

@@ -231,6 +231,7 @@ pub fn installation() -> Manifests {
         .namespace(OPERATOR_NAMESPACE)
         .image("example.dev/tenants-operator:latest")
         .args(["--in-cluster"])
+        .health_probes(8081)
         .reconciler(&reconciler())
         .bind_only([("ClusterRole", ADMIN_ROLE)])
         .crd(Tenant::crd())

@@ -214,6 +214,7 @@ pub fn installation() -> operator::manifests::Manifests {
         .namespace("webapp-system")
         .image("example.dev/webapp-operator:latest")
         .args(["--in-cluster"])
+        .health_probes(8081)
         .reconciler(&reconciler)
         .crd(WebApp::crd())
 }

@@ -223,6 +223,7 @@ pub struct Operator {
     runners: Vec<Runner>,
     deadline: Duration,
     backoff: Backoff,
+    health: crate::probes::Health,
 }
 
 impl std::fmt::Debug for Operator {
@@ -243,12 +244,19 @@ impl Operator {
             runners: Vec::new(),
             deadline: Duration::from_secs(30),
             backoff: Backoff::default(),
+            health: crate::probes::Health::default(),
         }
     }
 
     /// The shared caches.
     pub fn caches(&self) -> &Caches {
         &self.caches
+    }
+
+    /// What the health probes report about this operator ([`crate::probes`]): ready once every cache holds
+    /// its first list, alive while it runs with all its controllers.
+    pub fn health(&self) -> crate::probes::Health {
+        self.health.clone()
     }
 
     /// How long in-flight passes may take to finish after shutdown starts (default 30s).
@@ -401,10 +409,30 @@ impl Operator {
         for w in self.caches.take_watches() {
             watches.spawn(w);
         }
+        {
+            let (caches, health) = (self.caches.clone(), self.health.clone());
+            watches.spawn(
+                async move {
+                    caches.ready().await;
+                    health.set_synced();
+                }
+                .boxed(),
+            );
+        }
+        self.health.set_running(true);
         tracing::info!(kinds = ?self.caches.kinds(), "operator started");
+        let health = self.health.clone();
         tokio::select! {
             _ = shutdown => tracing::info!("shutdown requested"),
-            _ = async { while tasks.join_next().await.is_some() {} } => {},
+            _ = async {
+                while tasks.join_next().await.is_some() {
+                    // Before shutdown a controller ends only on a fatal error: the liveness probe says so.
+                    if health.is_alive() {
+                        tracing::error!("a controller ended; the liveness probe now fails");
+                    }
+                    health.set_failed();
+                }
+            } => {},
         }
         let _ = stop_tx.send(true);
         let drained = tokio::time::timeout(self.deadline, async {
@@ -418,6 +446,7 @@ impl Operator {
         }
         watches.abort_all();
         while watches.join_next().await.is_some() {}
+        self.health.set_running(false);
         tracing::info!("operator stopped");
     }
 }

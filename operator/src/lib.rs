@@ -21,6 +21,7 @@ pub mod index;
 pub mod manifests;
 pub mod outcome;
 mod own_status;
+pub mod probes;
 pub mod quantity;
 pub mod readiness;
 pub mod reconciler;

@@ -34,12 +34,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{
-    Container, EnvVar, EnvVarSource, Namespace, ObjectFieldSelector, PodSpec, PodTemplateSpec,
-    ServiceAccount,
+    Container, ContainerPort, EnvVar, EnvVarSource, HTTPGetAction, Namespace, ObjectFieldSelector,
+    PodSpec, PodTemplateSpec, Probe, ServiceAccount,
 };
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, RoleRef, Subject};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::Resource;
 use serde::Serialize;
 
@@ -167,6 +168,7 @@ pub struct Manifests {
     args: Vec<String>,
     leader_election: bool,
     install_crds: bool,
+    probe_port: Option<i32>,
     crds: Vec<CustomResourceDefinition>,
     rules: Rules,
     extra: Vec<PolicyRule>,
@@ -184,6 +186,7 @@ impl Manifests {
             args: Vec::new(),
             leader_election: false,
             install_crds: false,
+            probe_port: None,
             crds: Vec::new(),
             rules: Rules::default(),
             extra: Vec::new(),
@@ -232,6 +235,14 @@ impl Manifests {
     /// the CRDs, and the operator only checks they are served.
     pub fn install_crds(mut self, on: bool) -> Self {
         self.install_crds = on;
+        self
+    }
+
+    /// Health probes on `port`: the operator runs with `--health-probe-bind-address=:PORT` (the examples'
+    /// flag, served by [`crate::probes`]), and the Deployment's container has a `healthz` port, a liveness
+    /// probe on `/healthz` and a readiness probe on `/readyz`.
+    pub fn health_probes(mut self, port: i32) -> Self {
+        self.probe_port = Some(port);
         self
     }
 
@@ -400,8 +411,20 @@ impl Manifests {
                                 if self.install_crds {
                                     args.push("--install-crds".into());
                                 }
+                                if let Some(port) = self.probe_port {
+                                    args.push(format!("--health-probe-bind-address=:{port}"));
+                                }
                                 (!args.is_empty()).then_some(args)
                             },
+                            ports: self.probe_port.map(|port| {
+                                vec![ContainerPort {
+                                    name: Some("healthz".into()),
+                                    container_port: port,
+                                    ..Default::default()
+                                }]
+                            }),
+                            liveness_probe: self.probe_port.map(|_| probe("/healthz")),
+                            readiness_probe: self.probe_port.map(|_| probe("/readyz")),
                             env: Some(vec![
                                 EnvVar {
                                     name: "POD_NAME".into(),
@@ -474,6 +497,19 @@ impl Manifests {
             out.push_str(&serde_yaml::to_string(&object)?);
         }
         Ok(out)
+    }
+}
+
+/// An HTTP probe on the container's `healthz` port.
+fn probe(path: &str) -> Probe {
+    Probe {
+        http_get: Some(HTTPGetAction {
+            path: Some(path.into()),
+            port: IntOrString::String("healthz".into()),
+            ..Default::default()
+        }),
+        period_seconds: Some(10),
+        ..Default::default()
     }
 }
 

@@ -1,7 +1,7 @@
 //! The manifests an example prints deploy on a fresh cluster with `kubectl apply -f -` (the Namespace comes
 //! with them), and the operator then runs under its own service account, from a kubeconfig holding that
 //! account's token, with no forbidden request: it reads no CRD unless told to install them
-//! (`--install-crds`, whose RBAC only `manifests --install-crds` grants).
+//! (`--install-crds`, whose RBAC only `manifests --install-crds` grants). Its health probes answer meanwhile.
 
 use examples::database::{Database, SAMPLE_NAME, example, installation, sample};
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
@@ -72,11 +72,22 @@ async fn the_printed_manifests_deploy_and_the_operator_runs_under_its_own_accoun
 
     let namespace = cp.namespace().await.unwrap();
     let workloads = tests::workload_controllers::play(admin.clone());
+    // The probes on a free port, as `--health-probe-bind-address 127.0.0.1:PORT` would serve them.
+    let probes = {
+        let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        free.local_addr().unwrap()
+    };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let running = tokio::spawn(async move {
-        examples::cli::run_on_cluster(&example(), operator_client, false, async move {
-            let _ = stopped.await;
-        })
+        examples::cli::run_on_cluster(
+            &example(),
+            operator_client,
+            false,
+            examples::cli::BindAddress(Some(probes)),
+            async move {
+                let _ = stopped.await;
+            },
+        )
         .await
     });
     let dbs: Api<Database> = Api::namespaced(admin.clone(), &namespace);
@@ -96,9 +107,21 @@ async fn the_printed_manifests_deploy_and_the_operator_runs_under_its_own_accoun
         },
     )
     .await;
+    // Synced and running: both probes answer 200 while it converges and after.
+    eventually("/readyz 200", async || {
+        (probe(probes, "/readyz").await == Some(200)).then_some(())
+    })
+    .await;
+    assert_eq!(probe(probes, "/healthz").await, Some(200));
+    assert_eq!(probe(probes, "/metrics").await, Some(404));
     let _ = stop.send(());
     running.await.unwrap().unwrap();
     workloads.abort();
+    assert_eq!(
+        probe(probes, "/healthz").await,
+        None,
+        "the probes outlive the operator"
+    );
 
     let exchanges = log.lock().unwrap().clone();
     assert!(
@@ -115,4 +138,15 @@ async fn the_printed_manifests_deploy_and_the_operator_runs_under_its_own_accoun
             .any(|e| e.path.contains("customresourcedefinitions")),
         "the operator read CRDs without --install-crds: {exchanges:#?}"
     );
+}
+
+/// The status code of `GET path` on the probe server, `None` when nothing answers.
+async fn probe(addr: std::net::SocketAddr, path: &str) -> Option<u16> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.ok()?;
+    let request = format!("GET {path} HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.ok()?;
+    response.split(' ').nth(1)?.parse().ok()
 }

@@ -84,7 +84,14 @@ pub async fn run_on_cluster(
     client: Client,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
-    crate::cli::run_on_cluster(&BY_HAND.example(), client, true, shutdown).await
+    crate::cli::run_on_cluster(
+        &BY_HAND.example(),
+        client,
+        true,
+        crate::cli::BindAddress(None),
+        shutdown,
+    )
+    .await
 }
 
 /// Starts the embedded in-memory cluster (served over HTTP with `--listen`), installs the CRD, a sample
@@ -93,7 +100,13 @@ pub async fn run_embedded(
     serve: &EmbeddedArgs,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
-    crate::cli::run_embedded(&BY_HAND.example(), serve, shutdown).await
+    crate::cli::run_embedded(
+        &BY_HAND.example(),
+        serve,
+        crate::cli::BindAddress(None),
+        shutdown,
+    )
+    .await
 }
 
 /// Creates the WebApp CRD unless it exists, and waits until it is established.
