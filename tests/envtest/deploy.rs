@@ -34,7 +34,26 @@ async fn the_printed_manifests_deploy_and_the_operator_runs_under_its_own_accoun
     // What `database manifests` prints, applied as a user would: the Deployment is created too (no kubelet
     // runs it here).
     let yaml = installation().to_yaml().unwrap();
-    kubectl.ok_with(&["apply", "-f", "-"], Some(&yaml)).await;
+    let (applied, _, warnings) = kubectl.run(&["apply", "-f", "-"], Some(&yaml)).await;
+    assert!(applied, "kubectl apply failed: {warnings}");
+    // The Namespace enforces the `restricted` Pod Security Standard, and the Deployment's pod meets it:
+    // kube-apiserver's PodSecurity admission warns at apply time about a template that would be refused.
+    assert!(!warnings.contains("PodSecurity"), "{warnings}");
+    // The check above can fail: a pod template with no security context is warned about in that namespace.
+    let loose = serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "loose", "namespace": NAMESPACE},
+        "spec": {
+            "selector": {"matchLabels": {"app": "loose"}},
+            "template": {
+                "metadata": {"labels": {"app": "loose"}},
+                "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+            },
+        },
+    })
+    .to_string();
+    let (_, _, loose_warnings) = kubectl.run(&["apply", "-f", "-"], Some(&loose)).await;
+    assert!(loose_warnings.contains("PodSecurity"), "{loose_warnings}");
     assert!(
         kubectl
             .ok(&["get", "namespace", NAMESPACE])
