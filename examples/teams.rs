@@ -140,6 +140,6 @@ async fn main() -> anyhow::Result<()> {
         .await?;
     show("linus left").await?;
     tracing::info!("running; press Ctrl-C to stop");
-    operator.await?;
+    operator.await??;
     Ok(())
 }

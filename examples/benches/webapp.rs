@@ -325,7 +325,7 @@ async fn run_one(n: usize, reconciles: Reconciles) -> anyhow::Result<()> {
 
     // A converged pass: a restarted operator reconciles everything once more.
     let _ = stop.send(());
-    running.await?;
+    running.await??;
     flush();
     requests.take();
     let done0 = reconciles.done.load(Ordering::Relaxed);
@@ -365,7 +365,7 @@ async fn run_one(n: usize, reconciles: Reconciles) -> anyhow::Result<()> {
     trim();
     let (rss_running, _) = memory_mib();
     let _ = stop.send(());
-    running.await?;
+    running.await??;
     trim();
     let (rss_server, _) = memory_mib();
 
@@ -411,7 +411,7 @@ async fn run_one(n: usize, reconciles: Reconciles) -> anyhow::Result<()> {
     trim();
     let (rss_churned, _) = memory_mib();
     let _ = stop.send(());
-    running.await?;
+    running.await??;
     drain.abort();
     trim();
     let (rss_empty, _) = memory_mib();

@@ -11,7 +11,7 @@
 //! let addr = "0.0.0.0:8081".parse().unwrap();
 //! let probes = operator::probes::serve(addr, health).await?;
 //! tokio::spawn(probes);
-//! operator.run_until_signal().await;
+//! operator.run_until_signal().await.unwrap();
 //! # Ok(()) }
 //! ```
 
@@ -38,6 +38,7 @@ struct State {
     synced: AtomicBool,
     running: AtomicBool,
     failed: AtomicBool,
+    leader: AtomicBool,
 }
 
 impl Health {
@@ -49,6 +50,15 @@ impl Health {
     /// Whether the operator runs with all its controllers.
     pub fn is_alive(&self) -> bool {
         self.state.running.load(Ordering::Acquire) && !self.state.failed.load(Ordering::Acquire)
+    }
+
+    /// Whether this replica holds the leader election's Lease (always false without leader election).
+    pub fn is_leader(&self) -> bool {
+        self.state.leader.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn set_leader(&self, leader: bool) {
+        self.state.leader.store(leader, Ordering::Release);
     }
 
     pub(crate) fn set_synced(&self) {

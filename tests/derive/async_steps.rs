@@ -161,5 +161,5 @@ async fn async_steps_await_before_the_children_are_written() {
     );
 
     let _ = stop_tx.send(());
-    running.await.unwrap();
+    running.await.unwrap().unwrap();
 }

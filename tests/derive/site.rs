@@ -377,5 +377,5 @@ async fn the_derived_reconciler_runs_end_to_end() {
     assert_eq!(released, 1, "cleanup ran {released} times");
 
     let _ = stop_tx.send(());
-    running.await.unwrap();
+    running.await.unwrap().unwrap();
 }

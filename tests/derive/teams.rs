@@ -125,7 +125,7 @@ async fn accounts_follow_members_and_settings() {
     assert_eq!(status.accounts, ["ada", "grace"], "{status:?}");
 
     let _ = stop.send(());
-    running.await.unwrap();
+    running.await.unwrap().unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -189,6 +189,7 @@ async fn scenario(controller: fn(Operator) -> Operator) -> Vec<Snapshot> {
     tokio::time::timeout(Duration::from_secs(10), operator)
         .await
         .expect("the operator stops")
+        .unwrap()
         .unwrap();
     snapshots
 }

@@ -102,7 +102,10 @@ async fn the_printed_manifests_deploy_and_the_operator_runs_under_its_own_accoun
             &example(),
             operator_client,
             false,
-            examples::cli::BindAddress(Some(probes)),
+            &examples::cli::RunFlags {
+                health_probe_bind_address: examples::cli::BindAddress(Some(probes)),
+                ..Default::default()
+            },
             async move {
                 let _ = stopped.await;
             },

@@ -64,7 +64,7 @@ fn start(
     client: Client,
 ) -> (
     tokio::sync::oneshot::Sender<()>,
-    tokio::task::JoinHandle<()>,
+    tokio::task::JoinHandle<Result<(), operator::RunError>>,
 ) {
     start_with(client, |o| o.controller(reconciler()))
 }
@@ -74,7 +74,7 @@ fn start_with(
     controller: fn(Operator) -> Operator,
 ) -> (
     tokio::sync::oneshot::Sender<()>,
-    tokio::task::JoinHandle<()>,
+    tokio::task::JoinHandle<Result<(), operator::RunError>>,
 ) {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let running = tokio::spawn(controller(Operator::new(client)).run_until(async move {
@@ -124,13 +124,13 @@ async fn a_converged_operator_makes_no_write_idle_or_restarted() {
     assert_eq!(writes(&client).await, converged, "writes while idle");
 
     let _ = stop.send(());
-    running.await.unwrap();
+    running.await.unwrap().unwrap();
     let (stop, running) = start(client.clone());
     // The restarted operator lists everything and reconciles the WebApp again.
     tokio::time::sleep(Duration::from_secs(5)).await;
     assert_eq!(writes(&client).await, converged, "writes after a restart");
     let _ = stop.send(());
-    running.await.unwrap();
+    running.await.unwrap().unwrap();
     workloads.abort();
 }
 
@@ -173,11 +173,11 @@ async fn a_converged_database_operator_makes_no_write_idle_or_restarted() {
     assert_eq!(writes(&client).await, converged, "writes while idle");
 
     let _ = stop.send(());
-    running.await.unwrap();
+    running.await.unwrap().unwrap();
     let (stop, running) = start_with(client.clone(), controller);
     tokio::time::sleep(Duration::from_secs(5)).await;
     assert_eq!(writes(&client).await, converged, "writes after a restart");
     let _ = stop.send(());
-    running.await.unwrap();
+    running.await.unwrap().unwrap();
     workloads.abort();
 }

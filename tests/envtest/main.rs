@@ -6,6 +6,7 @@ mod database;
 mod deploy;
 mod harness;
 mod idle;
+mod leader;
 mod quantities;
 mod runtime;
 mod support;

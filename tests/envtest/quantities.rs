@@ -99,5 +99,5 @@ async fn quantities_in_canonical_form_cause_no_reapply() {
     assert_eq!(applies(), settled, "no re-apply for canonical quantities");
 
     let _ = stop.send(());
-    running.await.unwrap();
+    running.await.unwrap().unwrap();
 }

@@ -99,7 +99,7 @@ struct Setup {
     configmaps: Api<ConfigMap>,
     log: Arc<std::sync::Mutex<Vec<Exchange>>>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
-    operator: Option<tokio::task::JoinHandle<()>>,
+    operator: Option<tokio::task::JoinHandle<Result<(), operator::RunError>>>,
 }
 
 impl Setup {
@@ -180,6 +180,7 @@ impl Setup {
             tokio::time::timeout(Duration::from_secs(30), operator)
                 .await
                 .expect("the operator stops")
+                .unwrap()
                 .unwrap();
         }
     }

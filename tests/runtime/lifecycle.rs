@@ -128,6 +128,7 @@ async fn controllers_share_one_cache_per_kind() {
     tokio::time::timeout(Duration::from_secs(10), task)
         .await
         .expect("stopped")
+        .unwrap()
         .unwrap();
     for _ in 0..100 {
         if server.watcher_count() == 0 {
@@ -200,6 +201,7 @@ async fn shutdown_with(takes: Duration, deadline: Duration) -> (usize, usize) {
     tokio::time::timeout(Duration::from_secs(20), task)
         .await
         .expect("run_until returned")
+        .unwrap()
         .unwrap();
     for _ in 0..100 {
         if server.watcher_count() == 0 {
@@ -315,6 +317,7 @@ async fn a_field_the_desired_state_stops_setting_is_removed() {
     tokio::time::timeout(Duration::from_secs(10), task)
         .await
         .expect("stopped")
+        .unwrap()
         .unwrap();
 }
 
@@ -411,6 +414,7 @@ async fn a_panicking_step_fails_its_pass_and_the_controller_goes_on() {
     tokio::time::timeout(Duration::from_secs(10), task)
         .await
         .expect("stopped")
+        .unwrap()
         .unwrap();
 }
 
@@ -461,5 +465,6 @@ async fn a_step_that_waits_stops_on_the_shutdown_signal_instead_of_the_deadline(
     tokio::time::timeout(Duration::from_secs(60), task)
         .await
         .expect("the operator stops when its waiting step hears the shutdown")
+        .unwrap()
         .unwrap();
 }

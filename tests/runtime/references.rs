@@ -148,5 +148,5 @@ async fn a_referenced_object_reconciles_exactly_the_parents_that_name_it() {
     assert_eq!(count(&passes, "c"), before[2], "c names nothing");
 
     let _ = stop_tx.send(());
-    running.await.unwrap();
+    running.await.unwrap().unwrap();
 }

@@ -69,7 +69,7 @@ fn reflect(note: &mut Note, outcome: &ChildOutcome<ConfigMap>) {
     status.config_map = outcome.child().map(|c| c.name_any());
 }
 
-fn reconciler() -> Reconciler<Note> {
+pub(crate) fn reconciler() -> Reconciler<Note> {
     Reconciler::new("note-controller")
         .step(ChildReconciler::new("configmap", desired).reflect(reflect))
 }
@@ -271,6 +271,7 @@ async fn a_controller_manages_its_child_end_to_end() {
     tokio::time::timeout(Duration::from_secs(10), running)
         .await
         .expect("shut down in time")
+        .unwrap()
         .unwrap();
     let _ = Note::kind(&());
 }

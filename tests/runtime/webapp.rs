@@ -29,7 +29,7 @@ struct Running {
     services: Api<Service>,
     configmaps: Api<ConfigMap>,
     stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<()>>,
+    task: Option<JoinHandle<Result<(), operator::RunError>>>,
 }
 
 impl Running {
@@ -70,6 +70,7 @@ impl Running {
             tokio::time::timeout(Duration::from_secs(10), task)
                 .await
                 .expect("the operator shuts down in time")
+                .unwrap()
                 .unwrap();
         }
     }

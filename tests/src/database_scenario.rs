@@ -20,7 +20,7 @@ use crate::tenants_scenario::eventually;
 /// A running operator: stop it by sending on `stop`, then await `running`.
 struct Running {
     stop: tokio::sync::oneshot::Sender<()>,
-    running: tokio::task::JoinHandle<()>,
+    running: tokio::task::JoinHandle<Result<(), operator::RunError>>,
 }
 
 fn start(client: Client) -> Running {
@@ -36,7 +36,10 @@ fn start(client: Client) -> Running {
 impl Running {
     async fn stop(self) {
         let _ = self.stop.send(());
-        self.running.await.expect("the operator task");
+        self.running
+            .await
+            .expect("the operator task")
+            .expect("the operator ran");
     }
 }
 

@@ -148,5 +148,8 @@ pub async fn edited_id_label_is_put_back(client: Client) {
     );
 
     let _ = stop.send(());
-    running.await.expect("the operator stops");
+    running
+        .await
+        .expect("the operator stops")
+        .expect("the operator ran");
 }

@@ -352,5 +352,8 @@ pub async fn run(
     foreign_untouched(&admin).await;
 
     let _ = stop.send(());
-    running.await.expect("the operator stops");
+    running
+        .await
+        .expect("the operator stops")
+        .expect("the operator ran");
 }

@@ -88,7 +88,7 @@ pub async fn run_on_cluster(
         &BY_HAND.example(),
         client,
         true,
-        crate::cli::BindAddress(None),
+        &crate::cli::RunFlags::default(),
         shutdown,
     )
     .await
@@ -103,7 +103,7 @@ pub async fn run_embedded(
     crate::cli::run_embedded(
         &BY_HAND.example(),
         serve,
-        crate::cli::BindAddress(None),
+        &crate::cli::RunFlags::default(),
         shutdown,
     )
     .await

@@ -24,6 +24,9 @@ use operator::testing::ApiServer;
 
 use crate::EmbeddedArgs;
 
+mod run_flags;
+pub use run_flags::{BindAddress, RunFlags, parse_bind_address, run_operator};
+
 /// Runs an example operator.
 ///
 /// With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster (installing the CRD if it is
@@ -49,54 +52,12 @@ pub struct Cli {
     /// that its kinds are served.
     #[arg(long)]
     pub install_crds: bool,
-    /// Serve the health probes (`/healthz`, `/readyz`) on this address, e.g. `:8081` (all interfaces) or
-    /// `127.0.0.1:8081`; `0` (the default here; the manifests' Deployment passes `:8081`) serves none.
-    #[arg(long, value_name = "ADDR", default_value = "0", value_parser = parse_bind_address)]
-    pub health_probe_bind_address: BindAddress,
+    /// How the operator runs: probes, leader election.
+    #[command(flatten)]
+    pub run: RunFlags,
     /// Serving the embedded cluster to kubectl.
     #[command(flatten)]
     pub serve: EmbeddedArgs,
-}
-
-/// An address to serve on, or none (`0`), as controller-runtime's `--*-bind-address` flags take it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BindAddress(pub Option<std::net::SocketAddr>);
-
-/// `0` is none; `:PORT` is every interface; otherwise `HOST:PORT`.
-pub fn parse_bind_address(s: &str) -> Result<BindAddress, String> {
-    if s == "0" {
-        return Ok(BindAddress(None));
-    }
-    let full = match s.strip_prefix(':') {
-        Some(port) => format!("0.0.0.0:{port}"),
-        None => s.to_string(),
-    };
-    full.parse()
-        .map(|a| BindAddress(Some(a)))
-        .map_err(|e| format!("`{s}` is not `0`, `:PORT` or `HOST:PORT`: {e}"))
-}
-
-/// Runs an operator until `shutdown`, serving its health probes on `probes` if given (a port in use is an
-/// error before the operator starts).
-pub async fn run_operator(
-    operator: Operator,
-    probes: BindAddress,
-    shutdown: impl Future<Output = ()> + Send,
-) -> anyhow::Result<()> {
-    let server = match probes.0 {
-        Some(addr) => Some(tokio::spawn(
-            operator::probes::serve(addr, operator.health())
-                .await
-                .context("--health-probe-bind-address")?,
-        )),
-        None => None,
-    };
-    operator.run_until(shutdown).await;
-    if let Some(server) = server {
-        server.abort();
-        let _ = server.await;
-    }
-    Ok(())
 }
 
 /// Subcommands.
@@ -202,7 +163,7 @@ pub async fn run(
         // The manifests install the CRDs, and the ClusterRole they bind grants nothing on CRDs: run only.
         run_operator(
             (example.controller)(Operator::new(client)),
-            cli.health_probe_bind_address,
+            &cli.run,
             shutdown,
         )
         .await?;
@@ -219,14 +180,7 @@ pub async fn run(
                     .with_context(|| format!("invalid kubeconfig {}", path.display()))?;
             tracing::info!(server = %config.cluster_url, kubeconfig = %path.display(), "running against a cluster");
             let client = operator::client::client(config).context("cannot build a client")?;
-            run_on_cluster(
-                example,
-                client,
-                cli.install_crds,
-                cli.health_probe_bind_address,
-                shutdown,
-            )
-            .await
+            run_on_cluster(example, client, cli.install_crds, &cli.run, shutdown).await
         }
         (None, Some(env)) if !embedded => {
             let config = kube::Config::infer()
@@ -234,16 +188,9 @@ pub async fn run(
                 .context("cannot load the kubeconfig named by KUBECONFIG")?;
             tracing::info!(server = %config.cluster_url, kubeconfig = ?env, "running against a cluster (KUBECONFIG)");
             let client = operator::client::client(config).context("cannot build a client")?;
-            run_on_cluster(
-                example,
-                client,
-                cli.install_crds,
-                cli.health_probe_bind_address,
-                shutdown,
-            )
-            .await
+            run_on_cluster(example, client, cli.install_crds, &cli.run, shutdown).await
         }
-        _ => run_embedded(example, &cli.serve, cli.health_probe_bind_address, shutdown).await,
+        _ => run_embedded(example, &cli.serve, &cli.run, shutdown).await,
     }
 }
 
@@ -253,7 +200,7 @@ pub async fn run_on_cluster(
     example: &Example,
     client: Client,
     install_crds: bool,
-    probes: BindAddress,
+    flags: &RunFlags,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
     for crd in (example.crds)() {
@@ -263,12 +210,7 @@ pub async fn run_on_cluster(
             ensure_served(&client, &crd).await?;
         }
     }
-    run_operator(
-        (example.controller)(Operator::new(client)),
-        probes,
-        shutdown,
-    )
-    .await
+    run_operator((example.controller)(Operator::new(client)), flags, shutdown).await
 }
 
 /// Starts the embedded in-memory cluster (served over HTTP with `--listen`), installs the CRDs and the
@@ -276,7 +218,7 @@ pub async fn run_on_cluster(
 pub async fn run_embedded(
     example: &Example,
     serve: &EmbeddedArgs,
-    probes: BindAddress,
+    flags: &RunFlags,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
     let server = ApiServer::new();
@@ -317,12 +259,7 @@ pub async fn run_embedded(
     }
 
     let observer = tokio::spawn((example.observe)(client.clone()));
-    let ran = run_operator(
-        (example.controller)(Operator::new(client)),
-        probes,
-        shutdown,
-    )
-    .await;
+    let ran = run_operator((example.controller)(Operator::new(client)), flags, shutdown).await;
     observer.abort();
     let _ = observer.await;
     if let Some(serving) = serving {
@@ -385,32 +322,4 @@ pub async fn ensure_crd(client: &Client, crd: CustomResourceDefinition) -> anyho
     .with_context(|| format!("CRD {name} not established within 30s"))?
     .with_context(|| format!("cannot watch CRD {name}"))?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bind_addresses_read_like_controller_runtime_flags() {
-        assert_eq!(parse_bind_address("0"), Ok(BindAddress(None)));
-        assert_eq!(
-            parse_bind_address(":8081").unwrap().0,
-            Some("0.0.0.0:8081".parse().unwrap())
-        );
-        assert_eq!(
-            parse_bind_address("127.0.0.1:9").unwrap().0,
-            Some("127.0.0.1:9".parse().unwrap())
-        );
-        let err = parse_bind_address("8081").unwrap_err();
-        assert!(
-            err.contains("`8081` is not `0`, `:PORT` or `HOST:PORT`"),
-            "{err}"
-        );
-        let cli =
-            try_parse_from("webapp", ["webapp", "--health-probe-bind-address", ":9"]).unwrap();
-        assert_eq!(cli.health_probe_bind_address.0.map(|a| a.port()), Some(9));
-        let cli = try_parse_from("webapp", ["webapp"]).unwrap();
-        assert_eq!(cli.health_probe_bind_address, BindAddress(None));
-    }
 }

@@ -1,0 +1,194 @@
+//! The flags every example operator runs with, named as controller-runtime's managers name them: health
+//! probes, leader election (and, with the operator, what it serves), and [`run_operator`], which applies them.
+
+use std::future::Future;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use operator::Operator;
+use operator::leader::{
+    DEFAULT_LEASE_DURATION, DEFAULT_RENEW_DEADLINE, DEFAULT_RETRY_PERIOD, LeaderElection,
+};
+
+/// How the operator runs on a cluster, whichever cluster it is.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct RunFlags {
+    /// Serve the health probes (`/healthz`, `/readyz`) on this address, e.g. `:8081` (all interfaces) or
+    /// `127.0.0.1:8081`; `0` (the default here; the manifests' Deployment passes `:8081`) serves none.
+    #[arg(long, value_name = "ADDR", default_value = "0", value_parser = parse_bind_address)]
+    pub health_probe_bind_address: BindAddress,
+    /// Elect a leader on a Lease before reconciling, so that only one replica writes; the others keep their
+    /// caches warm and take over when it stops.
+    #[arg(long)]
+    pub leader_elect: bool,
+    /// The Lease's name (default: named after the operator's controllers).
+    #[arg(long, value_name = "NAME", requires = "leader_elect")]
+    pub leader_election_id: Option<String>,
+    /// The Lease's namespace (default: the pod's namespace in a pod, else the kubeconfig context's).
+    #[arg(long, value_name = "NAMESPACE", requires = "leader_elect")]
+    pub leader_election_namespace: Option<String>,
+    /// How long a standby waits after the leader's last renewal before it takes the Lease.
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = humantime::parse_duration)]
+    pub leader_elect_lease_duration: Duration,
+    /// How long the leader keeps trying to renew before it stops reconciling and exits.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration)]
+    pub leader_elect_renew_deadline: Duration,
+    /// How often candidates read the Lease and the leader renews it.
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = humantime::parse_duration)]
+    pub leader_elect_retry_period: Duration,
+}
+
+impl Default for RunFlags {
+    /// What the command line means with none of these flags.
+    fn default() -> Self {
+        Self {
+            health_probe_bind_address: BindAddress(None),
+            leader_elect: false,
+            leader_election_id: None,
+            leader_election_namespace: None,
+            leader_elect_lease_duration: DEFAULT_LEASE_DURATION,
+            leader_elect_renew_deadline: DEFAULT_RENEW_DEADLINE,
+            leader_elect_retry_period: DEFAULT_RETRY_PERIOD,
+        }
+    }
+}
+
+impl RunFlags {
+    /// The leader election these flags ask for, if any, for `operator` (whose controllers name the Lease by
+    /// default and whose client knows its namespace).
+    pub fn leader_election(&self, operator: &Operator) -> Option<LeaderElection> {
+        if !self.leader_elect {
+            return None;
+        }
+        let name = self
+            .leader_election_id
+            .clone()
+            .unwrap_or_else(|| operator.lease_name());
+        let namespace = self
+            .leader_election_namespace
+            .clone()
+            .unwrap_or_else(|| operator.client().default_namespace().to_string());
+        Some(
+            LeaderElection::new(name, namespace)
+                .lease_duration(self.leader_elect_lease_duration)
+                .renew_deadline(self.leader_elect_renew_deadline)
+                .retry_period(self.leader_elect_retry_period),
+        )
+    }
+}
+
+/// An address to serve on, or none (`0`), as controller-runtime's `--*-bind-address` flags take it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BindAddress(pub Option<std::net::SocketAddr>);
+
+/// `0` is none; `:PORT` is every interface; otherwise `HOST:PORT`.
+pub fn parse_bind_address(s: &str) -> Result<BindAddress, String> {
+    if s == "0" {
+        return Ok(BindAddress(None));
+    }
+    let full = match s.strip_prefix(':') {
+        Some(port) => format!("0.0.0.0:{port}"),
+        None => s.to_string(),
+    };
+    full.parse()
+        .map(|a| BindAddress(Some(a)))
+        .map_err(|e| format!("`{s}` is not `0`, `:PORT` or `HOST:PORT`: {e}"))
+}
+
+/// Runs an operator until `shutdown` as `flags` say: its health probes served (a port in use is an error
+/// before the operator starts), and a leader elected first if asked. Losing the lease is an error, so the
+/// binary exits non-zero and its pod restarts as a standby, as controller-runtime's managers do.
+pub async fn run_operator(
+    operator: Operator,
+    flags: &RunFlags,
+    shutdown: impl Future<Output = ()> + Send,
+) -> anyhow::Result<()> {
+    let operator = match flags.leader_election(&operator) {
+        Some(election) => {
+            election.validate().context("leader election")?;
+            tracing::info!(lease = %format!("{}/{}", election.namespace(), election.name()), identity = %election.holder_identity(), "electing a leader");
+            operator.leader_election(election)
+        }
+        None => operator,
+    };
+    let server = match flags.health_probe_bind_address.0 {
+        Some(addr) => Some(tokio::spawn(
+            operator::probes::serve(addr, operator.health())
+                .await
+                .context("--health-probe-bind-address")?,
+        )),
+        None => None,
+    };
+    let result = operator.run_until(shutdown).await;
+    if let Some(server) = server {
+        server.abort();
+        let _ = server.await;
+    }
+    Ok(result?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::try_parse_from;
+
+    #[test]
+    fn bind_addresses_read_like_controller_runtime_flags() {
+        assert_eq!(parse_bind_address("0"), Ok(BindAddress(None)));
+        assert_eq!(
+            parse_bind_address(":8081").unwrap().0,
+            Some("0.0.0.0:8081".parse().unwrap())
+        );
+        assert_eq!(
+            parse_bind_address("127.0.0.1:9").unwrap().0,
+            Some("127.0.0.1:9".parse().unwrap())
+        );
+        let err = parse_bind_address("8081").unwrap_err();
+        assert!(
+            err.contains("`8081` is not `0`, `:PORT` or `HOST:PORT`"),
+            "{err}"
+        );
+        let cli =
+            try_parse_from("webapp", ["webapp", "--health-probe-bind-address", ":9"]).unwrap();
+        assert_eq!(
+            cli.run.health_probe_bind_address.0.map(|a| a.port()),
+            Some(9)
+        );
+        let cli = try_parse_from("webapp", ["webapp"]).unwrap();
+        assert_eq!(cli.run, RunFlags::default());
+    }
+
+    #[test]
+    fn leader_election_flags_read_like_controller_runtime_flags() {
+        let cli = try_parse_from(
+            "webapp",
+            [
+                "webapp",
+                "--leader-elect",
+                "--leader-election-id",
+                "webapp-lock",
+                "--leader-election-namespace",
+                "ops",
+                "--leader-elect-lease-duration",
+                "30s",
+                "--leader-elect-renew-deadline",
+                "20s",
+                "--leader-elect-retry-period",
+                "500ms",
+            ],
+        )
+        .unwrap();
+        assert!(cli.run.leader_elect);
+        assert_eq!(cli.run.leader_election_id.as_deref(), Some("webapp-lock"));
+        assert_eq!(cli.run.leader_election_namespace.as_deref(), Some("ops"));
+        assert_eq!(cli.run.leader_elect_lease_duration, Duration::from_secs(30));
+        assert_eq!(cli.run.leader_elect_renew_deadline, Duration::from_secs(20));
+        assert_eq!(
+            cli.run.leader_elect_retry_period,
+            Duration::from_millis(500)
+        );
+        // The Lease's name needs the election on.
+        let err = try_parse_from("webapp", ["webapp", "--leader-election-id", "x"]).unwrap_err();
+        assert!(err.to_string().contains("--leader-elect"), "{err}");
+    }
+}

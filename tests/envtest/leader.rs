@@ -1,0 +1,167 @@
+//! Leader election on kube-apiserver with real processes: replicas of the Database operator (the
+//! `database-operator` binary, `--leader-elect`) share one Lease; only the holder reconciles; SIGKILL the
+//! holder and a standby reconciles a new Database once the Lease expires; SIGTERM the holder and it releases
+//! the Lease on its way out (exit status 0), so a standby takes over at its next read.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use examples::database::{Database, sample};
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::coordination::v1::Lease;
+use kube::api::{Api, PostParams};
+use kube::{Client, CustomResourceExt};
+use operator::testing::envtest::{ControlPlane, assets_or_skip};
+use tokio::process::{Child, Command};
+
+use crate::support::eventually;
+
+const LEASE: &str = "database-leader";
+const NAMESPACE: &str = "default";
+
+/// One operator process, its output kept in a file for the failure message.
+struct Replica {
+    name: &'static str,
+    child: Child,
+    log: PathBuf,
+}
+
+impl Replica {
+    fn start(name: &'static str, kubeconfig: &Path, dir: &Path) -> Replica {
+        let log = dir.join(format!("{name}.log"));
+        let out = std::fs::File::create(&log).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_database-operator"))
+            .args(["--kubeconfig".as_ref(), kubeconfig.as_os_str()])
+            .args([
+                "--leader-elect",
+                "--leader-election-id",
+                LEASE,
+                "--leader-election-namespace",
+                NAMESPACE,
+                "--leader-elect-lease-duration",
+                "4s",
+                "--leader-elect-renew-deadline",
+                "3s",
+                "--leader-elect-retry-period",
+                "500ms",
+            ])
+            // The identity is the host name and a random suffix, as a pod's would be.
+            .env("HOSTNAME", name)
+            .env("RUST_LOG", "info")
+            .stdout(out.try_clone().unwrap())
+            .stderr(out)
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        Replica { name, child, log }
+    }
+
+    fn pid(&self) -> i32 {
+        self.child.id().unwrap() as i32
+    }
+
+    fn output(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+async fn holder(leases: &Api<Lease>) -> Option<String> {
+    let lease = leases.get_opt(LEASE).await.ok()??;
+    lease.spec?.holder_identity.filter(|h| !h.is_empty())
+}
+
+/// The replica whose identity holds the Lease.
+async fn leader<'a>(leases: &Api<Lease>, replicas: &'a [&'a Replica]) -> &'a Replica {
+    eventually("a replica holds the lease", async || {
+        let holder = holder(leases).await?;
+        replicas
+            .iter()
+            .find(|r| holder.starts_with(&format!("{}_", r.name)))
+            .copied()
+    })
+    .await
+}
+
+async fn create_and_see_reconciled(client: &Client, name: &str, replicas: &[&Replica]) {
+    let dbs: Api<Database> = Api::namespaced(client.clone(), NAMESPACE);
+    dbs.create(&PostParams::default(), &sample(name, "16"))
+        .await
+        .unwrap();
+    let sets: Api<StatefulSet> = Api::namespaced(client.clone(), NAMESPACE);
+    for _ in 0..600 {
+        if sets.get_opt(name).await.unwrap().is_some() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let logs: Vec<String> = replicas
+        .iter()
+        .map(|r| format!("--- {} ---\n{}", r.name, r.output()))
+        .collect();
+    panic!("{name} not reconciled within 60 s\n{}", logs.join("\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_of_two_replicas_leads_and_the_other_takes_over_after_sigkill_and_sigterm() {
+    // Its own control plane: the operator watches every namespace.
+    let name = "leader-election";
+    if assets_or_skip(name).is_none() {
+        return;
+    }
+    let cp = ControlPlane::builder().name(name).start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    cp.write_kubeconfig(&kubeconfig).unwrap();
+    let admin = cp.client().unwrap();
+    examples::cli::ensure_crd(&admin, Database::crd())
+        .await
+        .unwrap();
+    let leases: Api<Lease> = Api::namespaced(admin.clone(), NAMESPACE);
+
+    let a = Replica::start("replica-a", &kubeconfig, dir.path());
+    let b = Replica::start("replica-b", &kubeconfig, dir.path());
+    let first = leader(&leases, &[&a, &b]).await.name;
+    create_and_see_reconciled(&admin, "db-one", &[&a, &b]).await;
+    assert!(
+        holder(&leases).await.unwrap().starts_with(first),
+        "the lease stayed with {first}"
+    );
+    let (mut leading, mut standby) = if first == a.name { (a, b) } else { (b, a) };
+
+    // SIGKILL: no release; the standby takes the Lease once it expires, and reconciles.
+    leading.child.start_kill().unwrap();
+    let killed = leading.child.wait().await.unwrap();
+    assert!(!killed.success(), "{killed:?}");
+    let second = leader(&leases, &[&standby]).await.name;
+    assert_eq!(second, standby.name);
+    create_and_see_reconciled(&admin, "db-two", &[&standby]).await;
+
+    // SIGTERM with a standby waiting: the leader releases the Lease before it exits.
+    let c = Replica::start("replica-c", &kubeconfig, dir.path());
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(standby.pid()).unwrap(),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    let stopped = standby.child.wait().await.unwrap();
+    assert!(
+        stopped.success(),
+        "SIGTERM is a graceful stop: {stopped:?}\n{}",
+        standby.output()
+    );
+    // Read right after it exited: the Lease it renewed less than a second ago would hold for 3 s more
+    // unless it was released.
+    let lease = leases.get(LEASE).await.unwrap().spec.unwrap();
+    match lease.holder_identity.as_deref() {
+        None | Some("") => {}
+        Some(h) => assert!(h.starts_with("replica-c_"), "not released: {lease:?}"),
+    }
+    let third = leader(&leases, &[&c]).await.name;
+    assert_eq!(third, "replica-c");
+    create_and_see_reconciled(&admin, "db-three", &[&c]).await;
+    let mut c = c;
+    c.child.start_kill().unwrap();
+    let _ = c.child.wait().await;
+}
