@@ -15,7 +15,8 @@ use kube::{Client, Config};
 use tower::retry::RetryLayer;
 use tower::{BoxError, ServiceBuilder};
 
-/// A client for `config`, like `Client::try_from(config)` but with `TCP_NODELAY` on every connection.
+/// A client for `config`, like `Client::try_from(config)` but with `TCP_NODELAY` on every connection, and
+/// every request (each retry too) counted in `rest_client_requests_total` ([`crate::metrics`]).
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -43,6 +44,44 @@ pub fn client(config: Config) -> Result<Client, kube::Error> {
         .option_layer(config.auth_layer()?)
         .layer(config.extra_headers_layer()?)
         .map_err(BoxError::from)
+        .layer_fn(|inner| Counted { inner })
         .service(hyper_client);
     Ok(Client::new(service, config.default_namespace))
+}
+
+/// Counts each request by method and response code (`<error>` when none came) into the process's metrics.
+#[derive(Clone)]
+struct Counted<S> {
+    inner: S,
+}
+
+impl<S, B, R> tower::Service<http::Request<B>> for Counted<S>
+where
+    S: tower::Service<http::Request<B>, Response = http::Response<R>>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = futures::future::BoxFuture<'static, Result<S::Response, S::Error>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let method = request.method().to_string();
+        let response = self.inner.call(request);
+        Box::pin(async move {
+            let response = response.await;
+            let metrics = crate::metrics::Metrics::global();
+            match &response {
+                Ok(r) => metrics.request(&method, &r.status().as_u16().to_string()),
+                Err(_) => metrics.request(&method, "<error>"),
+            }
+            response
+        })
+    }
 }

@@ -175,6 +175,19 @@ impl Command {
             Command::Event(_) => "event",
         }
     }
+
+    /// The object written (none for an event).
+    pub fn target(&self) -> Option<&Target> {
+        match self {
+            Command::Create { target, .. }
+            | Command::Apply { target, .. }
+            | Command::Update { target, .. }
+            | Command::Patch { target, .. }
+            | Command::Delete { target, .. }
+            | Command::UpdateStatus { target, .. } => Some(target),
+            Command::Event(_) => None,
+        }
+    }
 }
 
 /// Carries out commands.
@@ -230,6 +243,20 @@ impl ApiDispatcher {
     }
 
     async fn run(&self, command: &Command) -> Result<Option<Value>> {
+        let out = self.send(command).await?;
+        let metrics = crate::metrics::Metrics::global();
+        match command {
+            Command::Event(ev) => metrics.event(&self.field_manager, ev.warning),
+            other => {
+                if let Some(target) = other.target() {
+                    metrics.wrote(&self.field_manager, other.verb(), &target.kind);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    async fn send(&self, command: &Command) -> Result<Option<Value>> {
         let ctx = |what: &str, t: &Target| format!("{what} {t}");
         let post_params = PostParams {
             field_manager: Some(self.field_manager.clone()),

@@ -70,6 +70,11 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
+    /// The name of the controller this pass belongs to.
+    pub fn controller_name(&self) -> &str {
+        &self.settings.name
+    }
+
     /// A context for one pass over the object `parent`.
     pub fn new(
         caches: Caches,

@@ -1,9 +1,9 @@
-//! Running reconcilers on `kube_runtime::Controller`: triggers, backoff, shared caches, graceful shutdown.
+//! Running a reconciler on `kube_runtime::Controller`: triggers and why each pass runs, backoff, forgetting
+//! deleted parents, the controller's metrics.
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::future::{BoxFuture, FutureExt};
 use futures::stream::{self, BoxStream, StreamExt};
@@ -16,7 +16,7 @@ use tracing::Instrument;
 use crate::cache::{Caches, Change};
 use crate::command::{ApiDispatcher, Dispatcher};
 use crate::error::Error;
-use crate::leader::{Elector, LeaderElection, LeaderElectionError};
+use crate::metrics::Metrics;
 use crate::outcome::Outcome;
 use crate::reconciler::{ParentKind, Reconciler, controller_parents};
 use crate::reconcilers::Changed;
@@ -66,50 +66,65 @@ struct Shared<P: ParentKind> {
 /// How many reasons are kept per queued parent (a burst of changes to its children is summed up).
 const REASONS: usize = 4;
 
+/// The reasons recorded for a queued parent, and when the first was.
+type Queued = (Vec<String>, Instant);
+
 /// Why parents are due for a pass: the triggers record the change that queued a parent, the pass takes it.
+/// What is recorded and not yet taken is the controller's queue, as its metrics count it
+/// (`workqueue_depth`, `workqueue_adds_total`, `workqueue_queue_duration_seconds`).
 struct Why<P: kube::Resource<DynamicType = ()>> {
-    queued: Mutex<HashMap<ObjectRef<P>, Vec<String>>>,
+    controller: String,
+    metrics: Metrics,
+    /// The reasons recorded per parent, and when the first was.
+    queued: Mutex<HashMap<ObjectRef<P>, Queued>>,
     requeued: Mutex<std::collections::HashSet<ObjectRef<P>>>,
 }
 
-impl<P: kube::Resource<DynamicType = ()>> Default for Why<P> {
-    fn default() -> Self {
+impl<P: kube::Resource<DynamicType = ()>> Why<P> {
+    fn new(controller: &str) -> Self {
         Self {
+            controller: controller.to_string(),
+            metrics: Metrics::global(),
             queued: Mutex::default(),
             requeued: Mutex::default(),
         }
     }
-}
 
-impl<P: kube::Resource<DynamicType = ()>> Why<P> {
     fn record(&self, parent: &ObjectRef<P>, why: &str) {
         let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
-        let reasons = queued.entry(parent.clone()).or_default();
+        let (reasons, _) = queued
+            .entry(parent.clone())
+            .or_insert_with(|| (Vec::new(), Instant::now()));
         if reasons.len() < REASONS && !reasons.iter().any(|r| r == why) {
             reasons.push(why.to_string());
         } else if reasons.len() == REASONS && !reasons.iter().any(|r| r == "…") {
             reasons.push("…".into());
         }
+        self.metrics.queued(&self.controller, queued.len());
     }
 
-    /// Why `parent` runs now: the recorded changes, a requeue, a retry after an error, or its own change.
-    fn take(&self, parent: &ObjectRef<P>, retrying: bool) -> String {
-        let reasons = self
-            .queued
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(parent);
+    /// Why `parent` runs now (the recorded changes, a requeue, a retry after an error, or its own change),
+    /// and how long it was due.
+    fn take(&self, parent: &ObjectRef<P>, retrying: bool) -> (String, Option<Duration>) {
+        let taken = {
+            let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
+            let taken = queued.remove(parent);
+            self.metrics.set_depth(&self.controller, queued.len());
+            taken
+        };
         let requeued = self
             .requeued
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(parent);
-        match reasons {
-            Some(r) if !r.is_empty() => r.join("; "),
+        let waited = taken.as_ref().map(|(_, since)| since.elapsed());
+        let why = match taken {
+            Some((r, _)) if !r.is_empty() => r.join("; "),
             _ if retrying => "retry after an error".into(),
             _ if requeued => "requeue".into(),
             _ => "the parent changed".into(),
-        }
+        };
+        (why, waited)
     }
 
     fn requeue(&self, parent: &ObjectRef<P>) {
@@ -120,10 +135,11 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
     }
 
     fn forget(&self, parent: &ObjectRef<P>) {
-        self.queued
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(parent);
+        {
+            let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
+            queued.remove(parent);
+            self.metrics.set_depth(&self.controller, queued.len());
+        }
         self.requeued
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -208,397 +224,136 @@ async fn forget_deleted<P: ParentKind>(
     std::future::pending::<()>().await
 }
 
-type Runner = Box<dyn FnOnce(watch::Receiver<bool>) -> BoxFuture<'static, ()> + Send>;
+/// A controller's run, to start when the operator runs: it takes the shutdown signal.
+pub(crate) type Runner = Box<dyn FnOnce(watch::Receiver<bool>) -> BoxFuture<'static, ()> + Send>;
 
-/// Runs any number of controllers over one set of shared caches until shutdown.
-///
-/// ```no_run
-/// # use operator::{Operator, Reconciler};
-/// # async fn run<P: operator::ParentKind>(client: kube::Client, reconciler: Reconciler<P>) {
-/// Operator::new(client).controller(reconciler).run_until_signal().await.unwrap();
-/// # }
-/// ```
-pub struct Operator {
-    client: Client,
-    caches: Caches,
-    runners: Vec<Runner>,
-    deadline: Duration,
+/// The run of a controller for `P` over `caches`, writing through `client`; `None` (logged) when the
+/// parent's cache already started, so no trigger could reach the controller.
+pub(crate) fn runner<P: ParentKind>(
+    client: &Client,
+    caches: &Caches,
+    reconciler: Reconciler<P>,
     backoff: Backoff,
-    health: crate::probes::Health,
-    leader: Option<LeaderElection>,
-    names: Vec<String>,
-}
-
-impl std::fmt::Debug for Operator {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Operator")
-            .field("caches", &self.caches)
-            .field("controllers", &self.runners.len())
-            .finish_non_exhaustive()
+) -> Option<Runner> {
+    let caches = caches.clone();
+    let parent_cache = caches.ensure::<P>();
+    let Some(parent_stream) = parent_cache.subscribe() else {
+        tracing::error!(kind = %<P as kube::Resource>::kind(&()), "the parent cache already started; controller not added");
+        return None;
+    };
+    let wiring = reconciler.wiring();
+    let tracker = Tracker::<P>::new();
+    let mut changes: Vec<BoxStream<'static, Changed>> = Vec::new();
+    for kind in wiring.kinds() {
+        changes.push((kind.changes)(&caches));
     }
-}
-
-impl Operator {
-    /// An operator talking to the cluster through `client`.
-    pub fn new(client: Client) -> Self {
-        Self {
-            caches: Caches::new(client.clone()),
-            client,
-            runners: Vec::new(),
-            deadline: Duration::from_secs(30),
-            backoff: Backoff::default(),
-            health: crate::probes::Health::default(),
-            leader: None,
-            names: Vec::new(),
-        }
-    }
-
-    /// The shared caches.
-    pub fn caches(&self) -> &Caches {
-        &self.caches
-    }
-
-    /// What the health probes report about this operator ([`crate::probes`]): ready once every cache holds
-    /// its first list, alive while it runs with all its controllers.
-    pub fn health(&self) -> crate::probes::Health {
-        self.health.clone()
-    }
-
-    /// How long in-flight passes may take to finish after shutdown starts (default 30s).
-    pub fn shutdown_deadline(mut self, d: Duration) -> Self {
-        self.deadline = d;
-        self
-    }
-
-    /// The error backoff for every controller added after this call.
-    pub fn backoff(mut self, backoff: Backoff) -> Self {
-        self.backoff = backoff;
-        self
-    }
-
-    /// Adds a controller for `P`.
-    pub fn controller<P: ParentKind>(mut self, reconciler: Reconciler<P>) -> Self {
-        let caches = self.caches.clone();
-        let parent_cache = caches.ensure::<P>();
-        let Some(parent_stream) = parent_cache.subscribe() else {
-            tracing::error!(kind = %<P as kube::Resource>::kind(&()), "the parent cache already started; controller not added");
-            return self;
-        };
-        self.names.push(reconciler.name().to_string());
-        let wiring = reconciler.wiring();
-        let tracker = Tracker::<P>::new();
-        let mut changes: Vec<BoxStream<'static, Changed>> = Vec::new();
-        for kind in wiring.kinds() {
-            changes.push((kind.changes)(&caches));
-        }
-        let mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>)>> =
-            reconciler.mappers.iter().map(|m| m(&caches)).collect();
-        let store = parent_cache.store().clone();
-        let deletions = parent_cache.changes();
-        let why: Arc<Why<P>> = Arc::default();
-        let trigger_why = why.clone();
-        let mapped_why = why.clone();
-        let trigger_tracker = tracker.clone();
-        let trigger_store = store.clone();
-        let triggers = stream::select_all(changes)
-            .flat_map(move |changed| {
-                let refs: Vec<ObjectRef<P>> = match changed {
-                    Changed::Object {
-                        api_version,
-                        kind,
-                        meta,
-                    } => {
-                        let name = match &meta.namespace {
-                            Some(ns) => {
-                                format!("{ns}/{}", meta.name.as_deref().unwrap_or_default())
-                            }
-                            None => meta.name.clone().unwrap_or_default(),
-                        };
-                        let owners = controller_parents::<P>(&api_version, &kind, &meta);
-                        let child = format!("child {kind} {name} changed");
-                        for r in &owners {
-                            trigger_why.record(r, &child);
+    let mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>)>> =
+        reconciler.mappers.iter().map(|m| m(&caches)).collect();
+    let store = parent_cache.store().clone();
+    let deletions = parent_cache.changes();
+    let why: Arc<Why<P>> = Arc::new(Why::new(reconciler.name()));
+    let parent_why = why.clone();
+    let trigger_why = why.clone();
+    let mapped_why = why.clone();
+    let trigger_tracker = tracker.clone();
+    let trigger_store = store.clone();
+    let triggers = stream::select_all(changes)
+        .flat_map(move |changed| {
+            let refs: Vec<ObjectRef<P>> = match changed {
+                Changed::Object {
+                    api_version,
+                    kind,
+                    meta,
+                } => {
+                    let name = match &meta.namespace {
+                        Some(ns) => {
+                            format!("{ns}/{}", meta.name.as_deref().unwrap_or_default())
                         }
-                        let tracking = trigger_tracker.parents_of_meta(&api_version, &kind, &meta);
-                        let tracked = format!("tracked {kind} {name} changed");
-                        for r in &tracking {
-                            trigger_why.record(r, &tracked);
-                        }
-                        owners.into_iter().chain(tracking).collect()
+                        None => meta.name.clone().unwrap_or_default(),
+                    };
+                    let owners = controller_parents::<P>(&api_version, &kind, &meta);
+                    let child = format!("child {kind} {name} changed");
+                    for r in &owners {
+                        trigger_why.record(r, &child);
                     }
-                    Changed::Lagged => {
-                        let all: Vec<ObjectRef<P>> = trigger_store
-                            .state()
-                            .iter()
-                            .map(|p| ObjectRef::from_obj(p.as_ref()))
-                            .collect();
-                        for r in &all {
-                            trigger_why.record(r, "changes were missed; reconciling everything");
-                        }
-                        all
+                    let tracking = trigger_tracker.parents_of_meta(&api_version, &kind, &meta);
+                    let tracked = format!("tracked {kind} {name} changed");
+                    for r in &tracking {
+                        trigger_why.record(r, &tracked);
                     }
-                };
-                stream::iter(refs)
-            })
-            .chain(stream::pending());
-        let mapped = stream::select_all(mapped)
-            .flat_map(move |(reason, refs)| {
-                for r in &refs {
-                    mapped_why.record(r, &reason);
+                    owners.into_iter().chain(tracking).collect()
                 }
-                stream::iter(refs)
-            })
-            .chain(stream::pending());
-        let triggers = stream::select(triggers, mapped);
-        let config = ControllerConfig::default()
-            .concurrency(reconciler.concurrency)
-            .debounce(reconciler.debounce);
-        let dispatcher: Arc<dyn Dispatcher> =
-            Arc::new(ApiDispatcher::new(self.client.clone(), reconciler.name()));
-        let shared = Arc::new(Shared {
-            reconciler,
-            caches,
-            dispatcher,
-            tracker,
-            failures: Mutex::default(),
-            backoff: self.backoff,
-            synced: tokio::sync::OnceCell::new(),
-            stop: std::sync::OnceLock::new(),
-            why,
+                Changed::Lagged => {
+                    let all: Vec<ObjectRef<P>> = trigger_store
+                        .state()
+                        .iter()
+                        .map(|p| ObjectRef::from_obj(p.as_ref()))
+                        .collect();
+                    for r in &all {
+                        trigger_why.record(r, "changes were missed; reconciling everything");
+                    }
+                    all
+                }
+            };
+            stream::iter(refs)
+        })
+        .chain(stream::pending());
+    let mapped = stream::select_all(mapped)
+        .flat_map(move |(reason, refs)| {
+            for r in &refs {
+                mapped_why.record(r, &reason);
+            }
+            stream::iter(refs)
+        })
+        .chain(stream::pending());
+    let triggers = stream::select(triggers, mapped);
+    let concurrency = reconciler.concurrency;
+    let config = ControllerConfig::default()
+        .concurrency(reconciler.concurrency)
+        .debounce(reconciler.debounce);
+    let dispatcher: Arc<dyn Dispatcher> =
+        Arc::new(ApiDispatcher::new(client.clone(), reconciler.name()));
+    let shared = Arc::new(Shared {
+        reconciler,
+        caches,
+        dispatcher,
+        tracker,
+        failures: Mutex::default(),
+        backoff,
+        synced: tokio::sync::OnceCell::new(),
+        stop: std::sync::OnceLock::new(),
+        why,
+    });
+    Some(Box::new(move |mut stop: watch::Receiver<bool>| {
+        let name = shared.reconciler.name().to_string();
+        let _ = shared.stop.set(stop.clone());
+        let signal = async move {
+            let _ = stop.wait_for(|s| *s).await;
+        };
+        let forgetting = forget_deleted(deletions, shared.clone());
+        Metrics::global().controller_started(&name, concurrency);
+        let parent_stream = parent_stream.inspect(move |p| {
+            parent_why.record(&ObjectRef::from_obj(p.as_ref()), "the parent changed")
         });
-        let deadline = self.deadline;
-        self.runners
-            .push(Box::new(move |mut stop: watch::Receiver<bool>| {
-                let name = shared.reconciler.name().to_string();
-                let _ = shared.stop.set(stop.clone());
-                let signal = async move {
-                    let _ = stop.wait_for(|s| *s).await;
-                };
-                let forgetting = forget_deleted(deletions, shared.clone());
-                let controller = Controller::for_shared_stream(parent_stream, store)
-                    .with_config(config)
-                    .reconcile_on(triggers)
-                    .graceful_shutdown_on(signal)
-                    .run(reconcile::<P>, error_policy::<P>, shared)
-                    .for_each(|res| async move {
-                        if let Err(e) = res {
-                            tracing::debug!(error = %e, "controller event");
-                        }
-                    });
-                async move {
-                    tokio::select! {
-                        _ = controller => {},
-                        _ = forgetting => {},
-                    }
-                    tracing::info!(controller = %name, "stopped");
-                    let _ = deadline;
+        let controller = Controller::for_shared_stream(parent_stream, store)
+            .with_config(config)
+            .reconcile_on(triggers)
+            .graceful_shutdown_on(signal)
+            .run(reconcile::<P>, error_policy::<P>, shared)
+            .for_each(|res| async move {
+                if let Err(e) = res {
+                    tracing::debug!(error = %e, "controller event");
                 }
-                .boxed()
-            }));
-        self
-    }
-
-    /// Elects a leader before running the controllers ([`crate::leader`]): caches fill on every replica,
-    /// only the one holding the Lease reconciles.
-    pub fn leader_election(mut self, election: LeaderElection) -> Self {
-        self.leader = Some(election);
-        self
-    }
-
-    /// The names of the controllers added so far.
-    pub fn controller_names(&self) -> &[String] {
-        &self.names
-    }
-
-    /// A Lease name for this operator's leader election, from its controllers' names (sorted, joined by
-    /// `-`, with `-leader`; at most 63 characters), so replicas of one operator agree on it.
-    pub fn lease_name(&self) -> String {
-        let mut names = self.names.clone();
-        names.sort();
-        names.dedup();
-        let base = if names.is_empty() {
-            "operator".to_string()
-        } else {
-            names.join("-")
-        };
-        let mut base: String = base
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                    c.to_ascii_lowercase()
-                } else {
-                    '-'
-                }
-            })
-            .take(63 - "-leader".len())
-            .collect();
-        while base.ends_with(['-', '.']) {
-            base.pop();
-        }
-        format!("{base}-leader")
-    }
-
-    /// The client the operator talks through.
-    pub fn client(&self) -> &Client {
-        &self.client
-    }
-
-    /// Runs until Ctrl-C (SIGINT) or SIGTERM, then shuts down gracefully (see [`Operator::run_until`]).
-    pub async fn run_until_signal(self) -> Result<(), RunError> {
-        self.run_until(shutdown_signal()).await
-    }
-
-    /// Runs until `shutdown` resolves: then stops taking work, lets in-flight passes finish within the
-    /// deadline, stops every watch, releases the Lease if it leads, and returns with no task left running.
-    ///
-    /// With [leader election](Operator::leader_election) the caches fill at once and the controllers start
-    /// when this replica takes the Lease. Losing it stops every controller at once (no pass finishes) and
-    /// returns [`RunError::LeadershipLost`]: the process should exit, as controller-runtime's does, and
-    /// start again as a standby.
-    pub async fn run_until(
-        self,
-        shutdown: impl Future<Output = ()> + Send,
-    ) -> Result<(), RunError> {
-        let Operator {
-            client,
-            caches,
-            runners,
-            deadline,
-            health,
-            leader,
-            ..
-        } = self;
-        let mut elector = match leader {
-            Some(election) => {
-                election.validate()?;
-                Some(Elector::new(client, election))
-            }
-            None => None,
-        };
-        let mut watches = tokio::task::JoinSet::new();
-        for w in caches.take_watches() {
-            watches.spawn(w);
-        }
-        {
-            let (caches, health) = (caches.clone(), health.clone());
-            watches.spawn(
-                async move {
-                    caches.ready().await;
-                    health.set_synced();
-                }
-                .boxed(),
-            );
-        }
-        health.set_running(true);
-        tracing::info!(kinds = ?caches.kinds(), "operator started");
-        let stopped = |mut watches: tokio::task::JoinSet<()>, health: crate::probes::Health| async move {
-            watches.abort_all();
-            while watches.join_next().await.is_some() {}
-            health.set_running(false);
-            tracing::info!("operator stopped");
-        };
-        let mut shutdown = std::pin::pin!(shutdown);
-        if let Some(elector) = &mut elector {
+            });
+        async move {
             tokio::select! {
-                _ = &mut shutdown => {
-                    tracing::info!("shutdown requested before this replica led");
-                    stopped(watches, health).await;
-                    return Ok(());
-                }
-                _ = elector.acquire() => health.set_leader(true),
+                _ = controller => {},
+                _ = forgetting => {},
             }
+            tracing::info!(controller = %name, "stopped");
         }
-        let (stop_tx, stop_rx) = watch::channel(false);
-        let mut tasks = tokio::task::JoinSet::new();
-        let controllers = runners.len();
-        for runner in runners {
-            tasks.spawn(runner(stop_rx.clone()));
-        }
-        let lost = tokio::select! {
-            _ = &mut shutdown => {
-                tracing::info!("shutdown requested");
-                None
-            }
-            lost = hold(&mut elector) => Some(lost),
-            _ = async {
-                if controllers == 0 {
-                    std::future::pending::<()>().await;
-                }
-                while tasks.join_next().await.is_some() {
-                    // Before shutdown a controller ends only on a fatal error: the liveness probe says so.
-                    if health.is_alive() {
-                        tracing::error!("a controller ended; the liveness probe now fails");
-                    }
-                    health.set_failed();
-                }
-            } => None,
-        };
-        let lost = match lost {
-            Some(lost) => Some(lost),
-            None => {
-                let _ = stop_tx.send(true);
-                // The Lease is renewed while in-flight passes finish, so no standby writes beside them.
-                tokio::select! {
-                    drained = tokio::time::timeout(deadline, async {
-                        while tasks.join_next().await.is_some() {}
-                    }) => {
-                        if drained.is_err() {
-                            tracing::warn!(deadline = ?deadline, "in-flight reconciles did not finish in time; aborting them");
-                        }
-                        None
-                    }
-                    lost = hold(&mut elector) => Some(lost),
-                }
-            }
-        };
-        tasks.abort_all();
-        while tasks.join_next().await.is_some() {}
-        health.set_leader(false);
-        let result = match (lost, &mut elector) {
-            (Some(lost), Some(elector)) => {
-                tracing::error!(lease = %elector.config().name(), reason = %lost, "leadership lost; stopped every controller");
-                Err(RunError::LeadershipLost {
-                    lease: format!(
-                        "{}/{}",
-                        elector.config().namespace(),
-                        elector.config().name()
-                    ),
-                    reason: lost.to_string(),
-                })
-            }
-            (_, Some(elector)) => {
-                elector.release().await;
-                Ok(())
-            }
-            (_, None) => Ok(()),
-        };
-        stopped(watches, health).await;
-        result
-    }
-}
-
-/// Renews the Lease while this replica leads; without leader election, never resolves.
-async fn hold(elector: &mut Option<Elector>) -> crate::leader::Lost {
-    match elector {
-        Some(elector) => elector.hold().await,
-        None => std::future::pending().await,
-    }
-}
-
-/// Why [`Operator::run_until`] returned other than by the shutdown it was given.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// The leader election's settings cannot elect safely.
-    #[error("leader election: {0}")]
-    LeaderElection(#[from] LeaderElectionError),
-    /// This replica led and lost its Lease; every controller stopped at once.
-    #[error("lost the lease {lease} ({reason}); every controller stopped")]
-    LeadershipLost {
-        /// The Lease, as `namespace/name`.
-        lease: String,
-        /// Why it was lost.
-        reason: String,
-    },
+        .boxed()
+    }))
 }
 
 /// Waits until every cache holds its first list, warning while it takes long (e.g. a kind that cannot be
@@ -636,7 +391,27 @@ async fn reconcile<P: ParentKind>(parent: Arc<P>, shared: Arc<Shared<P>>) -> Res
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .contains_key(&obj_ref);
-    let why = shared.why.take(&obj_ref, retrying);
+    let (why, waited) = shared.why.take(&obj_ref, retrying);
+    let metrics = Metrics::global();
+    let controller = shared.reconciler.name();
+    metrics.pass_started(controller, waited.map(|w| w.as_secs_f64()));
+    let started = Instant::now();
+    let (result, action) = pass(parent, &obj_ref, &why, &shared).await;
+    metrics.pass_ended(controller, started.elapsed().as_secs_f64(), result);
+    if result == "requeue" {
+        metrics.retried(controller);
+    }
+    action
+}
+
+/// One pass over `parent`, and its result as the metrics name it (`success`, `error`, `requeue`,
+/// `requeue_after`).
+async fn pass<P: ParentKind>(
+    parent: Arc<P>,
+    obj_ref: &ObjectRef<P>,
+    why: &str,
+    shared: &Arc<Shared<P>>,
+) -> (&'static str, Result<Action, Error>) {
     // Every log line of the pass says which parent and why it runs.
     let span = tracing::info_span!("pass", parent = %obj_ref, why = %why);
     tracing::debug!(parent = %obj_ref, why = %why, "reconciling");
@@ -650,38 +425,38 @@ async fn reconcile<P: ParentKind>(parent: Arc<P>, shared: Arc<Shared<P>>) -> Res
         )
         .instrument(span)
         .await;
-    if shared.parent_exists(&obj_ref) {
+    if shared.parent_exists(obj_ref) {
         shared
             .tracker
             .set(obj_ref.clone(), pass.context.tracks().to_vec());
     } else {
         // Deleted while the pass ran: what it tracked would never be forgotten.
-        shared.forget(&obj_ref, parent.uid().as_deref());
-        return Ok(Action::await_change());
+        shared.forget(obj_ref, parent.uid().as_deref());
+        return ("success", Ok(Action::await_change()));
     }
-    let action = match pass.result {
-        Ok(Outcome::Continue) | Ok(Outcome::Halt) => Action::await_change(),
+    let (result, action) = match pass.result {
+        Ok(Outcome::Continue) | Ok(Outcome::Halt) => ("success", Action::await_change()),
         Ok(Outcome::RequeueAfter(d)) => {
-            shared.why.requeue(&obj_ref);
-            Action::requeue(d)
+            shared.why.requeue(obj_ref);
+            ("requeue_after", Action::requeue(d))
         }
         Err(Error::Yield) => {
-            shared.why.requeue(&obj_ref);
-            Action::requeue(Duration::ZERO)
+            shared.why.requeue(obj_ref);
+            ("requeue", Action::requeue(Duration::ZERO))
         }
         Err(e) if e.is_conflict() => {
             tracing::debug!(object = %obj_ref, "conflict; requeueing");
-            shared.why.requeue(&obj_ref);
-            Action::requeue(Duration::from_millis(200))
+            shared.why.requeue(obj_ref);
+            ("requeue", Action::requeue(Duration::from_millis(200)))
         }
-        Err(e) => return Err(e),
+        Err(e) => return ("error", Err(e)),
     };
     shared
         .failures
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .remove(&obj_ref);
-    Ok(action)
+        .remove(obj_ref);
+    (result, Ok(action))
 }
 
 fn error_policy<P: ParentKind>(parent: Arc<P>, error: &Error, shared: Arc<Shared<P>>) -> Action {
@@ -693,6 +468,7 @@ fn error_policy<P: ParentKind>(parent: Arc<P>, error: &Error, shared: Arc<Shared
         *n
     };
     let delay = shared.backoff.delay(failures);
+    Metrics::global().retried(shared.reconciler.name());
     match error {
         Error::InvalidSpec { .. } => {
             tracing::info!(object = %obj_ref, error = %error, retry_in = ?delay, "spec cannot be realised")
@@ -704,30 +480,6 @@ fn error_policy<P: ParentKind>(parent: Arc<P>, error: &Error, shared: Arc<Shared
     Action::requeue(delay)
 }
 
-/// Resolves on Ctrl-C (SIGINT) or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -735,28 +487,28 @@ mod tests {
     #[test]
     fn a_pass_says_why_it_runs() {
         use k8s_openapi::api::core::v1::ConfigMap;
-        let why = Why::<ConfigMap>::default();
+        let why = Why::<ConfigMap>::new("test");
         let a = ObjectRef::new("a").within("default");
         why.record(&a, "child Deployment default/a changed");
         why.record(&a, "child Deployment default/a changed");
         why.record(&a, "watched ConfigMap default/settings changed");
         assert_eq!(
-            why.take(&a, false),
+            why.take(&a, false).0,
             "child Deployment default/a changed; watched ConfigMap default/settings changed"
         );
-        assert_eq!(why.take(&a, false), "the parent changed", "taken once");
+        assert_eq!(why.take(&a, false).0, "the parent changed", "taken once");
         why.requeue(&a);
-        assert_eq!(why.take(&a, false), "requeue");
-        assert_eq!(why.take(&a, true), "retry after an error");
+        assert_eq!(why.take(&a, false).0, "requeue");
+        assert_eq!(why.take(&a, true).0, "retry after an error");
         for i in 0..10 {
             why.record(&a, &format!("child Service default/s{i} changed"));
         }
-        let many = why.take(&a, false);
+        let many = why.take(&a, false).0;
         assert_eq!(many.matches("changed").count(), REASONS, "{many}");
         assert!(many.ends_with("…"), "{many}");
         why.record(&a, "x");
         why.forget(&a);
-        assert_eq!(why.take(&a, false), "the parent changed");
+        assert_eq!(why.take(&a, false).0, "the parent changed");
     }
 
     #[test]

@@ -20,6 +20,8 @@ pub mod error;
 pub mod index;
 pub mod leader;
 pub mod manifests;
+pub mod metrics;
+mod operator;
 pub mod outcome;
 mod own_status;
 pub mod probes;
@@ -27,6 +29,7 @@ pub mod quantity;
 pub mod readiness;
 pub mod reconciler;
 pub mod reconcilers;
+mod serving;
 pub mod stash;
 pub mod tracker;
 
@@ -38,8 +41,9 @@ pub use cache::{Cache, CachedKind, Caches};
 pub use command::{Command, Dispatcher, RecordingDispatcher, Target};
 pub use conditions::{ConditionStatus, ConditionUpdate, ReconcilerStatus};
 pub use context::{Context, Settings};
-pub use controller::{Backoff, Operator, RunError};
+pub use controller::Backoff;
 pub use error::{Error, Result};
+pub use operator::{Operator, RunError, shutdown_signal};
 pub use outcome::Outcome;
 pub use reconciler::{ParentKind, Pass, Reconciler};
 pub use reconcilers::{

@@ -15,7 +15,6 @@
 //! # Ok(()) }
 //! ```
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,9 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use http_body_util::Full;
-use hyper::service::service_fn;
-use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper::{Response, StatusCode};
 
 /// What the probes report: whether the caches are synced and whether the controllers run.
 #[derive(Debug, Clone, Default)]
@@ -95,30 +92,11 @@ pub async fn serve(addr: SocketAddr, health: Health) -> Result<BoxFuture<'static
         .await
         .map_err(|source| ProbeError::Bind { addr, source })?;
     tracing::info!(addr = %addr, "serving health probes (/healthz, /readyz)");
-    Ok(Box::pin(async move {
-        loop {
-            let (stream, _) = match listener.accept().await {
-                Ok(accepted) => accepted,
-                Err(e) => {
-                    tracing::warn!(error = %e, "health probe connection failed");
-                    continue;
-                }
-            };
-            let health = health.clone();
-            tokio::spawn(async move {
-                let service = service_fn(move |request: Request<hyper::body::Incoming>| {
-                    let health = health.clone();
-                    async move { Ok::<_, Infallible>(answer(&health, request.uri().path())) }
-                });
-                if let Err(e) = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await
-                {
-                    tracing::debug!(error = %e, "health probe connection ended");
-                }
-            });
-        }
-    }))
+    Ok(crate::serving::serve(
+        listener,
+        "health probe",
+        move |path| answer(&health, path),
+    ))
 }
 
 fn answer(health: &Health, path: &str) -> Response<Full<Bytes>> {

@@ -164,11 +164,7 @@ async fn the_printed_manifests_deploy_and_the_operator_runs_under_its_own_accoun
 
 /// The status code of `GET path` on the probe server, `None` when nothing answers.
 async fn probe(addr: std::net::SocketAddr, path: &str) -> Option<u16> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await.ok()?;
-    let request = format!("GET {path} HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.ok()?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.ok()?;
-    response.split(' ').nth(1)?.parse().ok()
+    crate::support::http_get(addr, path)
+        .await
+        .map(|(status, _)| status)
 }

@@ -3,6 +3,7 @@
 //! holder and a standby reconciles a new Database once the Lease expires; SIGTERM the holder and it releases
 //! the Lease on its way out (exit status 0), so a standby takes over at its next read.
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -14,24 +15,27 @@ use kube::{Client, CustomResourceExt};
 use operator::testing::envtest::{ControlPlane, assets_or_skip};
 use tokio::process::{Child, Command};
 
-use crate::support::eventually;
+use crate::support::{eventually, free_address, http_get, sample_value};
 
 const LEASE: &str = "database-leader";
 const NAMESPACE: &str = "default";
 
-/// One operator process, its output kept in a file for the failure message.
+/// One operator process, its output kept in a file for the failure message, its metrics served.
 struct Replica {
     name: &'static str,
     child: Child,
     log: PathBuf,
+    metrics: SocketAddr,
 }
 
 impl Replica {
     fn start(name: &'static str, kubeconfig: &Path, dir: &Path) -> Replica {
         let log = dir.join(format!("{name}.log"));
         let out = std::fs::File::create(&log).unwrap();
+        let metrics = free_address();
         let child = Command::new(env!("CARGO_BIN_EXE_database-operator"))
             .args(["--kubeconfig".as_ref(), kubeconfig.as_os_str()])
+            .args(["--metrics-bind-address", &metrics.to_string()])
             .args([
                 "--leader-elect",
                 "--leader-election-id",
@@ -54,7 +58,23 @@ impl Replica {
             .kill_on_drop(true)
             .spawn()
             .unwrap();
-        Replica { name, child, log }
+        Replica {
+            name,
+            child,
+            log,
+            metrics,
+        }
+    }
+
+    /// The replica's metrics, once it serves them.
+    async fn metrics(&self) -> String {
+        eventually(&format!("the metrics of {}", self.name), async || {
+            http_get(self.metrics, "/metrics")
+                .await
+                .filter(|(status, _)| *status == 200)
+                .map(|(_, body)| body)
+        })
+        .await
     }
 
     fn pid(&self) -> i32 {
@@ -128,6 +148,49 @@ async fn one_of_two_replicas_leads_and_the_other_takes_over_after_sigkill_and_si
         "the lease stayed with {first}"
     );
     let (mut leading, mut standby) = if first == a.name { (a, b) } else { (b, a) };
+
+    // Counted by each process, scraped over HTTP: the leader reconciled and wrote; the standby only read.
+    let lease_status = format!("leader_election_master_status{{name=\"{LEASE}\"}}");
+    let leader_metrics = leading.metrics().await;
+    let standby_metrics = standby.metrics().await;
+    assert_eq!(
+        sample_value(&leader_metrics, &lease_status),
+        Some(1.0),
+        "{leader_metrics}"
+    );
+    assert_eq!(
+        sample_value(&standby_metrics, &lease_status),
+        Some(0.0),
+        "{standby_metrics}"
+    );
+    let passes =
+        r#"controller_runtime_reconcile_total{controller="database-controller",result="success"}"#;
+    assert!(
+        sample_value(&leader_metrics, passes).unwrap_or(0.0) >= 1.0,
+        "{leader_metrics}"
+    );
+    assert_eq!(
+        sample_value(&standby_metrics, passes),
+        None,
+        "{standby_metrics}"
+    );
+    let creates =
+        r#"operator_writes_total{controller="database-controller",verb="create",kind="Secret"}"#;
+    assert_eq!(
+        sample_value(&leader_metrics, creates),
+        Some(1.0),
+        "{leader_metrics}"
+    );
+    for method in ["POST", "PUT", "PATCH", "DELETE"] {
+        assert!(
+            !standby_metrics.contains(&format!("method=\"{method}\"")),
+            "the standby wrote ({method}):\n{standby_metrics}"
+        );
+    }
+    assert!(
+        standby_metrics.contains(r#"rest_client_requests_total{code="200",method="GET"}"#),
+        "the standby reads the lease:\n{standby_metrics}"
+    );
 
     // SIGKILL: no release; the standby takes the Lease once it expires, and reconciles.
     leading.child.start_kill().unwrap();

@@ -103,3 +103,32 @@ pub fn recording_client_for(
         .service(service);
     (kube::Client::new(service, "default"), log)
 }
+
+/// `GET path` on `addr` over plain HTTP/1.1: the status and the body, or `None` when nothing answers.
+pub async fn http_get(addr: std::net::SocketAddr, path: &str) -> Option<(u16, String)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.ok()?;
+    let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.ok()?;
+    let status = response.split(' ').nth(1)?.parse().ok()?;
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())?;
+    Some((status, body))
+}
+
+/// A port nothing listens on now, on 127.0.0.1.
+pub fn free_address() -> std::net::SocketAddr {
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    free.local_addr().unwrap()
+}
+
+/// The value of the sample `name{labels}` in a Prometheus text exposition (`None` when absent).
+pub fn sample_value(exposition: &str, sample: &str) -> Option<f64> {
+    exposition.lines().find_map(|line| {
+        let (name, value) = line.rsplit_once(' ')?;
+        (name == sample).then(|| value.parse().ok()).flatten()
+    })
+}

@@ -1,5 +1,5 @@
-//! The flags every example operator runs with, named as controller-runtime's managers name them: health
-//! probes, leader election (and, with the operator, what it serves), and [`run_operator`], which applies them.
+//! The flags every example operator runs with, named as controller-runtime's managers name them (health
+//! probes, metrics, leader election), and [`run_operator`], which applies them.
 
 use std::future::Future;
 use std::time::Duration;
@@ -17,6 +17,10 @@ pub struct RunFlags {
     /// `127.0.0.1:8081`; `0` (the default here; the manifests' Deployment passes `:8081`) serves none.
     #[arg(long, value_name = "ADDR", default_value = "0", value_parser = parse_bind_address)]
     pub health_probe_bind_address: BindAddress,
+    /// Serve Prometheus metrics (`/metrics`, controller-runtime's names) on this address, e.g. `:8080`; `0`
+    /// (the default here; the manifests' Deployment passes `:8080`) serves none.
+    #[arg(long, value_name = "ADDR", default_value = "0", value_parser = parse_bind_address)]
+    pub metrics_bind_address: BindAddress,
     /// Elect a leader on a Lease before reconciling, so that only one replica writes; the others keep their
     /// caches warm and take over when it stops.
     #[arg(long)]
@@ -43,6 +47,7 @@ impl Default for RunFlags {
     fn default() -> Self {
         Self {
             health_probe_bind_address: BindAddress(None),
+            metrics_bind_address: BindAddress(None),
             leader_elect: false,
             leader_election_id: None,
             leader_election_namespace: None,
@@ -111,16 +116,21 @@ pub async fn run_operator(
         }
         None => operator,
     };
-    let server = match flags.health_probe_bind_address.0 {
-        Some(addr) => Some(tokio::spawn(
-            operator::probes::serve(addr, operator.health())
-                .await
-                .context("--health-probe-bind-address")?,
-        )),
-        None => None,
-    };
+    let mut servers = Vec::new();
+    if let Some(addr) = flags.health_probe_bind_address.0 {
+        let probes = operator::probes::serve(addr, operator.health())
+            .await
+            .context("--health-probe-bind-address")?;
+        servers.push(tokio::spawn(probes));
+    }
+    if let Some(addr) = flags.metrics_bind_address.0 {
+        let metrics = operator::metrics::serve(addr, operator::metrics::Metrics::global())
+            .await
+            .context("--metrics-bind-address")?;
+        servers.push(tokio::spawn(metrics));
+    }
     let result = operator.run_until(shutdown).await;
-    if let Some(server) = server {
+    for server in servers {
         server.abort();
         let _ = server.await;
     }

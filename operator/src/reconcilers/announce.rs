@@ -49,6 +49,9 @@ pub(crate) async fn announce<C: Resource<DynamicType = ()>>(
     why: Option<&str>,
 ) {
     let reason = mutation.reason();
+    if mutation == Mutation::Updated {
+        crate::metrics::Metrics::global().corrected(cx.controller_name(), &C::kind(&()));
+    }
     match why {
         Some(why) => tracing::info!(child = %described, why, "{}", reason.to_lowercase()),
         None => tracing::info!(child = %described, "{}", reason.to_lowercase()),

@@ -1,0 +1,328 @@
+//! Running any number of controllers over one set of shared caches: start-up, leader election, graceful
+//! shutdown.
+
+use std::future::Future;
+use std::time::Duration;
+
+use futures::future::FutureExt;
+use kube::Client;
+use tokio::sync::watch;
+
+use crate::cache::Caches;
+use crate::controller::{Backoff, Runner};
+use crate::leader::{Elector, LeaderElection, LeaderElectionError};
+use crate::metrics::Metrics;
+use crate::reconciler::{ParentKind, Reconciler};
+
+/// Runs any number of controllers over one set of shared caches until shutdown.
+///
+/// ```no_run
+/// # use operator::{Operator, Reconciler};
+/// # async fn run<P: operator::ParentKind>(client: kube::Client, reconciler: Reconciler<P>) {
+/// Operator::new(client).controller(reconciler).run_until_signal().await.unwrap();
+/// # }
+/// ```
+pub struct Operator {
+    client: Client,
+    caches: Caches,
+    runners: Vec<Runner>,
+    deadline: Duration,
+    backoff: Backoff,
+    health: crate::probes::Health,
+    leader: Option<LeaderElection>,
+    names: Vec<String>,
+}
+
+impl std::fmt::Debug for Operator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Operator")
+            .field("caches", &self.caches)
+            .field("controllers", &self.runners.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Operator {
+    /// An operator talking to the cluster through `client`.
+    pub fn new(client: Client) -> Self {
+        Self {
+            caches: Caches::new(client.clone()),
+            client,
+            runners: Vec::new(),
+            deadline: Duration::from_secs(30),
+            backoff: Backoff::default(),
+            health: crate::probes::Health::default(),
+            leader: None,
+            names: Vec::new(),
+        }
+    }
+
+    /// The shared caches.
+    pub fn caches(&self) -> &Caches {
+        &self.caches
+    }
+
+    /// What the health probes report about this operator ([`crate::probes`]): ready once every cache holds
+    /// its first list, alive while it runs with all its controllers.
+    pub fn health(&self) -> crate::probes::Health {
+        self.health.clone()
+    }
+
+    /// How long in-flight passes may take to finish after shutdown starts (default 30s).
+    pub fn shutdown_deadline(mut self, d: Duration) -> Self {
+        self.deadline = d;
+        self
+    }
+
+    /// The error backoff for every controller added after this call.
+    pub fn backoff(mut self, backoff: Backoff) -> Self {
+        self.backoff = backoff;
+        self
+    }
+
+    /// Adds a controller for `P`.
+    pub fn controller<P: ParentKind>(mut self, reconciler: Reconciler<P>) -> Self {
+        let name = reconciler.name().to_string();
+        if let Some(runner) =
+            crate::controller::runner(&self.client, &self.caches, reconciler, self.backoff)
+        {
+            self.names.push(name);
+            self.runners.push(runner);
+        }
+        self
+    }
+
+    /// Elects a leader before running the controllers ([`crate::leader`]): caches fill on every replica,
+    /// only the one holding the Lease reconciles.
+    pub fn leader_election(mut self, election: LeaderElection) -> Self {
+        self.leader = Some(election);
+        self
+    }
+
+    /// The names of the controllers added so far.
+    pub fn controller_names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// A Lease name for this operator's leader election, from its controllers' names (sorted, joined by
+    /// `-`, with `-leader`; at most 63 characters), so replicas of one operator agree on it.
+    pub fn lease_name(&self) -> String {
+        let mut names = self.names.clone();
+        names.sort();
+        names.dedup();
+        let base = if names.is_empty() {
+            "operator".to_string()
+        } else {
+            names.join("-")
+        };
+        let mut base: String = base
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .take(63 - "-leader".len())
+            .collect();
+        while base.ends_with(['-', '.']) {
+            base.pop();
+        }
+        format!("{base}-leader")
+    }
+
+    /// The client the operator talks through.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Runs until Ctrl-C (SIGINT) or SIGTERM, then shuts down gracefully (see [`Operator::run_until`]).
+    pub async fn run_until_signal(self) -> Result<(), RunError> {
+        self.run_until(shutdown_signal()).await
+    }
+
+    /// Runs until `shutdown` resolves: then stops taking work, lets in-flight passes finish within the
+    /// deadline, stops every watch, releases the Lease if it leads, and returns with no task left running.
+    ///
+    /// With [leader election](Operator::leader_election) the caches fill at once and the controllers start
+    /// when this replica takes the Lease. Losing it stops every controller at once (no pass finishes) and
+    /// returns [`RunError::LeadershipLost`]: the process should exit, as controller-runtime's does, and
+    /// start again as a standby.
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> Result<(), RunError> {
+        let Operator {
+            client,
+            caches,
+            runners,
+            deadline,
+            health,
+            leader,
+            ..
+        } = self;
+        let mut elector = match leader {
+            Some(election) => {
+                election.validate()?;
+                Some(Elector::new(client, election))
+            }
+            None => None,
+        };
+        let mut watches = tokio::task::JoinSet::new();
+        for w in caches.take_watches() {
+            watches.spawn(w);
+        }
+        {
+            let (caches, health) = (caches.clone(), health.clone());
+            watches.spawn(
+                async move {
+                    caches.ready().await;
+                    health.set_synced();
+                }
+                .boxed(),
+            );
+        }
+        health.set_running(true);
+        tracing::info!(kinds = ?caches.kinds(), "operator started");
+        let stopped = |mut watches: tokio::task::JoinSet<()>, health: crate::probes::Health| async move {
+            watches.abort_all();
+            while watches.join_next().await.is_some() {}
+            health.set_running(false);
+            tracing::info!("operator stopped");
+        };
+        let mut shutdown = std::pin::pin!(shutdown);
+        if let Some(elector) = &mut elector {
+            let lease = elector.config().name().to_string();
+            Metrics::global().leading(&lease, false);
+            tokio::select! {
+                _ = &mut shutdown => {
+                    tracing::info!("shutdown requested before this replica led");
+                    stopped(watches, health).await;
+                    return Ok(());
+                }
+                _ = elector.acquire() => {
+                    health.set_leader(true);
+                    Metrics::global().leading(&lease, true);
+                }
+            }
+        }
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let mut tasks = tokio::task::JoinSet::new();
+        let controllers = runners.len();
+        for runner in runners {
+            tasks.spawn(runner(stop_rx.clone()));
+        }
+        let lost = tokio::select! {
+            _ = &mut shutdown => {
+                tracing::info!("shutdown requested");
+                None
+            }
+            lost = hold(&mut elector) => Some(lost),
+            _ = async {
+                if controllers == 0 {
+                    std::future::pending::<()>().await;
+                }
+                while tasks.join_next().await.is_some() {
+                    // Before shutdown a controller ends only on a fatal error: the liveness probe says so.
+                    if health.is_alive() {
+                        tracing::error!("a controller ended; the liveness probe now fails");
+                    }
+                    health.set_failed();
+                }
+            } => None,
+        };
+        let lost = match lost {
+            Some(lost) => Some(lost),
+            None => {
+                let _ = stop_tx.send(true);
+                // The Lease is renewed while in-flight passes finish, so no standby writes beside them.
+                tokio::select! {
+                    drained = tokio::time::timeout(deadline, async {
+                        while tasks.join_next().await.is_some() {}
+                    }) => {
+                        if drained.is_err() {
+                            tracing::warn!(deadline = ?deadline, "in-flight reconciles did not finish in time; aborting them");
+                        }
+                        None
+                    }
+                    lost = hold(&mut elector) => Some(lost),
+                }
+            }
+        };
+        tasks.abort_all();
+        while tasks.join_next().await.is_some() {}
+        health.set_leader(false);
+        if let Some(elector) = &elector {
+            Metrics::global().leading(elector.config().name(), false);
+        }
+        let result = match (lost, &mut elector) {
+            (Some(lost), Some(elector)) => {
+                tracing::error!(lease = %elector.config().name(), reason = %lost, "leadership lost; stopped every controller");
+                Err(RunError::LeadershipLost {
+                    lease: format!(
+                        "{}/{}",
+                        elector.config().namespace(),
+                        elector.config().name()
+                    ),
+                    reason: lost.to_string(),
+                })
+            }
+            (_, Some(elector)) => {
+                elector.release().await;
+                Ok(())
+            }
+            (_, None) => Ok(()),
+        };
+        stopped(watches, health).await;
+        result
+    }
+}
+
+/// Renews the Lease while this replica leads; without leader election, never resolves.
+async fn hold(elector: &mut Option<Elector>) -> crate::leader::Lost {
+    match elector {
+        Some(elector) => elector.hold().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Why [`Operator::run_until`] returned other than by the shutdown it was given.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The leader election's settings cannot elect safely.
+    #[error("leader election: {0}")]
+    LeaderElection(#[from] LeaderElectionError),
+    /// This replica led and lost its Lease; every controller stopped at once.
+    #[error("lost the lease {lease} ({reason}); every controller stopped")]
+    LeadershipLost {
+        /// The Lease, as `namespace/name`.
+        lease: String,
+        /// Why it was lost.
+        reason: String,
+    },
+}
+
+/// Resolves on Ctrl-C (SIGINT) or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
