@@ -349,6 +349,8 @@ pub fn installation() -> Manifests {
         .image("example.dev/database-operator:latest")
         .args(["--in-cluster"])
         .health_probes(8081)
+        .metrics(8080)
+        .leader_election(true)
         .reconciler(&reconciler())
         .crd(Database::crd())
 }

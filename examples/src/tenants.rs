@@ -232,6 +232,8 @@ pub fn installation() -> Manifests {
         .image("example.dev/tenants-operator:latest")
         .args(["--in-cluster"])
         .health_probes(8081)
+        .metrics(8080)
+        .leader_election(true)
         .reconciler(&reconciler())
         .bind_only([("ClusterRole", ADMIN_ROLE)])
         .crd(Tenant::crd())

@@ -215,6 +215,8 @@ pub fn installation() -> operator::manifests::Manifests {
         .image("example.dev/webapp-operator:latest")
         .args(["--in-cluster"])
         .health_probes(8081)
+        .metrics(8080)
+        .leader_election(true)
         .reconciler(&reconciler)
         .crd(WebApp::crd())
 }

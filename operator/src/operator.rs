@@ -43,10 +43,28 @@ impl std::fmt::Debug for Operator {
 }
 
 impl Operator {
-    /// An operator talking to the cluster through `client`.
+    /// An operator talking to the cluster through `client`, watching every namespace.
     pub fn new(client: Client) -> Self {
+        Self::for_namespaces(client, Vec::<String>::new())
+    }
+
+    /// An operator that watches and caches namespaced kinds in `namespaces` only (none: every namespace),
+    /// one watch per namespace, so a Role in each is all the access its namespaced kinds need
+    /// ([`Manifests::watch_namespaces`](crate::manifests::Manifests::watch_namespaces) emits them).
+    /// Cluster-scoped kinds are still watched cluster-wide.
+    ///
+    /// ```no_run
+    /// # fn demo(client: kube::Client) {
+    /// let operator = operator::Operator::for_namespaces(client, ["team-a", "team-b"]);
+    /// assert_eq!(operator.caches().namespaces(), ["team-a", "team-b"]);
+    /// # }
+    /// ```
+    pub fn for_namespaces(
+        client: Client,
+        namespaces: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
         Self {
-            caches: Caches::new(client.clone()),
+            caches: Caches::for_namespaces(client.clone(), namespaces),
             client,
             runners: Vec::new(),
             deadline: Duration::from_secs(30),
@@ -83,9 +101,13 @@ impl Operator {
     /// Adds a controller for `P`.
     pub fn controller<P: ParentKind>(mut self, reconciler: Reconciler<P>) -> Self {
         let name = reconciler.name().to_string();
-        if let Some(runner) =
-            crate::controller::runner(&self.client, &self.caches, reconciler, self.backoff)
-        {
+        if let Some(runner) = crate::controller::runner(
+            &self.client,
+            &self.caches,
+            reconciler,
+            self.backoff,
+            self.health.clone(),
+        ) {
             self.names.push(name);
             self.runners.push(runner);
         }

@@ -101,7 +101,8 @@ pub fn recording_client_for(
         .layer(config.base_uri_layer())
         .option_layer(config.auth_layer().unwrap())
         .service(service);
-    (kube::Client::new(service, "default"), log)
+    let namespace = config.default_namespace.clone();
+    (kube::Client::new(service, namespace), log)
 }
 
 /// `GET path` on `addr` over plain HTTP/1.1: the status and the body, or `None` when nothing answers.

@@ -69,6 +69,11 @@ pub enum CliCommand {
         /// ClusterRole may read and create CustomResourceDefinitions.
         #[arg(long)]
         install_crds: bool,
+        /// The operator watches only this namespace (repeat for several): its Deployment runs with
+        /// `--namespace` for each, and a Role and RoleBinding in each replace the ClusterRole's rules on
+        /// namespaced kinds.
+        #[arg(long = "namespace", value_name = "NAMESPACE")]
+        namespaces: Vec<String>,
     },
 }
 
@@ -138,16 +143,21 @@ pub async fn run(
     cli: Cli,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
-    if let Some(CliCommand::Manifests { install_crds }) = cli.command {
-        let yaml = match (install_crds, example.installation) {
+    if let Some(CliCommand::Manifests {
+        install_crds,
+        namespaces,
+    }) = cli.command
+    {
+        let yaml = match (install_crds || !namespaces.is_empty(), example.installation) {
             (false, _) => (example.manifests)()?,
             (true, Some(installation)) => installation()
-                .install_crds(true)
+                .install_crds(install_crds)
+                .watch_namespaces(namespaces)
                 .to_yaml()
                 .context("cannot render the manifests as YAML")?,
             (true, None) => {
                 anyhow::bail!(
-                    "this example's manifests are its CRDs only: --install-crds does not apply"
+                    "this example's manifests are its CRDs only: --install-crds and --namespace do not apply"
                 )
             }
         };
@@ -207,10 +217,15 @@ pub async fn run_on_cluster(
         if install_crds {
             ensure_crd(&client, crd).await?;
         } else {
-            ensure_served(&client, &crd).await?;
+            ensure_served(&client, &crd, &flags.namespaces).await?;
         }
     }
-    run_operator((example.controller)(Operator::new(client)), flags, shutdown).await
+    run_operator(
+        (example.controller)(flags.operator(client)),
+        flags,
+        shutdown,
+    )
+    .await
 }
 
 /// Starts the embedded in-memory cluster (served over HTTP with `--listen`), installs the CRDs and the
@@ -259,7 +274,12 @@ pub async fn run_embedded(
     }
 
     let observer = tokio::spawn((example.observe)(client.clone()));
-    let ran = run_operator((example.controller)(Operator::new(client)), flags, shutdown).await;
+    let ran = run_operator(
+        (example.controller)(flags.operator(client)),
+        flags,
+        shutdown,
+    )
+    .await;
     observer.abort();
     let _ = observer.await;
     if let Some(serving) = serving {
@@ -269,8 +289,13 @@ pub async fn run_embedded(
 }
 
 /// Checks that the kind a CRD defines is served, with one list of at most one object (what the operator may do
-/// anyway); a missing CRD is an error saying how to install it.
-pub async fn ensure_served(client: &Client, crd: &CustomResourceDefinition) -> anyhow::Result<()> {
+/// anyway: in the first of `namespaces` when it watches only those); a missing CRD is an error saying how to
+/// install it.
+pub async fn ensure_served(
+    client: &Client,
+    crd: &CustomResourceDefinition,
+    namespaces: &[String],
+) -> anyhow::Result<()> {
     let spec = &crd.spec;
     let Some(version) = spec
         .versions
@@ -287,7 +312,12 @@ pub async fn ensure_served(client: &Client, crd: &CustomResourceDefinition) -> a
         kind: spec.names.kind.clone(),
         plural: spec.names.plural.clone(),
     };
-    let api: Api<kube::api::DynamicObject> = Api::all_with(client.clone(), &resource);
+    let api: Api<kube::api::DynamicObject> = match namespaces.first() {
+        Some(namespace) if spec.scope == "Namespaced" => {
+            Api::namespaced_with(client.clone(), namespace, &resource)
+        }
+        _ => Api::all_with(client.clone(), &resource),
+    };
     match api.list(&kube::api::ListParams::default().limit(1)).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(e)) if e.code == 404 => anyhow::bail!(

@@ -1,5 +1,5 @@
 //! The flags every example operator runs with, named as controller-runtime's managers name them (health
-//! probes, metrics, leader election), and [`run_operator`], which applies them.
+//! probes, metrics, leader election, the namespaces to watch), and [`run_operator`], which applies them.
 
 use std::future::Future;
 use std::time::Duration;
@@ -21,6 +21,10 @@ pub struct RunFlags {
     /// (the default here; the manifests' Deployment passes `:8080`) serves none.
     #[arg(long, value_name = "ADDR", default_value = "0", value_parser = parse_bind_address)]
     pub metrics_bind_address: BindAddress,
+    /// Watch and cache only this namespace (repeat for several): a Role in each is all the operator needs
+    /// for its namespaced kinds (`manifests --namespace` emits them). Default: every namespace.
+    #[arg(long = "namespace", value_name = "NAMESPACE")]
+    pub namespaces: Vec<String>,
     /// Elect a leader on a Lease before reconciling, so that only one replica writes; the others keep their
     /// caches warm and take over when it stops.
     #[arg(long)]
@@ -48,6 +52,7 @@ impl Default for RunFlags {
         Self {
             health_probe_bind_address: BindAddress(None),
             metrics_bind_address: BindAddress(None),
+            namespaces: Vec::new(),
             leader_elect: false,
             leader_election_id: None,
             leader_election_namespace: None,
@@ -59,6 +64,11 @@ impl Default for RunFlags {
 }
 
 impl RunFlags {
+    /// An operator on `client` watching the namespaces these flags name (every namespace without any).
+    pub fn operator(&self, client: kube::Client) -> Operator {
+        Operator::for_namespaces(client, self.namespaces.clone())
+    }
+
     /// The leader election these flags ask for, if any, for `operator` (whose controllers name the Lease by
     /// default and whose client knows its namespace).
     pub fn leader_election(&self, operator: &Operator) -> Option<LeaderElection> {
@@ -166,6 +176,9 @@ mod tests {
         );
         let cli = try_parse_from("webapp", ["webapp"]).unwrap();
         assert_eq!(cli.run, RunFlags::default());
+        let cli =
+            try_parse_from("webapp", ["webapp", "--namespace", "a", "--namespace=b"]).unwrap();
+        assert_eq!(cli.run.namespaces, ["a", "b"]);
     }
 
     #[test]

@@ -131,6 +131,8 @@ pub struct WiredKind {
     pub plural: String,
     /// How it relates to the parent.
     pub role: Role,
+    /// Whether it lives in namespaces (a Role can grant access to it) or is cluster-scoped.
+    pub namespaced: bool,
     pub(crate) changes: ChangesFn,
     ensure: fn(&Caches),
 }
@@ -207,6 +209,7 @@ impl Wiring {
             kind,
             plural: K::plural(&()).into_owned(),
             role,
+            namespaced: crate::cache::is_namespaced::<K>(),
             changes: Box::new(|caches: &Caches| changes_of::<K>(caches)),
             ensure: |caches: &Caches| {
                 caches.ensure::<K>();

@@ -19,6 +19,8 @@ use serde::de::DeserializeOwned;
 
 use crate::index::{IndexKeys, Indexes};
 
+mod namespaces;
+
 /// The annotation `kubectl apply` keeps; stripped from cached objects with `managedFields`.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
@@ -161,6 +163,11 @@ impl<K: CachedKind> Cache<K> {
     pub async fn ready(&self) {
         let _ = self.store.wait_until_ready().await;
     }
+}
+
+/// Whether `K` lives in namespaces (k8s-openapi's and kube's derive name the scope by type).
+pub fn is_namespaced<K: Resource>() -> bool {
+    std::any::type_name::<K::Scope>().ends_with("NamespaceResourceScope")
 }
 
 /// Strips what the runtime never reads from a cached object, to save memory.
@@ -364,6 +371,8 @@ pub struct Caches {
     client: Client,
     entries: Arc<Mutex<HashMap<TypeId, Entry>>>,
     buffer: usize,
+    /// The namespaces watched for namespaced kinds; empty: all.
+    namespaces: Arc<Vec<String>>,
 }
 
 impl Debug for Caches {
@@ -377,11 +386,29 @@ impl Debug for Caches {
 impl Caches {
     /// Caches reading through `client`, across all namespaces.
     pub fn new(client: Client) -> Self {
+        Self::for_namespaces(client, Vec::<String>::new())
+    }
+
+    /// Caches that watch namespaced kinds in `namespaces` only (one watch per namespace, so a Role in each
+    /// is all the access they need; none: all namespaces). Cluster-scoped kinds are watched cluster-wide.
+    pub fn for_namespaces(
+        client: Client,
+        namespaces: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        let mut namespaces: Vec<String> = namespaces.into_iter().map(Into::into).collect();
+        namespaces.sort();
+        namespaces.dedup();
         Self {
             client,
             entries: Arc::default(),
             buffer: 1024,
+            namespaces: Arc::new(namespaces),
         }
+    }
+
+    /// The namespaces watched for namespaced kinds (empty: all).
+    pub fn namespaces(&self) -> &[String] {
+        &self.namespaces
     }
 
     /// The client the caches watch with.
@@ -409,7 +436,13 @@ impl Caches {
                 changes: changes.clone(),
             };
             let ready_store = store.clone();
-            let api: Api<K> = Api::all(self.client.clone());
+            let client = self.client.clone();
+            let namespaces = if is_namespaced::<K>() {
+                self.namespaces.clone()
+            } else {
+                Arc::default()
+            };
+            let relist_store = store.clone();
             let kind = K::kind(&()).into_owned();
             let last_error = LastError::default();
             let seen = Arc::new(AtomicU64::new(0));
@@ -423,8 +456,20 @@ impl Caches {
                     };
                     let mut pending = None;
                     let mut listed: Option<HashSet<ObjectRef<K>>> = None;
-                    let stream = watcher::watcher(api, watcher::Config::default())
-                        .default_backoff()
+                    let events = if namespaces.is_empty() {
+                        let api: Api<K> = Api::all(client);
+                        watcher::watcher(api, watcher::Config::default())
+                            .default_backoff()
+                            .boxed()
+                    } else {
+                        namespaces::watch(
+                            &client,
+                            &namespaces,
+                            watcher::Config::default(),
+                            relist_store,
+                        )
+                    };
+                    let stream = events
                         .modify(strip::<K>)
                         .map(move |ev| {
                             if let Ok(ev) = &ev {

@@ -1,0 +1,276 @@
+//! Installation manifests derived from what reconcilers declare: the CRDs, the operator's Namespace and
+//! ServiceAccount, a ClusterRole with exactly the verbs the wiring needs (or, for an operator that watches
+//! some namespaces, a Role in each), the bindings, a Deployment running the operator, and a Service for its
+//! metrics.
+//!
+//! The rules follow from each reconciler's [`wiring`](crate::Reconciler::wiring):
+//!
+//! | what | resources | verbs |
+//! | --- | --- | --- |
+//! | the parent kind | `<plural>` | get, list, watch (and patch, update with a finalizer) |
+//! | the parent's status | `<plural>/status` | patch, update |
+//! | each owned (child) kind | `<plural>` | get, list, watch, create, patch, update, delete |
+//! | each tracked or watched kind | `<plural>` | get, list, watch |
+//! | owned RoleBindings | `rbac.authorization.k8s.io` `roles`, `clusterroles` | bind |
+//! | owned ClusterRoleBindings | `rbac.authorization.k8s.io` `clusterroles` | bind |
+//! | events | `events.k8s.io` `events` | create, patch |
+//! | leader election, if on (a Role in the operator's namespace) | `coordination.k8s.io` `leases` | get, create, update |
+//!
+//! Writing a binding to a role needs `bind` on that role (RBAC's escalation check), unless the operator holds
+//! every permission the role grants. Which roles the bindings name is in the desired functions, not the
+//! wiring, so the derived `bind` covers every role; narrow it with [`Manifests::bind_only`]. Rules the wiring
+//! cannot know (a read through the client, say) are added with [`Manifests::rule`].
+//!
+//! ```
+//! # use operator::{Reconciler, manifests::Manifests};
+//! # fn demo<P: operator::ParentKind>(reconciler: Reconciler<P>) -> Result<(), serde_yaml::Error> {
+//! let yaml = Manifests::new("webapp-operator")
+//!     .reconciler(&reconciler)
+//!     .namespace("webapp-system")
+//!     .image("example.dev/webapp-operator:1.0")
+//!     .to_yaml()?;
+//! # Ok(()) }
+//! ```
+
+use k8s_openapi::api::rbac::v1::PolicyRule;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
+use crate::reconciler::{ParentKind, Reconciler};
+
+mod objects;
+mod rules;
+#[cfg(test)]
+mod tests;
+
+pub use rules::{
+    BIND_VERBS, EVENT_VERBS, FINALIZER_VERBS, LEASE_VERBS, OWNED_VERBS, PARENT_VERBS, READ_VERBS,
+    STATUS_VERBS, rules,
+};
+use rules::{RBAC_GROUP, Rules, scoped_rules};
+
+/// Everything needed to install an operator: see the [module documentation](self).
+#[derive(Debug, Clone)]
+pub struct Manifests {
+    name: String,
+    namespace: String,
+    image: Option<String>,
+    args: Vec<String>,
+    leader_election: bool,
+    install_crds: bool,
+    probe_port: Option<i32>,
+    metrics_port: Option<i32>,
+    watch_namespaces: Vec<String>,
+    crds: Vec<CustomResourceDefinition>,
+    rules: Rules,
+    extra: Vec<PolicyRule>,
+    bind_only: Option<Vec<(String, String)>>,
+}
+
+impl Manifests {
+    /// Manifests for an operator named `name` (the ServiceAccount, ClusterRole, binding and Deployment), in
+    /// namespace `default` until [`namespace`](Self::namespace) says otherwise.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            namespace: "default".into(),
+            image: None,
+            args: Vec::new(),
+            leader_election: false,
+            install_crds: false,
+            probe_port: None,
+            metrics_port: None,
+            watch_namespaces: Vec::new(),
+            crds: Vec::new(),
+            rules: Rules::default(),
+            extra: Vec::new(),
+            bind_only: None,
+        }
+    }
+
+    /// Adds the rules a reconciler needs, and its CRD when the parent kind has one.
+    pub fn reconciler<P: ParentKind>(mut self, reconciler: &Reconciler<P>) -> Self {
+        self.rules.merge(&scoped_rules::<P>(&reconciler.wiring()));
+        self
+    }
+
+    /// Adds a CustomResourceDefinition (`Kind::crd()`).
+    pub fn crd(mut self, crd: CustomResourceDefinition) -> Self {
+        self.crds.push(crd);
+        self
+    }
+
+    /// The namespace of the ServiceAccount and the Deployment.
+    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = namespace.into();
+        self
+    }
+
+    /// The operator's container image (default `<name>:latest`).
+    pub fn image(mut self, image: impl Into<String>) -> Self {
+        self.image = Some(image.into());
+        self
+    }
+
+    /// The container's arguments.
+    pub fn args(mut self, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.args = args.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether the operator elects a leader on a Lease: it runs with `--leader-elect` (the examples' flag,
+    /// [`crate::leader`]), and a Role in its namespace (`<name>-leader-election`) lets it use Leases there.
+    pub fn leader_election(mut self, on: bool) -> Self {
+        self.leader_election = on;
+        self
+    }
+
+    /// Whether the operator installs its CRDs itself (it runs with `--install-crds`): only then does the
+    /// ClusterRole grant reading and creating CustomResourceDefinitions. Off by default: the manifests install
+    /// the CRDs, and the operator only checks they are served.
+    pub fn install_crds(mut self, on: bool) -> Self {
+        self.install_crds = on;
+        self
+    }
+
+    /// Health probes on `port`: the operator runs with `--health-probe-bind-address=:PORT` (the examples'
+    /// flag, served by [`crate::probes`]), and the Deployment's container has a `healthz` port, a liveness
+    /// probe on `/healthz` and a readiness probe on `/readyz`.
+    pub fn health_probes(mut self, port: i32) -> Self {
+        self.probe_port = Some(port);
+        self
+    }
+
+    /// Metrics on `port`: the operator runs with `--metrics-bind-address=:PORT` (the examples' flag, served
+    /// by [`crate::metrics`]), the container has a `metrics` port, and a Service `<name>-metrics` exposes it
+    /// for Prometheus to scrape.
+    pub fn metrics(mut self, port: i32) -> Self {
+        self.metrics_port = Some(port);
+        self
+    }
+
+    /// The operator watches only these namespaces ([`Operator::for_namespaces`](crate::Operator::for_namespaces);
+    /// it runs with `--namespace=NS` for each, the examples' flag): the rules on namespaced resources go into a
+    /// Role and RoleBinding in each of them instead of the ClusterRole, which keeps only what must be
+    /// cluster-wide (cluster-scoped kinds, installing CRDs, [`rule`](Self::rule)s) and is left out when
+    /// nothing must. The namespaces themselves must exist.
+    pub fn watch_namespaces(
+        mut self,
+        namespaces: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.watch_namespaces = namespaces.into_iter().map(Into::into).collect();
+        self.watch_namespaces.sort();
+        self.watch_namespaces.dedup();
+        self
+    }
+
+    /// Adds a rule the wiring cannot derive, as it is (with its `resourceNames`, if any); it always goes into
+    /// the ClusterRole.
+    ///
+    /// ```
+    /// # use k8s_openapi::api::rbac::v1::PolicyRule;
+    /// # use operator::manifests::Manifests;
+    /// let m = Manifests::new("op").rule(PolicyRule {
+    ///     api_groups: Some(vec!["".into()]),
+    ///     resources: Some(vec!["nodes".into()]),
+    ///     verbs: vec!["get".into(), "list".into()],
+    ///     ..Default::default()
+    /// });
+    /// assert!(m.rules().iter().any(|r| r.resources == Some(vec!["nodes".into()])));
+    /// ```
+    pub fn rule(mut self, rule: PolicyRule) -> Self {
+        self.extra.push(rule);
+        self
+    }
+
+    /// Restricts the derived `bind` to these roles, as (`Role` or `ClusterRole`, name): the operator can then
+    /// write bindings to them only.
+    ///
+    /// ```
+    /// # use operator::manifests::Manifests;
+    /// let m = Manifests::new("op").bind_only([("ClusterRole", "admin")]);
+    /// # let _ = m;
+    /// ```
+    pub fn bind_only<'a>(mut self, roles: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        self.bind_only = Some(
+            roles
+                .into_iter()
+                .map(|(kind, name)| (kind.to_string(), name.to_string()))
+                .collect(),
+        );
+        self
+    }
+
+    /// The ClusterRole's rules: every rule, or with [`watch_namespaces`](Self::watch_namespaces) those that
+    /// need a ClusterRole.
+    pub fn rules(&self) -> Vec<PolicyRule> {
+        self.split_rules().0
+    }
+
+    /// The rules of the Role in each watched namespace (none without
+    /// [`watch_namespaces`](Self::watch_namespaces)).
+    pub fn namespace_rules(&self) -> Vec<PolicyRule> {
+        self.split_rules().1
+    }
+
+    /// The leader election Role's rules (none without [`leader_election`](Self::leader_election)).
+    pub fn leader_election_rules(&self) -> Vec<PolicyRule> {
+        if !self.leader_election {
+            return Vec::new();
+        }
+        let mut rules = Rules::default();
+        rules.add("coordination.k8s.io", "leases", LEASE_VERBS, true);
+        rules.into_rules(|_| true)
+    }
+
+    /// (ClusterRole rules, per-namespace Role rules).
+    fn split_rules(&self) -> (Vec<PolicyRule>, Vec<PolicyRule>) {
+        let mut rules = self.rules.clone();
+        if self.install_crds {
+            rules.add(
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                &["get", "list", "watch", "create"],
+                false,
+            );
+        }
+        let mut narrowed = Vec::new();
+        // Narrowed `bind` rules go where the derived ones were: per namespace for RoleBindings only.
+        let narrowed_namespaced = rules.is_namespaced(RBAC_GROUP, "clusterroles");
+        if let Some(only) = &self.bind_only {
+            rules.remove_verbs(RBAC_GROUP, "roles", BIND_VERBS);
+            rules.remove_verbs(RBAC_GROUP, "clusterroles", BIND_VERBS);
+            for (kind, resource) in [("Role", "roles"), ("ClusterRole", "clusterroles")] {
+                let names: Vec<String> = only
+                    .iter()
+                    .filter(|(k, _)| k == kind)
+                    .map(|(_, n)| n.clone())
+                    .collect();
+                if !names.is_empty() {
+                    narrowed.push(PolicyRule {
+                        api_groups: Some(vec![RBAC_GROUP.into()]),
+                        resources: Some(vec![resource.into()]),
+                        resource_names: Some(names),
+                        verbs: BIND_VERBS.iter().map(|v| v.to_string()).collect(),
+                        ..Default::default()
+                    });
+                }
+            }
+        }
+        let scoped = !self.watch_namespaces.is_empty();
+        let mut cluster = rules
+            .clone()
+            .into_rules(|namespaced| !scoped || !namespaced);
+        let mut namespaced = if scoped {
+            rules.into_rules(|namespaced| namespaced)
+        } else {
+            Vec::new()
+        };
+        if scoped && narrowed_namespaced {
+            namespaced.extend(narrowed);
+        } else {
+            cluster.extend(narrowed);
+        }
+        cluster.extend(self.extra.iter().cloned());
+        (cluster, namespaced)
+    }
+}
