@@ -18,6 +18,7 @@ use crate::command::{ApiDispatcher, Dispatcher};
 use crate::error::Error;
 use crate::metrics::Metrics;
 use crate::outcome::Outcome;
+use crate::probes::Health;
 use crate::reconciler::{ParentKind, Reconciler, controller_parents};
 use crate::reconcilers::Changed;
 use crate::tracker::Tracker;
@@ -61,6 +62,8 @@ struct Shared<P: ParentKind> {
     stop: std::sync::OnceLock<watch::Receiver<bool>>,
     /// Why each parent is due for a pass, from the triggers that queued it (see [`Why`]).
     why: Arc<Why<P>>,
+    /// The operator's health, told of every pass in flight (a pass that never ends fails the liveness probe).
+    health: Health,
 }
 
 /// How many reasons are kept per queued parent (a burst of changes to its children is summed up).
@@ -234,6 +237,7 @@ pub(crate) fn runner<P: ParentKind>(
     caches: &Caches,
     reconciler: Reconciler<P>,
     backoff: Backoff,
+    health: Health,
 ) -> Option<Runner> {
     let caches = caches.clone();
     let parent_cache = caches.ensure::<P>();
@@ -323,6 +327,7 @@ pub(crate) fn runner<P: ParentKind>(
         synced: tokio::sync::OnceCell::new(),
         stop: std::sync::OnceLock::new(),
         why,
+        health,
     });
     Some(Box::new(move |mut stop: watch::Receiver<bool>| {
         let name = shared.reconciler.name().to_string();
@@ -396,7 +401,13 @@ async fn reconcile<P: ParentKind>(parent: Arc<P>, shared: Arc<Shared<P>>) -> Res
     let controller = shared.reconciler.name();
     metrics.pass_started(controller, waited.map(|w| w.as_secs_f64()));
     let started = Instant::now();
+    let parent_name = match &obj_ref.namespace {
+        Some(ns) => format!("{ns}/{}", obj_ref.name),
+        None => obj_ref.name.clone(),
+    };
+    let in_flight = shared.health.pass_started(controller, parent_name);
     let (result, action) = pass(parent, &obj_ref, &why, &shared).await;
+    drop(in_flight);
     metrics.pass_ended(controller, started.elapsed().as_secs_f64(), result);
     if result == "requeue" {
         metrics.retried(controller);

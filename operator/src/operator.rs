@@ -86,6 +86,15 @@ impl Operator {
         self.health.clone()
     }
 
+    /// How long a pass may run before its controller counts as stuck and the liveness probe fails (default
+    /// [`DEFAULT_STUCK_AFTER`](crate::probes::DEFAULT_STUCK_AFTER), 10 minutes): longer than any pass should
+    /// take, including its steps' own timeouts, so that a kubelet restarts an operator whose step awaits
+    /// something that never comes.
+    pub fn stuck_after(self, limit: Duration) -> Self {
+        self.health.set_stuck_after(limit);
+        self
+    }
+
     /// How long in-flight passes may take to finish after shutdown starts (default 30s).
     pub fn shutdown_deadline(mut self, d: Duration) -> Self {
         self.deadline = d;

@@ -3,7 +3,9 @@
 //!
 //! - `/readyz` answers 200 once every cache holds its first list, 503 before.
 //! - `/healthz` answers 200 while the operator runs with all its controllers, 503 once a controller has ended
-//!   (it only ends on a fatal error) or the operator has stopped.
+//!   (it only ends on a fatal error), while a controller is stuck (one of its passes has run longer than
+//!   [`Health::stuck_after`], 10 minutes by default: a step awaiting something that never comes), or once the
+//!   operator has stopped. The body says which.
 //!
 //! ```no_run
 //! # async fn demo(operator: operator::Operator) -> Result<(), operator::probes::ProbeError> {
@@ -15,9 +17,11 @@
 //! # Ok(()) }
 //! ```
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::future::BoxFuture;
@@ -30,12 +34,96 @@ pub struct Health {
     state: Arc<State>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct State {
     synced: AtomicBool,
     running: AtomicBool,
     failed: AtomicBool,
     leader: AtomicBool,
+    /// Milliseconds after which a running pass counts as stuck.
+    stuck_after: AtomicU64,
+    /// The passes running now, by a number of their own.
+    passes: Mutex<HashMap<u64, Pass>>,
+    next_pass: AtomicU64,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        Self {
+            synced: AtomicBool::default(),
+            running: AtomicBool::default(),
+            failed: AtomicBool::default(),
+            leader: AtomicBool::default(),
+            stuck_after: AtomicU64::new(DEFAULT_STUCK_AFTER.as_millis() as u64),
+            passes: Mutex::default(),
+            next_pass: AtomicU64::default(),
+        }
+    }
+}
+
+/// How long a pass may run before its controller counts as stuck, unless [`Health::set_stuck_after`] says
+/// otherwise.
+pub const DEFAULT_STUCK_AFTER: Duration = Duration::from_secs(600);
+
+/// A pass in flight: its controller, its parent and when it began.
+#[derive(Debug)]
+struct Pass {
+    controller: String,
+    parent: String,
+    started: Instant,
+}
+
+/// Marks a pass as running until dropped ([`Health::pass_started`]).
+#[derive(Debug)]
+pub(crate) struct PassGuard {
+    state: Arc<State>,
+    id: u64,
+}
+
+impl Drop for PassGuard {
+    fn drop(&mut self) {
+        self.state
+            .passes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.id);
+    }
+}
+
+/// Why the liveness probe fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unhealthy {
+    /// The operator is not running (not started yet, or stopped).
+    NotRunning,
+    /// A controller ended before shutdown (only a fatal error ends one).
+    ControllerEnded,
+    /// A pass has run longer than [`Health::stuck_after`].
+    Stuck {
+        /// The controller running it.
+        controller: String,
+        /// Its parent, as `namespace/name`.
+        parent: String,
+        /// How long it has run.
+        running_for: Duration,
+    },
+}
+
+impl std::fmt::Display for Unhealthy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unhealthy::NotRunning => f.write_str("the operator is not running"),
+            Unhealthy::ControllerEnded => f.write_str("a controller has ended"),
+            Unhealthy::Stuck {
+                controller,
+                parent,
+                running_for,
+            } => write!(
+                f,
+                "controller {controller} is stuck: its pass over {parent} has run for {}s",
+                running_for.as_secs()
+            ),
+        }
+    }
 }
 
 impl Health {
@@ -44,9 +132,63 @@ impl Health {
         self.state.synced.load(Ordering::Acquire)
     }
 
-    /// Whether the operator runs with all its controllers.
+    /// Whether the operator runs with all its controllers, none of them stuck.
     pub fn is_alive(&self) -> bool {
-        self.state.running.load(Ordering::Acquire) && !self.state.failed.load(Ordering::Acquire)
+        self.liveness().is_ok()
+    }
+
+    /// Whether the operator runs with all its controllers, none of them stuck, or why not (the longest-running
+    /// stuck pass when several are).
+    pub fn liveness(&self) -> Result<(), Unhealthy> {
+        if self.state.failed.load(Ordering::Acquire) {
+            return Err(Unhealthy::ControllerEnded);
+        }
+        if !self.state.running.load(Ordering::Acquire) {
+            return Err(Unhealthy::NotRunning);
+        }
+        let limit = self.stuck_after();
+        let passes = self.state.passes.lock().unwrap_or_else(|e| e.into_inner());
+        match passes.values().min_by_key(|p| p.started) {
+            Some(p) if p.started.elapsed() > limit => Err(Unhealthy::Stuck {
+                controller: p.controller.clone(),
+                parent: p.parent.clone(),
+                running_for: p.started.elapsed(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// How long a pass may run before its controller counts as stuck and the liveness probe fails.
+    pub fn stuck_after(&self) -> Duration {
+        Duration::from_millis(self.state.stuck_after.load(Ordering::Acquire))
+    }
+
+    /// Sets how long a pass may run before its controller counts as stuck ([`DEFAULT_STUCK_AFTER`] unless
+    /// set): longer than any pass should take, including its steps' own timeouts.
+    pub fn set_stuck_after(&self, limit: Duration) {
+        let millis = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
+        self.state.stuck_after.store(millis, Ordering::Release);
+    }
+
+    /// Records a pass of `controller` over `parent` as running until the guard is dropped.
+    pub(crate) fn pass_started(&self, controller: &str, parent: String) -> PassGuard {
+        let id = self.state.next_pass.fetch_add(1, Ordering::Relaxed);
+        self.state
+            .passes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(
+                id,
+                Pass {
+                    controller: controller.to_string(),
+                    parent,
+                    started: Instant::now(),
+                },
+            );
+        PassGuard {
+            state: self.state.clone(),
+            id,
+        }
     }
 
     /// Whether this replica holds the leader election's Lease (always false without leader election).
@@ -101,13 +243,15 @@ pub async fn serve(addr: SocketAddr, health: Health) -> Result<BoxFuture<'static
 
 fn answer(health: &Health, path: &str) -> Response<Full<Bytes>> {
     let (status, body) = match path {
-        "/healthz" if health.is_alive() => (StatusCode::OK, "ok"),
-        "/healthz" => (StatusCode::SERVICE_UNAVAILABLE, "a controller has ended"),
-        "/readyz" if health.is_ready() => (StatusCode::OK, "ok"),
-        "/readyz" => (StatusCode::SERVICE_UNAVAILABLE, "caches not synced"),
-        _ => (StatusCode::NOT_FOUND, "not found"),
+        "/healthz" => match health.liveness() {
+            Ok(()) => (StatusCode::OK, "ok".to_string()),
+            Err(why) => (StatusCode::SERVICE_UNAVAILABLE, why.to_string()),
+        },
+        "/readyz" if health.is_ready() => (StatusCode::OK, "ok".to_string()),
+        "/readyz" => (StatusCode::SERVICE_UNAVAILABLE, "caches not synced".into()),
+        _ => (StatusCode::NOT_FOUND, "not found".into()),
     };
-    let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+    let mut response = Response::new(Full::new(Bytes::from(body)));
     *response.status_mut() = status;
     response
 }
@@ -137,6 +281,33 @@ mod tests {
             answer(&health, "/healthz").status(),
             StatusCode::SERVICE_UNAVAILABLE
         );
+    }
+
+    #[test]
+    fn a_pass_running_too_long_makes_its_controller_stuck_until_it_ends() {
+        let health = Health::default();
+        health.set_running(true);
+        assert_eq!(health.stuck_after(), DEFAULT_STUCK_AFTER);
+        health.set_stuck_after(Duration::from_millis(20));
+        let quick = health.pass_started("webapp-controller", "default/quick".into());
+        drop(quick);
+        let slow = health.pass_started("webapp-controller", "default/slow".into());
+        assert_eq!(health.liveness(), Ok(()));
+        std::thread::sleep(Duration::from_millis(30));
+        let Err(Unhealthy::Stuck {
+            controller, parent, ..
+        }) = health.liveness()
+        else {
+            panic!("not stuck: {:?}", health.liveness());
+        };
+        assert_eq!(
+            (controller.as_str(), parent.as_str()),
+            ("webapp-controller", "default/slow")
+        );
+        let response = answer(&health, "/healthz");
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        drop(slow);
+        assert_eq!(health.liveness(), Ok(()));
     }
 
     #[tokio::test]

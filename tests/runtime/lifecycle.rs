@@ -468,3 +468,69 @@ async fn a_step_that_waits_stops_on_the_shutdown_signal_instead_of_the_deadline(
         .unwrap()
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pass_that_never_ends_fails_the_liveness_probe_until_it_does() {
+    use futures::FutureExt;
+    use operator::SyncReconciler;
+    use operator::probes::Unhealthy;
+    let server = ApiServer::new();
+    let client = server.client();
+    install::<Memo>(&client).await;
+    let (release, released) = tokio::sync::watch::channel(false);
+    // A step awaiting something that does not come until the test says so.
+    let step = SyncReconciler::new_async("hang", move |_: &mut Memo, _: &mut Context| {
+        let mut released = released.clone();
+        async move {
+            let _ = released.wait_for(|r| *r).await;
+            Ok(Outcome::Continue)
+        }
+        .boxed()
+    });
+    let op = Operator::new(client.clone())
+        .stuck_after(Duration::from_millis(300))
+        .controller(Reconciler::<Memo>::new("memos").step(step));
+    let health = op.health();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(op.run_until(async move {
+        let _ = stopped.await;
+    }));
+    Api::<Memo>::namespaced(client.clone(), "default")
+        .create(
+            &PostParams::default(),
+            &Memo::new("m", MemoSpec { body: "x".into() }),
+        )
+        .await
+        .unwrap();
+    let mut stuck = None;
+    for _ in 0..400 {
+        // (Before the operator runs, the probe fails as not running.)
+        if let Err(why @ Unhealthy::Stuck { .. }) = health.liveness() {
+            stuck = Some(why);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    match stuck {
+        Some(Unhealthy::Stuck {
+            controller, parent, ..
+        }) => {
+            assert_eq!(
+                (controller.as_str(), parent.as_str()),
+                ("memos", "default/m")
+            );
+        }
+        other => panic!("the hanging pass did not fail the probe: {other:?}"),
+    }
+    // Once the pass ends, the controller is alive again.
+    release.send(true).unwrap();
+    for _ in 0..400 {
+        if health.is_alive() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(health.liveness(), Ok(()));
+    let _ = stop.send(());
+    task.await.unwrap().unwrap();
+}
