@@ -390,7 +390,7 @@ pub fn example() -> crate::cli::Example {
         installation: Some(installation),
         prepare_embedded: |_| {},
         seed: |client| seed(client).boxed(),
-        observe: |client| observe(client).boxed(),
+        observe: |client| crate::cli::log_changes(client, summary).boxed(),
         kubectl_hint: "get databases,statefulsets,services,secrets",
     }
 }
@@ -409,39 +409,14 @@ async fn seed(client: kube::Client) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Logs every change to the Databases' status.
-async fn observe(client: kube::Client) {
-    use futures::{StreamExt, TryStreamExt};
-    use kube::runtime::{WatchStreamExt, watcher};
-    let mut seen: BTreeMap<String, String> = BTreeMap::new();
-    let mut changes = watcher(Api::<Database>::all(client), watcher::Config::default())
-        .default_backoff()
-        .applied_objects()
-        .boxed();
-    loop {
-        match changes.try_next().await {
-            Ok(Some(db)) => {
-                let status = db.status.clone().unwrap_or_default();
-                let ready = status
-                    .conditions
-                    .iter()
-                    .find(|c| c.type_ == "Ready")
-                    .map(|c| format!("{} ({}) {}", c.status, c.reason, c.message));
-                let summary = format!(
-                    "ready={} endpoint={:?} secret={:?} message={:?}",
-                    ready.unwrap_or_else(|| "unknown".into()),
-                    status.endpoint,
-                    status.secret_name,
-                    status.message,
-                );
-                let name = db.name_any();
-                if seen.get(&name) != Some(&summary) {
-                    tracing::info!(database = %name, "{summary}");
-                    seen.insert(name, summary);
-                }
-            }
-            Ok(None) => return,
-            Err(e) => tracing::warn!(error = %e, "watch failed; retrying"),
-        }
-    }
+/// The line logged for a Database when its status changes.
+fn summary(db: &Database) -> String {
+    let status = db.status.clone().unwrap_or_default();
+    format!(
+        "ready={} endpoint={:?} secret={:?} message={:?}",
+        crate::cli::ready(&status.conditions),
+        status.endpoint,
+        status.secret_name,
+        status.message,
+    )
 }

@@ -6,7 +6,8 @@
 //! [`TEAM_LABEL`]` = <team>` (key `role`, default `developer`); the ConfigMap is not a child and not named in
 //! the spec, so a `watches` mapper finds the team from the label whenever such a ConfigMap changes.
 //!
-//! `cargo run --example teams` runs it on the embedded cluster with a sample team.
+//! `cargo run --example teams` runs it on the embedded cluster with a sample team (the examples' shared command
+//! line, [`example`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -158,4 +159,88 @@ pub fn sample_settings(team: &str, role: &str) -> ConfigMap {
         data: Some(BTreeMap::from([("role".to_string(), role.to_string())])),
         ..Default::default()
     }
+}
+
+/// The Team controller, for [`crate::cli::Example`].
+pub fn controller(operator: operator::Operator) -> operator::Operator {
+    operator.controller(reconciler())
+}
+
+/// The installation of the operator: the CRD, its Namespace and ServiceAccount, the ClusterRole derived from
+/// the wiring, the binding, the leader-election Role and the Deployment with probes and metrics.
+pub fn installation() -> operator::manifests::Manifests {
+    use kube::CustomResourceExt;
+    operator::manifests::Manifests::new("teams-operator")
+        .namespace("teams-system")
+        .image("example.dev/teams-operator:latest")
+        .args(["--in-cluster"])
+        .health_probes(8081)
+        .metrics(8080)
+        .leader_election(true)
+        .reconciler(&reconciler())
+        .crd(Team::crd())
+}
+
+/// What `teams manifests` prints: [`installation`] as one YAML stream.
+pub fn manifests() -> anyhow::Result<String> {
+    installation()
+        .to_yaml()
+        .map_err(|e| anyhow::anyhow!("cannot render the manifests as YAML: {e}"))
+}
+
+/// The name of the sample Team created on the embedded cluster.
+pub const SAMPLE_NAME: &str = "platform";
+
+/// The Team operator on the examples' shared command line.
+pub fn example() -> crate::cli::Example {
+    use futures::FutureExt;
+    use kube::CustomResourceExt;
+    crate::cli::Example {
+        crds: || vec![Team::crd()],
+        controller,
+        manifests,
+        installation: Some(installation),
+        prepare_embedded: |_| {},
+        seed: |client| seed(client).boxed(),
+        observe: |client| crate::cli::log_changes(client, summary).boxed(),
+        kubectl_hint: "get teams,serviceaccounts,configmaps",
+    }
+}
+
+/// Creates the sample team (`ada` and `linus`) and its settings (role `developer`).
+async fn seed(client: kube::Client) -> anyhow::Result<()> {
+    use anyhow::Context as _;
+    use kube::api::{Api, PostParams};
+    let settings: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    settings
+        .create(
+            &PostParams::default(),
+            &sample_settings(SAMPLE_NAME, DEFAULT_ROLE),
+        )
+        .await
+        .context("cannot create the sample settings ConfigMap")?;
+    let teams: Api<Team> = Api::namespaced(client, "default");
+    teams
+        .create(
+            &PostParams::default(),
+            &sample(SAMPLE_NAME, &["ada", "linus"]),
+        )
+        .await
+        .context("cannot create the sample Team")?;
+    tracing::info!(
+        team = SAMPLE_NAME,
+        "created the sample Team and its settings"
+    );
+    Ok(())
+}
+
+/// The line logged for a Team when its status changes.
+fn summary(team: &Team) -> String {
+    let status = team.status.clone().unwrap_or_default();
+    format!(
+        "members={:?} ready={} accounts={:?}",
+        team.spec.members,
+        crate::cli::ready(&status.conditions),
+        status.accounts,
+    )
 }

@@ -271,7 +271,7 @@ pub fn example() -> crate::cli::Example {
         installation: Some(installation),
         prepare_embedded: |_| {},
         seed: |client| seed(client).boxed(),
-        observe: |client| observe(client).boxed(),
+        observe: |client| crate::cli::log_changes(client, summary).boxed(),
         kubectl_hint: "get tenants,namespaces,resourcequotas,rolebindings -A",
     }
 }
@@ -291,39 +291,14 @@ async fn seed(client: kube::Client) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Logs every change to the Tenants' status.
-async fn observe(client: kube::Client) {
-    use futures::{StreamExt, TryStreamExt};
-    use kube::runtime::{WatchStreamExt, watcher};
-    let mut seen: BTreeMap<String, String> = BTreeMap::new();
-    let mut changes = watcher(kube::Api::<Tenant>::all(client), watcher::Config::default())
-        .default_backoff()
-        .applied_objects()
-        .boxed();
-    loop {
-        match changes.try_next().await {
-            Ok(Some(tenant)) => {
-                let status = tenant.status.clone().unwrap_or_default();
-                let ready = status
-                    .conditions
-                    .iter()
-                    .find(|c| c.type_ == "Ready")
-                    .map(|c| format!("{} ({}) {}", c.status, c.reason, c.message));
-                let summary = format!(
-                    "generation={:?} observedGeneration={:?} ready={} namespaces={:?}",
-                    tenant.metadata.generation,
-                    status.observed_generation,
-                    ready.unwrap_or_else(|| "unknown".into()),
-                    status.namespaces,
-                );
-                let name = tenant.name_any();
-                if seen.get(&name) != Some(&summary) {
-                    tracing::info!(tenant = %name, "{summary}");
-                    seen.insert(name, summary);
-                }
-            }
-            Ok(None) => return,
-            Err(e) => tracing::warn!(error = %e, "watch failed; retrying"),
-        }
-    }
+/// The line logged for a Tenant when its status changes.
+fn summary(tenant: &Tenant) -> String {
+    let status = tenant.status.clone().unwrap_or_default();
+    format!(
+        "generation={:?} observedGeneration={:?} ready={} namespaces={:?}",
+        tenant.metadata.generation,
+        status.observed_generation,
+        crate::cli::ready(&status.conditions),
+        status.namespaces,
+    )
 }

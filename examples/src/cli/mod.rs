@@ -24,7 +24,9 @@ use operator::testing::ApiServer;
 
 use crate::EmbeddedArgs;
 
+mod observe;
 mod run_flags;
+pub use observe::{log_changes, ready};
 pub use run_flags::{BindAddress, RunFlags, parse_bind_address, run_operator};
 
 /// Runs an example operator.
