@@ -160,7 +160,7 @@ impl Collection {
     /// Sends an event to every watcher whose filter it passes, translating selector moves into ADDED/DELETED.
     fn fan_out(&mut self, ev: &Event) {
         self.watchers.retain(|w| match translate(&w.filter, ev) {
-            Some(k) => w.tx.send(WatchItem::Event(k, ev.object.clone())).is_ok(),
+            Some((k, object)) => w.tx.send(WatchItem::Event(k, object)).is_ok(),
             None => !w.tx.is_closed(),
         });
     }
@@ -218,17 +218,27 @@ impl Collection {
 }
 
 /// What a watcher with `filter` sees of `ev`: objects moving into or out of its selection are ADDED or DELETED.
-pub fn translate(filter: &Filter, ev: &Event) -> Option<EventType> {
+/// An object that leaves the selection is DELETED as it was before the change (the state the watcher last
+/// matched), at the change's resourceVersion, as kube-apiserver's watch cache sends it.
+pub fn translate(filter: &Filter, ev: &Event) -> Option<(EventType, Arc<Value>)> {
     let now = filter.matches(&ev.object);
     let before = ev.prev.as_ref().map(|p| filter.matches(p)).unwrap_or(false);
-    match ev.kind {
-        EventType::Added if now => Some(EventType::Added),
-        EventType::Modified if now && before => Some(EventType::Modified),
-        EventType::Modified if now => Some(EventType::Added),
-        EventType::Modified if before => Some(EventType::Deleted),
-        EventType::Deleted if before => Some(EventType::Deleted),
-        _ => None,
-    }
+    let kind = match ev.kind {
+        EventType::Added if now => EventType::Added,
+        EventType::Modified if now && before => EventType::Modified,
+        EventType::Modified if now => EventType::Added,
+        EventType::Modified if before => {
+            let Some(prev) = ev.prev.as_ref() else {
+                return Some((EventType::Deleted, ev.object.clone()));
+            };
+            let mut left = (**prev).clone();
+            left["metadata"]["resourceVersion"] = ev.object["metadata"]["resourceVersion"].clone();
+            return Some((EventType::Deleted, Arc::new(left)));
+        }
+        EventType::Deleted if before => EventType::Deleted,
+        _ => return None,
+    };
+    Some((kind, ev.object.clone()))
 }
 
 /// 410 for a resourceVersion older than the kept history.

@@ -336,9 +336,12 @@ pub fn reconciler() -> Reconciler<Database> {
     Database::reconciler()
 }
 
-/// The Database controller, for [`crate::cli::Example`].
+/// The Database controller, for [`crate::cli::Example`]. Its Secret cache holds the Secrets it wrote (by the
+/// runtime's owner label), not every Secret of the cluster.
 pub fn controller(operator: operator::Operator) -> operator::Operator {
-    operator.controller(reconciler())
+    operator
+        .cache::<Secret>(operator::CacheOptions::owned())
+        .controller(reconciler())
 }
 
 /// The installation of the operator: the CRD, its Namespace, ServiceAccount, the ClusterRole derived from the

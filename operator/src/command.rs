@@ -48,6 +48,18 @@ impl Target {
         }
     }
 
+    /// The target of the object of kind `K` named `name` (in `namespace`).
+    pub fn named<K: Resource<DynamicType = ()>>(namespace: Option<&str>, name: &str) -> Self {
+        Self {
+            group: K::group(&()).into_owned(),
+            version: K::version(&()).into_owned(),
+            kind: K::kind(&()).into_owned(),
+            plural: K::plural(&()).into_owned(),
+            namespace: namespace.map(str::to_string),
+            name: name.to_string(),
+        }
+    }
+
     /// `v1` or `apps/v1`.
     pub fn api_version(&self) -> String {
         if self.group.is_empty() {
@@ -194,6 +206,11 @@ impl Command {
 pub trait Dispatcher: Send + Sync {
     /// Executes a command; returns the resulting object for writes that return one.
     fn execute<'a>(&'a self, command: &'a Command) -> BoxFuture<'a, Result<Option<Value>>>;
+
+    /// Reads one object from the API server, past every cache: `None` when it does not exist. The runtime
+    /// reads only where a cache that does not hold every object of its kind misses one it needs (a child
+    /// about to be created, which could be someone else's object of the same name).
+    fn get<'a>(&'a self, target: &'a Target) -> BoxFuture<'a, Result<Option<Value>>>;
 }
 
 /// How many event recorders a dispatcher spreads its events over (by the object they regard).
@@ -370,6 +387,18 @@ impl Dispatcher for ApiDispatcher {
     fn execute<'a>(&'a self, command: &'a Command) -> BoxFuture<'a, Result<Option<Value>>> {
         self.run(command).boxed()
     }
+
+    fn get<'a>(&'a self, target: &'a Target) -> BoxFuture<'a, Result<Option<Value>>> {
+        async move {
+            let found = target
+                .api(&self.client)
+                .get_opt(&target.name)
+                .await
+                .map_err(|e| Error::kube(format!("get {target}"), e))?;
+            Ok(found.map(serde_json::to_value).transpose()?)
+        }
+        .boxed()
+    }
 }
 
 /// Records commands without executing them; writes answer with the object as sent.
@@ -401,6 +430,11 @@ impl Dispatcher for RecordingDispatcher {
             _ => None,
         };
         async move { Ok(out) }.boxed()
+    }
+
+    /// With no server, the caches are the whole world: nothing they miss exists.
+    fn get<'a>(&'a self, _target: &'a Target) -> BoxFuture<'a, Result<Option<Value>>> {
+        async { Ok(None) }.boxed()
     }
 }
 

@@ -11,7 +11,7 @@ use kube::core::{Selector, SelectorExt};
 use serde_json::Value;
 
 use crate::cache::{Cache, CachedKind, Caches};
-use crate::command::{Command, Dispatcher, EventCommand};
+use crate::command::{Command, Dispatcher, EventCommand, Target};
 use crate::conditions::ConditionUpdate;
 use crate::error::{Error, Result};
 use crate::stash::Stash;
@@ -267,6 +267,22 @@ impl Context {
         tracing::debug!(verb = command.verb(), "executing command");
         self.commands.push(command.clone());
         self.dispatcher.execute(&command).await
+    }
+
+    /// Reads one object of `K` from the API server, past the cache: `None` when it does not exist. For
+    /// objects a [selective cache](crate::CacheOptions) may not hold; a pass served by complete caches reads
+    /// nothing.
+    pub async fn read<K: CachedKind>(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Option<K>> {
+        let target = Target::named::<K>(namespace, name);
+        tracing::debug!(object = %target, "reading past the cache");
+        match self.dispatcher.get(&target).await? {
+            Some(v) => Ok(Some(serde_json::from_value(v)?)),
+            None => Ok(None),
+        }
     }
 
     /// Records an event about the parent.

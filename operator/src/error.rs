@@ -58,6 +58,9 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// A cache's options do not fit how a step uses the kind.
+    #[error(transparent)]
+    CacheOptions(#[from] crate::cache::CacheOptionsError),
     /// (De)serialization failed.
     #[error("serialization failed: {0}")]
     Serde(#[from] serde_json::Error),

@@ -8,7 +8,7 @@ use futures::future::FutureExt;
 use kube::Client;
 use tokio::sync::watch;
 
-use crate::cache::Caches;
+use crate::cache::{CacheOptions, CacheOptionsError, Caches};
 use crate::controller::{Backoff, Runner};
 use crate::leader::{Elector, LeaderElection, LeaderElectionError};
 use crate::metrics::Metrics;
@@ -31,6 +31,8 @@ pub struct Operator {
     health: crate::probes::Health,
     leader: Option<LeaderElection>,
     names: Vec<String>,
+    /// Cache options that could not be set, reported when the operator runs.
+    invalid: Vec<CacheOptionsError>,
 }
 
 impl std::fmt::Debug for Operator {
@@ -72,6 +74,7 @@ impl Operator {
             health: crate::probes::Health::default(),
             leader: None,
             names: Vec::new(),
+            invalid: Vec::new(),
         }
     }
 
@@ -119,6 +122,26 @@ impl Operator {
         ) {
             self.names.push(name);
             self.runners.push(runner);
+        }
+        self
+    }
+
+    /// Sets what the cache of `K` holds (every object by default): the children this operator wrote
+    /// ([`CacheOptions::owned`]), the objects a selector picks, or their metadata only. Before or after the
+    /// controllers that use the kind are added; options that cannot be used (see [`CacheOptionsError`]) make
+    /// [`Operator::run_until`] fail before anything starts.
+    ///
+    /// ```
+    /// # use k8s_openapi::api::core::v1::Secret;
+    /// # use operator::{CacheOptions, Operator};
+    /// # fn f(client: kube::Client) {
+    /// let operator = Operator::new(client).cache::<Secret>(CacheOptions::owned());
+    /// assert!(!operator.caches().get::<Secret>().unwrap().holds_every_object());
+    /// # }
+    /// ```
+    pub fn cache<K: crate::CachedKind>(mut self, options: CacheOptions) -> Self {
+        if let Err(e) = self.caches.configure::<K>(options) {
+            self.invalid.push(e);
         }
         self
     }
@@ -191,8 +214,12 @@ impl Operator {
             deadline,
             health,
             leader,
+            invalid,
             ..
         } = self;
+        if let Some(e) = invalid.into_iter().next() {
+            return Err(e.into());
+        }
         let mut elector = match leader {
             Some(election) => {
                 election.validate()?;
@@ -321,6 +348,9 @@ async fn hold(elector: &mut Option<Elector>) -> crate::leader::Lost {
 /// Why [`Operator::run_until`] returned other than by the shutdown it was given.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// A cache's options cannot be used.
+    #[error(transparent)]
+    CacheOptions(#[from] CacheOptionsError),
     /// The leader election's settings cannot elect safely.
     #[error("leader election: {0}")]
     LeaderElection(#[from] LeaderElectionError),

@@ -111,6 +111,7 @@ fn live<K: Resource<DynamicType = ()> + Serialize + Clone>(desired: K) -> Value 
     v["kind"] = json!(K::kind(&()));
     v["metadata"]["annotations"] = json!({ DESIRED_HASH: hash });
     v["metadata"]["ownerReferences"] = json!([owner()]);
+    v["metadata"]["labels"][operator::OWNER_LABEL] = json!(UID);
     v
 }
 

@@ -4,7 +4,7 @@ use kube::Client;
 use serde_json::json;
 
 use crate::deviations::CONTINUE_TOKEN_ERROR;
-use crate::support::{Transcript, configmaps, run, widget, widgets};
+use crate::support::{MERGE, Transcript, configmaps, run, widget, widgets};
 
 async fn selectors(client: Client, ns: String) -> Transcript {
     let mut t = Transcript::new(client);
@@ -110,4 +110,85 @@ async fn pagination(client: Client, ns: String) -> Transcript {
 #[tokio::test]
 async fn paginated_lists() {
     run("paginated_lists", &[CONTINUE_TOKEN_ERROR], pagination).await;
+}
+
+const METADATA: &str = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+const METADATA_LIST: &str = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+
+/// What a selective or metadata-only cache reads: lists and watches as `PartialObjectMetadata`, and the
+/// events of a label-selected watch as objects enter and leave the selection (an object whose label is
+/// removed is `DELETED` from the watch, though it still exists).
+async fn metadata_and_selected(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let cms = configmaps(&ns);
+    let mut a = crate::support::configmap("a", json!({"k": "a"}));
+    a["metadata"]["labels"] = json!({"owner": "p1"});
+    t.post("create a", &cms, &a).await;
+    let created = t
+        .post(
+            "create b",
+            &cms,
+            &crate::support::configmap("b", json!({"k": "b"})),
+        )
+        .await;
+    let rv = created["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    t.send_accepting(
+        "list as metadata",
+        "GET",
+        &format!("{cms}?labelSelector=owner"),
+        METADATA_LIST,
+        "",
+        None,
+    )
+    .await;
+    t.send_accepting(
+        "get as metadata",
+        "GET",
+        &format!("{cms}/a"),
+        METADATA,
+        "",
+        None,
+    )
+    .await;
+    t.patch(
+        "b enters the selection",
+        &format!("{cms}/b"),
+        MERGE,
+        &json!({"metadata": {"labels": {"owner": "p1"}}}),
+    )
+    .await;
+    t.patch(
+        "a changes",
+        &format!("{cms}/a"),
+        MERGE,
+        &json!({"data": {"k": "a2"}}),
+    )
+    .await;
+    t.patch(
+        "a leaves the selection",
+        &format!("{cms}/a"),
+        MERGE,
+        &json!({"metadata": {"labels": {"owner": null}}}),
+    )
+    .await;
+    t.watch_accepting(
+        "selected watch as metadata",
+        &format!("{cms}?watch=true&labelSelector=owner&resourceVersion={rv}"),
+        METADATA,
+    )
+    .await;
+    t
+}
+
+#[tokio::test]
+async fn metadata_only_and_selected_watches() {
+    run(
+        "metadata_only_and_selected_watches",
+        &[],
+        metadata_and_selected,
+    )
+    .await;
 }

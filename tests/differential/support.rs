@@ -144,10 +144,24 @@ impl Transcript {
         content_type: &str,
         body: Option<&Value>,
     ) -> Value {
+        self.send_accepting(label, method, path, "application/json", content_type, body)
+            .await
+    }
+
+    /// [`Transcript::send`] asking for `accept` (e.g. `PartialObjectMetadata`).
+    pub async fn send_accepting(
+        &mut self,
+        label: &str,
+        method: &str,
+        path: &str,
+        accept: &str,
+        content_type: &str,
+        body: Option<&Value>,
+    ) -> Value {
         let mut request = http::Request::builder()
             .method(method)
             .uri(path)
-            .header("accept", "application/json");
+            .header("accept", accept);
         let bytes = match body {
             Some(b) => {
                 request = request.header("content-type", content_type);
@@ -201,10 +215,15 @@ impl Transcript {
     /// `DELETED` one (bounded by a generous timeout, so a missing event fails instead of hanging) and records
     /// them as one exchange whose body is the list of events.
     pub async fn watch(&mut self, label: &str, path: &str) -> Vec<Value> {
+        self.watch_accepting(label, path, "application/json").await
+    }
+
+    /// [`Transcript::watch`] asking for `accept`.
+    pub async fn watch_accepting(&mut self, label: &str, path: &str, accept: &str) -> Vec<Value> {
         let request = http::Request::builder()
             .method("GET")
             .uri(path)
-            .header("accept", "application/json")
+            .header("accept", accept)
             .body(kube::client::Body::from(Vec::new()))
             .expect("a request");
         let response = self

@@ -5,6 +5,7 @@ mod images;
 mod leader;
 mod lifecycle;
 mod references;
+mod selected_caches;
 mod smoke;
 mod table;
 mod webapp;

@@ -4,11 +4,17 @@ use serde_json::Value;
 
 /// Removes from one object (in place) what two runs of the same scenario never share: `uid`,
 /// `resourceVersion`, `creationTimestamp`, owner references' uids, the conditions' `lastTransitionTime` and
-/// the managed fields' `time`. `null` is left alone.
+/// the managed fields' `time`; the owner label's value (a uid) becomes `uid`. `null` is left alone.
 pub fn strip_run_identity(object: &mut Value) {
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         for k in ["uid", "resourceVersion", "creationTimestamp"] {
             meta.remove(k);
+        }
+        if let Some(owner) = meta
+            .get_mut("labels")
+            .and_then(|l| l.get_mut(operator::OWNER_LABEL))
+        {
+            *owner = Value::String("uid".into());
         }
         for (list, field) in [("ownerReferences", "uid"), ("managedFields", "time")] {
             for entry in meta

@@ -258,8 +258,8 @@ pub(super) fn watch(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply>
         match state.collection(&rt.storage).events_since(n) {
             Ok(events) => {
                 for ev in events {
-                    if let Some(kind) = translate(&filter, &ev) {
-                        let _ = tx.send(WatchItem::Event(kind, ev.object.clone()));
+                    if let Some((kind, object)) = translate(&filter, &ev) {
+                        let _ = tx.send(WatchItem::Event(kind, object));
                     }
                 }
             }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
-use kube::api::Api;
+use kube::api::{Api, PartialObjectMeta};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::reflector::{self, ObjectRef, ReflectHandle, Store};
 use kube::runtime::watcher::{self, Event};
@@ -20,6 +20,9 @@ use serde::de::DeserializeOwned;
 use crate::index::{IndexKeys, Indexes};
 
 mod namespaces;
+mod options;
+
+pub use options::{CacheOptions, CacheOptionsError, OWNER_LABEL};
 
 /// The annotation `kubectl apply` keeps; stripped from cached objects with `managedFields`.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -79,6 +82,7 @@ pub struct Cache<K: CachedKind> {
     indexes: Indexes<K>,
     writer: Arc<Mutex<Option<reflector::store::Writer<K>>>>,
     changes: tokio::sync::broadcast::Sender<Change<K>>,
+    options: Arc<RwLock<CacheOptions>>,
 }
 
 impl<K: CachedKind> Clone for Cache<K> {
@@ -89,6 +93,7 @@ impl<K: CachedKind> Clone for Cache<K> {
             indexes: self.indexes.clone(),
             writer: self.writer.clone(),
             changes: self.changes.clone(),
+            options: self.options.clone(),
         }
     }
 }
@@ -162,6 +167,20 @@ impl<K: CachedKind> Cache<K> {
     /// Waits until the first list has been stored.
     pub async fn ready(&self) {
         let _ = self.store.wait_until_ready().await;
+    }
+
+    /// What the cache holds of its kind.
+    pub fn options(&self) -> CacheOptions {
+        self.options
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Whether the cache holds every object of its kind (in the operator's namespaces): only then does a
+    /// lookup that finds nothing mean the object does not exist.
+    pub fn holds_every_object(&self) -> bool {
+        self.options().holds_every_object()
     }
 }
 
@@ -428,12 +447,14 @@ impl Caches {
             // Room for a relist of tens of thousands of objects: a trigger stream that lags behind reconciles
             // every parent, which at 10,000 parents costs far more than the slots (a few MiB).
             let (changes, _) = tokio::sync::broadcast::channel(CHANGES_CAPACITY);
+            let options: Arc<RwLock<CacheOptions>> = Arc::default();
             let cache = Cache {
                 store: store.clone(),
                 owners: owners.clone(),
                 indexes: indexes.clone(),
                 writer: writer.clone(),
                 changes: changes.clone(),
+                options: options.clone(),
             };
             let ready_store = store.clone();
             let client = self.client.clone();
@@ -456,18 +477,29 @@ impl Caches {
                     };
                     let mut pending = None;
                     let mut listed: Option<HashSet<ObjectRef<K>>> = None;
-                    let events = if namespaces.is_empty() {
-                        let api: Api<K> = Api::all(client);
-                        watcher::watcher(api, watcher::Config::default())
-                            .default_backoff()
-                            .boxed()
-                    } else {
+                    let options = options.read().unwrap_or_else(|e| e.into_inner()).clone();
+                    let config = options.watcher_config();
+                    let events = if !namespaces.is_empty() {
                         namespaces::watch(
                             &client,
                             &namespaces,
-                            watcher::Config::default(),
+                            config,
+                            options.is_metadata_only(),
                             relist_store,
                         )
+                    } else if options.is_metadata_only() {
+                        let api: Api<PartialObjectMeta<K>> = Api::all(client);
+                        watcher::watcher(api, config)
+                            .default_backoff()
+                            .filter_map(|ev| {
+                                futures::future::ready(namespaces::convert(ev, |o| {
+                                    options::from_metadata::<K>(o.metadata)
+                                }))
+                            })
+                            .boxed()
+                    } else {
+                        let api: Api<K> = Api::all(client);
+                        watcher::watcher(api, config).default_backoff().boxed()
                     };
                     let stream = events
                         .modify(strip::<K>)
@@ -507,6 +539,27 @@ impl Caches {
             .downcast_ref::<Cache<K>>()
             .cloned()
             .unwrap_or_else(|| unreachable_cache::<K>())
+    }
+
+    /// Sets what the cache of `K` holds (created on first use, like [`Caches::ensure`]); the cache must not
+    /// have started.
+    pub fn configure<K: CachedKind>(
+        &self,
+        options: CacheOptions,
+    ) -> Result<Cache<K>, CacheOptionsError> {
+        options.check::<K>()?;
+        let cache = self.ensure::<K>();
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if entries
+            .get(&TypeId::of::<K>())
+            .is_none_or(|e| e.start.is_none())
+        {
+            return Err(CacheOptionsError::Started {
+                kind: K::kind(&()).into_owned(),
+            });
+        }
+        *cache.options.write().unwrap_or_else(|e| e.into_inner()) = options;
+        Ok(cache)
     }
 
     /// The cache of `K` if some controller declared it.
@@ -556,6 +609,7 @@ impl Caches {
             indexes: Indexes::default(),
             writer: Arc::new(Mutex::new(None)),
             changes: tokio::sync::broadcast::channel(16).0,
+            options: Arc::default(),
         };
         let kind = K::kind(&()).into_owned();
         let entry = Entry {
@@ -634,6 +688,7 @@ fn unreachable_cache<K: CachedKind>() -> Cache<K> {
         indexes: Indexes::default(),
         writer: Arc::new(Mutex::new(None)),
         changes: tokio::sync::broadcast::channel(1).0,
+        options: Arc::default(),
     }
 }
 
@@ -679,6 +734,7 @@ mod tests {
             indexes: Indexes::default(),
             writer: Arc::new(Mutex::new(None)),
             changes: tokio::sync::broadcast::channel(1).0,
+            options: Arc::default(),
         };
         let names = |uid: &str| {
             let mut n: Vec<String> = cache.owned_by(uid).iter().map(|c| c.name_any()).collect();

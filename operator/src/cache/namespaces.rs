@@ -12,26 +12,29 @@
 use std::collections::{HashSet, VecDeque};
 
 use futures::stream::{self, BoxStream, StreamExt};
-use kube::api::{Api, ApiResource, DynamicObject};
+use kube::api::{Api, ApiResource, DynamicObject, PartialObjectMeta};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher::{self, Event};
 use kube::{Client, ResourceExt};
 
 use super::CachedKind;
+use super::options::from_metadata;
 
-/// The watch of `K` in `namespaces` (with kube's default backoff each), as one stream for `store`'s writer.
+/// The watch of `K` in `namespaces` (with kube's default backoff each), as one stream for `store`'s writer;
+/// of metadata only when `metadata_only`.
 pub(crate) fn watch<K: CachedKind>(
     client: &Client,
     namespaces: &[String],
     config: watcher::Config,
+    metadata_only: bool,
     store: Store<K>,
 ) -> BoxStream<'static, watcher::Result<Event<K>>> {
     let streams: Vec<_> = namespaces
         .iter()
         .enumerate()
         .map(|(i, namespace)| {
-            watch_one::<K>(client, namespace, config.clone())
+            watch_one::<K>(client, namespace, config.clone(), metadata_only)
                 .map(move |ev| (i, ev))
                 .boxed()
         })
@@ -59,39 +62,53 @@ fn watch_one<K: CachedKind>(
     client: &Client,
     namespace: &str,
     config: watcher::Config,
+    metadata_only: bool,
 ) -> BoxStream<'static, watcher::Result<Event<K>>> {
     let resource = ApiResource::erase::<K>(&());
+    if metadata_only {
+        let api: Api<PartialObjectMeta<DynamicObject>> =
+            Api::namespaced_with(client.clone(), namespace, &resource);
+        return watcher::watcher(api, config)
+            .default_backoff()
+            .filter_map(|ev| {
+                futures::future::ready(convert(ev, |o| from_metadata::<K>(o.metadata)))
+            })
+            .boxed();
+    }
     let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &resource);
     watcher::watcher(api, config)
         .default_backoff()
-        .filter_map(|ev| {
-            let parsed = match ev {
-                Err(e) => Some(Err(e)),
-                Ok(ev) => parse::<K>(ev).map(Ok),
-            };
-            futures::future::ready(parsed)
-        })
+        .filter_map(|ev| futures::future::ready(convert(ev, parse::<K>)))
         .boxed()
 }
 
-fn parse<K: CachedKind>(ev: Event<DynamicObject>) -> Option<Event<K>> {
-    let object = |o: DynamicObject| {
-        let name = format!("{}/{}", o.namespace().unwrap_or_default(), o.name_any());
-        match o.try_parse::<K>() {
-            Ok(k) => Some(k),
-            Err(e) => {
-                tracing::warn!(kind = %K::kind(&()), object = %name, error = %e, "cannot parse a watched object; skipped");
-                None
-            }
+fn parse<K: CachedKind>(o: DynamicObject) -> Option<K> {
+    let name = format!("{}/{}", o.namespace().unwrap_or_default(), o.name_any());
+    match o.try_parse::<K>() {
+        Ok(k) => Some(k),
+        Err(e) => {
+            tracing::warn!(kind = %K::kind(&()), object = %name, error = %e, "cannot parse a watched object; skipped");
+            None
         }
+    }
+}
+
+/// A watch event of `A` as one of `B` (`None`, to skip it, when `object` makes nothing of its object).
+pub(crate) fn convert<A, B>(
+    ev: watcher::Result<Event<A>>,
+    mut object: impl FnMut(A) -> Option<B>,
+) -> Option<watcher::Result<Event<B>>> {
+    let ev = match ev {
+        Err(e) => return Some(Err(e)),
+        Ok(ev) => ev,
     };
-    Some(match ev {
+    Some(Ok(match ev {
         Event::Init => Event::Init,
         Event::InitDone => Event::InitDone,
         Event::InitApply(o) => Event::InitApply(object(o)?),
         Event::Apply(o) => Event::Apply(object(o)?),
         Event::Delete(o) => Event::Delete(object(o)?),
-    })
+    }))
 }
 
 /// The state of the merged stream.

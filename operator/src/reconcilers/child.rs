@@ -14,7 +14,7 @@ use super::announce::{Mutation, announce, describe};
 use super::compare::{contains, merge_into, stamp_desired_hash};
 use super::written::Written;
 use super::{SubReconciler, Wiring};
-use crate::cache::CachedKind;
+use crate::cache::{CachedKind, OWNER_LABEL};
 use crate::command::{Command, Target};
 use crate::conditions::{ConditionStatus, ConditionUpdate};
 use crate::context::Context;
@@ -339,6 +339,12 @@ where
             .uid()
             .ok_or_else(|| Error::custom(format!("{} has no uid yet", parent.name_any())))?;
         let cache = cx.cache::<C>()?;
+        if cache.options().is_metadata_only() {
+            return Err(crate::CacheOptionsError::ChildMetadataOnly {
+                kind: C::kind(&()).into_owned(),
+            }
+            .into());
+        }
         let owned: Vec<Arc<C>> = cache
             .owned_by(&uid)
             .into_iter()
@@ -386,7 +392,16 @@ where
                 )));
             }
         };
-        let live = cache.get(namespace.as_deref(), &name);
+        let live = match cache.get(namespace.as_deref(), &name) {
+            // A cache of selected objects (the children the runtime labelled) misses someone else's object of
+            // the same name, and a child written before the owner label: ask the API server before an apply
+            // takes it over.
+            None if !cache.holds_every_object() => cx
+                .read::<C>(namespace.as_deref(), &name)
+                .await?
+                .map(Arc::new),
+            found => found,
+        };
         if let Some(live) = &live
             && !controlled_by(live.as_ref(), &uid)
         {
@@ -482,7 +497,19 @@ where
             }
             (WriteStrategy::CreateOnly, Some(live)) => {
                 self.written.seen(live.as_ref());
-                ChildOutcome::Unchanged(live.as_ref().clone())
+                if live.labels().get(OWNER_LABEL) == Some(&uid) {
+                    ChildOutcome::Unchanged(live.as_ref().clone())
+                } else {
+                    // Created before the runtime set the owner label (or the label was removed): put it back,
+                    // and only it, so a cache of owned objects holds the child.
+                    let out = cx
+                        .execute(Command::Patch {
+                            target: Target::of(live.as_ref()),
+                            patch: serde_json::json!({ "metadata": { "labels": { OWNER_LABEL: uid } } }),
+                        })
+                        .await?;
+                    ChildOutcome::Updated(result_or(out, live.as_ref())?)
+                }
             }
             (WriteStrategy::Update | WriteStrategy::CreateOnly, None) => {
                 match self.create(cx, &desired).await {
@@ -654,8 +681,9 @@ where
     prepare(parent, child)
 }
 
-/// Puts the child in the parent's namespace and sets the controller owner reference, refusing what
-/// Kubernetes would not collect: cross-namespace owners and namespaced parents of cluster-scoped children.
+/// Puts the child in the parent's namespace and sets the controller owner reference and the
+/// [`OWNER_LABEL`](crate::OWNER_LABEL), refusing what Kubernetes would not collect: cross-namespace owners and
+/// namespaced parents of cluster-scoped children.
 pub(crate) fn prepare<P, C>(parent: &P, child: &mut C) -> Result<()>
 where
     P: Resource<DynamicType = ()>,
@@ -716,7 +744,14 @@ where
         });
     }
     refs.retain(|r| r.uid != oref.uid);
+    let uid = oref.uid.clone();
     refs.push(oref);
+    // Lets a cache hold only the objects the runtime wrote as children (`CacheOptions::owned`).
+    child
+        .meta_mut()
+        .labels
+        .get_or_insert_with(Default::default)
+        .insert(OWNER_LABEL.to_string(), uid);
     Ok(())
 }
 

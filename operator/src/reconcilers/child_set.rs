@@ -136,6 +136,12 @@ where
             .uid()
             .ok_or_else(|| Error::custom(format!("{} has no uid yet", parent.name_any())))?;
         let cache = cx.cache::<C>()?;
+        if cache.options().is_metadata_only() {
+            return Err(crate::CacheOptionsError::ChildMetadataOnly {
+                kind: C::kind(&()).into_owned(),
+            }
+            .into());
+        }
         let owned: Vec<Arc<C>> = cache
             .owned_by(&uid)
             .into_iter()
@@ -179,7 +185,13 @@ where
                     display_name(&d)
                 )));
             }
-            let live = cache.get(ns.as_deref(), &name);
+            let live = match cache.get(ns.as_deref(), &name) {
+                // A selective cache misses someone else's object of this name: ask before applying.
+                None if !cache.holds_every_object() => {
+                    cx.read::<C>(ns.as_deref(), &name).await?.map(Arc::new)
+                }
+                found => found,
+            };
             if let Some(l) = &live
                 && !controlled_by(l.as_ref(), &uid)
             {

@@ -94,6 +94,10 @@ async fn a_foreign_object_with_the_childs_name_is_left_alone_reported_and_tracke
     let message =
         "ConfigMap hello exists and is not controlled by Note hello (controlled by Other/them)";
     let mut foreign = child(NAME, "theirs");
+    foreign["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("labels");
     foreign["metadata"]["ownerReferences"] = json!([{
         "apiVersion": "example.dev/v1", "kind": "Other", "name": "them",
         "uid": "6d3c2a8e-5b1f-4c2e-9a47-0000000000ff", "controller": true,
@@ -129,7 +133,7 @@ async fn a_foreign_object_with_the_childs_name_is_left_alone_reported_and_tracke
 #[tokio::test]
 async fn the_update_strategy_merges_into_the_live_object_and_replaces_it() {
     let mut live = child(NAME, "old");
-    live["metadata"]["labels"] = json!({"team": "red"});
+    live["metadata"]["labels"]["team"] = json!("red");
     case("merge and update")
         .given(note_with("hi", converged()))
         .given(live)
@@ -146,7 +150,7 @@ async fn the_update_strategy_merges_into_the_live_object_and_replaces_it() {
 #[tokio::test]
 async fn the_update_strategy_writes_nothing_when_the_merge_changes_nothing() {
     let mut live = child(NAME, "hi");
-    live["metadata"]["labels"] = json!({"team": "red"});
+    live["metadata"]["labels"]["team"] = json!("red");
     case("semantically equal")
         .given(note_with("hi", converged()))
         .given(live)

@@ -134,15 +134,25 @@ pub fn child(name: &str, text: &str) -> Value {
     }))
 }
 
-/// A child with the annotation the runtime stamps: the hash of the desired object (no namespace or owner).
+/// A child with what the runtime stamps: the annotation holding the hash of the desired object (no namespace,
+/// owner or owner label) and, for a child the parent owns, the owner label.
 pub fn stamped(mut child: Value) -> Value {
     let mut desired = child.clone();
     let meta = desired["metadata"].as_object_mut().expect("metadata");
     meta.remove("namespace");
-    meta.remove("ownerReferences");
+    let owned = meta.remove("ownerReferences").is_some();
+    if let Some(labels) = meta.get_mut("labels").and_then(Value::as_object_mut) {
+        labels.remove(operator::OWNER_LABEL);
+        if labels.is_empty() {
+            meta.remove("labels");
+        }
+    }
     let desired: ConfigMap = serde_json::from_value(desired).expect("a ConfigMap");
     let hash = operator::reconcilers::desired_hash(&desired).expect("hash");
     child["metadata"]["annotations"] = json!({ operator::reconcilers::DESIRED_HASH: hash });
+    if owned {
+        child["metadata"]["labels"][operator::OWNER_LABEL] = json!(UID);
+    }
     child
 }
 
