@@ -21,11 +21,13 @@
 //! Requests are counted from the server's request log, drained as the run goes (`writes` are the successful
 //! create, update, patch and delete requests; failures are listed with their code). CPU time is the process's
 //! user + system time (`getrusage`). Memory: the process's peak (`VmHWM`: API server, client and operator
-//! together), and the operator's own share, the resident memory released when it stops (after `malloc_trim`).
-//! Prints figures only; asserts nothing about time (these machines are shared and noisy).
+//! together), and the operator's own share, the resident memory released when it stops (after `malloc_trim`);
+//! and the caches alone: the heap bytes (counted by the bench's allocator) that a fresh set of caches of the
+//! four kinds holds once synced, per cached object. Prints figures only; asserts nothing about time (these machines are shared and noisy).
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicIsize, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -35,9 +37,9 @@ use futures::StreamExt;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service};
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
-use operator::Operator;
 use operator::testing::ApiServer;
 use operator::testing::apiserver::RequestRecord;
+use operator::{Caches, Operator};
 use tokio::sync::oneshot;
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
@@ -119,6 +121,64 @@ fn cpu_seconds() -> f64 {
     let usage = unsafe { usage.assume_init() };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+/// The system allocator, counting the bytes allocated and not yet freed.
+struct Counting;
+
+static LIVE_BYTES: AtomicIsize = AtomicIsize::new(0);
+
+// SAFETY: forwards every call to `System` unchanged; only counts sizes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE_BYTES.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: the caller's contract is System's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE_BYTES.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: the caller's contract is System's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE_BYTES.fetch_add(
+            new_size as isize - layout.size() as isize,
+            Ordering::Relaxed,
+        );
+        // SAFETY: the caller's contract is System's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The heap bytes that a fresh set of caches of the operator's four kinds holds once synced: their stores,
+/// indexes and watches, counted by the allocator while nothing else runs.
+async fn cache_bytes(client: &kube::Client) -> anyhow::Result<isize> {
+    tokio::time::sleep(SETTLE).await;
+    let before = LIVE_BYTES.load(Ordering::Relaxed);
+    let caches = Caches::new(client.clone());
+    caches.ensure::<WebApp>();
+    caches.ensure::<Deployment>();
+    caches.ensure::<Service>();
+    caches.ensure::<ConfigMap>();
+    let watches: Vec<_> = caches
+        .take_watches()
+        .into_iter()
+        .map(tokio::spawn)
+        .collect();
+    caches.ready_within(LIMIT).await?;
+    tokio::time::sleep(SETTLE).await;
+    let held = LIVE_BYTES.load(Ordering::Relaxed) - before;
+    for w in watches {
+        w.abort();
+        let _ = w.await;
+    }
+    drop(caches);
+    Ok(held)
 }
 
 /// Returns freed heap memory to the system, so that `VmRSS` tells what is still in use.
@@ -368,6 +428,7 @@ async fn run_one(n: usize, reconciles: Reconciles) -> anyhow::Result<()> {
     running.await??;
     trim();
     let (rss_server, _) = memory_mib();
+    let caches_held = cache_bytes(&client).await?;
 
     // Churn: an operator holding every WebApp sees them all deleted; its per-parent state must go with them.
     let done0 = reconciles.done.load(Ordering::Relaxed);
@@ -429,6 +490,11 @@ async fn run_one(n: usize, reconciles: Reconciles) -> anyhow::Result<()> {
         "  memory in use (after malloc_trim): {rss_running:.0} MiB with the operator running, {rss_server:.0} MiB without it: the operator holds {:.0} MiB for {cached} cached objects ({:.1} KiB each)",
         rss_running - rss_server,
         (rss_running - rss_server) * 1024.0 / cached as f64,
+    );
+    println!(
+        "  caches alone: {:.1} MiB of heap for {cached} cached objects ({:.2} KiB each)",
+        caches_held as f64 / (1024.0 * 1024.0),
+        caches_held as f64 / 1024.0 / cached as f64,
     );
     println!(
         "  churn: the operator holds {:.0} MiB with {n} WebApps and {:.0} MiB once they are deleted (after malloc_trim)",
