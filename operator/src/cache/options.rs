@@ -23,13 +23,13 @@ pub const OWNER_LABEL: &str = "operator.dev/owner";
 /// ```
 /// use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 /// use operator::CacheOptions;
-/// # fn f(operator: operator::Operator) -> Result<operator::Operator, operator::CacheOptionsError> {
-/// let operator = operator
+/// # fn f(operator: operator::Operator) -> operator::Operator {
+/// operator
 ///     // The Secrets this operator's parents own, not every Secret of the cluster.
-///     .cache::<Secret>(CacheOptions::owned())?
+///     .cache::<Secret>(CacheOptions::owned())
 ///     // ConfigMaps by name and labels only (a mapper that needs no data).
-///     .cache::<ConfigMap>(CacheOptions::all().metadata_only())?;
-/// # Ok(operator) }
+///     .cache::<ConfigMap>(CacheOptions::all().metadata_only())
+/// # }
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CacheOptions {
