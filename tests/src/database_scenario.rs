@@ -2,11 +2,12 @@
 //! converges (Ready once the StatefulSet's replicas are ready), a converged operator writes nothing and emits
 //! nothing, the generated password survives spec changes and a restart, an unsupported version is reported
 //! and leaves every child untouched, a supported one clears the message from the stored status, each child
-//! is announced by its own event, and deleting the Database waits for its StatefulSet.
+//! is announced by its own event, and deleting the Database waits for its StatefulSet. The operator is the
+//! example's own (its Secret cache holds only the Secrets it wrote).
 
 use std::time::Duration;
 
-use examples::database::{Database, SAMPLE_NAME, UNSUPPORTED_VERSION, reconciler, sample};
+use examples::database::{Database, SAMPLE_NAME, UNSUPPORTED_VERSION, controller, sample};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::events::v1::Event;
@@ -25,11 +26,9 @@ struct Running {
 
 fn start(client: Client) -> Running {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(Operator::new(client).controller(reconciler()).run_until(
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let running = tokio::spawn(controller(Operator::new(client)).run_until(async move {
+        let _ = stopped.await;
+    }));
     Running { stop, running }
 }
 
