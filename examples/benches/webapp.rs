@@ -181,6 +181,34 @@ async fn cache_bytes(client: &kube::Client) -> anyhow::Result<isize> {
     Ok(held)
 }
 
+/// The heap bytes the same objects take as plain values (listed, stripped as the caches strip them, held in
+/// vectors): what any cache of them must hold at least.
+async fn objects_bytes(client: &kube::Client) -> anyhow::Result<isize> {
+    async fn held<K>(client: &kube::Client) -> anyhow::Result<Vec<K>>
+    where
+        K: kube::Resource<DynamicType = ()> + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+    {
+        let mut items = Api::<K>::all(client.clone())
+            .list(&ListParams::default())
+            .await?
+            .items;
+        items.iter_mut().for_each(operator::cache::strip);
+        items.shrink_to_fit();
+        Ok(items)
+    }
+    tokio::time::sleep(SETTLE).await;
+    let before = LIVE_BYTES.load(Ordering::Relaxed);
+    let all = (
+        held::<WebApp>(client).await?,
+        held::<Deployment>(client).await?,
+        held::<Service>(client).await?,
+        held::<ConfigMap>(client).await?,
+    );
+    let bytes = LIVE_BYTES.load(Ordering::Relaxed) - before;
+    drop(all);
+    Ok(bytes)
+}
+
 /// Returns freed heap memory to the system, so that `VmRSS` tells what is still in use.
 fn trim() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -429,6 +457,7 @@ async fn run_one(n: usize, reconciles: Reconciles) -> anyhow::Result<()> {
     trim();
     let (rss_server, _) = memory_mib();
     let caches_held = cache_bytes(&client).await?;
+    let objects_held = objects_bytes(&client).await?;
 
     // Churn: an operator holding every WebApp sees them all deleted; its per-parent state must go with them.
     let done0 = reconciles.done.load(Ordering::Relaxed);
@@ -495,6 +524,11 @@ async fn run_one(n: usize, reconciles: Reconciles) -> anyhow::Result<()> {
         "  caches alone: {:.1} MiB of heap for {cached} cached objects ({:.2} KiB each)",
         caches_held as f64 / (1024.0 * 1024.0),
         caches_held as f64 / 1024.0 / cached as f64,
+    );
+    println!(
+        "  the same objects as plain values: {:.1} MiB ({:.2} KiB each)",
+        objects_held as f64 / (1024.0 * 1024.0),
+        objects_held as f64 / 1024.0 / cached as f64,
     );
     println!(
         "  churn: the operator holds {:.0} MiB with {n} WebApps and {:.0} MiB once they are deleted (after malloc_trim)",
