@@ -32,8 +32,9 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
-use kube::api::{Api, DeleteParams};
+use kube::api::Api;
 use kube::{CustomResource, CustomResourceExt, ResourceExt};
+use operator::command::{Command, Target};
 use operator::manifests::Manifests;
 use operator::{ChildOutcome, Context, Error, Outcome, Reconciler, ReconcilerStatus};
 use rand::Rng;
@@ -299,13 +300,9 @@ pub async fn wait_for_stateful_set(
 ) -> operator::Result<Outcome> {
     let namespace = db.namespace();
     let name = db.name_any();
-    let stateful_sets: Api<StatefulSet> =
-        Api::namespaced(cx.client(), namespace.as_deref().unwrap_or("default"));
-    let live = stateful_sets
-        .get_opt(&name)
-        .await
-        .map_err(|e| Error::custom(format!("reading StatefulSet {name}: {e}")))?;
-    let Some(live) = live else {
+    // Read past the cache (which may lag behind a delete), and write through the context, so the runtime
+    // sees, records and can test this write like every other.
+    let Some(live) = cx.read::<StatefulSet>(namespace.as_deref(), &name).await? else {
         return Ok(Outcome::Continue);
     };
     let waited = db
@@ -323,10 +320,11 @@ pub async fn wait_for_stateful_set(
         return Ok(Outcome::Continue);
     }
     if live.metadata.deletion_timestamp.is_none() {
-        stateful_sets
-            .delete(&name, &DeleteParams::background())
-            .await
-            .map_err(|e| Error::custom(format!("deleting StatefulSet {name}: {e}")))?;
+        cx.execute(Command::Delete {
+            target: Target::of(&live),
+            uid: live.metadata.uid.clone(),
+        })
+        .await?;
     }
     Ok(Outcome::RequeueAfter(Duration::from_secs(2)))
 }
