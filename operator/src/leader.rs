@@ -8,7 +8,7 @@
 //!   not agree between nodes); every write carries the resourceVersion read, so two candidates never both win;
 //! - the holder renews every `retry_period`; when it has not renewed for `renew_deadline` (10 s), or the
 //!   Lease names another holder, it has lost: the operator stops its controllers at once and
-//!   [`Operator::run_until`](crate::Operator::run_until) returns [`RunError::LeadershipLost`], as
+//!   [`Operator::run_until`](crate::Operator::run_until) returns [`RunError::LeadershipLost`](crate::RunError::LeadershipLost), as
 //!   controller-runtime exits. A standby waits `lease_duration` from the last renewal it saw, so the old
 //!   holder stops `lease_duration - renew_deadline` before anyone else may write;
 //! - on graceful shutdown the holder releases the Lease (no holder, a one-second duration) so a standby

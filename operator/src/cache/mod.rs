@@ -19,8 +19,12 @@ use serde::de::DeserializeOwned;
 
 use crate::index::{IndexKeys, Indexes};
 
+mod erased;
 mod namespaces;
 mod options;
+
+#[cfg(feature = "testing")]
+pub(crate) use erased::frozen_store;
 
 pub use options::{CacheOptions, CacheOptionsError, OWNER_LABEL};
 
@@ -369,6 +373,9 @@ struct Entry {
     api_version: String,
     /// The highest resourceVersion the watch delivered (0 for a store with no watch).
     seen: Arc<AtomicU64>,
+    /// What can be done with the entry without knowing its kind's type.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    erased: erased::Erased,
 }
 
 fn ready_fn<K: CachedKind>(
@@ -532,6 +539,7 @@ impl Caches {
                 kind,
                 api_version: K::api_version(&()).into_owned(),
                 seen,
+                erased: erased::Erased::of::<K>(),
             }
         });
         entry
@@ -620,6 +628,7 @@ impl Caches {
             kind,
             api_version: K::api_version(&()).into_owned(),
             seen: Arc::default(),
+            erased: erased::Erased::of::<K>(),
         };
         self.entries
             .lock()

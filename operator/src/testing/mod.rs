@@ -2,7 +2,9 @@
 //! `kube::Client` drives.
 //!
 //! [`table`] (table-driven tests of reconcilers and their steps on top of the server, and, for steps, without
-//! it: `store_from`, `offline_caches`) is enabled by the `testing` feature, which also re-exports the in-memory
+//! it: `store_from`, `offline_caches`) and [`explore`] (the perturbation explorer: a scenario run again under a
+//! crash at each write, API faults, lost watches and stale caches, each run checked against the unperturbed
+//! one) are enabled by the `testing` feature, which also re-exports the in-memory
 //! server, the `operator-apiserver` crate, as [`apiserver`] (and its [`ApiServer`]). The `envtest` feature
 //! re-exports the `operator-envtest` crate as `envtest`: a real control plane (etcd and kube-apiserver) for
 //! integration tests. Both crates stand on their own, without this runtime.
@@ -10,6 +12,9 @@
 //! The known differences of the in-memory server from kube-apiserver are listed in the
 //! `operator-apiserver` crate documentation.
 
+#[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+pub mod explore;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod table;

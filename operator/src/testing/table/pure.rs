@@ -1,8 +1,7 @@
 //! Stores and caches built from plain vectors of objects, for tests that run steps with no API server.
 
 use kube::Client;
-use kube::runtime::reflector::{Store, store::Writer};
-use kube::runtime::watcher::Event;
+use kube::runtime::reflector::Store;
 
 use crate::cache::{CachedKind, Caches};
 
@@ -20,13 +19,7 @@ use crate::cache::{CachedKind, Caches};
 /// assert!(store.get(&ObjectRef::new("settings").within("default")).is_some());
 /// ```
 pub fn store_from<K: CachedKind>(objects: Vec<K>) -> Store<K> {
-    let mut writer = Writer::<K>::default();
-    writer.apply_watcher_event(&Event::Init);
-    for o in objects {
-        writer.apply_watcher_event(&Event::InitApply(o));
-    }
-    writer.apply_watcher_event(&Event::InitDone);
-    writer.as_reader()
+    crate::cache::frozen_store(objects)
 }
 
 /// `vec![..].to_store()`: [`store_from`] as a method.

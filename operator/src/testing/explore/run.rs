@@ -1,0 +1,388 @@
+//! One run of a scenario on a fresh server: the operator's passes in rounds over every parent, with caches
+//! caught up before each pass, a restart after a crash, and the settled state at the end.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, ApiResource, DynamicObject};
+use kube::runtime::wait::{await_condition, conditions};
+use kube::{Client, ResourceExt};
+use serde_json::Value;
+use tokio::task::JoinHandle;
+
+use super::perturb::{Key, Logged, Planned, Probe, key_of};
+use super::scenario::Action;
+use super::triggers::{Parent, Triggers};
+use super::{Setup, state};
+use crate::cache::Caches;
+use crate::command::{ApiDispatcher, Dispatcher, Target};
+use crate::error::Error;
+use crate::outcome::Outcome;
+use crate::reconciler::{ParentKind, Reconciler};
+use crate::testing::apiserver::Clock;
+use crate::testing::table::{DEFAULT_SEED, HarnessError, default_time};
+use crate::testing::{ApiServer, table};
+
+/// How long a run waits for caches to sync, catch up, or a CRD to be established.
+const WAIT: Duration = Duration::from_secs(10);
+
+/// The API of `resource` in `namespace` (all namespaces, or a cluster-scoped kind, when `None`).
+pub(super) fn api(
+    client: &Client,
+    resource: &ApiResource,
+    namespace: Option<&str>,
+) -> Api<DynamicObject> {
+    match namespace {
+        Some(ns) => Api::namespaced_with(client.clone(), ns, resource),
+        None => Api::all_with(client.clone(), resource),
+    }
+}
+
+/// What a run ended with.
+#[derive(Debug)]
+pub(super) struct Ran {
+    /// The settled state, normalized; `None` when the run did not settle.
+    pub(super) state: Option<Vec<Value>>,
+    /// Why it did not settle.
+    pub(super) unsettled: Option<String>,
+    /// Every write the operator attempted.
+    pub(super) log: Vec<Logged>,
+    /// What the operator must not have done, and did.
+    pub(super) violations: Vec<String>,
+    /// Changes that reached no trigger: parents left behind until a pass over every parent.
+    pub(super) stranded: Vec<String>,
+    /// How many writes the operator attempted.
+    pub(super) writes: usize,
+    /// Passes run, over all rounds.
+    pub(super) passes: usize,
+}
+
+/// A run in progress.
+pub(super) struct Run<P: ParentKind> {
+    setup: Arc<Setup<P>>,
+    server: ApiServer,
+    probe: Arc<Probe>,
+    reconciler: Reconciler<P>,
+    caches: Caches,
+    watches: Vec<JoinHandle<()>>,
+    triggers: Triggers<P>,
+    passes: usize,
+    /// Changes that reached no trigger, found by the round over every parent.
+    stranded: Vec<String>,
+    /// Parents passed on stale caches: when the held-back changes arrive, they are due again.
+    passed_stale: Vec<Parent>,
+}
+
+impl<P: ParentKind> Drop for Run<P> {
+    fn drop(&mut self) {
+        for w in &self.watches {
+            w.abort();
+        }
+    }
+}
+
+/// Installs a CRD and waits until it is established.
+async fn install(server: &ApiServer, crd: &CustomResourceDefinition) -> Result<(), HarnessError> {
+    let name = crd.name_any();
+    let value = serde_json::to_value(crd)?;
+    server
+        .insert(value)
+        .map_err(|source| HarnessError::Refused {
+            what: format!("CustomResourceDefinition {name}"),
+            source,
+        })?;
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+    let established = await_condition(crds, &name, conditions::is_crd_established());
+    match tokio::time::timeout(WAIT, established).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(HarnessError::Setup(format!(
+            "waiting for CRD {name} to be established: {e}"
+        ))),
+        Err(_) => Err(HarnessError::Timeout {
+            what: format!("CRD {name} to be established"),
+            after: WAIT,
+        }),
+    }
+}
+
+impl<P: ParentKind> Run<P> {
+    /// Runs the scenario of `setup` on a fresh server, with `plan` injected.
+    pub(super) async fn execute(
+        setup: Arc<Setup<P>>,
+        plan: Option<Planned>,
+    ) -> Result<Ran, HarnessError> {
+        let server = ApiServer::builder()
+            .clock(Clock::fixed(default_time()))
+            .seed(DEFAULT_SEED)
+            .request_log(false)
+            .build();
+        for crd in &setup.crds {
+            install(&server, crd).await?;
+        }
+        for given in &setup.given {
+            server
+                .insert(given.clone())
+                .map_err(|source| HarnessError::Refused {
+                    what: table::describe(given),
+                    source,
+                })?;
+        }
+        let foreign: Vec<Key> = setup.foreign();
+        let reconciler = setup.reconciler(&server);
+        let inner: Arc<dyn Dispatcher> =
+            Arc::new(ApiDispatcher::new(server.client(), reconciler.name()));
+        let probe = Arc::new(Probe::new(inner, server.clone(), plan, foreign));
+        let caches = Caches::new(server.client());
+        let triggers = Triggers::new(&reconciler, &caches);
+        let mut run = Run {
+            caches,
+            triggers,
+            stranded: Vec::new(),
+            passed_stale: Vec::new(),
+            setup,
+            server,
+            probe,
+            reconciler,
+            watches: Vec::new(),
+            passes: 0,
+        };
+        run.start().await?;
+        let mut unsettled = None;
+        let actions = run.setup.scenario.actions.clone();
+        for action in &actions {
+            match action {
+                Action::Settle => {
+                    if let Err(why) = run.settle().await? {
+                        unsettled = Some(why);
+                        break;
+                    }
+                }
+                other => {
+                    other.perform(&run.server.client()).await?;
+                    if let Action::Delete { object } = other {
+                        run.probe.forget(&object.to_string());
+                    }
+                }
+            }
+        }
+        if unsettled.is_none()
+            && let Err(why) = run.settle().await?
+        {
+            unsettled = Some(why);
+        }
+        let state = match unsettled {
+            None => Some(
+                state::snapshot(
+                    &run.server.client(),
+                    &run.setup.kinds,
+                    &run.setup.normalizers,
+                )
+                .await?,
+            ),
+            Some(_) => None,
+        };
+        Ok(Ran {
+            state,
+            unsettled,
+            log: run.probe.log(),
+            violations: run.probe.violations(),
+            stranded: run.stranded.clone(),
+            writes: run.probe.writes(),
+            passes: run.passes,
+        })
+    }
+
+    /// Starts the operator's caches (new ones) and waits until they hold their first lists.
+    async fn start(&mut self) -> Result<(), HarnessError> {
+        for w in self.watches.drain(..) {
+            w.abort();
+        }
+        let caches = Caches::new(self.server.client());
+        for configure in &self.setup.cache_options {
+            configure(&caches).map_err(|e| HarnessError::Setup(e.to_string()))?;
+        }
+        for kind in self.reconciler.wiring().kinds() {
+            kind.ensure(&caches);
+        }
+        caches.ensure::<P>();
+        self.triggers = Triggers::new(&self.reconciler, &caches);
+        for w in caches.take_watches() {
+            self.watches.push(tokio::spawn(w));
+        }
+        caches.ready_within(WAIT).await?;
+        self.probe.restart(
+            Arc::new(ApiDispatcher::new(
+                self.server.client(),
+                self.reconciler.name(),
+            )),
+            caches.clone(),
+        );
+        self.caches = caches;
+        Ok(())
+    }
+
+    /// A new operator process: a new reconciler from the factory and cold caches.
+    async fn restart(&mut self) -> Result<(), HarnessError> {
+        self.reconciler = self.setup.reconciler(&self.server);
+        self.start().await
+    }
+
+    /// Waits until every cache holds what the server holds.
+    async fn catch_up(&self) -> Result<(), HarnessError> {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let lag = self
+                .caches
+                .lag()
+                .await
+                .map_err(|source| HarnessError::Kube {
+                    context: "comparing the caches with the server".into(),
+                    source,
+                })?;
+            if lag.is_empty() {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(HarnessError::Timeout {
+                    what: format!("the caches to catch up: {}", lag.join("; ")),
+                    after: WAIT,
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    }
+
+    /// Once the caches are no longer stale, the changes they held back arrive, as they would from a watch that
+    /// was only slow: the parents passed meanwhile are due again. (The triggers themselves listen to the live
+    /// caches, so without this the changes would count as seen by passes that never saw them.)
+    fn deliver_held_back(&mut self) {
+        if !self.probe.stale() {
+            for p in self.passed_stale.drain(..) {
+                self.triggers.again(p);
+            }
+        }
+    }
+
+    /// Runs rounds of passes over the parents the triggers made due until none is due or a round writes
+    /// nothing and fails nothing (an invalid spec is not a failure: it is the settled answer); then one round
+    /// over every parent, which must write nothing either: when it does, a change reached no trigger, noted in
+    /// `stranded`, and the run goes on settling. At most the setup's bound of rounds; `Err` says why it did
+    /// not settle.
+    async fn settle(&mut self) -> Result<Result<(), String>, HarnessError> {
+        let mut failures = Vec::new();
+        let mut verify = false;
+        for _ in 0..self.setup.max_rounds {
+            self.catch_up().await?;
+            self.triggers.drain(&self.caches);
+            self.deliver_held_back();
+            let mut triggered = self.triggers.take();
+            if triggered.is_empty() && self.probe.stale() {
+                // Nothing else would run: the held-back changes arrive now.
+                self.probe.end_stale();
+                self.deliver_held_back();
+                triggered = self.triggers.take();
+            }
+            let cache = self.caches.ensure::<P>();
+            let due = if verify || triggered.is_empty() {
+                verify = true;
+                let mut all: Vec<Parent> = cache
+                    .store()
+                    .state()
+                    .iter()
+                    .map(|p| (p.namespace(), p.name_any()))
+                    .collect();
+                all.sort();
+                all
+            } else {
+                triggered
+            };
+            failures.clear();
+            self.probe.quiet_since();
+            let before = self.probe.writes();
+            let mut crashed = false;
+            let mut any_stale = false;
+            for (namespace, name) in due {
+                let Some(parent) = cache.get(namespace.as_deref(), &name) else {
+                    continue;
+                };
+                let stale = self.probe.stale();
+                let caches = self.probe.pass_caches(&self.caches);
+                let dispatcher: Arc<dyn Dispatcher> = self.probe.clone();
+                let pass = self.reconciler.run_pass(&parent, &caches, dispatcher).await;
+                self.passes += 1;
+                if self.probe.crashed() {
+                    crashed = true;
+                    break;
+                }
+                if stale || self.probe.stale() {
+                    any_stale = true;
+                    self.passed_stale.push((namespace.clone(), name.clone()));
+                }
+                self.triggers
+                    .tracked(namespace.as_deref(), &name, pass.context.tracks().to_vec());
+                match &pass.result {
+                    Ok(Outcome::Continue | Outcome::Halt) | Err(Error::InvalidSpec { .. }) => {}
+                    Ok(Outcome::RequeueAfter(_)) => self.triggers.again((namespace, name)),
+                    Err(e) => {
+                        failures.push(format!("{} {name}: {e}", P::kind(&())));
+                        self.triggers.again((namespace, name));
+                    }
+                }
+                self.catch_up().await?;
+                self.triggers.drain(&self.caches);
+                self.deliver_held_back();
+            }
+            if crashed {
+                self.restart().await?;
+                verify = false;
+                continue;
+            }
+            let quiet = self.probe.quiet_since() && failures.is_empty();
+            match (verify, quiet) {
+                (true, true) => return Ok(Ok(())),
+                (true, false) => {
+                    let log = self.probe.log();
+                    let writes: Vec<String> = log
+                        .iter()
+                        .filter(|l| l.index > before)
+                        .map(|l| format!("    {l}"))
+                        .collect();
+                    self.stranded.push(format!(
+                        "a change reached no trigger: once no parent was due, a pass over every parent still wrote or failed:\n{}{}",
+                        writes.join("\n"),
+                        failures
+                            .iter()
+                            .map(|f| format!("\n    failed: {f}"))
+                            .collect::<String>()
+                    ));
+                    verify = false;
+                }
+                // A quiet round proves something only when its passes saw current caches (the parents
+                // still due after it are then only requeues).
+                (false, true) => verify = !any_stale,
+                (false, false) => {}
+            }
+        }
+        let mut why = format!(
+            "still writing or failing after {} rounds of passes",
+            self.setup.max_rounds
+        );
+        for f in failures {
+            why.push_str(&format!("\n  last round: {f}"));
+        }
+        Ok(Err(why))
+    }
+}
+
+/// The `Key` of an object a scenario action names.
+pub(super) fn key(resource: &ApiResource, namespace: Option<&str>, name: &str) -> Key {
+    key_of(&Target {
+        group: resource.group.clone(),
+        version: resource.version.clone(),
+        kind: resource.kind.clone(),
+        plural: resource.plural.clone(),
+        namespace: namespace.map(str::to_string),
+        name: name.to_string(),
+    })
+}

@@ -1,0 +1,203 @@
+//! What a user does on the cluster while the operator runs: apply, patch and delete objects, and let the
+//! operator settle between actions.
+
+use std::fmt;
+
+use kube::api::{ApiResource, DeleteParams, Patch, PatchParams};
+use kube::{Client, Resource};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::run::api;
+use crate::testing::table::HarnessError;
+
+/// The field manager of the scenario's applies, as a user's `kubectl apply --server-side` would be.
+pub const SCENARIO_MANAGER: &str = "scenario";
+
+/// A list of user actions on the embedded cluster, run in order while the operator reconciles.
+///
+/// Actions run back to back unless a [`settle`](Scenario::settle) stands between them: then the operator runs
+/// passes until one round over every parent writes nothing before the next action. The operator always
+/// settles after the last action.
+///
+/// ```
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use operator::testing::explore::Scenario;
+///
+/// let mut settings = ConfigMap::default();
+/// settings.metadata.name = Some("settings".into());
+/// settings.metadata.namespace = Some("default".into());
+/// let scenario = Scenario::new()
+///     .apply(&settings)
+///     .settle()
+///     .patch::<ConfigMap>(Some("default"), "settings", serde_json::json!({"data": {"a": "1"}}))
+///     .settle()
+///     .delete::<ConfigMap>(Some("default"), "settings");
+/// assert_eq!(scenario.len(), 5);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Scenario {
+    pub(super) actions: Vec<Action>,
+}
+
+/// One user action.
+#[derive(Debug, Clone)]
+pub(super) enum Action {
+    /// Server-side apply (create or update) of an object.
+    Apply { object: Object, body: Value },
+    /// JSON merge patch of an object.
+    Patch { object: Object, patch: Value },
+    /// Delete an object (background propagation, as `kubectl delete`).
+    Delete { object: Object },
+    /// Let the operator settle before the next action.
+    Settle,
+}
+
+/// The object an action is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Object {
+    pub(super) resource: ApiResource,
+    pub(super) namespace: Option<String>,
+    pub(super) name: String,
+}
+
+impl fmt::Display for Object {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{} {ns}/{}", self.resource.kind, self.name),
+            None => write!(f, "{} {}", self.resource.kind, self.name),
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Action::Apply { object, .. } => write!(f, "apply {object}"),
+            Action::Patch { object, .. } => write!(f, "patch {object}"),
+            Action::Delete { object } => write!(f, "delete {object}"),
+            Action::Settle => write!(f, "settle"),
+        }
+    }
+}
+
+fn object<K: Resource<DynamicType = ()>>(namespace: Option<&str>, name: &str) -> Object {
+    let namespaced = crate::cache::is_namespaced::<K>();
+    Object {
+        resource: ApiResource::erase::<K>(&()),
+        namespace: namespaced.then(|| namespace.unwrap_or("default").to_string()),
+        name: name.to_string(),
+    }
+}
+
+impl Scenario {
+    /// No actions yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many actions (settles included).
+    pub fn len(&self) -> usize {
+        self.actions.len()
+    }
+
+    /// Whether there are no actions.
+    pub fn is_empty(&self) -> bool {
+        self.actions.is_empty()
+    }
+
+    /// Creates or updates `obj` by server-side apply (forced, as the field manager [`SCENARIO_MANAGER`]); a
+    /// namespaced object with no namespace goes into `default`. An object that cannot be serialized applies
+    /// nothing and fails the run, naming it.
+    pub fn apply<K: Resource<DynamicType = ()> + Serialize>(mut self, obj: &K) -> Self {
+        let name = obj.meta().name.clone().unwrap_or_default();
+        let target = object::<K>(obj.meta().namespace.as_deref(), &name);
+        let mut body = serde_json::to_value(obj).unwrap_or(Value::Null);
+        if let Some(meta) = body.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("resourceVersion");
+            meta.remove("uid");
+            meta.remove("managedFields");
+            meta.remove("creationTimestamp");
+            if let Some(ns) = &target.namespace {
+                meta.insert("namespace".into(), Value::String(ns.clone()));
+            }
+        }
+        body["apiVersion"] = Value::String(target.resource.api_version.clone());
+        body["kind"] = Value::String(target.resource.kind.clone());
+        self.actions.push(Action::Apply {
+            object: target,
+            body,
+        });
+        self
+    }
+
+    /// Changes the object of kind `K` by a JSON merge patch.
+    pub fn patch<K: Resource<DynamicType = ()>>(
+        mut self,
+        namespace: Option<&str>,
+        name: &str,
+        patch: Value,
+    ) -> Self {
+        self.actions.push(Action::Patch {
+            object: object::<K>(namespace, name),
+            patch,
+        });
+        self
+    }
+
+    /// Deletes the object of kind `K` (background propagation: its dependents go after it).
+    pub fn delete<K: Resource<DynamicType = ()>>(
+        mut self,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Self {
+        self.actions.push(Action::Delete {
+            object: object::<K>(namespace, name),
+        });
+        self
+    }
+
+    /// Lets the operator settle before the next action.
+    pub fn settle(mut self) -> Self {
+        self.actions.push(Action::Settle);
+        self
+    }
+}
+
+impl Action {
+    /// Carries the action out through `client`.
+    pub(super) async fn perform(&self, client: &Client) -> Result<(), HarnessError> {
+        let failed = |source| HarnessError::Kube {
+            context: format!("the scenario's action `{self}`"),
+            source,
+        };
+        match self {
+            Action::Apply { object, body } => {
+                if body.is_null() {
+                    return Err(HarnessError::Setup(format!(
+                        "the scenario's object {object} could not be serialized"
+                    )));
+                }
+                let params = PatchParams::apply(SCENARIO_MANAGER).force();
+                api(client, &object.resource, object.namespace.as_deref())
+                    .patch(&object.name, &params, &Patch::Apply(body))
+                    .await
+                    .map_err(failed)?;
+            }
+            Action::Patch { object, patch } => {
+                api(client, &object.resource, object.namespace.as_deref())
+                    .patch(&object.name, &PatchParams::default(), &Patch::Merge(patch))
+                    .await
+                    .map_err(failed)?;
+            }
+            Action::Delete { object } => {
+                api(client, &object.resource, object.namespace.as_deref())
+                    .delete(&object.name, &DeleteParams::background())
+                    .await
+                    .map_err(failed)?;
+            }
+            Action::Settle => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,134 @@
+//! Which parents are due for a pass, decided as the controller decides it: the parent changed, an object it
+//! controls changed, an object it tracked last pass changed, an author's mapper named it, or its last pass
+//! failed or asked to be requeued. A run passes only due parents, so a change the triggers miss leaves a parent
+//! behind, and the round over every parent after settling shows it.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use futures::stream::BoxStream;
+use futures::{FutureExt, StreamExt};
+use kube::ResourceExt;
+use kube::runtime::reflector::ObjectRef;
+use tokio::sync::broadcast::Receiver;
+use tokio::sync::broadcast::error::TryRecvError;
+
+use crate::cache::{Caches, Change};
+use crate::reconciler::{ParentKind, Reconciler, controller_parents};
+use crate::reconcilers::Changed;
+use crate::tracker::{TrackKey, Tracker};
+
+/// A parent, as `(namespace, name)` so that parents sort by name.
+pub(super) type Parent = (Option<String>, String);
+
+/// The triggers of one operator process, subscribed before its caches start (so the first lists make every
+/// parent due, as they do for the controller).
+pub(super) struct Triggers<P: ParentKind> {
+    changes: Vec<BoxStream<'static, Changed>>,
+    mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>)>>,
+    parents: Receiver<Change<P>>,
+    tracker: Arc<Tracker<P>>,
+    due: BTreeSet<Parent>,
+}
+
+fn parent<P: ParentKind>(r: &ObjectRef<P>) -> Parent {
+    (r.namespace.clone(), r.name.clone())
+}
+
+impl<P: ParentKind> Triggers<P> {
+    pub(super) fn new(reconciler: &Reconciler<P>, caches: &Caches) -> Self {
+        let changes = reconciler
+            .wiring()
+            .kinds()
+            .iter()
+            .map(|k| (k.changes)(caches))
+            .collect();
+        let mapped = reconciler.mappers.iter().map(|m| m(caches)).collect();
+        Self {
+            changes,
+            mapped,
+            parents: caches.ensure::<P>().changes(),
+            tracker: Tracker::new(),
+            due: BTreeSet::new(),
+        }
+    }
+
+    /// Takes in every change the caches have broadcast so far.
+    pub(super) fn drain(&mut self, caches: &Caches) {
+        loop {
+            match self.parents.try_recv() {
+                Ok(Change::Applied(p)) => {
+                    self.due.insert((p.namespace(), p.name_any()));
+                }
+                Ok(Change::Deleted(p)) => {
+                    let r = ObjectRef::from_obj(p.as_ref());
+                    self.tracker.forget(&r);
+                    self.due.remove(&parent(&r));
+                }
+                Err(TryRecvError::Lagged(_)) => self.all(caches),
+                Err(TryRecvError::Empty | TryRecvError::Closed) => break,
+            }
+        }
+        for stream in &mut self.changes {
+            while let Some(Some(changed)) = stream.next().now_or_never() {
+                match changed {
+                    Changed::Object {
+                        api_version,
+                        kind,
+                        meta,
+                    } => {
+                        for r in controller_parents::<P>(&api_version, &kind, &meta) {
+                            self.due.insert(parent(&r));
+                        }
+                        for r in self.tracker.parents_of_meta(&api_version, &kind, &meta) {
+                            self.due.insert(parent(&r));
+                        }
+                    }
+                    Changed::Lagged => {
+                        let all: Vec<Parent> = Self::every(caches);
+                        self.due.extend(all);
+                    }
+                }
+            }
+        }
+        for stream in &mut self.mapped {
+            while let Some(Some((_, refs))) = stream.next().now_or_never() {
+                self.due.extend(refs.iter().map(parent));
+            }
+        }
+    }
+
+    fn every(caches: &Caches) -> Vec<Parent> {
+        caches
+            .ensure::<P>()
+            .store()
+            .state()
+            .iter()
+            .map(|p| (p.namespace(), p.name_any()))
+            .collect()
+    }
+
+    fn all(&mut self, caches: &Caches) {
+        let all = Self::every(caches);
+        self.due.extend(all);
+    }
+
+    /// The parents due now, in name order; they are no longer due until something makes them so again.
+    pub(super) fn take(&mut self) -> Vec<Parent> {
+        std::mem::take(&mut self.due).into_iter().collect()
+    }
+
+    /// After a pass: what the parent tracks now.
+    pub(super) fn tracked(&self, namespace: Option<&str>, name: &str, keys: Vec<TrackKey>) {
+        let mut r = ObjectRef::<P>::new(name);
+        if let Some(ns) = namespace {
+            r = r.within(ns);
+        }
+        self.tracker.set(r, keys);
+    }
+
+    /// The parent is due again (a failed pass is retried, a requeue runs again).
+    pub(super) fn again(&mut self, p: Parent) {
+        self.due.insert(p);
+    }
+}
