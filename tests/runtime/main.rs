@@ -2,6 +2,7 @@
 
 mod converge;
 mod explore;
+mod explore_planted;
 mod images;
 mod leader;
 mod lifecycle;

@@ -11,7 +11,10 @@
 //! - its settled state equals the reference's, up to run identities (uids, resourceVersions, times, generated
 //!   names, allocated IPs); an object that exists twice where it should exist once is a difference;
 //! - nothing is left being deleted (a finalizer never removed);
-//! - the operator wrote no object the scenario created other than parents;
+//! - the operator deleted nothing that the unperturbed run keeps and never deletes (a recreated object is a
+//!   new object: whatever only the old one held is lost);
+//! - the operator wrote no object the scenario created other than parents, and none that another owner
+//!   controls (by its controller owner reference, read right before the write);
 //! - no parent's status was written with an `observedGeneration` below one written before;
 //! - every change reached a trigger: once no parent is due, a pass over every parent writes nothing.
 //!
@@ -264,7 +267,7 @@ impl<P: ParentKind> Explore<P> {
         for plan in &plans {
             let ran = Run::execute(setup.clone(), Some(*plan)).await?;
             passes += ran.passes;
-            let problems = judge(&reference_state, &ran);
+            let problems = judge(&reference_state, &reference.log, &ran);
             if !problems.is_empty() {
                 broken.push((*plan, ran, problems));
             }
@@ -303,12 +306,7 @@ impl<P: ParentKind> Explore<P> {
             smallest: plan,
             write: what,
             problems,
-            writes_after: ran
-                .log
-                .iter()
-                .filter(|l| l.index >= plan.write)
-                .map(ToString::to_string)
-                .collect(),
+            writes_after: collapse(ran.log.iter().filter(|l| l.index >= plan.write)),
             diff,
             others,
         })))
@@ -343,9 +341,25 @@ impl<P: ParentKind> Explore<P> {
     }
 }
 
-/// The problems of a perturbed run against the reference's settled state.
-fn judge(reference: &[Value], ran: &Ran) -> Vec<String> {
+/// The problems of a perturbed run against the reference's settled state and writes.
+fn judge(reference: &[Value], reference_log: &[Logged], ran: &Ran) -> Vec<String> {
     let mut problems = Vec::new();
+    // An object the unperturbed run keeps and never deletes is deleted here: gone for a while, or for good,
+    // with whatever only it held (a recreated object is a new object, whatever its name).
+    let kept: Vec<String> = reference.iter().map(state::identity).collect();
+    for l in &ran.log {
+        if let Some(gone) = &l.deleted
+            && kept.contains(gone)
+            && !reference_log
+                .iter()
+                .any(|r| r.deleted.as_ref() == Some(gone))
+        {
+            problems.push(format!(
+                "write {} deleted {gone}, which the unperturbed run keeps and never deletes",
+                l.index
+            ));
+        }
+    }
     match &ran.state {
         None => problems.push(format!(
             "did not settle: {}",
@@ -413,6 +427,23 @@ fn sample(all: Vec<Planned>, budget: usize, seed: u64) -> Vec<Planned> {
     let mut chosen = indexes[..budget].to_vec();
     chosen.sort_unstable();
     chosen.into_iter().map(|i| all[i]).collect()
+}
+
+/// The writes one per line, a run of the same write with the same answer on one line (`  4-9. ...`).
+fn collapse<'a>(log: impl Iterator<Item = &'a Logged>) -> Vec<String> {
+    let mut runs: Vec<(usize, &Logged)> = Vec::new();
+    for l in log {
+        match runs.last_mut() {
+            Some((_, last)) if last.what == l.what && last.outcome == l.outcome => *last = l,
+            _ => runs.push((l.index, l)),
+        }
+    }
+    runs.into_iter()
+        .map(|(first, l)| match first == l.index {
+            true => l.to_string(),
+            false => format!("{:>3}-{}. {}: {}", first, l.index, l.what, l.outcome),
+        })
+        .collect()
 }
 
 fn lines(log: &[Logged]) -> String {

@@ -91,11 +91,24 @@ pub(super) struct Logged {
     pub(super) what: String,
     /// `ok`, or the error the operator saw, and the perturbation if one fired here.
     pub(super) outcome: String,
+    /// The object, as the settled state names it, when this was a delete that was done.
+    pub(super) deleted: Option<String>,
 }
 
 impl fmt::Display for Logged {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:>3}. {}: {}", self.index, self.what, self.outcome)
+    }
+}
+
+/// An error in a line: an API error as its code, reason and message.
+pub(super) fn short(e: &Error) -> String {
+    match e {
+        Error::Kube {
+            source: kube::Error::Api(s),
+            ..
+        } => format!("{} {}: {}", s.code, s.reason, s.message),
+        other => other.to_string(),
     }
 }
 
@@ -142,6 +155,8 @@ struct State {
     violations: Vec<String>,
     /// The highest `observedGeneration` each parent's status was written with.
     observed: HashMap<String, i64>,
+    /// The uid of the parent whose pass runs now.
+    parent: Option<String>,
 }
 
 /// The dispatcher the explorer gives the operator: counts its writes, injects the planned perturbation at its
@@ -241,6 +256,51 @@ impl Probe {
         }
     }
 
+    /// A pass over the parent of this uid starts.
+    pub(super) fn passing(&self, uid: Option<String>) {
+        self.state().parent = uid;
+    }
+
+    /// Notes a write to an object that another owner controls (read from the server right before the write).
+    async fn check_owner(&self, inner: &Arc<dyn Dispatcher>, command: &Command) {
+        let (Some(target), true) = (
+            command.target(),
+            matches!(
+                command,
+                Command::Apply { .. }
+                    | Command::Update { .. }
+                    | Command::Patch { .. }
+                    | Command::Delete { .. }
+            ),
+        ) else {
+            return;
+        };
+        let Some(parent) = self.state().parent.clone() else {
+            return;
+        };
+        let Ok(Some(live)) = inner.get(target).await else {
+            return;
+        };
+        if live["metadata"]["uid"].as_str() == Some(parent.as_str()) {
+            return;
+        }
+        let controller = live["metadata"]["ownerReferences"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["controller"] == Value::Bool(true));
+        if let Some(owner) = controller
+            && owner["uid"].as_str() != Some(parent.as_str())
+        {
+            self.state().violations.push(format!(
+                "{}: the object is controlled by {} {}, not by the parent being reconciled",
+                describe(command),
+                owner["kind"].as_str().unwrap_or(""),
+                owner["name"].as_str().unwrap_or("")
+            ));
+        }
+    }
+
     /// The stale caches catch up now.
     pub(super) fn end_stale(&self) {
         self.state().stale = None;
@@ -307,6 +367,7 @@ impl Probe {
             self.state().wrote = true;
             return out;
         }
+        self.check_owner(&inner, command).await;
         let (index, fire) = {
             let mut s = self.state();
             s.count += 1;
@@ -358,17 +419,27 @@ impl Probe {
         let mut outcome = match (&result, applied) {
             (Ok(_), _) => "ok".to_string(),
             (Err(_), true) => "done, but the operator saw an error".to_string(),
-            (Err(e), false) => format!("failed: {e}"),
+            (Err(e), false) => format!("failed: {}", short(e)),
         };
         if let Some(p) = fire {
             outcome = format!("{outcome} [{p} this write]");
         }
         let mut s = self.state();
         s.wrote |= applied;
+        let deleted = match command {
+            Command::Delete { target, .. } if applied => Some(super::state::identity_of(
+                &target.api_version(),
+                &target.kind,
+                target.namespace.as_deref(),
+                &target.name,
+            )),
+            _ => None,
+        };
         s.log.push(Logged {
             index,
             what: describe(command),
             outcome,
+            deleted,
         });
         result
     }

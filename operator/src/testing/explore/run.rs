@@ -11,7 +11,7 @@ use kube::{Client, ResourceExt};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
-use super::perturb::{Key, Logged, Planned, Probe, key_of};
+use super::perturb::{Key, Logged, Planned, Probe, key_of, short};
 use super::scenario::Action;
 use super::triggers::{Parent, Triggers};
 use super::{Setup, state};
@@ -306,6 +306,7 @@ impl<P: ParentKind> Run<P> {
                 let Some(parent) = cache.get(namespace.as_deref(), &name) else {
                     continue;
                 };
+                self.probe.passing(parent.uid());
                 let stale = self.probe.stale();
                 let caches = self.probe.pass_caches(&self.caches);
                 let dispatcher: Arc<dyn Dispatcher> = self.probe.clone();
@@ -325,7 +326,7 @@ impl<P: ParentKind> Run<P> {
                     Ok(Outcome::Continue | Outcome::Halt) | Err(Error::InvalidSpec { .. }) => {}
                     Ok(Outcome::RequeueAfter(_)) => self.triggers.again((namespace, name)),
                     Err(e) => {
-                        failures.push(format!("{} {name}: {e}", P::kind(&())));
+                        failures.push(format!("{} {name}: {}", P::kind(&()), short(e)));
                         self.triggers.again((namespace, name));
                     }
                 }

@@ -54,7 +54,17 @@ pub(super) async fn snapshot(
             Some((uid.to_string(), identity(o)))
         })
         .collect();
+    // A generated name stands for the object wherever it appears (a status naming its child, say).
+    let generated: HashMap<String, String> = objects
+        .iter()
+        .filter_map(|o| {
+            let prefix = o["metadata"]["generateName"].as_str()?;
+            let name = o["metadata"]["name"].as_str()?;
+            Some((name.to_string(), format!("{prefix}<generated>")))
+        })
+        .collect();
     for o in &mut objects {
+        replace_strings(o, &generated);
         normalize(o, &owners);
         for n in normalizers {
             n(o);
@@ -64,21 +74,41 @@ pub(super) async fn snapshot(
     Ok(objects)
 }
 
-/// `Kind namespace/name`.
+/// `apiVersion Kind namespace/name`.
 pub(super) fn identity(o: &Value) -> String {
     let meta = &o["metadata"];
-    let name = meta["name"].as_str().unwrap_or("");
-    match meta["namespace"].as_str() {
-        Some(ns) => format!(
-            "{} {} {ns}/{name}",
-            o["apiVersion"].as_str().unwrap_or(""),
-            o["kind"].as_str().unwrap_or("")
-        ),
-        None => format!(
-            "{} {} {name}",
-            o["apiVersion"].as_str().unwrap_or(""),
-            o["kind"].as_str().unwrap_or("")
-        ),
+    identity_of(
+        o["apiVersion"].as_str().unwrap_or(""),
+        o["kind"].as_str().unwrap_or(""),
+        meta["namespace"].as_str(),
+        meta["name"].as_str().unwrap_or(""),
+    )
+}
+
+/// `apiVersion Kind namespace/name`, from its parts.
+pub(super) fn identity_of(
+    api_version: &str,
+    kind: &str,
+    namespace: Option<&str>,
+    name: &str,
+) -> String {
+    match namespace {
+        Some(ns) => format!("{api_version} {kind} {ns}/{name}"),
+        None => format!("{api_version} {kind} {name}"),
+    }
+}
+
+/// Replaces every string value equal to a key of `names` by its value.
+fn replace_strings(v: &mut Value, names: &HashMap<String, String>) {
+    match v {
+        Value::String(text) => {
+            if let Some(to) = names.get(text.as_str()) {
+                *text = to.clone();
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| replace_strings(i, names)),
+        Value::Object(map) => map.values_mut().for_each(|i| replace_strings(i, names)),
+        _ => {}
     }
 }
 
