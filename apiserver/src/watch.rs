@@ -91,8 +91,8 @@ impl WatchStream {
                 self.line(kind.as_str(), rendered)
             }
             WatchItem::Bookmark(rv, initial_end) => {
-                let mut metadata =
-                    json!({ "resourceVersion": rv.to_string(), "creationTimestamp": null });
+                // kube-apiserver 1.35 leaves a zero creationTimestamp out (older ones sent null).
+                let mut metadata = json!({ "resourceVersion": rv.to_string() });
                 if initial_end {
                     metadata["annotations"] = json!({ "k8s.io/initial-events-end": "true" });
                 }

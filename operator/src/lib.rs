@@ -37,7 +37,9 @@ pub mod tracker;
 #[cfg_attr(docsrs, doc(cfg(any(feature = "testing", feature = "envtest"))))]
 pub mod testing;
 
-pub use cache::{Cache, CacheOptions, CacheOptionsError, CachedKind, Caches, OWNER_LABEL};
+pub use cache::{
+    Cache, CacheOptions, CacheOptionsError, CachedKind, Caches, ListStrategy, OWNER_LABEL,
+};
 pub use command::{Command, Dispatcher, RecordingDispatcher, Target};
 pub use conditions::{ConditionStatus, ConditionUpdate, ReconcilerStatus};
 pub use context::{Context, Settings};

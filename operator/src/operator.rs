@@ -8,7 +8,7 @@ use futures::future::FutureExt;
 use kube::Client;
 use tokio::sync::watch;
 
-use crate::cache::{CacheOptions, CacheOptionsError, Caches};
+use crate::cache::{CacheOptions, CacheOptionsError, Caches, ListStrategy};
 use crate::controller::{Backoff, Runner};
 use crate::leader::{Elector, LeaderElection, LeaderElectionError};
 use crate::metrics::Metrics;
@@ -33,7 +33,16 @@ pub struct Operator {
     names: Vec<String>,
     /// Cache options that could not be set, reported when the operator runs.
     invalid: Vec<CacheOptionsError>,
+    /// Asks the API server, with a watch of the first controller's parent kind, whether caches can stream
+    /// their first lists.
+    probe: Option<ListProbe>,
+    /// How caches get their first lists, when chosen rather than probed.
+    lists: Option<ListStrategy>,
 }
+
+type ListProbe = Box<
+    dyn FnOnce(Client, Option<String>) -> futures::future::BoxFuture<'static, ListStrategy> + Send,
+>;
 
 impl std::fmt::Debug for Operator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -75,6 +84,8 @@ impl Operator {
             leader: None,
             names: Vec::new(),
             invalid: Vec::new(),
+            probe: None,
+            lists: None,
         }
     }
 
@@ -110,6 +121,14 @@ impl Operator {
         self
     }
 
+    /// How the caches get their first lists. By default [`Operator::run_until`] asks the API server
+    /// ([`probe_list_strategy`](crate::cache::probe_list_strategy), one watch that selects nothing) and
+    /// streams them where it can ([`ListStrategy::Streaming`], as client-go does), else lists in pages.
+    pub fn list_strategy(mut self, strategy: ListStrategy) -> Self {
+        self.lists = Some(strategy);
+        self
+    }
+
     /// Adds a controller for `P`.
     pub fn controller<P: ParentKind>(mut self, reconciler: Reconciler<P>) -> Self {
         let name = reconciler.name().to_string();
@@ -122,6 +141,13 @@ impl Operator {
         ) {
             self.names.push(name);
             self.runners.push(runner);
+        }
+        if self.probe.is_none() {
+            self.probe = Some(Box::new(|client, namespace| {
+                Box::pin(async move {
+                    crate::cache::probe_list_strategy::<P>(&client, namespace.as_deref()).await
+                })
+            }));
         }
         self
     }
@@ -215,6 +241,8 @@ impl Operator {
             health,
             leader,
             invalid,
+            probe,
+            lists,
             ..
         } = self;
         if let Some(e) = invalid.into_iter().next() {
@@ -223,10 +251,20 @@ impl Operator {
         let mut elector = match leader {
             Some(election) => {
                 election.validate()?;
-                Some(Elector::new(client, election))
+                Some(Elector::new(client.clone(), election))
             }
             None => None,
         };
+        // Streamed first lists where the server supports them (no LIST request, no whole list in one
+        // response), unless the caller chose for the caches.
+        match (lists, probe) {
+            (Some(chosen), _) => caches.set_list_strategy(chosen),
+            (None, Some(probe)) => {
+                let namespace = caches.namespaces().first().cloned();
+                caches.set_list_strategy(probe(client.clone(), namespace).await);
+            }
+            (None, None) => {}
+        }
         let mut watches = tokio::task::JoinSet::new();
         for w in caches.take_watches() {
             watches.spawn(w);

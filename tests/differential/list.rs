@@ -192,3 +192,38 @@ async fn metadata_only_and_selected_watches() {
     )
     .await;
 }
+
+/// What a cache reads when it streams its first list: a watch that sends the objects there are first, then a
+/// bookmark marked `k8s.io/initial-events-end`, and nothing for a selector that matches nothing (the runtime's
+/// probe); without `resourceVersionMatch=NotOlderThan` the request is refused.
+async fn streamed_list(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let cms = configmaps(&ns);
+    for name in ["b", "a"] {
+        let mut cm = crate::support::configmap(name, json!({"k": name}));
+        cm["metadata"]["labels"] = json!({"app": "x"});
+        t.post(&format!("create {name}"), &cms, &cm).await;
+    }
+    let stream = "watch=true&sendInitialEvents=true&allowWatchBookmarks=true&timeoutSeconds=1";
+    t.watch(
+        "streamed list",
+        &format!("{cms}?{stream}&resourceVersionMatch=NotOlderThan&labelSelector=app%3Dx"),
+    )
+    .await;
+    t.watch(
+        "streamed list of nothing",
+        &format!("{cms}?{stream}&resourceVersionMatch=NotOlderThan&labelSelector=app%3Dnone"),
+    )
+    .await;
+    t.get(
+        "streamed list without NotOlderThan",
+        &format!("{cms}?{stream}"),
+    )
+    .await;
+    t
+}
+
+#[tokio::test]
+async fn streamed_lists() {
+    run("streamed_lists", &[], streamed_list).await;
+}

@@ -1,5 +1,6 @@
 //! A converged operator writes nothing, idle or restarted, as the real kube-apiserver counts it: the write
-//! requests of `apiserver_request_total` (every verb but GET, LIST and WATCH) do not move.
+//! requests of `apiserver_request_total` (every verb but GET, LIST and WATCH) do not move; and its caches fill
+//! from streamed watches, with no LIST.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -28,6 +29,20 @@ const OPERATOR_RESOURCES: [&str; 8] = [
 /// Write requests the API server has served to the operator's resources, by verb and resource, from its own
 /// metrics.
 async fn writes(client: &Client) -> BTreeMap<String, u64> {
+    served(client, |verb| {
+        !["GET", "LIST", "WATCH", "WATCHLIST"].contains(&verb)
+    })
+    .await
+}
+
+/// LIST requests the API server has served for the operator's resources, by resource.
+async fn lists(client: &Client) -> BTreeMap<String, u64> {
+    served(client, |verb| verb == "LIST").await
+}
+
+/// Requests with a verb `verb` admits that the API server has served for the operator's resources, by verb and
+/// resource, from its own metrics.
+async fn served(client: &Client, verb: impl Fn(&str) -> bool) -> BTreeMap<String, u64> {
     let request = http::Request::get("/metrics").body(Vec::new()).unwrap();
     let text = client.request_text(request).await.expect("/metrics");
     let mut out = BTreeMap::new();
@@ -42,12 +57,10 @@ async fn writes(client: &Client) -> BTreeMap<String, u64> {
                 .next()
                 .map(str::to_string)
         };
-        let (Some(verb), Some(resource)) = (label("verb"), label("resource")) else {
+        let (Some(v), Some(resource)) = (label("verb"), label("resource")) else {
             continue;
         };
-        if ["GET", "LIST", "WATCH", "WATCHLIST"].contains(&verb.as_str())
-            || !OPERATOR_RESOURCES.contains(&resource.as_str())
-        {
+        if !verb(&v) || !OPERATOR_RESOURCES.contains(&resource.as_str()) {
             continue;
         }
         let count: u64 = line
@@ -55,7 +68,7 @@ async fn writes(client: &Client) -> BTreeMap<String, u64> {
             .next()
             .and_then(|v| v.parse::<f64>().ok())
             .unwrap_or(0.0) as u64;
-        *out.entry(format!("{verb} {resource}")).or_default() += count;
+        *out.entry(format!("{v} {resource}")).or_default() += count;
     }
     out
 }
@@ -125,10 +138,21 @@ async fn a_converged_operator_makes_no_write_idle_or_restarted() {
 
     let _ = stop.send(());
     running.await.unwrap().unwrap();
+    // kube-apiserver 1.35 streams a watch's initial objects: the restarted operator's caches fill with no LIST.
+    assert_eq!(
+        operator::cache::probe_list_strategy::<WebApp>(&client, None).await,
+        operator::ListStrategy::Streaming
+    );
+    let listed = lists(&client).await;
     let (stop, running) = start(client.clone());
-    // The restarted operator lists everything and reconciles the WebApp again.
+    // The restarted operator reads everything again and reconciles the WebApp again.
     tokio::time::sleep(Duration::from_secs(5)).await;
     assert_eq!(writes(&client).await, converged, "writes after a restart");
+    assert_eq!(
+        lists(&client).await,
+        listed,
+        "LIST requests of the restarted operator"
+    );
     let _ = stop.send(());
     running.await.unwrap().unwrap();
     workloads.abort();

@@ -6,6 +6,7 @@ mod explore_planted;
 mod images;
 mod leader;
 mod lifecycle;
+mod lists;
 mod references;
 mod selected_caches;
 mod smoke;

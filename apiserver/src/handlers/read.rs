@@ -222,8 +222,8 @@ pub(super) fn watch(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply>
             "",
             vec![Cause {
                 reason: "FieldValueForbidden".into(),
-                message: "Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan".into(),
-                field: "sendInitialEvents".into(),
+                message: "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan".into(),
+                field: "resourceVersionMatch".into(),
             }],
         ));
     }

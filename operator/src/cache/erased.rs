@@ -185,6 +185,7 @@ impl Caches {
             entries: Default::default(),
             buffer: self.buffer,
             namespaces: self.namespaces.clone(),
+            lists: self.lists.clone(),
         };
         let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         for e in entries.values() {

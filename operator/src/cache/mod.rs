@@ -20,12 +20,14 @@ use serde::de::DeserializeOwned;
 use crate::index::{IndexKeys, Indexes};
 
 mod erased;
+mod lists;
 mod namespaces;
 mod options;
 
 #[cfg(feature = "testing")]
 pub(crate) use erased::frozen_store;
 
+pub use lists::{ListStrategy, probe_list_strategy};
 pub use options::{CacheOptions, CacheOptionsError, OWNER_LABEL};
 
 /// The annotation `kubectl apply` keeps; stripped from cached objects with `managedFields`.
@@ -399,6 +401,8 @@ pub struct Caches {
     buffer: usize,
     /// The namespaces watched for namespaced kinds; empty: all.
     namespaces: Arc<Vec<String>>,
+    /// How caches that start from now on get their first lists.
+    lists: Arc<RwLock<ListStrategy>>,
 }
 
 impl Debug for Caches {
@@ -429,12 +433,24 @@ impl Caches {
             entries: Arc::default(),
             buffer: 1024,
             namespaces: Arc::new(namespaces),
+            lists: Arc::default(),
         }
     }
 
     /// The namespaces watched for namespaced kinds (empty: all).
     pub fn namespaces(&self) -> &[String] {
         &self.namespaces
+    }
+
+    /// How caches get their first lists (default [`ListStrategy::Paged`]); set it before they start, e.g. from
+    /// [`probe_list_strategy`]. [`Operator::run_until`](crate::Operator::run_until) does that itself.
+    pub fn set_list_strategy(&self, strategy: ListStrategy) {
+        *self.lists.write().unwrap_or_else(|e| e.into_inner()) = strategy;
+    }
+
+    /// How caches get their first lists.
+    pub fn list_strategy(&self) -> ListStrategy {
+        *self.lists.read().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The client the caches watch with.
@@ -471,6 +487,7 @@ impl Caches {
                 Arc::default()
             };
             let relist_store = store.clone();
+            let lists = self.lists.clone();
             let kind = K::kind(&()).into_owned();
             let last_error = LastError::default();
             let seen = Arc::new(AtomicU64::new(0));
@@ -485,7 +502,10 @@ impl Caches {
                     let mut pending = None;
                     let mut listed: Option<HashSet<ObjectRef<K>>> = None;
                     let options = options.read().unwrap_or_else(|e| e.into_inner()).clone();
-                    let config = options.watcher_config();
+                    let mut config = options.watcher_config();
+                    if *lists.read().unwrap_or_else(|e| e.into_inner()) == ListStrategy::Streaming {
+                        config = config.streaming_lists();
+                    }
                     let events = if !namespaces.is_empty() {
                         namespaces::watch(
                             &client,

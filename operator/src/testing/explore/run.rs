@@ -199,6 +199,8 @@ impl<P: ParentKind> Run<P> {
             w.abort();
         }
         let caches = Caches::new(self.server.client());
+        // As an operator fills its caches on a server that can stream them (the embedded one can).
+        caches.set_list_strategy(crate::cache::ListStrategy::Streaming);
         for configure in &self.setup.cache_options {
             configure(&caches).map_err(|e| HarnessError::Setup(e.to_string()))?;
         }
