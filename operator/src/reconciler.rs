@@ -133,20 +133,19 @@ impl<P: CachedKind> Reconciler<P> {
         let map = Arc::new(map);
         self.mappers.push(Box::new(move |caches: &Caches| {
             let map = map.clone();
+            let parents = caches.ensure::<P>();
             crate::reconcilers::typed_changes::<K>(caches)
-                .filter_map(move |c: Option<Change<K>>| {
-                    let map = map.clone();
-                    async move {
-                        c.map(|c| {
-                            let object = c.object().clone();
-                            let why = format!(
-                                "watched {} {} changed",
-                                K::kind(&()),
-                                crate::command::display_name(object.as_ref())
-                            );
-                            (why, map(object))
-                        })
+                .map(move |c: Option<Change<K>>| match c {
+                    Some(c) => {
+                        let object = c.object().clone();
+                        let why = format!(
+                            "watched {} {} changed",
+                            K::kind(&()),
+                            crate::command::display_name(object.as_ref())
+                        );
+                        (why, map(object))
                     }
+                    None => every_parent(&parents),
                 })
                 .boxed()
         }));
@@ -164,21 +163,19 @@ impl<P: CachedKind> Reconciler<P> {
         self.mappers.push(Box::new(move |caches: &Caches| {
             let map = map.clone();
             let caches = caches.clone();
+            let parents = caches.ensure::<P>();
             crate::reconcilers::typed_changes::<K>(&caches)
-                .filter_map(move |c: Option<Change<K>>| {
-                    let map = map.clone();
-                    let caches = caches.clone();
-                    async move {
-                        c.map(|c| {
-                            let object = c.object().clone();
-                            let why = format!(
-                                "watched {} {} changed",
-                                K::kind(&()),
-                                crate::command::display_name(object.as_ref())
-                            );
-                            (why, map(object, &caches))
-                        })
+                .map(move |c: Option<Change<K>>| match c {
+                    Some(c) => {
+                        let object = c.object().clone();
+                        let why = format!(
+                            "watched {} {} changed",
+                            K::kind(&()),
+                            crate::command::display_name(object.as_ref())
+                        );
+                        (why, map(object, &caches))
                     }
+                    None => every_parent(&parents),
                 })
                 .boxed()
         }));
@@ -226,8 +223,9 @@ impl<P: CachedKind> Reconciler<P> {
             );
             let index = index.clone();
             crate::reconcilers::typed_changes::<K>(caches)
-                .filter_map(move |c: Option<Change<K>>| {
-                    let found = c.map(|c| {
+                .map(move |c: Option<Change<K>>| match c {
+                    None => every_parent(&parents),
+                    Some(c) => {
                         let object = c.object();
                         let key = crate::index::object_key(
                             object.meta().namespace.as_deref(),
@@ -244,8 +242,7 @@ impl<P: CachedKind> Reconciler<P> {
                             .map(|p| ObjectRef::from_obj(p.as_ref()))
                             .collect();
                         (why, refs)
-                    });
-                    futures::future::ready(found)
+                    }
                 })
                 .boxed()
         }));
@@ -501,6 +498,22 @@ fn with_removals(before: &serde_json::Value, mut after: serde_json::Value) -> se
     after
 }
 
+/// Every parent in the cache, for a trigger stream that missed changes (its channel lagged): reconciling them
+/// all is the only way not to miss the parents those changes concerned.
+fn every_parent<P: CachedKind>(parents: &crate::cache::Cache<P>) -> (String, Vec<ObjectRef<P>>) {
+    tracing::warn!(kind = %P::kind(&()), "a mapped trigger stream lagged; reconciling every parent");
+    let all = parents
+        .store()
+        .state()
+        .iter()
+        .map(|p| ObjectRef::from_obj(p.as_ref()))
+        .collect();
+    (
+        "changes were missed; reconciling everything".to_string(),
+        all,
+    )
+}
+
 /// The parents named as controller in an object's owner references.
 pub(crate) fn controller_parents<P: Resource<DynamicType = ()>>(
     api_version: &str,
@@ -537,6 +550,39 @@ where
 mod tests {
     use super::{controller_parents, with_removals};
     use serde_json::json;
+
+    #[tokio::test]
+    async fn a_mapped_trigger_stream_that_lags_reconciles_every_parent() {
+        use futures::StreamExt;
+        use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+        use std::sync::Arc;
+        let service = tower::service_fn(|_req: http::Request<kube::client::Body>| async {
+            Err::<http::Response<kube::client::Body>, _>(std::io::Error::other("offline"))
+        });
+        let caches = crate::Caches::new(kube::Client::new(service, "default"));
+        let named = |name: &str| {
+            let mut cm = ConfigMap::default();
+            cm.metadata.name = Some(name.into());
+            cm.metadata.namespace = Some("ns".into());
+            cm
+        };
+        caches.insert_store(crate::cache::frozen_store(vec![named("a"), named("b")]));
+        let secrets = caches.insert_store(crate::cache::frozen_store(Vec::<Secret>::new()));
+        // The mapper names no parent: only a lag can bring parents.
+        let reconciler = super::Reconciler::<ConfigMap>::new("t").watches::<Secret>(|_| vec![]);
+        let mut mapped = (reconciler.mappers[0])(&caches);
+        // More changes than the channel holds (16 for a store with no watch), none read yet.
+        for _ in 0..40 {
+            secrets.broadcast(crate::cache::Change::Applied(Arc::new(Secret::default())));
+        }
+        let (why, mut parents) = mapped.next().await.expect("a trigger");
+        parents.sort_by(|a, b| a.name.cmp(&b.name));
+        assert_eq!(why, "changes were missed; reconciling everything");
+        assert_eq!(
+            parents.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+    }
 
     #[test]
     fn a_namespaced_child_names_its_cluster_scoped_parent_without_a_namespace() {
