@@ -29,6 +29,7 @@
 //! change that reached no trigger, a parent the controller would have left behind (then the run goes on
 //! settling, and the finding is reported). Writes a step makes through its own client, not through the
 //! context, are not counted, perturbed or checked. Time does not pass: a requeue runs again in the next round.
+//! An exploration runs one controller: an operator of several is explored one controller at a time.
 //!
 //! ```no_run
 //! # use operator::{ParentKind, Reconciler};
