@@ -143,3 +143,46 @@ async fn tenants_survive_every_perturbation() {
         .unwrap();
     println!("tenants: {explored:#}");
 }
+
+#[tokio::test]
+async fn an_operator_of_two_controllers_survives_every_perturbation() {
+    use examples::teams::{Team, sample as team, sample_settings};
+    use examples::webapp_derive::{WebApp, WebAppSpec};
+    let mut app = WebApp::new(
+        "web",
+        WebAppSpec {
+            image: "nginx:1.27".into(),
+            replicas: 1,
+            port: 8080,
+            config_map: None,
+        },
+    );
+    app.metadata.namespace = Some("default".into());
+    let scenario = Scenario::new()
+        .apply(&sample_settings("core", "view"))
+        .apply(&team("core", &["ada"]))
+        .apply(&app)
+        .settle()
+        .delete::<Team>(Some("default"), "core");
+    let explored = Explore::new(WebApp::reconciler)
+        .controller(examples::teams::reconciler)
+        .crd(WebApp::crd())
+        .crd(Team::crd())
+        .scenario(scenario)
+        .run()
+        .await
+        .unwrap();
+    println!("webapp and teams in one operator: {explored:#}");
+    assert!(
+        explored
+            .writes
+            .iter()
+            .any(|w| w.contains("ServiceAccount default/core-ada"))
+    );
+    assert!(
+        explored
+            .writes
+            .iter()
+            .any(|w| w.contains("Deployment default/web"))
+    );
+}

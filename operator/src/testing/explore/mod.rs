@@ -9,7 +9,8 @@
 //!
 //! - it settles: a round of passes over every parent writes nothing, within a bounded number of rounds;
 //! - its settled state equals the reference's, up to run identities (uids, resourceVersions, times, generated
-//!   names, allocated IPs); an object that exists twice where it should exist once is a difference;
+//!   names, allocated IPs) and the order of status conditions (a list keyed by type); an object that exists
+//!   twice where it should exist once is a difference;
 //! - nothing is left being deleted (a finalizer never removed);
 //! - the operator deleted nothing that the unperturbed run keeps and never deletes (a recreated object is a
 //!   new object: whatever only the old one held is lost);
@@ -29,7 +30,6 @@
 //! change that reached no trigger, a parent the controller would have left behind (then the run goes on
 //! settling, and the finding is reported). Writes a step makes through its own client, not through the
 //! context, are not counted, perturbed or checked. Time does not pass: a requeue runs again in the next round.
-//! An exploration runs one controller: an operator of several is explored one controller at a time.
 //!
 //! ```no_run
 //! # use operator::{ParentKind, Reconciler};
@@ -55,6 +55,7 @@ use kube::api::ApiResource;
 use serde::Serialize;
 use serde_json::Value;
 
+mod controller;
 mod perturb;
 mod run;
 mod scenario;
@@ -64,6 +65,7 @@ mod triggers;
 pub use perturb::{Perturbation, Planned, STALE_PASSES};
 pub use scenario::{SCENARIO_MANAGER, Scenario};
 
+use controller::{ControllerSetup, Factory};
 use perturb::{Key, Logged};
 use run::{Ran, Run};
 use scenario::Action;
@@ -71,7 +73,6 @@ use state::Normalizer;
 
 use crate::cache::{CacheOptions, CacheOptionsError, CachedKind, Caches};
 use crate::reconciler::{ParentKind, Reconciler};
-use crate::testing::ApiServer;
 use crate::testing::table::HarnessError;
 
 /// How many perturbed runs [`Explore`] makes at most unless told otherwise.
@@ -83,8 +84,9 @@ pub const DEFAULT_MAX_ROUNDS: usize = 10;
 type CacheSetting = Box<dyn Fn(&Caches) -> Result<(), CacheOptionsError> + Send + Sync>;
 
 /// What every run of one exploration shares.
-pub(super) struct Setup<P: ParentKind> {
-    factory: Box<dyn Fn() -> Reconciler<P> + Send + Sync>,
+pub(super) struct Setup {
+    /// The operator's controllers.
+    controllers: Vec<Box<dyn ControllerSetup>>,
     crds: Vec<CustomResourceDefinition>,
     given: Vec<Value>,
     cache_options: Vec<CacheSetting>,
@@ -95,25 +97,17 @@ pub(super) struct Setup<P: ParentKind> {
     max_rounds: usize,
 }
 
-impl<P: ParentKind> Setup<P> {
-    /// A new reconciler, on the server's clock.
-    fn reconciler(&self, server: &ApiServer) -> Reconciler<P> {
-        let clock = server.clock().clone();
-        (self.factory)().clock(move || crate::testing::table::timestamp(clock.now()))
-    }
-
+impl Setup {
     /// The objects the scenario applies that are not parents.
     fn foreign(&self) -> Vec<Key> {
-        let parent = ApiResource::erase::<P>(&());
+        let parents: Vec<ApiResource> = self.controllers.iter().map(|c| c.parent()).collect();
         self.scenario
             .actions
             .iter()
             .filter_map(|a| match a {
-                Action::Apply { object, .. } if object.resource != parent => Some(run::key(
-                    &object.resource,
-                    object.namespace.as_deref(),
-                    &object.name,
-                )),
+                Action::Apply { object, .. } if !parents.contains(&object.resource) => Some(
+                    run::key(&object.resource, object.namespace.as_deref(), &object.name),
+                ),
                 _ => None,
             })
             .collect()
@@ -121,14 +115,14 @@ impl<P: ParentKind> Setup<P> {
 }
 
 /// An exploration of one operator under perturbations; see the [module documentation](self).
-pub struct Explore<P: ParentKind> {
-    setup: Setup<P>,
+pub struct Explore {
+    setup: Setup,
     perturbations: Vec<Perturbation>,
     budget: usize,
     seed: u64,
 }
 
-impl<P: ParentKind> fmt::Debug for Explore<P> {
+impl fmt::Debug for Explore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Explore")
             .field("scenario", &self.setup.scenario)
@@ -139,13 +133,14 @@ impl<P: ParentKind> fmt::Debug for Explore<P> {
     }
 }
 
-impl<P: ParentKind> Explore<P> {
-    /// Explores the operator `factory` builds; it is called once per operator process (again after each
-    /// crash), so each gets the fresh state a restarted process has.
-    pub fn new(factory: impl Fn() -> Reconciler<P> + Send + Sync + 'static) -> Self {
+impl Explore {
+    /// Explores the operator whose controller `factory` builds; it is called once per operator process
+    /// (again after each crash), so each gets the fresh state a restarted process has. Add the operator's
+    /// other controllers with [`controller`](Self::controller).
+    pub fn new<P: ParentKind>(factory: impl Fn() -> Reconciler<P> + Send + Sync + 'static) -> Self {
         Self {
             setup: Setup {
-                factory: Box::new(factory),
+                controllers: vec![Box::new(Factory::new(factory))],
                 crds: Vec::new(),
                 given: Vec::new(),
                 cache_options: Vec::new(),
@@ -160,6 +155,16 @@ impl<P: ParentKind> Explore<P> {
         }
     }
 
+    /// Adds another controller of the operator: every run drives all of them on one set of caches, as one
+    /// operator process does, and a crash restarts them together.
+    pub fn controller<P: ParentKind>(
+        mut self,
+        factory: impl Fn() -> Reconciler<P> + Send + Sync + 'static,
+    ) -> Self {
+        self.setup.controllers.push(Box::new(Factory::new(factory)));
+        self
+    }
+
     /// Installs a CRD on every run's server before the operator starts.
     pub fn crd(mut self, crd: CustomResourceDefinition) -> Self {
         self.setup.crds.push(crd);
@@ -167,7 +172,8 @@ impl<P: ParentKind> Explore<P> {
     }
 
     /// Stores an object on every run's server before the operator starts, as given (see
-    /// [`ApiServer::insert`]); an object that cannot be serialized fails the exploration.
+    /// [`ApiServer::insert`](crate::testing::ApiServer::insert)); an object that cannot be serialized fails
+    /// the exploration.
     pub fn given(mut self, obj: &impl Serialize) -> Self {
         self.setup
             .given
@@ -313,23 +319,12 @@ impl<P: ParentKind> Explore<P> {
         })))
     }
 
-    /// The parent kind, every kind the reconciler wires, and every kind the scenario touches.
+    /// The parent kinds, every kind the reconcilers wire, and every kind the scenario touches.
     fn kinds(&self) -> Vec<ApiResource> {
-        let mut kinds = vec![ApiResource::erase::<P>(&())];
-        for k in (self.setup.factory)().wiring().kinds() {
-            let version = k
-                .api_version
-                .rsplit('/')
-                .next()
-                .unwrap_or(&k.api_version)
-                .to_string();
-            kinds.push(ApiResource {
-                group: k.group.clone(),
-                version,
-                api_version: k.api_version.clone(),
-                kind: k.kind.clone(),
-                plural: k.plural.clone(),
-            });
+        let mut kinds: Vec<ApiResource> =
+            self.setup.controllers.iter().map(|c| c.parent()).collect();
+        for c in &self.setup.controllers {
+            kinds.extend(c.kinds());
         }
         for a in &self.setup.scenario.actions {
             if let Action::Apply { object, .. } = a {

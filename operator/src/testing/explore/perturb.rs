@@ -157,13 +157,16 @@ struct State {
     observed: HashMap<String, i64>,
     /// The uid of the parent whose pass runs now.
     parent: Option<String>,
+    /// The controller whose pass runs now.
+    controller: String,
 }
 
 /// The dispatcher the explorer gives the operator: counts its writes, injects the planned perturbation at its
 /// write, records what every write answered, and notes writes to objects the operator does not own and
 /// statuses that go back in generation.
 pub(super) struct Probe {
-    inner: Mutex<Arc<dyn Dispatcher>>,
+    /// The dispatcher of each controller, by name (its field manager and event reporter).
+    inner: Mutex<HashMap<String, Arc<dyn Dispatcher>>>,
     server: ApiServer,
     plan: Option<Planned>,
     /// Objects the scenario created (parents excepted): the operator must not write them.
@@ -201,14 +204,9 @@ fn timeout(command: &Command) -> Error {
 }
 
 impl Probe {
-    pub(super) fn new(
-        inner: Arc<dyn Dispatcher>,
-        server: ApiServer,
-        plan: Option<Planned>,
-        foreign: Vec<Key>,
-    ) -> Self {
+    pub(super) fn new(server: ApiServer, plan: Option<Planned>, foreign: Vec<Key>) -> Self {
         Self {
-            inner: Mutex::new(inner),
+            inner: Mutex::default(),
             server,
             plan,
             foreign,
@@ -220,8 +218,8 @@ impl Probe {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A restarted operator: a new dispatcher (fresh event recorders) and new caches.
-    pub(super) fn restart(&self, inner: Arc<dyn Dispatcher>, caches: Caches) {
+    /// A restarted operator: new dispatchers (fresh event recorders) and new caches.
+    pub(super) fn restart(&self, inner: HashMap<String, Arc<dyn Dispatcher>>, caches: Caches) {
         *self.inner.lock().unwrap_or_else(|e| e.into_inner()) = inner;
         let mut s = self.state();
         s.crashed = false;
@@ -256,9 +254,21 @@ impl Probe {
         }
     }
 
-    /// A pass over the parent of this uid starts.
-    pub(super) fn passing(&self, uid: Option<String>) {
-        self.state().parent = uid;
+    /// A pass of `controller` over the parent of this uid starts.
+    pub(super) fn passing(&self, controller: &str, uid: Option<String>) {
+        let mut s = self.state();
+        s.parent = uid;
+        s.controller = controller.to_string();
+    }
+
+    /// The dispatcher of the controller whose pass runs.
+    fn inner(&self) -> Option<Arc<dyn Dispatcher>> {
+        let controller = self.state().controller.clone();
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner
+            .get(&controller)
+            .or_else(|| inner.values().next())
+            .cloned()
     }
 
     /// Notes a write to an object that another owner controls (read from the server right before the write).
@@ -358,10 +368,12 @@ impl Probe {
     }
 
     async fn run(&self, command: &Command) -> Result<Option<Value>> {
-        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner()).clone();
         if self.crashed() {
             return Err(crashed());
         }
+        let Some(inner) = self.inner() else {
+            return Err(crashed());
+        };
         if !command.is_mutating() {
             let out = inner.execute(command).await;
             self.state().wrote = true;
@@ -455,7 +467,9 @@ impl Dispatcher for Probe {
             if self.crashed() {
                 return Err(crashed());
             }
-            let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            let Some(inner) = self.inner() else {
+                return Err(crashed());
+            };
             inner.get(target).await
         }
         .boxed()

@@ -11,15 +11,15 @@ use kube::{Client, ResourceExt};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
-use super::perturb::{Key, Logged, Planned, Probe, key_of, short};
+use std::collections::HashMap;
+
+use super::controller::{Driven, PassEnd};
+use super::perturb::{Key, Logged, Planned, Probe, key_of};
 use super::scenario::Action;
-use super::triggers::{Parent, Triggers};
+use super::triggers::Parent;
 use super::{Setup, state};
 use crate::cache::Caches;
 use crate::command::{ApiDispatcher, Dispatcher, Target};
-use crate::error::Error;
-use crate::outcome::Outcome;
-use crate::reconciler::{ParentKind, Reconciler};
 use crate::testing::apiserver::Clock;
 use crate::testing::table::{DEFAULT_SEED, HarnessError, default_time};
 use crate::testing::{ApiServer, table};
@@ -59,22 +59,22 @@ pub(super) struct Ran {
 }
 
 /// A run in progress.
-pub(super) struct Run<P: ParentKind> {
-    setup: Arc<Setup<P>>,
+pub(super) struct Run {
+    setup: Arc<Setup>,
     server: ApiServer,
     probe: Arc<Probe>,
-    reconciler: Reconciler<P>,
+    /// The operator's controllers, in the order the exploration named them.
+    controllers: Vec<Box<dyn Driven>>,
     caches: Caches,
     watches: Vec<JoinHandle<()>>,
-    triggers: Triggers<P>,
     passes: usize,
     /// Changes that reached no trigger, found by the round over every parent.
     stranded: Vec<String>,
-    /// Parents passed on stale caches: when the held-back changes arrive, they are due again.
-    passed_stale: Vec<Parent>,
+    /// Parents passed on stale caches, by controller: when the held-back changes arrive, they are due again.
+    passed_stale: Vec<(usize, Parent)>,
 }
 
-impl<P: ParentKind> Drop for Run<P> {
+impl Drop for Run {
     fn drop(&mut self) {
         for w in &self.watches {
             w.abort();
@@ -106,10 +106,10 @@ async fn install(server: &ApiServer, crd: &CustomResourceDefinition) -> Result<(
     }
 }
 
-impl<P: ParentKind> Run<P> {
+impl Run {
     /// Runs the scenario of `setup` on a fresh server, with `plan` injected.
     pub(super) async fn execute(
-        setup: Arc<Setup<P>>,
+        setup: Arc<Setup>,
         plan: Option<Planned>,
     ) -> Result<Ran, HarnessError> {
         let server = ApiServer::builder()
@@ -129,21 +129,15 @@ impl<P: ParentKind> Run<P> {
                 })?;
         }
         let foreign: Vec<Key> = setup.foreign();
-        let reconciler = setup.reconciler(&server);
-        let inner: Arc<dyn Dispatcher> =
-            Arc::new(ApiDispatcher::new(server.client(), reconciler.name()));
-        let probe = Arc::new(Probe::new(inner, server.clone(), plan, foreign));
-        let caches = Caches::new(server.client());
-        let triggers = Triggers::new(&reconciler, &caches);
+        let probe = Arc::new(Probe::new(server.clone(), plan, foreign));
         let mut run = Run {
-            caches,
-            triggers,
+            caches: Caches::new(server.client()),
+            controllers: Vec::new(),
             stranded: Vec::new(),
             passed_stale: Vec::new(),
             setup,
             server,
             probe,
-            reconciler,
             watches: Vec::new(),
             passes: 0,
         };
@@ -193,41 +187,38 @@ impl<P: ParentKind> Run<P> {
         })
     }
 
-    /// Starts the operator's caches (new ones) and waits until they hold their first lists.
+    /// Starts the operator: new controllers from the factories, new caches (filled as an operator fills
+    /// them on a server that streams lists, as the embedded one does), new dispatchers; waits until the caches
+    /// hold their first lists. Also what a restart after a crash does.
     async fn start(&mut self) -> Result<(), HarnessError> {
         for w in self.watches.drain(..) {
             w.abort();
         }
         let caches = Caches::new(self.server.client());
-        // As an operator fills its caches on a server that can stream them (the embedded one can).
         caches.set_list_strategy(crate::cache::ListStrategy::Streaming);
         for configure in &self.setup.cache_options {
             configure(&caches).map_err(|e| HarnessError::Setup(e.to_string()))?;
         }
-        for kind in self.reconciler.wiring().kinds() {
-            kind.ensure(&caches);
+        self.controllers = self
+            .setup
+            .controllers
+            .iter()
+            .map(|c| c.make(&self.server))
+            .collect();
+        let mut dispatchers: HashMap<String, Arc<dyn Dispatcher>> = HashMap::new();
+        for c in &mut self.controllers {
+            c.wire(&caches);
+            let name = c.name();
+            let dispatcher = ApiDispatcher::new(self.server.client(), &name);
+            dispatchers.insert(name, Arc::new(dispatcher));
         }
-        caches.ensure::<P>();
-        self.triggers = Triggers::new(&self.reconciler, &caches);
         for w in caches.take_watches() {
             self.watches.push(tokio::spawn(w));
         }
         caches.ready_within(WAIT).await?;
-        self.probe.restart(
-            Arc::new(ApiDispatcher::new(
-                self.server.client(),
-                self.reconciler.name(),
-            )),
-            caches.clone(),
-        );
+        self.probe.restart(dispatchers, caches.clone());
         self.caches = caches;
         Ok(())
-    }
-
-    /// A new operator process: a new reconciler from the factory and cold caches.
-    async fn restart(&mut self) -> Result<(), HarnessError> {
-        self.reconciler = self.setup.reconciler(&self.server);
-        self.start().await
     }
 
     /// Waits until every cache holds what the server holds.
@@ -260,10 +251,26 @@ impl<P: ParentKind> Run<P> {
     /// caches, so without this the changes would count as seen by passes that never saw them.)
     fn deliver_held_back(&mut self) {
         if !self.probe.stale() {
-            for p in self.passed_stale.drain(..) {
-                self.triggers.again(p);
+            for (c, p) in self.passed_stale.drain(..) {
+                self.controllers[c].again(p);
             }
         }
+    }
+
+    /// Takes in what every controller's triggers saw.
+    fn drain(&mut self) {
+        for c in &mut self.controllers {
+            c.drain(&self.caches);
+        }
+    }
+
+    /// The parents due, by controller.
+    fn take(&mut self) -> Vec<(usize, Parent)> {
+        let mut due = Vec::new();
+        for (i, c) in self.controllers.iter_mut().enumerate() {
+            due.extend(c.take().into_iter().map(|p| (i, p)));
+        }
+        due
     }
 
     /// Runs rounds of passes over the parents the triggers made due until none is due or a round writes
@@ -276,25 +283,21 @@ impl<P: ParentKind> Run<P> {
         let mut verify = false;
         for _ in 0..self.setup.max_rounds {
             self.catch_up().await?;
-            self.triggers.drain(&self.caches);
+            self.drain();
             self.deliver_held_back();
-            let mut triggered = self.triggers.take();
+            let mut triggered = self.take();
             if triggered.is_empty() && self.probe.stale() {
                 // Nothing else would run: the held-back changes arrive now.
                 self.probe.end_stale();
                 self.deliver_held_back();
-                triggered = self.triggers.take();
+                triggered = self.take();
             }
-            let cache = self.caches.ensure::<P>();
             let due = if verify || triggered.is_empty() {
                 verify = true;
-                let mut all: Vec<Parent> = cache
-                    .store()
-                    .state()
-                    .iter()
-                    .map(|p| (p.namespace(), p.name_any()))
-                    .collect();
-                all.sort();
+                let mut all = Vec::new();
+                for (i, c) in self.controllers.iter().enumerate() {
+                    all.extend(c.every(&self.caches).into_iter().map(|p| (i, p)));
+                }
                 all
             } else {
                 triggered
@@ -304,15 +307,13 @@ impl<P: ParentKind> Run<P> {
             let before = self.probe.writes();
             let mut crashed = false;
             let mut any_stale = false;
-            for (namespace, name) in due {
-                let Some(parent) = cache.get(namespace.as_deref(), &name) else {
-                    continue;
-                };
-                self.probe.passing(parent.uid());
+            for (c, parent) in due {
                 let stale = self.probe.stale();
-                let caches = self.probe.pass_caches(&self.caches);
-                let dispatcher: Arc<dyn Dispatcher> = self.probe.clone();
-                let pass = self.reconciler.run_pass(&parent, &caches, dispatcher).await;
+                let pass_caches = self.probe.pass_caches(&self.caches);
+                let ended = self.controllers[c]
+                    .pass(&parent, &self.caches, &pass_caches, self.probe.clone())
+                    .await;
+                let Some(ended) = ended else { continue };
                 self.passes += 1;
                 if self.probe.crashed() {
                     crashed = true;
@@ -320,24 +321,22 @@ impl<P: ParentKind> Run<P> {
                 }
                 if stale || self.probe.stale() {
                     any_stale = true;
-                    self.passed_stale.push((namespace.clone(), name.clone()));
+                    self.passed_stale.push((c, parent.clone()));
                 }
-                self.triggers
-                    .tracked(namespace.as_deref(), &name, pass.context.tracks().to_vec());
-                match &pass.result {
-                    Ok(Outcome::Continue | Outcome::Halt) | Err(Error::InvalidSpec { .. }) => {}
-                    Ok(Outcome::RequeueAfter(_)) => self.triggers.again((namespace, name)),
-                    Err(e) => {
-                        failures.push(format!("{} {name}: {}", P::kind(&()), short(e)));
-                        self.triggers.again((namespace, name));
+                match ended {
+                    PassEnd::Done => {}
+                    PassEnd::Again => self.controllers[c].again(parent),
+                    PassEnd::Failed(why) => {
+                        failures.push(why);
+                        self.controllers[c].again(parent);
                     }
                 }
                 self.catch_up().await?;
-                self.triggers.drain(&self.caches);
+                self.drain();
                 self.deliver_held_back();
             }
             if crashed {
-                self.restart().await?;
+                self.start().await?;
                 verify = false;
                 continue;
             }

@@ -160,6 +160,8 @@ fn normalize(o: &mut Value, owners: &HashMap<String, String>) {
     if let Some(status) = o.get_mut("status") {
         relate_generation(status, generation);
         if let Some(conditions) = status.get_mut("conditions").and_then(Value::as_array_mut) {
+            // A list map keyed by type: its order says nothing (it follows the history of the writes).
+            conditions.sort_by(|a, b| a["type"].as_str().cmp(&b["type"].as_str()));
             for c in conditions.iter_mut() {
                 relate_generation(c, generation);
                 if let Some(c) = c.as_object_mut() {
