@@ -126,30 +126,10 @@ impl<P: CachedKind> Reconciler<P> {
 
     /// Reconciles the parents `map` returns whenever an object of kind `K` changes.
     pub fn watches<K: CachedKind>(
-        mut self,
+        self,
         map: impl Fn(Arc<K>) -> Vec<ObjectRef<P>> + Send + Sync + 'static,
     ) -> Self {
-        self.extra.push(Box::new(|w: &mut Wiring| w.watches::<K>()));
-        let map = Arc::new(map);
-        self.mappers.push(Box::new(move |caches: &Caches| {
-            let map = map.clone();
-            let parents = caches.ensure::<P>();
-            crate::reconcilers::typed_changes::<K>(caches)
-                .map(move |c: Option<Change<K>>| match c {
-                    Some(c) => {
-                        let object = c.object().clone();
-                        let why = format!(
-                            "watched {} {} changed",
-                            K::kind(&()),
-                            crate::command::display_name(object.as_ref())
-                        );
-                        (why, map(object))
-                    }
-                    None => every_parent(&parents),
-                })
-                .boxed()
-        }));
-        self
+        self.watches_with(move |object: Arc<K>, _: &Caches| map(object))
     }
 
     /// [`watches`](Self::watches) with a mapper that also reads the caches (for example a field index, see

@@ -143,15 +143,7 @@ impl<P: ParentKind> Driven for Running<P> {
     }
 
     fn every(&self, caches: &Caches) -> Vec<Parent> {
-        let mut all: Vec<Parent> = caches
-            .ensure::<P>()
-            .store()
-            .state()
-            .iter()
-            .map(|p| (p.namespace(), p.name_any()))
-            .collect();
-        all.sort();
-        all
+        super::triggers::every::<P>(caches)
     }
 
     fn again(&mut self, parent: Parent) {

@@ -4,10 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Client;
 use kube::api::{Api, ApiResource, DynamicObject};
-use kube::runtime::wait::{await_condition, conditions};
-use kube::{Client, ResourceExt};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
@@ -82,30 +80,6 @@ impl Drop for Run {
     }
 }
 
-/// Installs a CRD and waits until it is established.
-async fn install(server: &ApiServer, crd: &CustomResourceDefinition) -> Result<(), HarnessError> {
-    let name = crd.name_any();
-    let value = serde_json::to_value(crd)?;
-    server
-        .insert(value)
-        .map_err(|source| HarnessError::Refused {
-            what: format!("CustomResourceDefinition {name}"),
-            source,
-        })?;
-    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
-    let established = await_condition(crds, &name, conditions::is_crd_established());
-    match tokio::time::timeout(WAIT, established).await {
-        Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) => Err(HarnessError::Setup(format!(
-            "waiting for CRD {name} to be established: {e}"
-        ))),
-        Err(_) => Err(HarnessError::Timeout {
-            what: format!("CRD {name} to be established"),
-            after: WAIT,
-        }),
-    }
-}
-
 impl Run {
     /// Runs the scenario of `setup` on a fresh server, with `plan` injected.
     pub(super) async fn execute(
@@ -118,7 +92,7 @@ impl Run {
             .request_log(false)
             .build();
         for crd in &setup.crds {
-            install(&server, crd).await?;
+            table::install_crd(&server, crd).await?;
         }
         for given in &setup.given {
             server

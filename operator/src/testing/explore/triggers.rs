@@ -21,6 +21,19 @@ use crate::tracker::{TrackKey, Tracker};
 /// A parent, as `(namespace, name)` so that parents sort by name.
 pub(super) type Parent = (Option<String>, String);
 
+/// Every parent in the cache of `P`, in name order.
+pub(super) fn every<P: ParentKind>(caches: &Caches) -> Vec<Parent> {
+    let mut all: Vec<Parent> = caches
+        .ensure::<P>()
+        .store()
+        .state()
+        .iter()
+        .map(|p| (p.namespace(), p.name_any()))
+        .collect();
+    all.sort();
+    all
+}
+
 /// The triggers of one operator process, subscribed before its caches start (so the first lists make every
 /// parent due, as they do for the controller).
 pub(super) struct Triggers<P: ParentKind> {
@@ -84,10 +97,7 @@ impl<P: ParentKind> Triggers<P> {
                             self.due.insert(parent(&r));
                         }
                     }
-                    Changed::Lagged => {
-                        let all: Vec<Parent> = Self::every(caches);
-                        self.due.extend(all);
-                    }
+                    Changed::Lagged => self.due.extend(every::<P>(caches)),
                 }
             }
         }
@@ -98,19 +108,8 @@ impl<P: ParentKind> Triggers<P> {
         }
     }
 
-    fn every(caches: &Caches) -> Vec<Parent> {
-        caches
-            .ensure::<P>()
-            .store()
-            .state()
-            .iter()
-            .map(|p| (p.namespace(), p.name_any()))
-            .collect()
-    }
-
     fn all(&mut self, caches: &Caches) {
-        let all = Self::every(caches);
-        self.due.extend(all);
+        self.due.extend(every::<P>(caches));
     }
 
     /// The parents due now, in name order; they are no longer due until something makes them so again.

@@ -196,20 +196,7 @@ impl TestEnv {
 
     /// Installs a CRD and waits until it is established.
     pub async fn install_crd(&self, crd: &CustomResourceDefinition) -> Result<(), HarnessError> {
-        let name = crd.name_any();
-        self.insert(crd)?;
-        let crds: Api<CustomResourceDefinition> = Api::all(self.client());
-        let established = await_condition(crds, &name, conditions::is_crd_established());
-        match tokio::time::timeout(WAIT, established).await {
-            Ok(Ok(_)) => Ok(()),
-            Ok(Err(e)) => Err(HarnessError::Setup(format!(
-                "waiting for CRD {name} to be established: {e}"
-            ))),
-            Err(_) => Err(HarnessError::Timeout {
-                what: format!("CRD {name} to be established"),
-                after: WAIT,
-            }),
-        }
+        install_crd(&self.server, crd).await
     }
 
     /// Stores an object as given (status, uid, generation and `deletionTimestamp` included; see
@@ -314,6 +301,33 @@ impl TestEnv {
             w.abort();
             let _ = w.await;
         }
+    }
+}
+
+/// Installs a CRD on `server` and waits until it is established.
+pub(crate) async fn install_crd(
+    server: &ApiServer,
+    crd: &CustomResourceDefinition,
+) -> Result<(), HarnessError> {
+    let name = crd.name_any();
+    let value = serde_json::to_value(crd)?;
+    server
+        .insert(value)
+        .map_err(|source| HarnessError::Refused {
+            what: format!("CustomResourceDefinition {name}"),
+            source,
+        })?;
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+    let established = await_condition(crds, &name, conditions::is_crd_established());
+    match tokio::time::timeout(WAIT, established).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(HarnessError::Setup(format!(
+            "waiting for CRD {name} to be established: {e}"
+        ))),
+        Err(_) => Err(HarnessError::Timeout {
+            what: format!("CRD {name} to be established"),
+            after: WAIT,
+        }),
     }
 }
 
