@@ -188,8 +188,14 @@ impl Deployed {
     }
 }
 
+/// The runtime's metrics live in one registry per process (as a Prometheus exporter serves them), and both
+/// tests here run a `database-controller` with a leader Lease in this process: one at a time, so one test's
+/// operator stopping does not change the figures the other reads.
+static ONE_OPERATOR_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_printed_manifests_deploy_and_the_operator_runs_under_its_own_account() {
+    let _one = ONE_OPERATOR_AT_A_TIME.lock().await;
     let Some(deployed) = deploy("deploy-manifests", installation(), &[]).await else {
         return;
     };
@@ -291,6 +297,7 @@ async fn the_printed_manifests_deploy_and_the_operator_runs_under_its_own_accoun
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_namespace_scoped_operator_needs_no_cluster_role_and_leaves_other_namespaces_alone() {
+    let _one = ONE_OPERATOR_AT_A_TIME.lock().await;
     let manifests = installation().watch_namespaces(["team-a"]);
     let Some(deployed) = deploy("deploy-namespaced", manifests, &["team-a", "team-b"]).await else {
         return;
