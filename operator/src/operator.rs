@@ -34,9 +34,9 @@ pub struct Operator {
     /// Cache options that could not be set, reported when the operator runs.
     invalid: Vec<CacheOptionsError>,
     /// Asks the API server, with a watch of the first controller's parent kind, whether caches can stream
-    /// their first lists.
+    /// their first lists (when streaming is asked for).
     probe: Option<ListProbe>,
-    /// How caches get their first lists, when chosen rather than probed.
+    /// How caches get their first lists, when chosen.
     lists: Option<ListStrategy>,
 }
 
@@ -121,9 +121,9 @@ impl Operator {
         self
     }
 
-    /// How the caches get their first lists. By default [`Operator::run_until`] asks the API server
-    /// ([`probe_list_strategy`](crate::cache::probe_list_strategy), one watch that selects nothing) and
-    /// streams them where it can ([`ListStrategy::Streaming`], as client-go does), else lists in pages.
+    /// How the caches get their first lists: in pages by default. With [`ListStrategy::Streaming`],
+    /// [`Operator::run_until`] first asks the API server ([`probe_list_strategy`](crate::cache::probe_list_strategy),
+    /// one watch that selects nothing) and streams them where it can, as client-go does, else lists in pages.
     pub fn list_strategy(mut self, strategy: ListStrategy) -> Self {
         self.lists = Some(strategy);
         self
@@ -255,15 +255,13 @@ impl Operator {
             }
             None => None,
         };
-        // Streamed first lists where the server supports them (no LIST request, no whole list in one
-        // response), unless the caller chose for the caches.
-        match (lists, probe) {
-            (Some(chosen), _) => caches.set_list_strategy(chosen),
-            (None, Some(probe)) => {
-                let namespace = caches.namespaces().first().cloned();
-                caches.set_list_strategy(probe(client.clone(), namespace).await);
-            }
-            (None, None) => {}
+        // Streamed first lists when asked for and the server supports them (no LIST request, no whole list
+        // in one response); paged lists otherwise.
+        if lists == Some(ListStrategy::Streaming)
+            && let Some(probe) = probe
+        {
+            let namespace = caches.namespaces().first().cloned();
+            caches.set_list_strategy(probe(client.clone(), namespace).await);
         }
         let mut watches = tokio::task::JoinSet::new();
         for w in caches.take_watches() {

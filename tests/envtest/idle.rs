@@ -1,6 +1,6 @@
 //! A converged operator writes nothing, idle or restarted, as the real kube-apiserver counts it: the write
-//! requests of `apiserver_request_total` (every verb but GET, LIST and WATCH) do not move; and its caches fill
-//! from streamed watches, with no LIST.
+//! requests of `apiserver_request_total` (every verb but GET, LIST and WATCH) do not move; and, asked to, its
+//! caches fill from streamed watches, with no LIST.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -90,7 +90,8 @@ fn start_with(
     tokio::task::JoinHandle<Result<(), operator::RunError>>,
 ) {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(controller(Operator::new(client)).run_until(async move {
+    let operator = Operator::new(client).list_strategy(operator::ListStrategy::Streaming);
+    let running = tokio::spawn(controller(operator).run_until(async move {
         let _ = stopped.await;
     }));
     (stop, running)

@@ -1,5 +1,6 @@
-//! Caches stream their first lists where the API server can (one watch per kind with `sendInitialEvents`, no
-//! LIST request), as client-go does; `Operator::list_strategy(ListStrategy::Paged)` lists in pages instead.
+//! Caches list in pages by default; with `Operator::list_strategy(ListStrategy::Streaming)` they stream their
+//! first lists where the API server can (one watch per kind with `sendInitialEvents`, no LIST request), as
+//! client-go does.
 
 use std::time::Duration;
 
@@ -76,9 +77,9 @@ fn count(requests: &[(Verb, String, String)], verb: Verb, query: &str) -> usize 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn caches_stream_their_first_lists_where_the_server_can() {
+async fn caches_stream_their_first_lists_when_asked_where_the_server_can() {
     let server = server_with_a_webapp().await;
-    let requests = run(&server, None).await;
+    let requests = run(&server, Some(ListStrategy::Streaming)).await;
     assert_eq!(count(&requests, Verb::List, ""), 0, "{requests:#?}");
     // WebApps, Deployments, Services, ConfigMaps: each cache's watch sent its objects first.
     assert!(
@@ -88,9 +89,9 @@ async fn caches_stream_their_first_lists_where_the_server_can() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn caches_list_in_pages_when_told() {
+async fn caches_list_in_pages_by_default() {
     let server = server_with_a_webapp().await;
-    let requests = run(&server, Some(ListStrategy::Paged)).await;
+    let requests = run(&server, None).await;
     assert!(count(&requests, Verb::List, "limit=") >= 4, "{requests:#?}");
     assert_eq!(
         count(&requests, Verb::Watch, "sendInitialEvents=true"),

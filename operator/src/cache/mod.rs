@@ -449,7 +449,8 @@ impl Caches {
     }
 
     /// How caches get their first lists (default [`ListStrategy::Paged`]); set it before they start, e.g. from
-    /// [`probe_list_strategy`]. [`Operator::run_until`](crate::Operator::run_until) does that itself.
+    /// [`probe_list_strategy`]; [`Operator::list_strategy`](crate::Operator::list_strategy) does that for an
+    /// operator.
     pub fn set_list_strategy(&self, strategy: ListStrategy) {
         *self.lists.write().unwrap_or_else(|e| e.into_inner()) = strategy;
     }
