@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::error::{ApiError, ApiResult, Cause};
 use super::registry::{ResourceType, ScaleSpec};
-use super::schema::Schema;
+use super::schema::{Schema, SchemaError};
 use super::store::{State, StorageKey, key_of};
 
 /// The finalizer the server puts on every CRD so that its objects are deleted before it.
@@ -98,15 +98,36 @@ pub fn validate(crd: &Value, name: &str) -> ApiResult<()> {
                 ),
             ));
         }
+        // Identical schemas are one `spec.validation` in the server's internal version: their errors
+        // are reported once, there.
+        let shared = versions
+            .windows(2)
+            .all(|w| w[0]["schema"] == w[1]["schema"]);
         for (i, v) in versions.iter().enumerate() {
-            if let Some(schema) = v["schema"].get("openAPIV3Schema")
-                && let Err(e) = Schema::new(schema)
-            {
-                causes.push(cause(
-                    &format!("spec.versions[{i}].schema.openAPIV3Schema"),
-                    "FieldValueInvalid",
-                    format!("Invalid value: \"\": {e}"),
-                ));
+            if let Some(schema) = v["schema"].get("openAPIV3Schema") {
+                match Schema::new(schema) {
+                    Ok(_) => {}
+                    Err(SchemaError::Rule {
+                        path,
+                        reason,
+                        message,
+                    }) => {
+                        if shared && i > 0 {
+                            continue;
+                        }
+                        let field = if shared {
+                            format!("spec.validation.{path}")
+                        } else {
+                            format!("spec.versions[{i}].schema.{path}")
+                        };
+                        causes.push(cause(&field, reason, message));
+                    }
+                    Err(e) => causes.push(cause(
+                        &format!("spec.versions[{i}].schema.openAPIV3Schema"),
+                        "FieldValueInvalid",
+                        format!("Invalid value: \"\": {e}"),
+                    )),
+                }
             }
         }
     }

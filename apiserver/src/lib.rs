@@ -60,7 +60,11 @@
 //! # Known differences from kube-apiserver
 //!
 //! - No authentication, authorization or admission webhooks; every request is allowed.
-//! - CEL rules (`x-kubernetes-validations`) in CRD schemas are not evaluated.
+//! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
+//!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions), but
+//!   when a CRD is written they are only parsed: kube-apiserver also type-checks them (a rule naming an
+//!   undefined field is refused) and estimates their cost (a rule over a list without `maxItems` can exceed
+//!   the budget and is refused). Such a rule is accepted here and fails, or passes, when evaluated.
 //! - Garbage collection and namespace termination run synchronously inside the request that triggers them
 //!   (a real cluster does this asynchronously in kube-controller-manager).
 //! - The workload controllers are played, not run: every pod of a Deployment, StatefulSet, ReplicaSet or
@@ -91,8 +95,9 @@
 //!   `autoscaling.alpha.kubernetes.io/*` annotations), so an update through `v1` loses it.
 //!
 //! `tests/differential` runs the same scenarios here and on a real kube-apiserver (from `operator-envtest`)
-//! and compares the answers; the differences from the managedFields of built-in kinds to the protection
-//! finalizers above are what it found and could not remove, and it pins each of them on both servers; it
+//! and compares the answers; the CEL rules' missing type checks and cost estimate, and the differences from
+//! the managedFields of built-in kinds to the protection finalizers above, are what it found and could not
+//! remove, and it pins each of them on both servers; it
 //! leaves `storageVersionHash` out of its discovery comparison and does not compare `autoscaling/v1`. The
 //! ones before are by design (no authorization, no admission, no controllers running beside the server
 //! except garbage collection and the played workload status) and not compared.

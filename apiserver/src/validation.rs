@@ -47,13 +47,28 @@ pub fn dns_label(s: &str) -> Result<(), String> {
     }
 }
 
-/// Defaults, prunes and validates `obj` for `rt`; returns the paths of unknown fields that were dropped.
-pub fn check(rt: &ResourceType, obj: &mut Value, name: &str) -> ApiResult<Vec<String>> {
+/// What [`check`] found in an object it accepted.
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// The paths of unknown fields that were dropped.
+    pub unknown: Vec<String>,
+    /// Warnings of CEL rules that failed on values the update did not change (ratcheting).
+    pub warnings: Vec<String>,
+}
+
+/// Defaults, prunes and validates `obj` for `rt`, `old` being the stored object on update (for CEL
+/// transition rules and ratcheting).
+pub fn check(
+    rt: &ResourceType,
+    obj: &mut Value,
+    old: Option<&Value>,
+    name: &str,
+) -> ApiResult<Checked> {
     if let Some(s) = &rt.schema {
-        return check_custom(rt, s, obj, name);
+        return check_custom(rt, s, obj, old, name);
     }
     let Some(typed) = rt.typed else {
-        return Ok(Vec::new());
+        return Ok(Checked::default());
     };
     builtin_defaults(rt, obj);
     let normalized = typed(obj.clone()).map_err(|e| {
@@ -66,32 +81,37 @@ pub fn check(rt: &ResourceType, obj: &mut Value, name: &str) -> ApiResult<Vec<St
     let mut unknown = Vec::new();
     unknown_fields(obj, &normalized, String::new(), &mut unknown);
     *obj = normalized;
-    Ok(unknown)
+    Ok(Checked {
+        unknown,
+        warnings: Vec::new(),
+    })
 }
 
 fn check_custom(
     rt: &ResourceType,
     s: &Schema,
     obj: &mut Value,
+    old: Option<&Value>,
     name: &str,
-) -> ApiResult<Vec<String>> {
+) -> ApiResult<Checked> {
     if !obj.is_object() {
         return Err(ApiError::bad_request("Object 'Kind' is missing in 'null'"));
     }
     let unknown = s.prune(obj);
     s.apply_defaults(obj);
     let errors = s.validate(obj);
-    let mut causes: Vec<Cause> = errors
-        .iter()
-        .map(|e| Cause {
-            reason: e.reason().to_string(),
-            message: e.body(),
-            field: e.field.clone(),
-        })
-        .collect();
+    let cause = |e: &schema::FieldError| Cause {
+        reason: e.reason().to_string(),
+        message: e.body(),
+        field: e.field.clone(),
+    };
+    let mut causes: Vec<Cause> = errors.iter().map(cause).collect();
     causes.extend(scale_causes(rt, obj));
+    // Then the CEL rules, as apiextensions' strategy does, on the old object as stored.
+    let (rule_errors, warnings) = s.validate_rules(obj, old, &errors);
+    causes.extend(rule_errors.iter().map(cause));
     if causes.is_empty() {
-        return Ok(unknown);
+        return Ok(Checked { unknown, warnings });
     }
     Err(ApiError::invalid(&rt.kind, &rt.group, name, causes))
 }

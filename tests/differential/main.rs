@@ -2,7 +2,8 @@
 //!
 //! Each scenario runs once on `ApiServer::builder().controllers(false)` and once on the shared envtest control
 //! plane (skipped with a message when no binaries are found, unless `OPERATOR_REQUIRE_CONTROL_PLANE` is set),
-//! each in a fresh namespace; the two transcripts are normalized and compared (`support.rs`).
+//! each in a fresh namespace; the two transcripts are normalized and compared (`support.rs`). With
+//! `OPERATOR_DIFF_DUMP=DIR`, both normalized transcripts of every scenario are written to `DIR`.
 //!
 //! # Known deviations
 //!
@@ -24,9 +25,14 @@
 //! - `PROTECTION_FINALIZERS`: kube-apiserver's admission adds `kubernetes.io/pv-protection` and
 //!   `kubernetes.io/vac-protection` to new PersistentVolumes and VolumeAttributesClasses.
 //!
+//! Pinned in `cel.rs`: `cel_rules_are_not_type_checked_or_costed_in_memory` (kube-apiserver refuses a CRD
+//! whose rule names an undefined field or exceeds the cost budget; the in-memory server only parses rules).
+//!
 //! # Scenarios
 //!
-//! `crud`: create/get/list, AlreadyExists, NotFound, Conflict on stale updates, Invalid custom resources
+//! `cel`: CRD validation rules (messages, reasons, field paths, transition rules, rules under map lists and
+//! maps, quantities, macros and the lists library, rules blocked by schema errors, ratcheting with its
+//! warning, status writes) and rules that do not compile. `crud`: create/get/list, AlreadyExists, NotFound, Conflict on stale updates, Invalid custom resources
 //! (schema and scale checks), generateName, dryRun. `lifecycle`: generation, the status and scale
 //! subresources, finalizers and deletion (with the watch events), watch event sequences with and without a
 //! label selector. `apply`: server-side apply managers, conflicts, force, no-op applies, /status, type
@@ -35,6 +41,7 @@
 //! built-in group, and create/get/list/delete of a minimal object of 32 kinds.
 
 mod apply;
+mod cel;
 mod crud;
 mod deviations;
 mod kinds;

@@ -123,6 +123,7 @@ pub struct Exchange {
 pub struct Transcript {
     client: Client,
     exchanges: Vec<Exchange>,
+    warnings: bool,
 }
 
 impl Transcript {
@@ -131,7 +132,15 @@ impl Transcript {
         Transcript {
             client,
             exchanges: Vec::new(),
+            warnings: false,
         }
+    }
+
+    /// Also records the `Warning` headers of every answer that has some, as a note after the exchange
+    /// (`LABEL (warnings)`).
+    pub fn with_warnings(mut self) -> Self {
+        self.warnings = true;
+        self
     }
 
     /// Sends a request and records it; returns the (JSON, else string) body. `content_type` is used when there
@@ -178,6 +187,12 @@ impl Transcript {
             .await
             .unwrap_or_else(|e| panic!("{label}: {method} {path}: {e}"));
         let status = response.status().as_u16();
+        let warnings: Vec<Value> = response
+            .headers()
+            .get_all("warning")
+            .iter()
+            .map(|w| Value::String(String::from_utf8_lossy(w.as_bytes()).into_owned()))
+            .collect();
         let bytes = response
             .into_body()
             .collect()
@@ -186,6 +201,9 @@ impl Transcript {
             .to_bytes();
         let body = parse(&bytes);
         self.record(label, method, path, status, body.clone());
+        if self.warnings && !warnings.is_empty() {
+            self.note(&format!("{label} (warnings)"), Value::Array(warnings));
+        }
         body
     }
 
@@ -304,9 +322,29 @@ where
     };
     let memory = normalize(&scenario(mc, mns.clone()).await.exchanges, &mns);
     let real = normalize(&scenario(rc, rns.clone()).await.exchanges, &rns);
+    if let Some(dir) = std::env::var_os("OPERATOR_DIFF_DUMP") {
+        dump(std::path::Path::new(&dir), name, &memory, &real);
+    }
     let report = compare(&memory, &real, deviations);
     if !report.is_empty() {
         panic!("{name}: the in-memory server and kube-apiserver differ:\n{report}");
+    }
+}
+
+/// Writes both normalized transcripts to `DIR/NAME.memory.json` and `DIR/NAME.real.json`
+/// (`OPERATOR_DIFF_DUMP=DIR`), to read what a scenario saw.
+fn dump(dir: &std::path::Path, name: &str, memory: &[Normalized], real: &[Normalized]) {
+    let json = |t: &[Normalized]| {
+        Value::Array(
+            t.iter()
+                .map(|e| json!({"label": e.label, "request": e.request, "status": e.status, "body": e.body}))
+                .collect(),
+        )
+    };
+    for (side, t) in [("memory", memory), ("real", real)] {
+        let path = dir.join(format!("{name}.{side}.json"));
+        let text = serde_json::to_string_pretty(&json(t)).expect("JSON");
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
     }
 }
 

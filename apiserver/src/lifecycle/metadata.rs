@@ -150,10 +150,11 @@ pub(super) fn owner_reference_causes(obj: &Value) -> Vec<Cause> {
 pub(super) fn check_content(
     rt: &ResourceType,
     obj: &mut Value,
+    old: Option<&Value>,
     strict: bool,
     name: &str,
 ) -> ApiResult<Vec<String>> {
-    let unknown = validation::check(rt, obj, name)?;
+    let validation::Checked { unknown, warnings } = validation::check(rt, obj, old, name)?;
     if strict && !unknown.is_empty() {
         let msg = unknown
             .iter()
@@ -167,6 +168,7 @@ pub(super) fn check_content(
     Ok(unknown
         .into_iter()
         .map(|f| format!("unknown field \"{f}\""))
+        .chain(warnings)
         .collect())
 }
 

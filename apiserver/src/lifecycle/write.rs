@@ -102,7 +102,7 @@ pub fn create(
         m.remove("status");
     }
     type_defaults_on_create(rt, &mut obj);
-    let warnings = check_content(rt, &mut obj, opts.strict, &name)?;
+    let warnings = check_content(rt, &mut obj, None, opts.strict, &name)?;
     if rt.custom_resource_definition() {
         crd::validate(&obj, &name)?;
         let mut f = finalizers(&obj);
@@ -269,7 +269,7 @@ pub fn update(
     if !causes.is_empty() {
         return Err(ApiError::invalid(&rt.kind, &rt.group, &key.name, causes));
     }
-    let warnings = check_content(rt, &mut new, opts.strict, &key.name)?;
+    let warnings = check_content(rt, &mut new, Some(&old), opts.strict, &key.name)?;
     if rt.custom_resource_definition() {
         crd::validate(&new, &key.name)?;
     }

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use super::errors::SchemaError;
 use super::go_format::go_quote;
 use super::go_regex::translate_go_regex;
+use super::rules::{Rule, parse_rules};
 
 #[derive(Debug, Clone)]
 pub(super) struct Pattern {
@@ -65,6 +66,8 @@ pub(super) struct Node {
     pub(super) list_type: Option<String>,
     pub(super) list_map_keys: Vec<String>,
     pub(super) map_type: Option<String>,
+    /// `x-kubernetes-validations`, compiled.
+    pub(super) rules: Vec<Rule>,
 }
 
 pub(super) const KNOWN_TYPES: &[&str] =
@@ -371,7 +374,7 @@ pub(super) fn parse_node(v: &Value, path: &str) -> Result<Node, SchemaError> {
         "number" if format == "float" || format == "double" => format,
         _ => String::new(),
     };
-    // x-kubernetes-validations (CEL) are deliberately ignored.
+    n.rules = parse_rules(m, path)?;
     Ok(n)
 }
 

@@ -24,6 +24,18 @@ pub enum SchemaError {
         /// ``error parsing regexp: unclosed character class: `[` ``.
         message: String,
     },
+    /// A CEL rule (or its `messageExpression`) that does not compile; reported by the server as a cause
+    /// of its own on `spec.validation.<path>` (or `spec.versions[i].schema.<path>`).
+    #[error("{path}: {message}")]
+    Rule {
+        /// Location of the rule's field, e.g.
+        /// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule`.
+        path: String,
+        /// The cause's reason, e.g. `FieldValueInvalid`.
+        reason: &'static str,
+        /// The cause's message, e.g. `Invalid value: {"Rule":...}: compilation failed: ERROR: ...`.
+        message: String,
+    },
     /// Any other malformed or unsupported part of the schema.
     #[error("{path}: {message}")]
     Invalid {
@@ -64,6 +76,8 @@ pub enum FieldErrorKind {
     TypeInvalid,
     /// `FieldValueDuplicate`: a duplicate in a `set` or `map` list.
     Duplicate,
+    /// `FieldValueForbidden`: the value is not allowed (a CEL rule's `reason`).
+    Forbidden,
 }
 
 impl FieldErrorKind {
@@ -77,6 +91,7 @@ impl FieldErrorKind {
             FieldErrorKind::TooMany => "FieldValueTooMany",
             FieldErrorKind::TypeInvalid => "FieldValueTypeInvalid",
             FieldErrorKind::Duplicate => "FieldValueDuplicate",
+            FieldErrorKind::Forbidden => "FieldValueForbidden",
         }
     }
 
@@ -89,6 +104,7 @@ impl FieldErrorKind {
             FieldErrorKind::TooLong => "Too long",
             FieldErrorKind::TooMany => "Too many",
             FieldErrorKind::Duplicate => "Duplicate value",
+            FieldErrorKind::Forbidden => "Forbidden",
         }
     }
 }
@@ -172,7 +188,7 @@ impl FieldError {
     pub fn body(&self) -> String {
         let mut s = self.kind.label().to_string();
         match self.kind {
-            FieldErrorKind::Required | FieldErrorKind::TooLong => {}
+            FieldErrorKind::Required | FieldErrorKind::TooLong | FieldErrorKind::Forbidden => {}
             _ => {
                 if let Some(v) = &self.value {
                     s.push_str(": ");

@@ -22,11 +22,17 @@
 //!   checked on strings, only for the formats the 1.35 server knows (`int32`/`int64` are never
 //!   range-checked), and `pattern`s use Go's (RE2) semantics as far as the `regex` crate allows
 //!   (`\d`, `\s`, `\w`, `\b` are ASCII-only as in Go).
-//! * `x-kubernetes-validations` (CEL rules) are accepted but **never evaluated**.
+//! * `x-kubernetes-validations` (CEL rules) are compiled with the schema (a rule that does not parse
+//!   makes the CRD invalid) and evaluated by [`Schema::validate_rules`] after the checks above, unless one
+//!   of their errors is blocking (a wrong type, a missing required field, an unsupported value, a bound
+//!   exceeded), exactly as the server does; see `rules/` for what is evaluated and how.
 //! * The root `apiVersion`, `kind` and `metadata` are never pruned, defaulted or validated here; the
 //!   caller handles them.
 //!
-//! Known approximations: the real server walks Go maps, so the order of its errors varies between
+//! Known approximations: rules are parsed but not type-checked, so a rule naming an undefined field or
+//! comparing an int with a string is refused by the server when the CRD is created and here only fails
+//! when it is evaluated; the server's cost estimate (which refuses rules over unbounded lists, maps and
+//! strings) is not made; the texts of CEL compilation errors differ. The real server walks Go maps, so the order of its errors varies between
 //! requests, while here keys are visited in sorted order; the `email` and `uri` formats approximate
 //! Go's `net/mail` and `net/url` parsers; embedded `metadata` is checked only for field types,
 //! name, generateName and namespace (not labels, annotations, owner references).
@@ -41,6 +47,7 @@ mod go_regex;
 mod keywords;
 mod list_types;
 mod pruning;
+mod rules;
 #[cfg(test)]
 mod tests;
 mod validation;
@@ -55,9 +62,7 @@ use list_types::list_validate_map;
 use pruning::{Tracker, coerce, prune_nulls, prune_rec};
 use validation::{to_field_error, validate_schema};
 
-/// A compiled structural schema (one CRD version's `schema.openAPIV3Schema`).
-///
-/// `x-kubernetes-validations` (CEL rules) are accepted and ignored: they are never evaluated.
+/// A compiled structural schema (one CRD version's `schema.openAPIV3Schema`), with its CEL rules.
 #[derive(Debug, Clone)]
 pub struct Schema {
     root: Node,
@@ -105,7 +110,7 @@ impl Schema {
 
     /// Validates `obj` (normally pruned and defaulted first) and returns every error, in the
     /// server's order: OpenAPI schema errors, then embedded-resource errors, then list-type
-    /// (`Duplicate value`) errors. `x-kubernetes-validations` are not evaluated.
+    /// (`Duplicate value`) errors. `x-kubernetes-validations` are evaluated by [`Schema::validate_rules`].
     pub fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut out: Vec<FieldError> = validate_schema(&self.root, "", obj, true)
             .errors
@@ -117,6 +122,28 @@ impl Schema {
             list_validate_map(m, &self.root, "", true, &mut out);
         }
         out
+    }
+
+    /// Evaluates the `x-kubernetes-validations` rules on `obj` (with the stored `old` object on update),
+    /// after the checks that found `earlier` errors: when one of those is blocking, no rule runs and the
+    /// server's `some validation rules were not checked` error is returned instead. Returns the errors,
+    /// and the warnings of rules that failed on values the update left unchanged (ratcheting: such an
+    /// object is still accepted, as by the server).
+    pub fn validate_rules(
+        &self,
+        obj: &Value,
+        old: Option<&Value>,
+        earlier: &[FieldError],
+    ) -> (Vec<FieldError>, Vec<String>) {
+        // The server has no CEL validator for a schema without rules, and so no blocking error.
+        if !rules::has_rules(&self.root) {
+            return (Vec::new(), Vec::new());
+        }
+        if earlier.iter().any(rules::is_blocking) {
+            return (vec![rules::blocking_error()], Vec::new());
+        }
+        let (errors, ratcheted) = rules::validate(&self.root, obj, old);
+        (errors, ratcheted.into_iter().map(|r| r.0).collect())
     }
 
     /// Server-side apply list semantics at `path` (field names from the root, list items elided,

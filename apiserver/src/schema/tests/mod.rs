@@ -1,5 +1,6 @@
 //! Tests of the structural schema: shared helpers; one file per concept.
 
+mod cel;
 mod compile;
 mod defaulting;
 mod formats;

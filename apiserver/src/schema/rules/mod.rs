@@ -1,0 +1,241 @@
+//! CEL validation rules (`x-kubernetes-validations`): compiled with the schema, evaluated after it.
+//!
+//! Rules are parsed when the CRD's schema is compiled ([`parse_rules`]): a rule that does not parse, a
+//! `messageExpression` that does not parse, or a `reason` the server does not know makes the CRD invalid.
+//! [`validate`](eval::validate) then evaluates every rule of every node on an object the schema accepted,
+//! the way apiextensions-apiserver's CEL validator does (Kubernetes 1.35): `self` is the node's value,
+//! `oldSelf` the correlated old value on update (transition rules run only where there is one), failures
+//! of unchanged values are ratcheted into warnings, and the 422 texts are the server's.
+//!
+//! Expressions run on the `cel` crate with Kubernetes' library functions from `kube-cel` (quantities,
+//! lists, sets, regex, urls, ip and cidr, format, semver).
+
+mod eval;
+mod values;
+
+use std::sync::Arc;
+
+use kube_cel::cel::Program;
+use serde_json::{Map, Value};
+
+use super::errors::SchemaError;
+use super::go_format::{go_json, go_quote};
+
+pub(super) use eval::{blocking_error, has_rules, is_blocking, validate};
+
+/// The `reason` a rule's failures are reported with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reason {
+    Invalid,
+    Forbidden,
+    Required,
+    Duplicate,
+}
+
+/// One compiled `x-kubernetes-validations` entry.
+#[derive(Clone)]
+pub(super) struct Rule {
+    /// The expression as written.
+    pub(super) source: String,
+    pub(super) message: Option<String>,
+    pub(super) reason: Option<Reason>,
+    /// Relative to the node, e.g. `.spec.mode` or `.items[0]`.
+    pub(super) field_path: Option<String>,
+    pub(super) optional_old_self: bool,
+    /// Whether the rule reads `oldSelf` (a transition rule).
+    pub(super) transition: bool,
+    pub(super) program: Arc<Program>,
+    pub(super) message_program: Option<Arc<Program>>,
+}
+
+impl std::fmt::Debug for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rule")
+            .field("rule", &self.source)
+            .field("message", &self.message)
+            .field("reason", &self.reason)
+            .field("field_path", &self.field_path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Rule {
+    /// The rule as error messages name it: its message, else its expression (apiextensions'
+    /// `ruleErrorString`).
+    pub(super) fn error_string(&self) -> &str {
+        match &self.message {
+            Some(m) if !m.trim().is_empty() => m.trim(),
+            _ => self.source.trim(),
+        }
+    }
+
+    /// The detail of a failure without a usable `messageExpression` (`ruleMessageOrDefault`).
+    pub(super) fn message_or_default(&self) -> String {
+        match &self.message {
+            Some(m) if !m.trim().is_empty() => m.trim().to_string(),
+            _ => format!("failed rule: {}", self.source.trim()),
+        }
+    }
+}
+
+/// Parses and compiles the `x-kubernetes-validations` of the schema node at `path`.
+pub(super) fn parse_rules(m: &Map<String, Value>, path: &str) -> Result<Vec<Rule>, SchemaError> {
+    let key = "x-kubernetes-validations";
+    let list = match m.get(key) {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(a)) => a,
+        Some(_) => {
+            return Err(invalid(
+                &format!("{path}.{key}"),
+                "must be a list of rules".into(),
+            ));
+        }
+    };
+    list.iter()
+        .enumerate()
+        .map(|(i, raw)| parse_rule(raw, &format!("{path}.{key}[{i}]")))
+        .collect()
+}
+
+fn parse_rule(raw: &Value, path: &str) -> Result<Rule, SchemaError> {
+    let Value::Object(m) = raw else {
+        return Err(invalid(path, "must be a rule object".into()));
+    };
+    let text = |k: &str| -> Result<Option<String>, SchemaError> {
+        match m.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(invalid(&format!("{path}.{k}"), "must be a string".into())),
+        }
+    };
+    let source = text("rule")?.unwrap_or_default();
+    if source.trim().is_empty() {
+        return Err(rule_error(
+            &format!("{path}.rule"),
+            "FieldValueRequired",
+            "Required value: rule is not specified".into(),
+        ));
+    }
+    let message = text("message")?;
+    if let Some(msg) = &message {
+        if msg.trim().is_empty() {
+            return Err(rule_error(
+                &format!("{path}.message"),
+                "FieldValueInvalid",
+                format!(
+                    "Invalid value: {}: message must be non-empty if specified",
+                    go_quote(msg)
+                ),
+            ));
+        }
+        if msg.contains('\n') {
+            return Err(rule_error(
+                &format!("{path}.message"),
+                "FieldValueInvalid",
+                format!(
+                    "Invalid value: {}: message must not contain line breaks",
+                    go_quote(msg)
+                ),
+            ));
+        }
+    }
+    let reason = match text("reason")?.as_deref() {
+        None => None,
+        Some("FieldValueInvalid") => Some(Reason::Invalid),
+        Some("FieldValueForbidden") => Some(Reason::Forbidden),
+        Some("FieldValueRequired") => Some(Reason::Required),
+        Some("FieldValueDuplicate") => Some(Reason::Duplicate),
+        Some(other) => {
+            return Err(rule_error(
+                &format!("{path}.reason"),
+                "FieldValueNotSupported",
+                format!(
+                    "Unsupported value: {}: supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", \"FieldValueRequired\"",
+                    go_quote(other)
+                ),
+            ));
+        }
+    };
+    let compile_error =
+        |field: &str, what: &str, e: kube_cel::cel::ParseErrors| SchemaError::Rule {
+            path: format!("{path}.{field}"),
+            reason: "FieldValueInvalid",
+            message: format!(
+                "Invalid value: {}: {what} failed: {}",
+                go_rule(m),
+                go_cel_error(&e.to_string())
+            ),
+        };
+    let program = Program::compile(&source).map_err(|e| compile_error("rule", "compilation", e))?;
+    let message_program = match text("messageExpression")? {
+        Some(expr) if !expr.trim().is_empty() => {
+            Some(Arc::new(Program::compile(&expr).map_err(|e| {
+                compile_error("messageExpression", "messageExpression compilation", e)
+            })?))
+        }
+        _ => None,
+    };
+    let optional_old_self = matches!(m.get("optionalOldSelf"), Some(Value::Bool(true)));
+    let transition = program.references().has_variable("oldSelf");
+    Ok(Rule {
+        source,
+        message,
+        reason,
+        field_path: text("fieldPath")?.filter(|p| !p.is_empty()),
+        optional_old_self,
+        transition,
+        program: Arc::new(program),
+        message_program,
+    })
+}
+
+/// The rule as the server prints its `ValidationRule` in errors: Go's field names and JSON.
+fn go_rule(m: &Map<String, Value>) -> String {
+    let string = |k: &str| {
+        go_json(&Value::String(
+            m.get(k).and_then(Value::as_str).unwrap_or("").into(),
+        ))
+    };
+    let optional = |k: &str| match m.get(k) {
+        Some(v @ (Value::String(_) | Value::Bool(_))) => go_json(v),
+        _ => "null".into(),
+    };
+    format!(
+        "{{\"Rule\":{},\"Message\":{},\"MessageExpression\":{},\"Reason\":{},\"FieldPath\":{},\"OptionalOldSelf\":{}}}",
+        string("rule"),
+        string("message"),
+        string("messageExpression"),
+        optional("reason"),
+        string("fieldPath"),
+        optional("optionalOldSelf"),
+    )
+}
+
+/// A parse error as cel-go prints it: each error's source line and caret are indented by a space.
+fn go_cel_error(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            if l.starts_with('|') {
+                format!(" {l}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn rule_error(path: &str, reason: &'static str, message: String) -> SchemaError {
+    SchemaError::Rule {
+        path: path.to_string(),
+        reason,
+        message,
+    }
+}
+
+fn invalid(path: &str, message: String) -> SchemaError {
+    SchemaError::Invalid {
+        path: path.to_string(),
+        message,
+    }
+}
