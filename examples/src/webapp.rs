@@ -21,7 +21,7 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use kube::{CustomResource, ResourceExt};
+use kube::{CustomResource, KubeSchema, ResourceExt};
 use operator::{ChildOutcome, ChildReconciler, Context, Error, Reconciler, ReconcilerStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -42,7 +42,7 @@ pub const NAME_LABEL: &str = "app.kubernetes.io/name";
 pub const CONFIG_MAP_NOT_FOUND: &str = "ConfigMapNotFound";
 
 /// The desired state of a web application.
-#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, KubeSchema)]
 #[kube(
     group = "example.dev",
     version = "v1",
@@ -56,6 +56,7 @@ pub const CONFIG_MAP_NOT_FOUND: &str = "ConfigMapNotFound";
     printcolumn = r#"{"name":"Ready","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"}"#,
     printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
+#[x_kube(validation = Rule::new("self.replicas <= 50").message("replicas must be at most 50"))]
 #[serde(rename_all = "camelCase")]
 pub struct WebAppSpec {
     /// The container image to run.

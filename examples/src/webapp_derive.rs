@@ -13,7 +13,7 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use kube::{CustomResource, ResourceExt};
+use kube::{CustomResource, KubeSchema, ResourceExt};
 use operator::{ChildOutcome, Context, Reconciler, ReconcilerStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -22,7 +22,7 @@ use crate::webapp::{CONFIG_HASH_ANNOTATION, INSTANCE_LABEL, NAME_LABEL, config_h
 
 /// The desired state of a web application.
 #[derive(
-    CustomResource, Reconciler, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema,
+    CustomResource, Reconciler, Clone, Debug, PartialEq, Serialize, Deserialize, KubeSchema,
 )]
 #[kube(
     group = "example.dev",
@@ -41,6 +41,7 @@ use crate::webapp::{CONFIG_HASH_ANNOTATION, INSTANCE_LABEL, NAME_LABEL, config_h
 #[watches(ConfigMap, by = config_map)]
 #[child(desired = desired_deployment, reflect = reflect_deployment)]
 #[child(desired = desired_service, reflect = reflect_service)]
+#[x_kube(validation = Rule::new("self.replicas <= 50").message("replicas must be at most 50"))]
 #[serde(rename_all = "camelCase")]
 pub struct WebAppSpec {
     /// The container image to run.

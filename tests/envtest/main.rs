@@ -13,3 +13,4 @@ mod support;
 mod teams;
 mod tenants;
 mod webapp;
+mod webapp_rules;

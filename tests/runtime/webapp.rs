@@ -597,6 +597,11 @@ async fn the_example_runs_the_embedded_cluster_for_kubectl() {
     let listed = k.ok(&["get", "webapps"]).await;
     assert!(listed.contains(SAMPLE_NAME), "{listed}");
 
+    // The CRD's rule refuses more than 50 replicas at `kubectl apply` (as on a real cluster, see
+    // tests/envtest/webapp_rules.rs).
+    tests::webapp_rules::kubectl_apply_is_refused_with_the_rule_message(&k, "default", "rules")
+        .await;
+
     // Scale with kubectl.
     k.ok(&[
         "patch",

@@ -6,5 +6,6 @@ pub mod kubectl;
 pub mod normalize;
 pub mod teams_scenario;
 pub mod tenants_scenario;
+pub mod webapp_rules;
 pub mod webapp_snapshot;
 pub mod workload_controllers;
