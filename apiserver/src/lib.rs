@@ -61,10 +61,11 @@
 //!
 //! - No authentication, authorization or admission webhooks; every request is allowed.
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
-//!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions), but
-//!   when a CRD is written they are only parsed: kube-apiserver also type-checks them (a rule naming an
-//!   undefined field is refused) and estimates their cost (a rule over a list without `maxItems` can exceed
-//!   the budget and is refused). Such a rule is accepted here and fails, or passes, when evaluated.
+//!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). When a
+//!   CRD is written they are parsed and checked for undefined fields, but not fully type-checked or costed:
+//!   kube-apiserver also refuses other type errors (`self.replicas == 'a'`, a rule that is not a bool) and
+//!   rules whose estimated cost exceeds the budget (a rule over a list without `maxItems`). Such a rule is
+//!   accepted here and fails, or passes, when evaluated.
 //! - Garbage collection and namespace termination run synchronously inside the request that triggers them
 //!   (a real cluster does this asynchronously in kube-controller-manager).
 //! - The workload controllers are played, not run: every pod of a Deployment, StatefulSet, ReplicaSet or

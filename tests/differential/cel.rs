@@ -254,7 +254,7 @@ async fn cel_rules() {
 }
 
 async fn bad_rules(client: Client, _ns: String) -> Transcript {
-    let mut t = Transcript::new(client);
+    let mut t = Transcript::new(client.clone());
     let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
     let bad = |name: &str, spec: Value| {
         let mut crd = gadget_crd(FIRST_RULE);
@@ -281,9 +281,46 @@ async fn bad_rules(client: Client, _ns: String) -> Transcript {
             "badc",
             rule(json!({"rule": " ", "message": "m"})),
         ),
+        (
+            "an undefined field",
+            "badd",
+            rule(json!({"rule": "self.nope == 1"})),
+        ),
+        (
+            "an undefined field in has()",
+            "bade",
+            rule(json!({"rule": "has(self.nope)"})),
+        ),
+        (
+            "an undefined field in a messageExpression",
+            "badg",
+            rule(json!({"rule": "true", "messageExpression": "self.nope"})),
+        ),
+        (
+            "undefined fields through a macro and an index",
+            "badf",
+            json!({"type": "object", "properties": {"ports": {"type": "array", "maxItems": 5, "items": {
+                "type": "object", "properties": {"port": {"type": "integer"}}}}},
+                "x-kubernetes-validations": [{"rule": "self.ports.all(p, p.prt > 0) && self.ports[0].nme == 1 && self.nope"}]}),
+        ),
     ] {
         t.post(label, crds, &bad(name, spec)).await;
     }
+    // Accepted by both (the answer itself is a new CRD, compared elsewhere): a map's keys are not fields.
+    let okmap = bad(
+        "okmap",
+        json!({"type": "object", "properties": {"labels": {"type": "object", "maxProperties": 5,
+            "additionalProperties": {"type": "string", "maxLength": 10}}},
+            "x-kubernetes-validations": [{"rule": "!has(self.labels) || self.labels.foo == 'x'"}]}),
+    );
+    let created = Api::<CustomResourceDefinition>::all(client)
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(okmap).expect("a CRD"),
+        )
+        .await
+        .is_ok();
+    t.note("a map's keys are not fields", json!(created));
     t
 }
 
@@ -292,13 +329,14 @@ async fn cel_rules_that_do_not_compile() {
     run("cel_rules_that_do_not_compile", &[], bad_rules).await;
 }
 
-/// Pinned: kube-apiserver type-checks rules and estimates their cost when a CRD is written; the in-memory
-/// server only parses them. A rule naming an undefined field, or one whose estimated cost exceeds the
-/// budget (a rule over a list without `maxItems`), is refused by the real server and accepted in memory.
+/// Pinned: kube-apiserver estimates the cost of rules when a CRD is written and refuses those over the budget
+/// (a rule over a list without `maxItems`); the in-memory server does not, and accepts them. Type errors other
+/// than undefined fields (`self.replicas == 'a'`, a rule that is not a bool) are refused by the real server and
+/// fail at evaluation in memory.
 #[tokio::test]
-async fn cel_rules_are_not_type_checked_or_costed_in_memory() {
+async fn cel_rule_costs_and_type_errors_are_not_checked_in_memory() {
     let Some([memory, real]) =
-        crate::support::both("cel_rules_are_not_type_checked_or_costed_in_memory").await
+        crate::support::both("cel_rule_costs_and_type_errors_are_not_checked_in_memory").await
     else {
         return;
     };
@@ -311,10 +349,10 @@ async fn cel_rules_are_not_type_checked_or_costed_in_memory() {
         crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"] = spec;
         crd
     };
-    let undefined = crd(
-        "typo",
+    let mistyped = crd(
+        "typed",
         json!({"type": "object", "properties": {"a": {"type": "integer"}},
-               "x-kubernetes-validations": [{"rule": "self.nope == 1"}]}),
+               "x-kubernetes-validations": [{"rule": "self.a == 'x'"}]}),
     );
     let costly = crd(
         "costly",
@@ -324,7 +362,7 @@ async fn cel_rules_are_not_type_checked_or_costed_in_memory() {
     let mut statuses = Vec::new();
     for (client, _) in [memory, real] {
         let mut t = Transcript::new(client);
-        let a = t.post("undefined field", crds, &undefined).await;
+        let a = t.post("a type error", crds, &mistyped).await;
         let b = t.post("over the cost budget", crds, &costly).await;
         statuses.push((
             a["code"].clone(),
@@ -347,7 +385,7 @@ async fn cel_rules_are_not_type_checked_or_costed_in_memory() {
         statuses[1]
             .2
             .as_str()
-            .is_some_and(|m| m.contains("undefined field 'nope'")),
+            .is_some_and(|m| m.contains("found no matching overload for '_==_'")),
         "{statuses:?}"
     );
     assert!(

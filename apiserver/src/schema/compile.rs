@@ -374,7 +374,8 @@ pub(super) fn parse_node(v: &Value, path: &str) -> Result<Node, SchemaError> {
         "number" if format == "float" || format == "double" => format,
         _ => String::new(),
     };
-    n.rules = parse_rules(m, path)?;
+    let resource = path == "openAPIV3Schema" || n.embedded_resource;
+    n.rules = parse_rules(m, path, &n, resource)?;
     Ok(n)
 }
 

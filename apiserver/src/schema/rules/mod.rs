@@ -10,6 +10,7 @@
 //! Expressions run on the `cel` crate with Kubernetes' library functions from `kube-cel` (quantities,
 //! lists, sets, regex, urls, ip and cidr, format, semver).
 
+mod check;
 mod eval;
 mod values;
 
@@ -18,6 +19,7 @@ use std::sync::Arc;
 use kube_cel::cel::Program;
 use serde_json::{Map, Value};
 
+use super::compile::Node;
 use super::errors::SchemaError;
 use super::go_format::{go_json, go_quote};
 
@@ -78,8 +80,14 @@ impl Rule {
     }
 }
 
-/// Parses and compiles the `x-kubernetes-validations` of the schema node at `path`.
-pub(super) fn parse_rules(m: &Map<String, Value>, path: &str) -> Result<Vec<Rule>, SchemaError> {
+/// Parses and compiles the `x-kubernetes-validations` of the schema node `node` (parsed from `m`) at
+/// `path`; `resource` for the root or an embedded resource.
+pub(super) fn parse_rules(
+    m: &Map<String, Value>,
+    path: &str,
+    node: &Node,
+    resource: bool,
+) -> Result<Vec<Rule>, SchemaError> {
     let key = "x-kubernetes-validations";
     let list = match m.get(key) {
         None | Some(Value::Null) => return Ok(Vec::new()),
@@ -93,11 +101,11 @@ pub(super) fn parse_rules(m: &Map<String, Value>, path: &str) -> Result<Vec<Rule
     };
     list.iter()
         .enumerate()
-        .map(|(i, raw)| parse_rule(raw, &format!("{path}.{key}[{i}]")))
+        .map(|(i, raw)| parse_rule(raw, &format!("{path}.{key}[{i}]"), node, resource))
         .collect()
 }
 
-fn parse_rule(raw: &Value, path: &str) -> Result<Rule, SchemaError> {
+fn parse_rule(raw: &Value, path: &str, node: &Node, resource: bool) -> Result<Rule, SchemaError> {
     let Value::Object(m) = raw else {
         return Err(invalid(path, "must be a rule object".into()));
     };
@@ -175,6 +183,32 @@ fn parse_rule(raw: &Value, path: &str) -> Result<Rule, SchemaError> {
         }
         _ => None,
     };
+    // Undefined fields, as cel-go's type check reports them: the rule's first, then its messageExpression's.
+    let message_expression = text("messageExpression")?.unwrap_or_default();
+    let checked = [
+        ("rule", "compilation", source.as_str(), Some(&program)),
+        (
+            "messageExpression",
+            "messageExpression compilation",
+            message_expression.as_str(),
+            message_program.as_deref(),
+        ),
+    ];
+    for (field, what, text, compiled) in checked {
+        let Some(compiled) = compiled else { continue };
+        let undefined = check::undefined_fields(text, compiled.expression(), node, resource);
+        if !undefined.is_empty() {
+            return Err(rule_error(
+                &format!("{path}.{field}"),
+                "FieldValueInvalid",
+                format!(
+                    "Invalid value: {}: {what} failed: {}",
+                    go_rule(m),
+                    undefined.join("\n")
+                ),
+            ));
+        }
+    }
     let optional_old_self = matches!(m.get("optionalOldSelf"), Some(Value::Bool(true)));
     let transition = program.references().has_variable("oldSelf");
     Ok(Rule {

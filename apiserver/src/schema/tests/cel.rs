@@ -278,3 +278,81 @@ fn rules_that_do_not_compile_make_the_crd_invalid() {
         assert!(e.to_string().starts_with(want), "{e}");
     }
 }
+
+#[test]
+fn undefined_fields_are_refused_as_cel_go_does() {
+    let spec = |rule: &str| {
+        json!({"type": "object", "properties": {"spec": {
+            "type": "object",
+            "properties": {
+                "replicas": {"type": "integer"},
+                "ports": {"type": "array", "items": {"type": "object", "properties": {"port": {"type": "integer"}}}},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+            },
+            "x-kubernetes-validations": [{"rule": rule}]
+        }}})
+    };
+    let error = |rule: &str| match Schema::new(&spec(rule)) {
+        Ok(_) => None,
+        Err(e) => Some(e.to_string()),
+    };
+    // The texts are kube-apiserver 1.35's (after the rule's JSON).
+    let cases = [
+        (
+            "self.nope == 1",
+            Some("ERROR: <input>:1:5: undefined field 'nope'\n | self.nope == 1\n | ....^"),
+        ),
+        (
+            "has(self.nope)",
+            Some("ERROR: <input>:1:4: undefined field 'nope'\n | has(self.nope)\n | ...^"),
+        ),
+        (
+            "self.ports.all(p, p.nme == 'a')",
+            Some(
+                "ERROR: <input>:1:20: undefined field 'nme'\n | self.ports.all(p, p.nme == 'a')\n | ...................^",
+            ),
+        ),
+        (
+            "self.nope == 1 && self.nada == 2",
+            Some(
+                "ERROR: <input>:1:5: undefined field 'nope'\n | self.nope == 1 && self.nada == 2\n | ....^\nERROR: <input>:1:23: undefined field 'nada'\n | self.nope == 1 && self.nada == 2\n | ......................^",
+            ),
+        ),
+        (
+            "self.ports[0].nme == 1",
+            Some(
+                "ERROR: <input>:1:14: undefined field 'nme'\n | self.ports[0].nme == 1\n | .............^",
+            ),
+        ),
+        (
+            "self.ports.exists(p, p.port == self.nope)",
+            Some(
+                "ERROR: <input>:1:36: undefined field 'nope'\n | self.ports.exists(p, p.port == self.nope)\n | ...................................^",
+            ),
+        ),
+        ("self.labels.foo == 'x'", None),
+        ("self.free.anything.goes", None),
+        ("self.ports.all(p, p.port > 0) && self.replicas >= 0", None),
+    ];
+    for (rule, want) in cases {
+        match (error(rule), want) {
+            (None, None) => {}
+            (Some(got), Some(want)) => assert!(
+                got.ends_with(&format!("compilation failed: {want}")),
+                "{rule}: {got}"
+            ),
+            (got, want) => panic!("{rule}: got {got:?}, want {want:?}"),
+        }
+    }
+    let root = Schema::new(
+        &json!({"type": "object", "properties": {"spec": {"type": "object"}},
+        "x-kubernetes-validations": [{"rule": "self.metadata.labels.size() > 0"}]}),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        root.ends_with("ERROR: <input>:1:14: undefined field 'labels'\n | self.metadata.labels.size() > 0\n | .............^"),
+        "{root}"
+    );
+}
