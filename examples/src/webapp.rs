@@ -116,6 +116,32 @@ impl ReconcilerStatus for WebAppStatus {
     }
 }
 
+/// The message of the validating webhook for an image with neither a tag nor a digest.
+pub const IMAGE_NEEDS_TAG: &str = "image must name a tag or digest";
+
+/// Whether `image` names a tag (`nginx:1.27`, `host:5000/app:v1`) or a digest (`app@sha256:..`).
+pub fn image_is_pinned(image: &str) -> bool {
+    let last = image.rsplit('/').next().unwrap_or(image);
+    image.contains('@') || last.contains(':')
+}
+
+/// The WebApp admission webhooks: a validator refusing an image with neither a tag nor a digest, and a
+/// defaulter setting `spec.port` to 8080 when absent (served by `operator::admission::WebhookServer`).
+pub fn webhooks() -> operator::admission::Webhooks<WebApp> {
+    use operator::admission::{Verdict, Webhooks};
+    Webhooks::<WebApp>::new()
+        .validate(|request| match request.object {
+            Some(app) if !image_is_pinned(&app.spec.image) => Verdict::deny(IMAGE_NEEDS_TAG),
+            Some(app) if app.spec.replicas == 0 => {
+                Verdict::allow().warn("spec.replicas is 0: nothing will run")
+            }
+            _ => Verdict::allow(),
+        })
+        // `port` is read with a serde default of 8080: the typed object has it even when the request has
+        // not, and the webhook's patch adds it.
+        .default(|_app: &mut WebApp| {})
+}
+
 /// The root reconciler of WebApps: a Deployment and a Service, each a [`ChildReconciler`], and the referenced
 /// ConfigMap read through the (tracking) cache.
 pub fn reconciler() -> Reconciler<WebApp> {

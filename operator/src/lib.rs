@@ -9,6 +9,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+pub mod admission;
 pub mod attributes;
 pub mod cache;
 pub mod client;

@@ -14,3 +14,4 @@ mod teams;
 mod tenants;
 mod webapp;
 mod webapp_rules;
+mod webapp_webhooks;

@@ -1,0 +1,315 @@
+//! The HTTPS server of the webhooks: TLS from [`Certificates`], HTTP/1.1, one route per kind and hook.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use kube::Resource;
+use kube::api::{Api, Patch, PatchParams};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use k8s_openapi::api::admissionregistration::v1::{
+    MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+
+use super::config::{self, ClientConfig, Scope, path};
+use super::review::{ErasedWebhooks, Hook};
+use super::{CertificateError, Certificates, Webhooks};
+
+/// The largest AdmissionReview read (kube-apiserver's objects are at most 3 MiB, plus the old object).
+const MAX_BODY: usize = 8 << 20;
+
+/// Why the webhook server could not start or install its configurations.
+#[derive(Debug, thiserror::Error)]
+pub enum WebhookServerError {
+    /// The certificates do not make a TLS configuration.
+    #[error(transparent)]
+    Certificates(#[from] CertificateError),
+    /// The address could not be bound.
+    #[error("binding the webhook server to {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// Writing a webhook configuration failed.
+    #[error("installing the webhook configuration {name}: {source}")]
+    Install {
+        /// The configuration's name.
+        name: String,
+        /// The API error.
+        source: kube::Error,
+    },
+}
+
+/// The webhooks of every kind an operator admits, with the certificates they are served with.
+#[derive(Clone)]
+pub struct WebhookServer {
+    hooks: Vec<Arc<dyn ErasedWebhooks>>,
+    certs: Certificates,
+    namespace_selector: Option<LabelSelector>,
+}
+
+impl std::fmt::Debug for WebhookServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebhookServer")
+            .field("kinds", &self.hooks.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl WebhookServer {
+    /// A server with no kinds yet, serving with `certs`.
+    pub fn new(certs: Certificates) -> Self {
+        WebhookServer {
+            hooks: Vec::new(),
+            certs,
+            namespace_selector: None,
+        }
+    }
+
+    /// Sends the API server only the requests in namespaces `selector` picks (every webhook's
+    /// `namespaceSelector`); by default, every namespace.
+    #[must_use]
+    pub fn namespace_selector(mut self, selector: LabelSelector) -> Self {
+        self.namespace_selector = Some(selector);
+        self
+    }
+
+    /// The validating configuration named `name` (`None` when no kind validates).
+    pub fn validating_configuration(
+        &self,
+        name: &str,
+        client_config: &ClientConfig,
+    ) -> Option<ValidatingWebhookConfiguration> {
+        config::validating(
+            name,
+            &self.hooks,
+            client_config,
+            self.certs.ca_bundle(),
+            &self.scope(),
+        )
+    }
+
+    /// The mutating configuration named `name` (`None` when no kind defaults).
+    pub fn mutating_configuration(
+        &self,
+        name: &str,
+        client_config: &ClientConfig,
+    ) -> Option<MutatingWebhookConfiguration> {
+        config::mutating(
+            name,
+            &self.hooks,
+            client_config,
+            self.certs.ca_bundle(),
+            &self.scope(),
+        )
+    }
+
+    fn scope(&self) -> Scope<'_> {
+        Scope {
+            namespace_selector: self.namespace_selector.as_ref(),
+        }
+    }
+
+    /// Adds the webhooks of kind `K`.
+    #[must_use]
+    pub fn kind<K>(mut self, hooks: Webhooks<K>) -> Self
+    where
+        K: Resource<DynamicType = ()>
+            + Clone
+            + Serialize
+            + DeserializeOwned
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.hooks.push(Arc::new(hooks));
+        self
+    }
+
+    /// The declared kinds' webhooks.
+    pub fn hooks(&self) -> &[Arc<dyn ErasedWebhooks>] {
+        &self.hooks
+    }
+
+    /// The certificates served.
+    pub fn certificates(&self) -> &Certificates {
+        &self.certs
+    }
+
+    /// Creates or updates (server-side apply, as `field_manager`) the validating and mutating
+    /// configurations named `name` that send the API server to `client_config`.
+    pub async fn install(
+        &self,
+        client: &kube::Client,
+        name: &str,
+        client_config: &ClientConfig,
+        field_manager: &str,
+    ) -> Result<(), WebhookServerError> {
+        let params = PatchParams::apply(field_manager).force();
+        if let Some(v) = self.validating_configuration(name, client_config) {
+            let api: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
+            api.patch(name, &params, &Patch::Apply(&v))
+                .await
+                .map_err(|source| WebhookServerError::Install {
+                    name: name.to_string(),
+                    source,
+                })?;
+        }
+        if let Some(m) = self.mutating_configuration(name, client_config) {
+            let api: Api<MutatingWebhookConfiguration> = Api::all(client.clone());
+            api.patch(name, &params, &Patch::Apply(&m))
+                .await
+                .map_err(|source| WebhookServerError::Install {
+                    name: name.to_string(),
+                    source,
+                })?;
+        }
+        Ok(())
+    }
+
+    /// Answers one AdmissionReview (JSON) sent to `path`, as the server does; `None` when no webhook is
+    /// served there.
+    pub fn answer(&self, path: &str, body: &[u8]) -> Option<Vec<u8>> {
+        route(&self.hooks, path).map(|(hook, w)| w.review(hook, body))
+    }
+
+    /// Binds `addr` (port 0 picks a free one).
+    pub async fn bind(self, addr: SocketAddr) -> Result<BoundWebhookServer, WebhookServerError> {
+        let config = self.certs.server_config()?;
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|source| WebhookServerError::Bind { addr, source })?;
+        let local = listener
+            .local_addr()
+            .map_err(|source| WebhookServerError::Bind { addr, source })?;
+        Ok(BoundWebhookServer {
+            listener,
+            local,
+            acceptor: tokio_rustls::TlsAcceptor::from(config),
+            hooks: Arc::new(self.hooks),
+        })
+    }
+}
+
+/// A webhook server bound to its address, ready to serve.
+pub struct BoundWebhookServer {
+    listener: tokio::net::TcpListener,
+    local: SocketAddr,
+    acceptor: tokio_rustls::TlsAcceptor,
+    hooks: Arc<Vec<Arc<dyn ErasedWebhooks>>>,
+}
+
+impl std::fmt::Debug for BoundWebhookServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BoundWebhookServer")
+            .field("local", &self.local)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BoundWebhookServer {
+    /// The address bound.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local
+    }
+
+    /// Serves until the returned future is dropped: one task per connection.
+    pub async fn serve(self) {
+        loop {
+            let (stream, peer) = match self.listener.accept().await {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    tracing::warn!(error = %e, "webhook connection failed");
+                    continue;
+                }
+            };
+            let acceptor = self.acceptor.clone();
+            let hooks = self.hooks.clone();
+            tokio::spawn(async move {
+                let tls =
+                    match tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream))
+                        .await
+                    {
+                        Ok(Ok(tls)) => tls,
+                        Ok(Err(e)) => {
+                            tracing::debug!(%peer, error = %e, "webhook TLS handshake failed");
+                            return;
+                        }
+                        Err(_) => {
+                            tracing::debug!(%peer, "webhook TLS handshake timed out");
+                            return;
+                        }
+                    };
+                let service = service_fn(move |request: Request<hyper::body::Incoming>| {
+                    let hooks = hooks.clone();
+                    async move { Ok::<_, Infallible>(handle(&hooks, request).await) }
+                });
+                if let Err(e) = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(tls), service)
+                    .await
+                {
+                    tracing::debug!(%peer, error = %e, "webhook connection ended");
+                }
+            });
+        }
+    }
+}
+
+fn route<'h>(
+    hooks: &'h [Arc<dyn ErasedWebhooks>],
+    p: &str,
+) -> Option<(Hook, &'h dyn ErasedWebhooks)> {
+    hooks.iter().find_map(|w| {
+        let (group, version, plural) = (w.group(), w.version(), w.plural());
+        if w.validating().is_some() && p == path(Hook::Validate, &group, &version, &plural) {
+            Some((Hook::Validate, w.as_ref()))
+        } else if w.mutating() && p == path(Hook::Mutate, &group, &version, &plural) {
+            Some((Hook::Mutate, w.as_ref()))
+        } else {
+            None
+        }
+    })
+}
+
+async fn handle(
+    hooks: &[Arc<dyn ErasedWebhooks>],
+    request: Request<hyper::body::Incoming>,
+) -> Response<Full<Bytes>> {
+    let reply = |status: StatusCode, body: Vec<u8>| {
+        let mut r = Response::new(Full::new(Bytes::from(body)));
+        *r.status_mut() = status;
+        r.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
+        r
+    };
+    let path = request.uri().path().to_string();
+    let Some((hook, w)) = route(hooks, &path) else {
+        return reply(StatusCode::NOT_FOUND, b"{}".to_vec());
+    };
+    if request.method() != Method::POST {
+        return reply(StatusCode::METHOD_NOT_ALLOWED, b"{}".to_vec());
+    }
+    let body = match Limited::new(request.into_body(), MAX_BODY).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) => {
+            tracing::warn!(%path, error = %e, "reading an AdmissionReview failed");
+            return reply(StatusCode::BAD_REQUEST, b"{}".to_vec());
+        }
+    };
+    let answer = w.review(hook, &body);
+    tracing::debug!(%path, ?hook, "answered an AdmissionReview");
+    reply(StatusCode::OK, answer)
+}
