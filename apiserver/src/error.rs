@@ -212,6 +212,12 @@ impl ApiError {
         if let Some(d) = &self.details {
             status["details"] = d.clone();
         }
+        // Go leaves an empty reason out.
+        if self.reason.is_empty()
+            && let Some(m) = status.as_object_mut()
+        {
+            m.remove("reason");
+        }
         status
     }
 }

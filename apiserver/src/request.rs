@@ -206,6 +206,12 @@ impl Query {
         self
     }
 
+    /// The same query without `key`.
+    pub fn without(mut self, key: &str) -> Self {
+        self.params.remove(key);
+        self
+    }
+
     /// Whether a boolean parameter is `true` or `1`.
     pub fn flag(&self, key: &str) -> bool {
         matches!(self.get(key), Some("true") | Some("1"))

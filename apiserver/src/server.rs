@@ -1,6 +1,9 @@
 //! The service: [`ApiServer`], a `tower::Service` over HTTP requests that routes each request to discovery or
 //! to the resource handlers, with its configuration, its clock, fault injection and the request log.
 
+mod admit;
+
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -151,6 +154,7 @@ impl ApiServerBuilder {
                 clock: self.clock,
                 bookmark_interval: self.bookmark_interval,
                 faults: Mutex::new(faults::Faults::default()),
+                webhooks: Mutex::new(HashMap::new()),
                 log: Mutex::new(Vec::new()),
                 log_enabled: self.log,
             }),
@@ -171,6 +175,8 @@ struct Shared {
     clock: Clock,
     bookmark_interval: Duration,
     faults: Mutex<faults::Faults>,
+    /// In-process admission webhooks, by Service namespace and name.
+    webhooks: Mutex<HashMap<(String, String), crate::admission::WebhookHandler>>,
     log: Mutex<Vec<RequestRecord>>,
     log_enabled: bool,
 }
@@ -397,6 +403,26 @@ impl ApiServer {
             }
         }
 
+        if let Route::Resource(rr) = &route
+            && matches!(
+                rr.verb,
+                Verb::Create | Verb::Update | Verb::Patch | Verb::Delete
+            )
+            && self.has_webhooks()
+        {
+            let reply = std::panic::AssertUnwindSafe(self.admit(
+                rr,
+                &parts.method,
+                &query,
+                &content_type,
+                &user_agent,
+                &body,
+            ))
+            .catch_unwind()
+            .await
+            .unwrap_or_else(|_| Err(ApiError::internal("admission panicked")));
+            return self.respond(reply, &route, &log);
+        }
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
             self.dispatch(
                 &route,
@@ -407,6 +433,7 @@ impl ApiServer {
                 &user_agent,
                 &body,
                 end_watch_after,
+                false,
             )
         }));
         let reply = match outcome {
@@ -421,9 +448,19 @@ impl ApiServer {
                 Err(ApiError::internal(format!("handler panicked: {what}")))
             }
         };
+        self.respond(reply, &route, &log)
+    }
+
+    /// The HTTP response of a handler's reply, logged.
+    fn respond(
+        &self,
+        reply: Result<Reply, ApiError>,
+        route: &Route,
+        log: &dyn Fn(u16, Option<Value>),
+    ) -> ::http::Response<ResponseBody> {
         match reply {
             Ok(Reply::Json(code, value, warnings)) => {
-                let logged = match &route {
+                let logged = match route {
                     Route::Resource(rr) if rr.verb.is_mutating() => Some(value.clone()),
                     _ => None,
                 };
@@ -457,6 +494,7 @@ impl ApiServer {
         user_agent: &str,
         body: &Bytes,
         end_watch_after: Option<Duration>,
+        admitted: bool,
     ) -> Result<Reply, ApiError> {
         let json = |v: Value| Ok(Reply::Json(200, v, Vec::new()));
         if method != ::http::Method::GET && !matches!(route, Route::Resource(_)) {
@@ -499,6 +537,7 @@ impl ApiServer {
                     accept,
                     user_agent,
                     body,
+                    admitted,
                     state: &self.shared.state,
                     now: self.shared.clock.stamp(),
                     bookmark_interval: self.shared.bookmark_interval,

@@ -295,6 +295,18 @@ fn merge_string_data(obj: &mut Value) {
 pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
     match (rt.group.as_str(), rt.kind.as_str()) {
         ("", "Pod") => pod_spec_defaults(&mut obj["spec"]),
+        ("", "Namespace") => {
+            // kube-apiserver labels every namespace with its name (for namespace selectors).
+            if let Some(name) = obj["metadata"]["name"].as_str().map(str::to_string)
+                && !name.is_empty()
+            {
+                let meta = &mut obj["metadata"];
+                if !meta["labels"].is_object() {
+                    meta["labels"] = json!({});
+                }
+                meta["labels"]["kubernetes.io/metadata.name"] = json!(name);
+            }
+        }
         ("", "Secret") => {
             merge_string_data(obj);
             set_default(obj, "type", json!("Opaque"));

@@ -52,3 +52,4 @@ mod patch;
 mod quantities;
 mod secrets;
 mod support;
+mod webhooks;

@@ -58,7 +58,7 @@ pub(super) fn write_opts(call: &Call<'_>, applied: bool) -> ApiResult<WriteOpts>
         dry_run: dry_run(call)?,
         strict,
         part: part(call),
-        applied,
+        applied: applied || call.admitted,
     })
 }
 

@@ -45,6 +45,10 @@ pub struct Call<'a> {
     pub user_agent: &'a str,
     /// The request body.
     pub body: &'a Bytes,
+    /// The body is an object that admission webhooks mutated, carrying the `managedFields` of the request
+    /// before mutation: they are stored as they are (mutations are owned by no manager, as on
+    /// kube-apiserver).
+    pub admitted: bool,
     /// The shared state.
     pub state: &'a Arc<Mutex<State>>,
     /// The time to stamp on writes.

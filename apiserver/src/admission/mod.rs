@@ -1,0 +1,22 @@
+//! Admission webhooks: the `MutatingWebhookConfiguration`s and `ValidatingWebhookConfiguration`s stored in
+//! the server are called on writes, in kube-apiserver's order (mutating webhooks, then the schema and CEL
+//! checks, then validating webhooks), over HTTPS or in-process.
+//!
+//! A webhook matches a request by its rules (groups, versions, resources with `*` and `resource/*`,
+//! operations, scope) and its `namespaceSelector` and `objectSelector`; `matchConditions` are not
+//! evaluated (every request that the rules and selectors match is sent). It is reached at
+//! `clientConfig.url`, verified with `clientConfig.caBundle`, or, for `clientConfig.service`, at the
+//! in-process handler registered for that Service ([`crate::ApiServer::serve_webhook`]). Denials,
+//! warnings, JSON patches, timeouts and `failurePolicy` are handled as kube-apiserver does.
+//!
+//! How it is done here: the write is first run as a dry run to learn the object the webhooks see (after
+//! the patch, defaulting and validation; a mutating webhook therefore cannot repair an object that fails
+//! validation, as it can on kube-apiserver), the mutating webhooks' patches are applied, and a mutated
+//! object is written as an update (or create) of the whole object by the request's field manager.
+
+mod review;
+mod transport;
+
+pub(crate) use review::{Hook, Review, Verdict, matching, request as review_request, verdict};
+pub use transport::WebhookHandler;
+pub(crate) use transport::{Call, call};

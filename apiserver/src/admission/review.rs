@@ -1,0 +1,219 @@
+//! Which stored webhooks a write meets, the AdmissionReview sent to each, and what its answer means.
+
+use serde_json::{Value, json};
+
+use crate::selector::LabelSelector;
+
+/// A mutating or validating webhook from a stored configuration.
+#[derive(Debug, Clone)]
+pub(crate) struct Hook {
+    /// `webhooks[].name`.
+    pub name: String,
+    /// `clientConfig`.
+    pub client: Value,
+    pub fail_open: bool,
+    pub timeout_seconds: u64,
+}
+
+/// What is being admitted.
+#[derive(Debug, Clone)]
+pub(crate) struct Review<'a> {
+    pub group: &'a str,
+    pub version: &'a str,
+    pub kind: &'a str,
+    pub resource: &'a str,
+    pub subresource: Option<&'a str>,
+    pub namespaced: bool,
+    pub namespace: &'a str,
+    pub name: &'a str,
+    /// `CREATE`, `UPDATE` or `DELETE`.
+    pub operation: &'a str,
+    pub object: Option<&'a Value>,
+    pub old_object: Option<&'a Value>,
+    pub dry_run: bool,
+    /// The labels of the request's namespace (for `namespaceSelector`).
+    pub namespace_labels: Option<&'a serde_json::Map<String, Value>>,
+}
+
+/// A webhook's answer.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Verdict {
+    pub allowed: bool,
+    /// `status` of the response (message, reason, code).
+    pub status: Value,
+    /// The JSON patch, decoded.
+    pub patch: Option<Value>,
+    pub warnings: Vec<String>,
+}
+
+/// The webhooks of `configurations` (a list of stored configurations, mutating or not) that `r` meets, in
+/// the order of the configurations' names and then their webhooks.
+pub(crate) fn matching(configurations: &[Value], r: &Review<'_>) -> Vec<Hook> {
+    let mut sorted: Vec<&Value> = configurations.iter().collect();
+    sorted.sort_by(|a, b| {
+        a["metadata"]["name"]
+            .as_str()
+            .cmp(&b["metadata"]["name"].as_str())
+    });
+    let mut out = Vec::new();
+    for c in sorted {
+        for w in c["webhooks"].as_array().into_iter().flatten() {
+            if !rules_match(&w["rules"], r) || !selectors_match(w, r) {
+                continue;
+            }
+            out.push(Hook {
+                name: w["name"].as_str().unwrap_or_default().to_string(),
+                client: w["clientConfig"].clone(),
+                fail_open: w["failurePolicy"].as_str() == Some("Ignore"),
+                timeout_seconds: w["timeoutSeconds"].as_u64().unwrap_or(10).clamp(1, 30),
+            });
+        }
+    }
+    out
+}
+
+fn listed(list: &Value, want: &str) -> bool {
+    list.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .any(|v| v == "*" || v == want)
+}
+
+fn rules_match(rules: &Value, r: &Review<'_>) -> bool {
+    let resource = match r.subresource {
+        Some(sub) => format!("{}/{sub}", r.resource),
+        None => r.resource.to_string(),
+    };
+    rules.as_array().into_iter().flatten().any(|rule| {
+        let resources = rule["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str);
+        let resource_ok = resources.clone().any(|p| {
+            p == "*/*"
+                || p == resource
+                || (r.subresource.is_none() && p == "*")
+                || p.strip_suffix("/*")
+                    .is_some_and(|base| base == r.resource && r.subresource.is_some())
+                || p.strip_prefix("*/")
+                    .is_some_and(|sub| Some(sub) == r.subresource)
+        });
+        let scope_ok = match rule["scope"].as_str().unwrap_or("*") {
+            "Namespaced" => r.namespaced,
+            "Cluster" => !r.namespaced,
+            _ => true,
+        };
+        listed(&rule["apiGroups"], r.group)
+            && listed(&rule["apiVersions"], r.version)
+            && listed(&rule["operations"], r.operation)
+            && resource_ok
+            && scope_ok
+    })
+}
+
+fn selector_matches(selector: &Value, labels: Option<&serde_json::Map<String, Value>>) -> bool {
+    if selector.is_null() || selector.as_object().is_some_and(|m| m.is_empty()) {
+        return true;
+    }
+    LabelSelector::from_label_selector(selector).is_ok_and(|s| s.matches(labels))
+}
+
+fn selectors_match(w: &Value, r: &Review<'_>) -> bool {
+    let object = r.object.or(r.old_object);
+    let object_labels = object.and_then(|o| o["metadata"]["labels"].as_object());
+    // The namespace selector applies to namespaced objects (and to namespaces themselves).
+    let namespace_ok = if r.namespaced {
+        selector_matches(&w["namespaceSelector"], r.namespace_labels)
+    } else if r.group.is_empty() && r.resource == "namespaces" {
+        selector_matches(&w["namespaceSelector"], object_labels)
+    } else {
+        true
+    };
+    namespace_ok && selector_matches(&w["objectSelector"], object_labels)
+}
+
+/// The AdmissionReview v1 request for `r`, with `uid`.
+pub(crate) fn request(r: &Review<'_>, uid: &str) -> Value {
+    let mut request = json!({
+        "uid": uid,
+        "kind": {"group": r.group, "version": r.version, "kind": r.kind},
+        "resource": {"group": r.group, "version": r.version, "resource": r.resource},
+        "requestKind": {"group": r.group, "version": r.version, "kind": r.kind},
+        "requestResource": {"group": r.group, "version": r.version, "resource": r.resource},
+        "name": r.name,
+        "operation": r.operation,
+        "userInfo": {"username": "system:admin", "groups": ["system:masters", "system:authenticated"]},
+        "object": r.object.cloned().unwrap_or(Value::Null),
+        "oldObject": r.old_object.cloned().unwrap_or(Value::Null),
+        "dryRun": r.dry_run,
+        "options": match r.operation {
+            "CREATE" => json!({"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1"}),
+            "UPDATE" => json!({"kind": "UpdateOptions", "apiVersion": "meta.k8s.io/v1"}),
+            _ => json!({"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}),
+        },
+    });
+    if r.namespaced {
+        request["namespace"] = json!(r.namespace);
+    }
+    if let Some(sub) = r.subresource {
+        request["subResource"] = json!(sub);
+        request["requestSubResource"] = json!(sub);
+    }
+    json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request})
+}
+
+/// Reads a webhook's AdmissionReview answer; `Err` with why it cannot be used.
+pub(crate) fn verdict(body: &[u8], uid: &str) -> Result<Verdict, String> {
+    let review: Value =
+        serde_json::from_slice(body).map_err(|e| format!("failed to decode the response: {e}"))?;
+    let response = &review["response"];
+    if !response.is_object() {
+        return Err("the response has no 'response' field".into());
+    }
+    if response["uid"].as_str() != Some(uid) {
+        return Err(format!(
+            "expected response.uid=\"{uid}\", got \"{}\"",
+            response["uid"].as_str().unwrap_or_default()
+        ));
+    }
+    let patch = match &response["patch"] {
+        Value::Null => None,
+        // Go's []byte: base64 in a string, or (as kube-rs writes it) an array of bytes.
+        Value::String(s) => {
+            use base64::Engine as _;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(s)
+                .map_err(|e| format!("the patch is not base64: {e}"))?;
+            Some(
+                serde_json::from_slice(&bytes)
+                    .map_err(|e| format!("the patch is not JSON: {e}"))?,
+            )
+        }
+        Value::Array(a) => {
+            let bytes: Vec<u8> = a
+                .iter()
+                .filter_map(Value::as_u64)
+                .map(|b| b as u8)
+                .collect();
+            Some(
+                serde_json::from_slice(&bytes)
+                    .map_err(|e| format!("the patch is not JSON: {e}"))?,
+            )
+        }
+        _ => return Err("the patch is not bytes".into()),
+    };
+    Ok(Verdict {
+        allowed: response["allowed"].as_bool().unwrap_or(false),
+        status: response["status"].clone(),
+        patch,
+        warnings: response["warnings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+    })
+}

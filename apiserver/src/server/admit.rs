@@ -1,0 +1,334 @@
+//! A write that webhooks must admit: the dry run that shows the object, the mutating webhooks, the dry run
+//! of the mutated write, the validating webhooks, then the write itself.
+
+use std::collections::HashMap;
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+use super::{ApiServer, relock};
+use crate::admission::{self, Call, Hook, Review, Verdict, WebhookHandler, matching};
+use crate::error::ApiError;
+use crate::handlers::Reply;
+use crate::request::{Query, ResourceRequest, Route, Verb};
+use crate::store::ObjKey;
+
+const GROUP: &str = "admissionregistration.k8s.io";
+
+/// The request as it is (re)sent to the handlers.
+struct Write<'a> {
+    route: Route,
+    method: http::Method,
+    content_type: &'a str,
+    body: Bytes,
+    /// A mutated whole object with the request's own `managedFields`.
+    admitted: bool,
+}
+
+impl ApiServer {
+    /// Whether any webhook configuration is stored (the common case is none: no admission work at all).
+    pub(super) fn has_webhooks(&self) -> bool {
+        let state = relock(&self.shared.state);
+        [
+            "mutatingwebhookconfigurations",
+            "validatingwebhookconfigurations",
+        ]
+        .iter()
+        .any(|plural| {
+            state
+                .collections
+                .get(&(GROUP.to_string(), plural.to_string()))
+                .is_some_and(|c| !c.objects.is_empty())
+        })
+    }
+
+    /// Registers an in-process webhook behind the Service `namespace/name`: a webhook configuration whose
+    /// `clientConfig.service` names it is answered by `handler` (request path, AdmissionReview in;
+    /// AdmissionReview out), with no network.
+    pub fn serve_webhook(&self, namespace: &str, name: &str, handler: WebhookHandler) {
+        relock(&self.shared.webhooks).insert((namespace.to_string(), name.to_string()), handler);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn admit(
+        &self,
+        rr: &ResourceRequest,
+        method: &http::Method,
+        query: &Query,
+        content_type: &str,
+        user_agent: &str,
+        body: &Bytes,
+    ) -> Result<Reply, ApiError> {
+        let run = |w: &Write<'_>, q: &Query| {
+            self.dispatch(
+                &w.route,
+                &w.method,
+                q,
+                w.content_type,
+                "application/json",
+                user_agent,
+                &w.body,
+                None,
+                w.admitted,
+            )
+        };
+        let original = Write {
+            route: Route::Resource(rr.clone()),
+            method: method.clone(),
+            content_type,
+            body: body.clone(),
+            admitted: false,
+        };
+        let client_dry_run = query.get("dryRun") == Some("All");
+        let dry = query.clone().with("dryRun", "All");
+        // What would be written, had nobody objected.
+        let Reply::Json(code, object, _) = run(&original, &dry)? else {
+            return run(&original, query);
+        };
+        let operation = match rr.verb {
+            Verb::Create => "CREATE",
+            Verb::Delete => "DELETE",
+            _ if code == 201 => "CREATE",
+            _ => "UPDATE",
+        };
+        let old = if operation == "CREATE" {
+            None
+        } else {
+            let mut get = rr.clone();
+            get.verb = Verb::Get;
+            get.subresource = None;
+            match self.dispatch(
+                &Route::Resource(get),
+                &http::Method::GET,
+                &Query::default(),
+                "",
+                "application/json",
+                user_agent,
+                &Bytes::new(),
+                None,
+                false,
+            ) {
+                Ok(Reply::Json(_, o, _)) => Some(o),
+                _ => None,
+            }
+        };
+        let (kind, namespaced, configurations, namespace_labels, handlers) = {
+            let state = relock(&self.shared.state);
+            let rt = state.registry.get(&rr.group, &rr.version, &rr.resource);
+            let list = |plural: &str| -> Vec<Value> {
+                state
+                    .collections
+                    .get(&(GROUP.to_string(), plural.to_string()))
+                    .map(|c| c.objects.values().map(|o| (**o).clone()).collect())
+                    .unwrap_or_default()
+            };
+            let labels = rr.namespace.as_ref().and_then(|ns| {
+                state
+                    .get(&(String::new(), "namespaces".into()), &ObjKey::new("", ns))
+                    .and_then(|n| n["metadata"]["labels"].as_object().cloned())
+            });
+            (
+                rt.as_ref().map(|t| t.kind.clone()).unwrap_or_default(),
+                rt.as_ref().is_some_and(|t| t.namespaced),
+                (
+                    list("mutatingwebhookconfigurations"),
+                    list("validatingwebhookconfigurations"),
+                ),
+                labels,
+                relock(&self.shared.webhooks).clone(),
+            )
+        };
+        let name = object["metadata"]["name"]
+            .as_str()
+            .or(rr.name.as_deref())
+            .unwrap_or_default()
+            .to_string();
+        let namespace = rr.namespace.clone().unwrap_or_default();
+        let base = Review {
+            group: &rr.group,
+            version: &rr.version,
+            kind: &kind,
+            resource: &rr.resource,
+            subresource: rr.subresource.as_deref(),
+            namespaced,
+            namespace: &namespace,
+            name: &name,
+            operation,
+            object: None,
+            old_object: old.as_ref(),
+            dry_run: client_dry_run,
+            namespace_labels: namespace_labels.as_ref(),
+        };
+        let mut warnings = Vec::new();
+
+        let mut current = object.clone();
+        let mut mutated = false;
+        if operation != "DELETE" {
+            for hook in matching(&configurations.0, &with_object(&base, Some(&current))) {
+                let Some(verdict) = self
+                    .ask(&hook, &with_object(&base, Some(&current)), &handlers)
+                    .await?
+                else {
+                    continue;
+                };
+                warnings.extend(verdict.warnings.iter().cloned());
+                if !verdict.allowed {
+                    return Err(denied(&hook, &verdict));
+                }
+                if let Some(patch) = verdict.patch {
+                    let patch: json_patch::Patch = serde_json::from_value(patch).map_err(|e| {
+                        ApiError::internal(format!(
+                            "failed calling webhook \"{}\": the patch is not a JSON patch: {e}",
+                            hook.name
+                        ))
+                    })?;
+                    json_patch::patch(&mut current, &patch).map_err(|e| {
+                        ApiError::internal(format!(
+                            "failed calling webhook \"{}\": the patch does not apply: {e}",
+                            hook.name
+                        ))
+                    })?;
+                    mutated = true;
+                }
+            }
+        }
+        // A mutated object is written whole, by the request's field manager.
+        let write = if mutated {
+            let mut obj = current.clone();
+            // The request's managedFields, from before the webhooks: their changes are owned by nobody.
+            obj["metadata"]["managedFields"] = object["metadata"]["managedFields"].clone();
+            if operation == "CREATE"
+                && let Some(m) = obj["metadata"].as_object_mut()
+            {
+                for f in ["uid", "creationTimestamp", "resourceVersion", "generation"] {
+                    m.remove(f);
+                }
+            }
+            let mut route = rr.clone();
+            let method = if operation == "CREATE" && rr.verb == Verb::Create {
+                http::Method::POST
+            } else if operation == "CREATE" {
+                route.verb = Verb::Create;
+                route.name = None;
+                http::Method::POST
+            } else {
+                route.verb = Verb::Update;
+                http::Method::PUT
+            };
+            Write {
+                route: Route::Resource(route),
+                method,
+                content_type: "application/json",
+                body: Bytes::from(serde_json::to_vec(&obj).unwrap_or_default()),
+                admitted: true,
+            }
+        } else {
+            original
+        };
+        let query = query.clone();
+        let query = if mutated && rr.verb == Verb::Patch {
+            // The patch's own parameters do not apply to the whole-object write.
+            query.without("force")
+        } else {
+            query
+        };
+        let validated = if mutated {
+            match run(&write, &query.clone().with("dryRun", "All"))? {
+                Reply::Json(_, o, _) => o,
+                other => return Ok(other),
+            }
+        } else {
+            object
+        };
+        let validating = matching(&configurations.1, &with_object(&base, Some(&validated)));
+        for hook in validating {
+            let object = (operation != "DELETE").then_some(&validated);
+            let Some(verdict) = self
+                .ask(&hook, &with_object(&base, object), &handlers)
+                .await?
+            else {
+                continue;
+            };
+            warnings.extend(verdict.warnings.iter().cloned());
+            if !verdict.allowed {
+                return Err(denied(&hook, &verdict));
+            }
+        }
+        let reply = if client_dry_run {
+            run(&write, &query.with("dryRun", "All"))?
+        } else {
+            run(&write, &query)?
+        };
+        Ok(match reply {
+            Reply::Json(code, value, mut w) => {
+                warnings.append(&mut w);
+                Reply::Json(code, value, warnings)
+            }
+            other => other,
+        })
+    }
+
+    /// Calls one webhook; `None` when it failed and its failure policy ignores that.
+    async fn ask(
+        &self,
+        hook: &Hook,
+        review: &Review<'_>,
+        handlers: &HashMap<(String, String), WebhookHandler>,
+    ) -> Result<Option<Verdict>, ApiError> {
+        let uid = relock(&self.shared.state).ids.uid();
+        let body = serde_json::to_vec(&admission::review_request(review, &uid)).unwrap_or_default();
+        let answer = admission::call(Call {
+            hook,
+            body,
+            handlers,
+        })
+        .await
+        .map(|b| {
+            admission::verdict(&b, &uid)
+                .map_err(|e| format!("received invalid webhook response: {e}"))
+        })
+        .and_then(|v| v);
+        match answer {
+            Ok(v) => Ok(Some(v)),
+            Err(_) if hook.fail_open => Ok(None),
+            Err(e) => {
+                let message = format!(
+                    "failed calling webhook \"{}\": failed to call webhook: {e}",
+                    hook.name
+                );
+                let mut error = ApiError::internal(message.clone());
+                error.details = Some(json!({"causes": [{"message": message}]}));
+                Err(error)
+            }
+        }
+    }
+}
+
+fn with_object<'a>(base: &Review<'a>, object: Option<&'a Value>) -> Review<'a> {
+    Review {
+        object,
+        ..base.clone()
+    }
+}
+
+/// kube-apiserver's error for a denial: `admission webhook "NAME" denied the request: MESSAGE`, with the
+/// webhook's code (at least 400) and reason.
+fn denied(hook: &Hook, v: &Verdict) -> ApiError {
+    let code = v.status["code"]
+        .as_u64()
+        .filter(|c| *c >= 400)
+        .unwrap_or(400) as u16;
+    let prefix = format!("admission webhook \"{}\" denied the request", hook.name);
+    let message = match (v.status["message"].as_str(), v.status["reason"].as_str()) {
+        (Some(m), _) if !m.is_empty() => format!("{prefix}: {m}"),
+        (_, Some(r)) if !r.is_empty() => format!("{prefix}: {r}"),
+        _ => format!("{prefix} without explanation"),
+    };
+    let mut e = ApiError::new(
+        code,
+        v.status["reason"].as_str().unwrap_or_default(),
+        message,
+    );
+    e.details = v.status.get("details").cloned().filter(|d| !d.is_null());
+    e
+}
