@@ -204,6 +204,7 @@ pub fn example() -> crate::cli::Example {
         seed: |client| seed(client).boxed(),
         observe: |client| crate::cli::log_changes(client, summary).boxed(),
         kubectl_hint: "get teams,serviceaccounts,configmaps",
+        webhooks: None,
     }
 }
 

@@ -122,9 +122,17 @@ impl Deployed {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (client, flags) = (self.operator_client.clone(), self.flags.clone());
         let running = tokio::spawn(async move {
-            examples::cli::run_on_cluster(&example(), client, false, &flags, async move {
-                let _ = stopped.await;
-            })
+            let webhooks = examples::cli::WebhookFlags::default();
+            examples::cli::run_on_cluster(
+                &example(),
+                client,
+                false,
+                &flags,
+                &webhooks,
+                async move {
+                    let _ = stopped.await;
+                },
+            )
             .await
         });
         (stop, running)

@@ -49,7 +49,7 @@ async fn kubectl_apply_meets_the_operators_webhooks_on_kube_apiserver() {
     let kubeconfig = dir.path().join("kubeconfig");
     cp.write_kubeconfig(&kubeconfig).unwrap();
     let k = tests::kubectl::Kubectl { bin, kubeconfig };
-    tests::webapp_webhooks::kubectl_apply_meets_the_webhooks(&k, &ns, "hooks").await;
+    tests::webapp_webhooks::kubectl_apply_meets_the_webhooks(&k, &ns, "hooks", true).await;
 
     let dp = DeleteParams::default();
     let _ = Api::<ValidatingWebhookConfiguration>::all(client.clone())

@@ -26,8 +26,10 @@ use crate::EmbeddedArgs;
 
 mod observe;
 mod run_flags;
+mod webhooks;
 pub use observe::{log_changes, ready};
 pub use run_flags::{BindAddress, RunFlags, parse_bind_address, run_operator};
+pub use webhooks::WebhookFlags;
 
 /// Runs an example operator.
 ///
@@ -57,6 +59,9 @@ pub struct Cli {
     /// How the operator runs: probes, leader election.
     #[command(flatten)]
     pub run: RunFlags,
+    /// Serving the admission webhooks on a real cluster.
+    #[command(flatten)]
+    pub webhooks: WebhookFlags,
     /// Serving the embedded cluster to kubectl.
     #[command(flatten)]
     pub serve: EmbeddedArgs,
@@ -137,6 +142,9 @@ pub struct Example {
     pub observe: ClientTask<()>,
     /// What to try with kubectl on the served embedded cluster, e.g. `get webapps,deployments`.
     pub kubectl_hint: &'static str,
+    /// The example's admission webhooks, served with the given certificates (`None`: it has none).
+    pub webhooks:
+        Option<fn(operator::admission::Certificates) -> operator::admission::WebhookServer>,
 }
 
 /// Runs what the command line asks for until `shutdown` resolves (the binary passes Ctrl-C or SIGTERM).
@@ -192,7 +200,15 @@ pub async fn run(
                     .with_context(|| format!("invalid kubeconfig {}", path.display()))?;
             tracing::info!(server = %config.cluster_url, kubeconfig = %path.display(), "running against a cluster");
             let client = operator::client::client(config).context("cannot build a client")?;
-            run_on_cluster(example, client, cli.install_crds, &cli.run, shutdown).await
+            run_on_cluster(
+                example,
+                client,
+                cli.install_crds,
+                &cli.run,
+                &cli.webhooks,
+                shutdown,
+            )
+            .await
         }
         (None, Some(env)) if !embedded => {
             let config = kube::Config::infer()
@@ -200,7 +216,15 @@ pub async fn run(
                 .context("cannot load the kubeconfig named by KUBECONFIG")?;
             tracing::info!(server = %config.cluster_url, kubeconfig = ?env, "running against a cluster (KUBECONFIG)");
             let client = operator::client::client(config).context("cannot build a client")?;
-            run_on_cluster(example, client, cli.install_crds, &cli.run, shutdown).await
+            run_on_cluster(
+                example,
+                client,
+                cli.install_crds,
+                &cli.run,
+                &cli.webhooks,
+                shutdown,
+            )
+            .await
         }
         _ => run_embedded(example, &cli.serve, &cli.run, shutdown).await,
     }
@@ -213,6 +237,7 @@ pub async fn run_on_cluster(
     client: Client,
     install_crds: bool,
     flags: &RunFlags,
+    webhook_flags: &WebhookFlags,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
     for crd in (example.crds)() {
@@ -222,12 +247,17 @@ pub async fn run_on_cluster(
             ensure_served(&client, &crd, &flags.namespaces).await?;
         }
     }
-    run_operator(
-        (example.controller)(flags.operator(client)),
+    let webhooks = webhooks::start_on_cluster(example, &client, webhook_flags).await?;
+    let ran = run_operator(
+        (example.controller)(flags.operator(client.clone())),
         flags,
         shutdown,
     )
-    .await
+    .await;
+    if let Some(serving) = webhooks {
+        serving.stop(&client).await;
+    }
+    ran
 }
 
 /// Starts the embedded in-memory cluster (served over HTTP with `--listen`), installs the CRDs and the
@@ -254,6 +284,7 @@ pub async fn run_embedded(
     for crd in (example.crds)() {
         ensure_crd(&client, crd).await?;
     }
+    webhooks::start_embedded(example, &server, &client).await?;
     (example.seed)(client.clone()).await?;
 
     if let (Some(serving), Some(path)) = (&serving, &serve.write_kubeconfig) {

@@ -61,6 +61,9 @@ impl Variant {
             seed: |client| seed(client).boxed(),
             observe: |client| observe(client).boxed(),
             kubectl_hint: "get webapps,deployments,services",
+            webhooks: Some(|certs| {
+                operator::admission::WebhookServer::new(certs).kind(super::webhooks())
+            }),
         }
     }
 }
@@ -89,6 +92,7 @@ pub async fn run_on_cluster(
         client,
         true,
         &crate::cli::RunFlags::default(),
+        &crate::cli::WebhookFlags::default(),
         shutdown,
     )
     .await

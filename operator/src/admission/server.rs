@@ -41,8 +41,8 @@ pub enum WebhookServerError {
         /// The error.
         source: std::io::Error,
     },
-    /// Writing a webhook configuration failed.
-    #[error("installing the webhook configuration {name}: {source}")]
+    /// Writing or deleting a webhook configuration failed.
+    #[error("writing the webhook configuration {name}: {source}")]
     Install {
         /// The configuration's name.
         name: String,
@@ -176,6 +176,37 @@ impl WebhookServer {
                 })?;
         }
         Ok(())
+    }
+
+    /// Deletes the configurations named `name` (what an operator serving its webhooks from outside the
+    /// cluster does when it stops, so that the API server does not refuse writes to a webhook that is gone).
+    /// Missing configurations are not an error.
+    pub async fn uninstall(
+        &self,
+        client: &kube::Client,
+        name: &str,
+    ) -> Result<(), WebhookServerError> {
+        let params = kube::api::DeleteParams::default();
+        let gone = |r: Result<_, kube::Error>| match r {
+            Ok(_) => Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+            Err(source) => Err(WebhookServerError::Install {
+                name: name.to_string(),
+                source,
+            }),
+        };
+        gone(
+            Api::<ValidatingWebhookConfiguration>::all(client.clone())
+                .delete(name, &params)
+                .await
+                .map(|_| ()),
+        )?;
+        gone(
+            Api::<MutatingWebhookConfiguration>::all(client.clone())
+                .delete(name, &params)
+                .await
+                .map(|_| ()),
+        )
     }
 
     /// Answers one AdmissionReview (JSON) sent to `path`, as the server does; `None` when no webhook is

@@ -1,0 +1,137 @@
+//! The examples' admission webhooks: registered in-process on the embedded cluster (no flag needed), served
+//! over HTTPS for a real cluster with `--webhook-bind-address`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use kube::Client;
+use operator::admission::{Certificates, ClientConfig, WebhookServer};
+use operator::testing::ApiServer;
+
+use super::Example;
+
+/// The field manager that installs the webhook configurations.
+const FIELD_MANAGER: &str = "operator-webhooks";
+
+/// Serving the operator's admission webhooks.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct WebhookFlags {
+    /// On a real cluster, serve the admission webhooks over HTTPS on this address (an address the API server
+    /// reaches, e.g. `127.0.0.1:9443` for a local control plane) and install webhook configurations that
+    /// send the API server there. On the embedded cluster the webhooks are always served, in-process.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub webhook_bind_address: Option<SocketAddr>,
+    /// Read the serving certificate from `tls.crt`, `tls.key` and `ca.crt` in this directory (as cert-manager
+    /// writes them) instead of generating one at start.
+    #[arg(long, value_name = "DIR", requires = "webhook_bind_address")]
+    pub webhook_cert_dir: Option<PathBuf>,
+}
+
+/// The name of the example's webhook configurations, and of the Service its in-process webhooks stand for.
+fn name(example: &Example) -> String {
+    let plural = (example.crds)()
+        .first()
+        .map(|c| c.spec.names.plural.clone())
+        .unwrap_or_else(|| "operator".into());
+    format!("{plural}-webhooks")
+}
+
+/// On the embedded cluster: answers the example's webhooks in-process, behind a Service of that name in
+/// `kube-system`, and installs their configurations.
+pub async fn start_embedded(
+    example: &Example,
+    server: &ApiServer,
+    client: &Client,
+) -> anyhow::Result<()> {
+    let Some(build) = example.webhooks else {
+        return Ok(());
+    };
+    let name = name(example);
+    let webhooks =
+        build(Certificates::generate(["localhost"]).context("cannot generate certificates")?);
+    let answering = webhooks.clone();
+    server.serve_webhook(
+        "kube-system",
+        &name,
+        std::sync::Arc::new(move |path: &str, body: &[u8]| {
+            answering.answer(path, body).unwrap_or_default()
+        }),
+    );
+    let service = ClientConfig::Service {
+        namespace: "kube-system".into(),
+        name: name.clone(),
+        port: 443,
+    };
+    webhooks
+        .install(client, &name, &service, FIELD_MANAGER)
+        .await
+        .context("cannot install the webhook configurations")?;
+    tracing::info!(%name, "admission webhooks registered on the embedded cluster");
+    Ok(())
+}
+
+/// Webhooks served for a real cluster: stop them with [`Serving::stop`], which also deletes their
+/// configurations (the API server would otherwise refuse writes to a webhook that is gone).
+pub struct Serving {
+    task: tokio::task::JoinHandle<()>,
+    server: WebhookServer,
+    name: String,
+}
+
+impl Serving {
+    /// Stops serving and deletes the configurations.
+    pub async fn stop(self, client: &Client) {
+        self.task.abort();
+        if let Err(e) = self.server.uninstall(client, &self.name).await {
+            tracing::warn!(error = %e, "cannot delete the webhook configurations");
+        }
+    }
+}
+
+/// On a real cluster with `--webhook-bind-address`: serves the example's webhooks over HTTPS there and
+/// installs configurations that send the API server to them, until [`Serving::stop`].
+pub async fn start_on_cluster(
+    example: &Example,
+    client: &Client,
+    flags: &WebhookFlags,
+) -> anyhow::Result<Option<Serving>> {
+    let (Some(build), Some(addr)) = (example.webhooks, flags.webhook_bind_address) else {
+        return Ok(None);
+    };
+    anyhow::ensure!(
+        !addr.ip().is_unspecified(),
+        "--webhook-bind-address must be an address the API server can reach, not {addr}"
+    );
+    let certs = match &flags.webhook_cert_dir {
+        Some(dir) => Certificates::from_dir(dir).with_context(|| {
+            format!("cannot read the webhook certificates in {}", dir.display())
+        })?,
+        None => Certificates::generate([addr.ip().to_string()])
+            .context("cannot generate certificates")?,
+    };
+    let webhooks: WebhookServer = build(certs);
+    let bound = webhooks
+        .clone()
+        .bind(addr)
+        .await
+        .with_context(|| format!("cannot serve the webhooks on {addr}"))?;
+    let url = format!("https://{}", bound.local_addr());
+    let serving = tokio::spawn(bound.serve());
+    let name = name(example);
+    webhooks
+        .install(
+            client,
+            &name,
+            &ClientConfig::Url(url.clone()),
+            FIELD_MANAGER,
+        )
+        .await
+        .context("cannot install the webhook configurations")?;
+    tracing::info!(%name, %url, "serving the admission webhooks");
+    Ok(Some(Serving {
+        task: serving,
+        server: webhooks,
+        name,
+    }))
+}
