@@ -12,7 +12,7 @@
 //! ```
 
 use examples::webapp::cli::{Variant, run_variant};
-use examples::webapp_derive::{controller, installation, manifests};
+use examples::webapp_derive::{controller, installation, manifests, webhooks};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -31,6 +31,7 @@ async fn main() -> anyhow::Result<()> {
         controller,
         manifests,
         installation: Some(installation),
+        webhooks,
     };
     run_variant(variant, cli, examples::shutdown_signal()).await
 }

@@ -125,21 +125,18 @@ pub fn image_is_pinned(image: &str) -> bool {
     image.contains('@') || last.contains(':')
 }
 
-/// The WebApp admission webhooks: a validator refusing an image with neither a tag nor a digest, and a
-/// defaulter setting `spec.port` to 8080 when absent (served by `operator::admission::WebhookServer`).
+/// The WebApp admission webhooks: a validator refusing an image with neither a tag nor a digest, and warning
+/// about 0 replicas (served by `operator::admission::WebhookServer`). No defaulter: `spec.port`'s serde
+/// default is the CRD schema's `default`, which the API server applies before any webhook runs.
 pub fn webhooks() -> operator::admission::Webhooks<WebApp> {
     use operator::admission::{Verdict, Webhooks};
-    Webhooks::<WebApp>::new()
-        .validate(|request| match request.object {
-            Some(app) if !image_is_pinned(&app.spec.image) => Verdict::deny(IMAGE_NEEDS_TAG),
-            Some(app) if app.spec.replicas == 0 => {
-                Verdict::allow().warn("spec.replicas is 0: nothing will run")
-            }
-            _ => Verdict::allow(),
-        })
-        // `port` is read with a serde default of 8080: the typed object has it even when the request has
-        // not, and the webhook's patch adds it.
-        .default(|_app: &mut WebApp| {})
+    Webhooks::<WebApp>::new().validate(|request| match request.object {
+        Some(app) if !image_is_pinned(&app.spec.image) => Verdict::deny(IMAGE_NEEDS_TAG),
+        Some(app) if app.spec.replicas == 0 => {
+            Verdict::allow().warn("spec.replicas is 0: nothing will run")
+        }
+        _ => Verdict::allow(),
+    })
 }
 
 /// The root reconciler of WebApps: a Deployment and a Service, each a [`ChildReconciler`], and the referenced

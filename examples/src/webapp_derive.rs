@@ -14,11 +14,15 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::{CustomResource, KubeSchema, ResourceExt};
+use operator::admission::{Request, Verdict};
 use operator::{ChildOutcome, Context, Reconciler, ReconcilerStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::webapp::{CONFIG_HASH_ANNOTATION, INSTANCE_LABEL, NAME_LABEL, config_hash};
+use crate::webapp::{
+    CONFIG_HASH_ANNOTATION, IMAGE_NEEDS_TAG, INSTANCE_LABEL, NAME_LABEL, config_hash,
+    image_is_pinned,
+};
 
 /// The desired state of a web application.
 #[derive(
@@ -41,6 +45,7 @@ use crate::webapp::{CONFIG_HASH_ANNOTATION, INSTANCE_LABEL, NAME_LABEL, config_h
 #[watches(ConfigMap, by = config_map)]
 #[child(desired = desired_deployment, reflect = reflect_deployment)]
 #[child(desired = desired_service, reflect = reflect_service)]
+#[admission(validate = validate_webapp)]
 #[x_kube(validation = Rule::new("self.replicas <= 50").message("replicas must be at most 50"))]
 #[serde(rename_all = "camelCase")]
 pub struct WebAppSpec {
@@ -189,9 +194,25 @@ pub fn reflect_deployment(status: &mut WebAppStatus, outcome: &ChildOutcome<Depl
     });
 }
 
+/// The validating webhook: an image needs a tag or a digest; 0 replicas are allowed with a warning.
+pub fn validate_webapp(request: &Request<'_, WebApp>) -> Verdict {
+    match request.object {
+        Some(app) if !image_is_pinned(&app.spec.image) => Verdict::deny(IMAGE_NEEDS_TAG),
+        Some(app) if app.spec.replicas == 0 => {
+            Verdict::allow().warn("spec.replicas is 0: nothing will run")
+        }
+        _ => Verdict::allow(),
+    }
+}
+
 /// Reports the Service's name.
 pub fn reflect_service(status: &mut WebAppStatus, outcome: &ChildOutcome<Service>) {
     outcome.reflect_into(&mut status.service, |s| Some(s.name_any()));
+}
+
+/// The WebApp admission webhooks (`#[admission(..)]`), for [`crate::webapp::cli::Variant`].
+pub fn webhooks(certs: operator::admission::Certificates) -> operator::admission::WebhookServer {
+    operator::admission::WebhookServer::new(certs).kind(WebApp::webhooks())
 }
 
 /// The WebApp controller, for [`crate::webapp::cli::Variant`].

@@ -10,7 +10,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, LitStr};
 
-use crate::items::{signature, stash_consts};
+use crate::items::{signature, stash_consts, webhooks_signature};
 use crate::model::{Child, Children, Declaration, Model, Root, Step};
 
 /// The generated `impl` (nothing when the root kind is unknown: kube reports why).
@@ -70,10 +70,13 @@ pub fn expand(model: &Model) -> TokenStream {
         }
         None => quote!(#(#steps)*),
     };
+    let webhooks = webhooks(model, root);
     quote! {
         #[automatically_derived]
         impl #ident {
             #(#consts)*
+
+            #webhooks
 
             #signature {
                 #status_check
@@ -328,4 +331,39 @@ fn children(model: &Model, root: &Root, c: &Children) -> TokenStream {
         out.extend(quote_spanned!(r.span()=> .reflect_status(#p)));
     }
     out
+}
+
+/// `webhooks()`: the builder calls of every `#[admission(..)]`, each spanned on what it comes from.
+fn webhooks(model: &Model, root: &Root) -> Option<TokenStream> {
+    let signature = webhooks_signature(model, root)?;
+    let krate = &model.krate;
+    let ident = &root.ident;
+    let calls = model.admission.iter().map(|(_, opts, _)| {
+        let validate = opts.validate.as_ref().map(|f| {
+            let path = f.path();
+            quote_spanned!(f.span()=> .validate(#path))
+        });
+        let default = opts.default.as_ref().map(|f| {
+            let path = f.path();
+            quote_spanned!(f.span()=> .default(#path))
+        });
+        let deletes = opts
+            .deletes
+            .is_present()
+            .then(|| quote!(.validate_deletes()));
+        let policy = opts.failure_policy.as_ref().map(|p| {
+            let variant = format_ident!("{}", p.as_str(), span = p.span());
+            quote!(.failure_policy(#krate::admission::FailurePolicy::#variant))
+        });
+        let timeout = opts.timeout_seconds.as_ref().map(|t| {
+            let t = **t;
+            quote!(.timeout_seconds(#t))
+        });
+        quote!(#validate #default #deletes #policy #timeout)
+    });
+    Some(quote! {
+        #signature {
+            #krate::admission::Webhooks::<#ident>::new() #(#calls)*
+        }
+    })
 }

@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::items::{signature, stash_consts};
+use crate::items::{signature, stash_consts, webhooks_signature};
 use crate::model::Model;
 
 /// The errors and the stubs.
@@ -31,6 +31,13 @@ pub fn expand(model: &Model, errors: darling::Error) -> TokenStream {
             }
         }
     });
+    let webhooks = webhooks_signature(model, root).map(|signature| {
+        quote! {
+            #signature {
+                ::core::unimplemented!("#[derive(Reconciler)] failed; see the errors on its attributes")
+            }
+        }
+    });
     quote! {
         #errors
 
@@ -38,6 +45,7 @@ pub fn expand(model: &Model, errors: darling::Error) -> TokenStream {
         impl #ident {
             #(#consts)*
             #reconciler
+            #webhooks
         }
     }
 }

@@ -52,3 +52,22 @@ pub fn stash_consts(model: &Model, root: &Root) -> Vec<TokenStream> {
         })
         .collect()
 }
+
+/// `pub fn webhooks() -> operator::admission::Webhooks<Root>`, with its documentation, when the input has
+/// `#[admission(..)]`.
+pub fn webhooks_signature(model: &Model, root: &Root) -> Option<TokenStream> {
+    if model.admission.is_empty() {
+        return None;
+    }
+    let krate = &model.krate;
+    let ident = &root.ident;
+    let vis = &root.vis;
+    let doc = format!(
+        "The admission webhooks of `{ident}` declared by `#[admission(..)]` on `{}`: serve them with `operator::admission::WebhookServer::kind`.",
+        model.input.ident
+    );
+    Some(quote! {
+        #[doc = #doc]
+        #vis fn webhooks() -> #krate::admission::Webhooks<#ident>
+    })
+}

@@ -4,7 +4,9 @@ use darling::util::SpannedValue;
 use proc_macro2::Span;
 use syn::{DeriveInput, Ident, Path, Type, Visibility};
 
-use crate::attr::{ContainerOpts, FieldName, Flow, FnPath, Item, KubeAttr, Parsed, StashEntry};
+use crate::attr::{
+    AdmissionOpts, ContainerOpts, FieldName, Flow, FnPath, Item, KubeAttr, Parsed, StashEntry,
+};
 
 /// The whole reconciler.
 pub struct Model<'a> {
@@ -26,6 +28,8 @@ pub struct Model<'a> {
     pub declarations: Vec<Declaration>,
     /// Typed stash keys.
     pub stash: Vec<StashEntry>,
+    /// `#[admission(..)]`, in order, with the keys written (readable or not).
+    pub admission: Vec<(Span, AdmissionOpts, Vec<String>)>,
 }
 
 /// The root kind: the type `reconciler()` and the stash keys are generated on.
@@ -152,6 +156,7 @@ impl<'a> Model<'a> {
         let mut flows = Vec::new();
         let mut declarations = Vec::new();
         let mut stash = Vec::new();
+        let mut admission = Vec::new();
         for item in items {
             match item {
                 Item::Child {
@@ -225,6 +230,11 @@ impl<'a> Model<'a> {
                     by: opts.by,
                 }),
                 Item::Stash(entries) => stash.extend(entries),
+                Item::Admission {
+                    span,
+                    opts,
+                    written,
+                } => admission.push((span, opts, written)),
             }
         }
         Model {
@@ -237,6 +247,7 @@ impl<'a> Model<'a> {
             flows,
             declarations,
             stash,
+            admission,
         }
     }
 

@@ -19,6 +19,54 @@ pub fn check(model: &Model, errors: &mut Errors) {
     stash_order(model, errors);
     something_to_do(model, errors);
     non_empty_strings(model, errors);
+    admission(model, errors);
+}
+
+/// `#[admission(..)]` names a validator or a defaulter; `deletes` needs a validator; the failure policy is
+/// `"Fail"` or `"Ignore"`; the timeout is 1 to 30 seconds (the API server's bounds).
+fn admission(model: &Model, errors: &mut Errors) {
+    for (span, opts, written) in &model.admission {
+        // A key written with a typo or a bad value is already reported; `deletes` has its own message.
+        let named = written.iter().any(|k| k == "validate" || k == "default");
+        if !named && !opts.deletes.is_present() {
+            errors.push(error_at(
+                *span,
+                "admission",
+                "name a validator or a defaulter, as in `#[admission(validate = check_image)]` or `#[admission(default = fill_port)]`",
+            ));
+        }
+        if opts.deletes.is_present() && opts.validate.is_none() {
+            errors.push(error_at(
+                opts.deletes.span(),
+                "admission",
+                "`deletes` sends deletes to the validator: name one with `validate = ..`",
+            ));
+        }
+        if let Some(policy) = &opts.failure_policy
+            && !matches!(policy.as_str(), "Fail" | "Ignore")
+        {
+            errors.push(error_at(
+                policy.span(),
+                "admission",
+                format!(
+                    "failure_policy is \"Fail\" or \"Ignore\", not {:?}",
+                    policy.as_str()
+                ),
+            ));
+        }
+        if let Some(timeout) = &opts.timeout_seconds
+            && !(1..=30).contains(&**timeout)
+        {
+            errors.push(error_at(
+                timeout.span(),
+                "admission",
+                format!(
+                    "timeout_seconds is 1 to 30 (the API server's bounds), not {}",
+                    **timeout
+                ),
+            ));
+        }
+    }
 }
 
 /// The generated `impl Root` names the root type without parameters, and kube's `CustomResource` does not

@@ -7,7 +7,8 @@
 //!
 //! - `pub fn reconciler() -> operator::Reconciler<Root>`: the builder calls the attributes stand for, in the
 //!   order they are written;
-//! - one `pub const NAME: operator::StashKey<T>` per `#[stash(name: T)]`.
+//! - one `pub const NAME: operator::StashKey<T>` per `#[stash(name: T)]`;
+//! - with `#[admission(..)]`, `pub fn webhooks() -> operator::admission::Webhooks<Root>`.
 //!
 //! Nothing else: the generated code is a handful of calls to the public builder API, each documented below
 //! with the call it stands for, so an operator can always be written (or read) without the derive.
@@ -185,6 +186,20 @@
 //! | `#[tracks(ConfigMap, ..)]` | kinds steps read with [`Context::get`](crate::Context::get): cached, and tracked objects trigger their reader | `.tracks::<ConfigMap>()` |
 //! | `#[watches(ConfigMap, by = field)]` | the spec's `field` (`String`, `Option<String>`, `Vec<String>`) names ConfigMaps in the parent's namespace (cluster-wide for a cluster-scoped kind); a change to one triggers exactly the parents that name it, found in a field index of the parent cache; steps read it with [`Context::get`](crate::Context::get) | `.references::<ConfigMap>(\|p\| names(&p.spec.field))` |
 //! | `#[watches(ConfigMap, map = f)]` | any change triggers the parents `f` returns; `f: fn(Arc<ConfigMap>) -> Vec<ObjectRef<Root>>`, or `fn(Arc<ConfigMap>, &Caches) -> Vec<ObjectRef<Root>>` to read the caches (e.g. a field index, [`Cache::indexed`](crate::Cache::indexed)); the type may be left out: it is inferred from `f` | `.watches_with::<ConfigMap>(f)` |
+//!
+//! # `#[admission(..)]`: validating and defaulting webhooks
+//!
+//! | key | meaning | builder call |
+//! | --- | --- | --- |
+//! | `validate = f` | `f: fn(&operator::admission::Request<Root>) -> operator::admission::Verdict`, run on create and update (the request has the old object on update) | `.validate(f)` |
+//! | `default = f` | `f: fn(&mut Root)`, fills the object in place before validation; the API server gets a JSON patch | `.default(f)` |
+//! | `deletes` | deletes go to the validator too (`object` is absent, `old_object` the stored one); needs `validate` | `.validate_deletes()` |
+//! | `failure_policy = "Ignore"` | what the API server does when the webhook cannot be reached (`"Fail"` by default) | `.failure_policy(FailurePolicy::Ignore)` |
+//! | `timeout_seconds = 5` | how long the API server waits, 1 to 30 (10 by default) | `.timeout_seconds(5)` |
+//!
+//! The attribute may be repeated (validators run in order, the first denial wins). `Root::webhooks()` builds
+//! `operator::admission::Webhooks::<Root>::new()` with those calls; serve it with
+//! `operator::admission::WebhookServer::new(certs).kind(Root::webhooks())` (see [`crate::admission`]).
 //!
 //! # `#[stash(name: Type, ..)]`: typed stash keys
 //!

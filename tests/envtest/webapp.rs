@@ -23,6 +23,7 @@ const DERIVED: Variant = Variant {
     controller: examples::webapp_derive::controller,
     manifests: examples::webapp_derive::manifests,
     installation: Some(examples::webapp_derive::installation),
+    webhooks: examples::webapp_derive::webhooks,
 };
 
 /// One step's objects, without what differs between runs (uids, times, versions, cluster IPs, namespace).

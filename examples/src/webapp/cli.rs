@@ -40,6 +40,8 @@ pub struct Variant {
     pub manifests: fn() -> anyhow::Result<String>,
     /// The installation behind `manifests`, if it is more than the CRD.
     pub installation: Option<fn() -> operator::manifests::Manifests>,
+    /// The admission webhooks, served with the given certificates.
+    pub webhooks: fn(operator::admission::Certificates) -> operator::admission::WebhookServer,
 }
 
 /// `webapp-by-hand`: the runtime-only [`reconciler`], and the CRD as manifests.
@@ -47,6 +49,7 @@ pub const BY_HAND: Variant = Variant {
     controller: |operator| operator.controller(reconciler()),
     manifests,
     installation: None,
+    webhooks: |certs| operator::admission::WebhookServer::new(certs).kind(super::webhooks()),
 };
 
 impl Variant {

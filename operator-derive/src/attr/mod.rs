@@ -19,7 +19,8 @@ use syn::spanned::Spanned;
 
 use forms::{function, leading_type, list_items, parse_kube, stash, types};
 pub use opts::{
-    ChildOpts, ChildrenOpts, ContainerOpts, Flow, Item, KubeAttr, Parsed, StashEntry, WatchesOpts,
+    AdmissionOpts, ChildOpts, ChildrenOpts, ContainerOpts, Flow, Item, KubeAttr, Parsed,
+    StashEntry, WatchesOpts,
 };
 pub use values::{FieldName, FnPath};
 
@@ -126,6 +127,18 @@ pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> Parsed {
             "finalize" => {
                 if let Some((f, flow)) = function(attr, "finalize", "release_dns", errors) {
                     parsed.items.push(Item::Finalize { span, f, flow });
+                }
+            }
+            "admission" => {
+                if let Some(items) = list_items(attr, "admission", "validate = check_image", errors)
+                {
+                    let (opts, written) =
+                        lenient::<AdmissionOpts>("admission", &items, AdmissionOpts::KEYS, errors);
+                    parsed.items.push(Item::Admission {
+                        span,
+                        opts,
+                        written,
+                    });
                 }
             }
             "stash" => {

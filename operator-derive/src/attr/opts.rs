@@ -145,6 +145,32 @@ impl WatchesOpts {
     pub const KEYS: &[&str] = &["map", "by"];
 }
 
+/// `#[admission(..)]`: the root kind's admission webhooks.
+#[derive(Debug, Default, FromMeta)]
+pub struct AdmissionOpts {
+    /// `fn(&operator::admission::Request<Root>) -> operator::admission::Verdict`.
+    pub validate: Option<FnPath>,
+    /// `fn(&mut Root)`: fills the object in place.
+    pub default: Option<FnPath>,
+    /// Deletes go to the validator too.
+    pub deletes: Flag,
+    /// `"Fail"` (the default) or `"Ignore"`.
+    pub failure_policy: Option<SpannedValue<String>>,
+    /// 1 to 30.
+    pub timeout_seconds: Option<SpannedValue<i32>>,
+}
+
+impl AdmissionOpts {
+    /// The keys, for suggestions on a typo (kept in step with the fields by a test).
+    pub const KEYS: &[&str] = &[
+        "validate",
+        "default",
+        "deletes",
+        "failure_policy",
+        "timeout_seconds",
+    ];
+}
+
 /// One `name: Type` of `#[stash(..)]`.
 #[derive(Debug, Clone)]
 pub struct StashEntry {
@@ -211,6 +237,15 @@ pub enum Item {
     },
     /// `#[sync(f)]`, with `reads`/`stores`.
     Sync(FnPath, Flow),
+    /// `#[admission(..)]`.
+    Admission {
+        /// The attribute.
+        span: Span,
+        /// The options.
+        opts: AdmissionOpts,
+        /// The keys written, readable or not.
+        written: Vec<String>,
+    },
     /// `#[finalize(f)]`, with `reads`/`stores`.
     Finalize {
         /// The attribute.

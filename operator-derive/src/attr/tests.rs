@@ -122,6 +122,7 @@ fn key_lists_match_the_receivers() {
     known::<ChildOpts>(ChildOpts::KEYS);
     known::<ChildrenOpts>(ChildrenOpts::KEYS);
     known::<WatchesOpts>(WatchesOpts::KEYS);
+    known::<AdmissionOpts>(AdmissionOpts::KEYS);
 }
 
 #[test]
