@@ -37,6 +37,7 @@
 mod apply;
 mod crud;
 mod deviations;
+mod dry_run;
 mod kinds;
 mod lifecycle;
 mod list;
