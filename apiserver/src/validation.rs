@@ -194,6 +194,10 @@ fn unknown_fields(input: &Value, output: &Value, path: String, out: &mut Vec<Str
                 match o.get(k) {
                     Some(ov) => unknown_fields(v, ov, p, out),
                     None if v.is_null() => {}
+                    // Known empty maps and lists (`labels: {}` after a patch removed the last label) are left out
+                    // by the typed round trip as Go leaves them out; they are not unknown.
+                    None if v.as_object().is_some_and(|m| m.is_empty())
+                        || v.as_array().is_some_and(|a| a.is_empty()) => {}
                     None => out.push(p),
                 }
             }
@@ -321,6 +325,12 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
             }
             set_default(spec, "type", json!("ClusterIP"));
             set_default(spec, "sessionAffinity", json!("None"));
+            if matches!(
+                spec["type"].as_str(),
+                Some("ClusterIP" | "NodePort" | "LoadBalancer")
+            ) {
+                set_default(spec, "internalTrafficPolicy", json!("Cluster"));
+            }
             if let Some(ports) = spec["ports"].as_array_mut() {
                 for p in ports.iter_mut().filter(|p| p.is_object()) {
                     set_default(p, "protocol", json!("TCP"));

@@ -46,10 +46,23 @@ pub(super) fn is_deleting(obj: &Value) -> bool {
     meta(obj)["deletionTimestamp"].is_string()
 }
 
-/// The content that `metadata.generation` tracks: everything but metadata (and status when it is a subresource).
+/// The content that `metadata.generation` tracks: everything but metadata (and status when it is a subresource),
+/// and a Deployment's annotations.
 pub(super) fn spec_content(rt: &ResourceType, obj: &Value) -> Value {
     let mut v = obj.clone();
     if let Some(m) = v.as_object_mut() {
+        // A Deployment's annotations are copied to its ReplicaSets, so kube-apiserver bumps its generation when
+        // they change too (an empty map is no annotations).
+        if rt.group == "apps" && rt.kind == "Deployment" {
+            let annotations = m
+                .get("metadata")
+                .and_then(|meta| meta.get("annotations"))
+                .filter(|a| a.as_object().is_some_and(|a| !a.is_empty()))
+                .cloned();
+            if let Some(annotations) = annotations {
+                m.insert("metadata.annotations".into(), annotations);
+            }
+        }
         m.remove("metadata");
         m.remove("apiVersion");
         m.remove("kind");
