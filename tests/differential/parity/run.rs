@@ -71,7 +71,7 @@ impl Cluster {
 
     /// Runs the script: one command a line; blank lines and `#` comments are skipped. A line starting with `&`
     /// starts its command in the background (its step is recorded at the next `join` line, in the order the
-    /// background commands were started); a second passes before the next line runs, so that a background
+    /// background commands were started); three seconds pass before the next line runs, so that a background
     /// `kubectl wait` is watching before the change it waits for.
     pub async fn run(&self, script: &str, dir: &Path) -> Vec<Step> {
         let mut steps = Vec::new();
@@ -97,7 +97,7 @@ impl Cluster {
                 .unwrap_or_else(|e| panic!("running kubectl {line}: {e}"));
             if in_background {
                 background.push((line, child));
-                tokio::time::sleep(Duration::from_secs(1)).await;
+                tokio::time::sleep(Duration::from_secs(3)).await;
             } else {
                 steps.push(finish(line, child).await);
             }
