@@ -285,9 +285,7 @@ async fn deletes(client: Client, ns: String) -> Transcript {
     t.delete("dry-run delete while deleting", &format!("{held}?{DRY}"))
         .await;
     let mut current = t.get("get held", &held).await;
-    if let Some(m) = current["metadata"].as_object_mut() {
-        m.remove("finalizers");
-    }
+    current["metadata"]["finalizers"] = json!([]);
     t.put(
         "dry-run update removing the last finalizer",
         &format!("{held}?{DRY}"),

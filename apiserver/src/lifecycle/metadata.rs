@@ -160,12 +160,30 @@ pub(super) fn owner_reference_causes(obj: &Value) -> Vec<Cause> {
 }
 
 /// Defaults, prunes and validates the content of a request-version object. Returns unknown-field warnings.
+/// Drops empty `labels`, `annotations`, `finalizers` and `ownerReferences` from an object's metadata, as Go's
+/// `omitempty` does when kube-apiserver decodes metadata (a merge patch that removes the last label leaves
+/// `labels: {}`, which a real server neither stores nor records in managedFields).
+pub(super) fn drop_empty_metadata(obj: &mut Value) {
+    if let Some(m) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.retain(|k, v| {
+            let empty = v.as_object().is_some_and(|o| o.is_empty())
+                || v.as_array().is_some_and(|a| a.is_empty());
+            !(empty
+                && matches!(
+                    k.as_str(),
+                    "labels" | "annotations" | "finalizers" | "ownerReferences"
+                ))
+        });
+    }
+}
+
 pub(super) fn check_content(
     rt: &ResourceType,
     obj: &mut Value,
     strict: bool,
     name: &str,
 ) -> ApiResult<Vec<String>> {
+    drop_empty_metadata(obj);
     let unknown = validation::check(rt, obj, name)?;
     if strict && !unknown.is_empty() {
         let msg = unknown

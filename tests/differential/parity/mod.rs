@@ -56,6 +56,9 @@ get gadget g1 -o jsonpath={.spec.size}
 label gadget g1 tier=front
 annotate gadget g1 note=hello
 get gadgets -l tier=front -o name
+label gadget g1 tier-
+get gadget g1 -o yaml
+get gadget g1 --show-managed-fields -o 'jsonpath={.metadata.managedFields[?(@.manager=="kubectl-label")]}'
 
 # Built-in objects
 apply -f {dir}/configmap.yaml
