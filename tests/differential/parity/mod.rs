@@ -13,6 +13,9 @@
 //! Accepted line by line in [`DEVIATIONS`], each with its reason, and listed in the "Known differences from
 //! kube-apiserver" of `operator::testing`:
 //!
+//! - Discovery (`kubectl api-versions`, `api-resources`) lacks what the in-memory server does not serve:
+//!   `bindings`, `componentstatuses` and the review kinds of `authentication.k8s.io` and
+//!   `authorization.k8s.io` (`NOT_SERVED` of the differential suite).
 //! - A new Deployment shows `status: {}` and a new Service `status: {loadBalancer: {}}` on kube-apiserver, and
 //!   no `status` in memory (`EMPTY_BUILTIN_STATUS` of the differential suite).
 //!
@@ -39,6 +42,10 @@ use run::{Cluster, Step};
 /// The commands, one a line (`{dir}` is the directory of [`MANIFESTS`]; `&` runs a command in the background
 /// until the next `join`; `#` starts a comment).
 const SCRIPT: &str = r#"
+# Discovery
+api-versions
+api-resources -o name
+
 # A custom resource definition and its objects
 apply -f {dir}/crd.yaml
 wait --for=condition=Established crd/gadgets.parity.example.dev --timeout=30s
@@ -142,7 +149,16 @@ delete gadget g2 --wait=false
 patch gadget g2 --type=merge -p '{"metadata":{"finalizers":null}}'
 join
 wait --for=delete configmap/missing --timeout=5s
+& wait --for=create configmap/later --timeout=60s
+create -f {dir}/later.yaml
+join
+wait --for=create configmap/later --timeout=5s
 wait --for=delete configmap/settings --timeout=2s
+
+# get --watch until its request times out
+& get gadgets --watch -o name --request-timeout=8s
+patch gadget g1 --type=merge -p '{"spec":{"color":"green"}}'
+join
 
 # Deletes
 delete -f {dir}/deployment.yaml
@@ -227,6 +243,10 @@ spec:
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\ndata:\n  a: b\n",
     ),
     (
+        "later.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: later\n",
+    ),
+    (
         "generated.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: parity-gen-\ndata:\n  a: b\n",
     ),
@@ -282,6 +302,36 @@ spec:
 
 /// The differences accepted, each with its reason.
 const DEVIATIONS: &[Deviation] = &[
+    Deviation {
+        command: "api-versions",
+        line: "  authentication.k8s.io/v1",
+        reason: "authentication.k8s.io (review kinds only) is not served (NOT_SERVED)",
+    },
+    Deviation {
+        command: "api-versions",
+        line: "  authorization.k8s.io/v1",
+        reason: "authorization.k8s.io (review kinds only) is not served (NOT_SERVED)",
+    },
+    Deviation {
+        command: "api-resources",
+        line: "reviews.authentication.k8s.io",
+        reason: "the review kinds are not served (NOT_SERVED)",
+    },
+    Deviation {
+        command: "api-resources",
+        line: "reviews.authorization.k8s.io",
+        reason: "the review kinds are not served (NOT_SERVED)",
+    },
+    Deviation {
+        command: "api-resources",
+        line: "  bindings",
+        reason: "bindings are not served (NOT_SERVED)",
+    },
+    Deviation {
+        command: "api-resources",
+        line: "  componentstatuses",
+        reason: "componentstatuses are not served (NOT_SERVED)",
+    },
     Deviation {
         command: "get deployment web -o yaml",
         line: "  status: {}",
