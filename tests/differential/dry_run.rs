@@ -309,6 +309,31 @@ async fn deletes(client: Client, ns: String) -> Transcript {
     t
 }
 
+async fn namespaces(client: Client, _ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let created = t
+        .post(
+            "create a namespace",
+            "/api/v1/namespaces",
+            &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"generateName": "dry-"}}),
+        )
+        .await;
+    let ns = format!(
+        "/api/v1/namespaces/{}",
+        created["metadata"]["name"].as_str().unwrap_or_default()
+    );
+    t.delete("dry-run delete of a namespace", &format!("{ns}?{DRY}"))
+        .await;
+    t.get("the namespace is not terminating", &ns).await;
+    t.delete("delete the namespace", &ns).await;
+    t
+}
+
+#[tokio::test]
+async fn dry_run_namespace_deletion() {
+    run("dry_run_namespace_deletion", &[], namespaces).await;
+}
+
 #[tokio::test]
 async fn dry_run_deletes() {
     run("dry_run_deletes", &[], deletes).await;

@@ -112,7 +112,10 @@ fn marked(obj: &Value, propagation: Propagation, now: &str, is_namespace: bool) 
     let m = meta_mut(&mut next);
     if !m.contains_key("deletionTimestamp") {
         m.insert("deletionTimestamp".into(), json!(now));
-        m.insert("deletionGracePeriodSeconds".into(), json!(0));
+        // The namespace registry sets the timestamp alone.
+        if !is_namespace {
+            m.insert("deletionGracePeriodSeconds".into(), json!(0));
+        }
         // kube-apiserver bumps the generation when it sets deletionTimestamp.
         if let Some(g) = m.get("generation").and_then(Value::as_i64) {
             m.insert("generation".into(), json!(g + 1));

@@ -32,19 +32,22 @@ mod run;
 
 use std::path::Path;
 
+use kube::CustomResourceExt;
 use operator::testing::ApiServer;
 use operator::testing::envtest::ControlPlane;
 use tests::kubectl::kubectl_binary;
 
+use crate::support::Widget;
 use normalize::{Deviation, Normalizer, compare};
 use run::{Cluster, Step};
 
-/// The commands, one a line (`{dir}` is the directory of [`MANIFESTS`]; `&` runs a command in the background
+/// The commands, one a line (`{dir}` is the directory of [`MANIFESTS`], `{ns}` the namespace; `&` runs a command in the background
 /// until the next `join`; `#` starts a comment).
 const SCRIPT: &str = r#"
-# Discovery
+# Discovery, the namespace
 api-versions
 api-resources -o name
+get namespace {ns} -o yaml
 
 # A custom resource definition and its objects
 apply -f {dir}/crd.yaml
@@ -378,6 +381,11 @@ async fn kubectl_answers_alike_on_both_servers() {
     serving
         .write_kubeconfig(&memory_config)
         .expect("the in-memory kubeconfig");
+    // Other tests of this process install the Widget CRD on the control plane: both servers serve it.
+    crate::support::install_crd(&server.client()).await;
+    cp.install_crds([Widget::crd()])
+        .await
+        .expect("the CRD installs on the control plane");
     let memory_ns = crate::support::namespace(&server.client()).await;
     let real_config = dir.path().join("real.kubeconfig");
     cp.write_kubeconfig(&real_config)
@@ -389,6 +397,7 @@ async fn kubectl_answers_alike_on_both_servers() {
         let cluster = Cluster {
             bin: bin.clone(),
             kubeconfig: config,
+            ns: ns.clone(),
         };
         set_namespace(&cluster, ns).await;
         let steps = cluster.run(SCRIPT, &manifests).await;
@@ -411,6 +420,7 @@ async fn kubectl_answers_alike_on_both_servers() {
     let crd = Cluster {
         bin,
         kubeconfig: dir.path().join("real.kubeconfig"),
+        ns: real_ns,
     };
     crd.run("delete -f {dir}/crd.yaml --wait=false", &manifests)
         .await;

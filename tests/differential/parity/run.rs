@@ -24,6 +24,8 @@ pub struct Step {
 pub struct Cluster {
     pub bin: PathBuf,
     pub kubeconfig: PathBuf,
+    /// The namespace, for `{ns}` in the script.
+    pub ns: String,
 }
 
 /// The words of a script line: split at whitespace, except inside single quotes (which are removed).
@@ -69,7 +71,7 @@ impl Cluster {
         cmd
     }
 
-    /// Runs the script: one command a line; blank lines and `#` comments are skipped. A line starting with `&`
+    /// Runs the script (`{dir}` stands for `dir`, `{ns}` for the namespace): one command a line; blank lines and `#` comments are skipped. A line starting with `&`
     /// starts its command in the background (its step is recorded at the next `join` line, in the order the
     /// background commands were started); three seconds pass before the next line runs, so that a background
     /// `kubectl wait` is watching before the change it waits for.
@@ -86,7 +88,9 @@ impl Cluster {
                 }
                 continue;
             }
-            let line = line.replace("{dir}", &dir.display().to_string());
+            let line = line
+                .replace("{dir}", &dir.display().to_string())
+                .replace("{ns}", &self.ns);
             let (line, in_background) = match line.strip_prefix('&') {
                 Some(rest) => (rest.trim().to_string(), true),
                 None => (line, false),
