@@ -163,12 +163,20 @@ wait --for=delete configmap/settings --timeout=2s
 patch gadget g1 --type=merge -p '{"spec":{"color":"green"}}'
 join
 
+# A changed configuration applied, replace, go-template
+apply -f {dir}/configmap-v2.yaml
+get configmap settings -o 'go-template={{.data.color}}/{{.data.shape}}'
+replace -f {dir}/configmap.yaml
+get configmap settings -o yaml
+
 # Deletes
 delete -f {dir}/deployment.yaml
 delete service web
 delete gadget g1
-delete configmap settings --wait=false
+label configmaps settings later group=x
+delete configmaps -l group=x --wait=false
 get gadgets -o name
+get configmaps -o name
 get configmap settings -o name
 "#;
 
