@@ -71,7 +71,8 @@
 //! - Only JSON and YAML bodies; protobuf and CBOR are not served, so kubectl's imperative generators (`kubectl
 //!   create configmap`, `create deployment`, `create secret`, `create namespace`, also with `-o json` or
 //!   `--dry-run=server`), which send protobuf, fail with 415 (`kubectl create -f` and `kubectl apply` work).
-//!   `/openapi/v2` is not served; `/openapi/v3` only lists paths and the parameters kubectl checks.
+//!   `/openapi/v2` is not served; `/openapi/v3` only lists paths and the parameters kubectl checks (so `kubectl
+//!   explain` finds no schema).
 //! - Watch history is kept per resource (`history_limit` changes), not compacted by time.
 //! - The managedFields of built-in kinds mark every struct with `.` (kube-apiserver skips those a Go zero value
 //!   already has, such as `spec` and `spec.template`) and track atomic structs such as a `LabelSelector` field by field.

@@ -1,9 +1,10 @@
 //! Server-side dry run (`dryRun=All`) on every write verb: the answer is what the write would have returned,
-//! and nothing is stored, no watch event is sent and no resourceVersion is taken.
+//! and nothing is stored and no watch event is sent.
 //!
-//! Each scenario ends with a watch from the resourceVersion of the last real write before the dry runs,
-//! read up to the `DELETED` event of a real delete made after them: a dry run that stored anything shows up
-//! there as an extra event.
+//! The scenarios on namespaced objects end with a watch from the resourceVersion of the last real write before
+//! the dry runs, read up to the `DELETED` event of a real delete made after them: a dry run that stored anything
+//! shows up there as an extra event. (That no resourceVersion is taken and no dependent collected, which this
+//! comparison cannot see, is checked on the in-memory server alone in `tests/apiserver/gc.rs`.)
 
 use kube::Client;
 use serde_json::{Value, json};

@@ -24,8 +24,13 @@
 //! - Imperative generators (`kubectl create configmap`, `create deployment`, `create secret`, `create namespace`,
 //!   also with `--dry-run=server`) send protobuf bodies, which the in-memory server refuses with 415; the script
 //!   creates from files instead (`--dry-run=client` never reaches a server and is not compared).
-//! - `kubectl get` tables of built-in kinds (their columns are being reworked); `-o name`, `-o yaml`, `-o json`
-//!   and `-o jsonpath` are compared.
+//! - `kubectl get` tables (the columns of built-in kinds are being reworked); `-o name`, `-o yaml`, `-o json`,
+//!   `-o jsonpath` and `-o go-template` are compared.
+//! - `kubectl explain`: the in-memory `/openapi/v3` lists paths without schemas, so it answers
+//!   `GVK ... not found in OpenAPI schema` for every kind.
+//!
+//! Besides the normalization, one line is dropped: client-go's reflector log of a watch cut by `kubectl wait`'s
+//! own timeout, which kubectl prints or not depending on a race inside it, on either server.
 
 mod normalize;
 mod run;
@@ -41,8 +46,8 @@ use crate::support::Widget;
 use normalize::{Deviation, Normalizer, compare};
 use run::{Cluster, Step};
 
-/// The commands, one a line (`{dir}` is the directory of [`MANIFESTS`], `{ns}` the namespace; `&` runs a command in the background
-/// until the next `join`; `#` starts a comment).
+/// The commands, one a line (`{dir}` is the directory of [`MANIFESTS`], `{ns}` the namespace; `&` runs a
+/// command in the background until the next `join`; `#` starts a comment).
 const SCRIPT: &str = r#"
 # Discovery, the namespace
 api-versions
