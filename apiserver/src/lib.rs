@@ -78,13 +78,16 @@
 //!   the same request. No pods are created.
 //! - Built-in kinds are checked by round-tripping through their `k8s-openapi` types and receive only the most
 //!   common defaults (Pod templates, Deployments, StatefulSets, Services); no other built-in validation runs.
-//! - Only JSON and YAML bodies; protobuf and CBOR are not served. `/openapi/v2` is not served; `/openapi/v3`
-//!   only lists paths and the parameters kubectl checks.
+//! - Only JSON and YAML bodies; protobuf and CBOR are not served, so kubectl's imperative generators (`kubectl
+//!   create configmap`, `create deployment`, `create secret`, `create namespace`, also with `-o json` or
+//!   `--dry-run=server`), which send protobuf, fail with 415 (`kubectl create -f` and `kubectl apply` work).
+//!   `/openapi/v2` is not served; `/openapi/v3` only lists paths and the parameters kubectl checks (so `kubectl
+//!   explain` finds no schema).
 //! - Watch history is kept per resource (`history_limit` changes), not compacted by time.
 //! - The managedFields of built-in kinds mark every struct with `.` (kube-apiserver skips those a Go zero value
 //!   already has, such as `spec` and `spec.template`) and track atomic structs such as a `LabelSelector` field by field.
-//! - New built-in objects whose Go status is a plain struct (a Deployment) have no `status` until one is written;
-//!   kube-apiserver answers `status: {}`.
+//! - New built-in objects whose Go status is a plain struct (a Deployment, a Service) have no `status` until one
+//!   is written; kube-apiserver answers `status: {}` (a Service's `status: {loadBalancer: {}}`).
 //! - A `/status` write that also changes metadata: like kube-apiserver it is not applied, but the in-memory server
 //!   does not record the metadata fields in the status entry of `managedFields` (kube-apiserver does).
 //! - The message of an invalid list `continue` token ends with the token, not with Go's decoding error.
@@ -101,11 +104,12 @@
 //!   `autoscaling.alpha.kubernetes.io/*` annotations), so an update through `v1` loses it.
 //!
 //! `tests/differential` runs the same scenarios here and on a real kube-apiserver (from `operator-envtest`)
-//! and compares the answers; the CEL rules' missing type checks and cost estimate, and the differences from
-//! the managedFields of built-in kinds to the protection finalizers above, are what it found and could not
-//! remove, and it pins each of them on both servers; it
+//! and compares the answers (its `parity` module does the same with a script of kubectl commands and their
+//! output); the CEL rules' missing type checks and cost estimate, and the differences from the managedFields
+//! of built-in kinds to the protection finalizers above, are what it found and could not remove, and it pins
+//! each of them on both servers; it
 //! leaves `storageVersionHash` out of its discovery comparison and does not compare `autoscaling/v1`. The
-//! ones before are by design (no authorization, no admission, no controllers running beside the server
+//! ones before are by design (no authorization, no controllers running beside the server
 //! except garbage collection and the played workload status) and not compared.
 
 #![deny(unsafe_code)]

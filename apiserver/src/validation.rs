@@ -214,6 +214,10 @@ fn unknown_fields(input: &Value, output: &Value, path: String, out: &mut Vec<Str
                 match o.get(k) {
                     Some(ov) => unknown_fields(v, ov, p, out),
                     None if v.is_null() => {}
+                    // Known empty maps and lists (`labels: {}` after a patch removed the last label) are left out
+                    // by the typed round trip as Go leaves them out; they are not unknown.
+                    None if v.as_object().is_some_and(|m| m.is_empty())
+                        || v.as_array().is_some_and(|a| a.is_empty()) => {}
                     None => out.push(p),
                 }
             }
@@ -295,18 +299,6 @@ fn merge_string_data(obj: &mut Value) {
 pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
     match (rt.group.as_str(), rt.kind.as_str()) {
         ("", "Pod") => pod_spec_defaults(&mut obj["spec"]),
-        ("", "Namespace") => {
-            // kube-apiserver labels every namespace with its name (for namespace selectors).
-            if let Some(name) = obj["metadata"]["name"].as_str().map(str::to_string)
-                && !name.is_empty()
-            {
-                let meta = &mut obj["metadata"];
-                if !meta["labels"].is_object() {
-                    meta["labels"] = json!({});
-                }
-                meta["labels"]["kubernetes.io/metadata.name"] = json!(name);
-            }
-        }
         ("", "Secret") => {
             merge_string_data(obj);
             set_default(obj, "type", json!("Opaque"));
@@ -353,6 +345,12 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
             }
             set_default(spec, "type", json!("ClusterIP"));
             set_default(spec, "sessionAffinity", json!("None"));
+            if matches!(
+                spec["type"].as_str(),
+                Some("ClusterIP" | "NodePort" | "LoadBalancer")
+            ) {
+                set_default(spec, "internalTrafficPolicy", json!("Cluster"));
+            }
             if let Some(ports) = spec["ports"].as_array_mut() {
                 for p in ports.iter_mut().filter(|p| p.is_object()) {
                     set_default(p, "protocol", json!("TCP"));

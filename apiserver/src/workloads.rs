@@ -1,5 +1,5 @@
 //! The built-in workload controllers' status, played by the server: Deployments, StatefulSets, ReplicaSets
-//! and DaemonSets become ready once observed; and the ClusterIP a new Service gets.
+//! and DaemonSets become ready once observed; and the ClusterIP (and IP family) a new Service gets.
 //!
 //! A real cluster's kube-controller-manager writes the status after the object changes; here the write follows
 //! the one that caused it inside the same request, as a separate change (its own `resourceVersion`, watch
@@ -160,6 +160,11 @@ pub(crate) fn allocate_cluster_ip(obj: &mut Value) {
     let ip = format!("10.0.{}.{}", host >> 8, host & 0xff);
     obj["spec"]["clusterIP"] = json!(ip);
     obj["spec"]["clusterIPs"] = json!([ip]);
+    // A single-stack IPv4 cluster, as the envtest control plane is.
+    if let Some(spec) = obj["spec"].as_object_mut() {
+        spec.entry("ipFamilyPolicy").or_insert(json!("SingleStack"));
+        spec.entry("ipFamilies").or_insert(json!(["IPv4"]));
+    }
 }
 
 fn condition(type_: &str, reason: &str, message: &str) -> Value {

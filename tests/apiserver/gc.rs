@@ -141,3 +141,77 @@ async fn deleting_a_namespace_removes_its_contents() {
         404
     );
 }
+
+#[tokio::test]
+async fn dry_runs_collect_nothing_and_take_no_resource_version() {
+    let (server, client) = server();
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let owner = create_cm(&client, "default", "owner").await;
+    owned_by(&client, &owner, "child", true, None).await;
+    owned_by(&client, &owner, "held", true, Some("example.dev/hold")).await;
+    let before = server.resource_version();
+    let dry = || DeleteParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    use kube::api::PropagationPolicy::{Background, Foreground, Orphan};
+    for (name, policy) in [
+        ("owner", Foreground),
+        ("owner", Background),
+        ("held", Orphan),
+    ] {
+        let params = DeleteParams {
+            propagation_policy: Some(policy),
+            ..dry()
+        };
+        api.delete(name, &params).await.unwrap();
+    }
+    api.delete_collection(&dry(), &Default::default())
+        .await
+        .unwrap();
+    let pp = PatchParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    api.patch("child", &pp, &Patch::Merge(json!({"data": {"k": "v"}})))
+        .await
+        .unwrap();
+    api.patch(
+        "child",
+        &PatchParams::apply("dry").dry_run(),
+        &Patch::Apply(json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "b"}})),
+    )
+    .await
+    .unwrap();
+    api.create(
+        &PostParams {
+            dry_run: true,
+            ..Default::default()
+        },
+        &cm("new", &[]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        server.resource_version(),
+        before,
+        "no resourceVersion taken"
+    );
+    let names: Vec<String> = api
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|c| c.metadata.name.unwrap_or_default())
+        .collect();
+    assert_eq!(names, ["child", "held", "owner"]);
+    let held = api.get("held").await.unwrap();
+    assert_eq!(held.metadata.deletion_timestamp, None);
+    assert_eq!(
+        held.metadata.finalizers,
+        Some(vec!["example.dev/hold".into()])
+    );
+    let child = api.get("child").await.unwrap();
+    assert!(child.data.unwrap_or_default().is_empty(), "no patch stored");
+}

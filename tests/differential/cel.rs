@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 
 use crate::support::{MERGE, Transcript, run};
 
-const CRD_NAME: &str = "gadgets.cel.example.dev";
+const CRD_NAME: &str = "rulebooks.cel.example.dev";
 
-/// The Gadget CRD, with `image_rule` on `spec.image`.
+/// The Rulebook CRD, with `image_rule` on `spec.image`.
 fn gadget_crd(image_rule: &str) -> Value {
     json!({
         "apiVersion": "apiextensions.k8s.io/v1",
@@ -23,7 +23,7 @@ fn gadget_crd(image_rule: &str) -> Value {
         "metadata": {"name": CRD_NAME},
         "spec": {
             "group": "cel.example.dev",
-            "names": {"kind": "Gadget", "plural": "gadgets", "singular": "gadget", "listKind": "GadgetList"},
+            "names": {"kind": "Rulebook", "plural": "rulebooks", "singular": "rulebook", "listKind": "RulebookList"},
             "scope": "Namespaced",
             "versions": [{
                 "name": "v1", "served": true, "storage": true,
@@ -102,7 +102,7 @@ const FIRST_RULE: &str = "self.contains(':') || self.contains('@')";
 const STRICTER_RULE: &str = "self.contains('@')";
 
 fn gadget(name: &str, spec: Value) -> Value {
-    json!({"apiVersion": "cel.example.dev/v1", "kind": "Gadget", "metadata": {"name": name}, "spec": spec})
+    json!({"apiVersion": "cel.example.dev/v1", "kind": "Rulebook", "metadata": {"name": name}, "spec": spec})
 }
 
 fn ok_spec() -> Value {
@@ -111,10 +111,10 @@ fn ok_spec() -> Value {
 }
 
 fn gadgets(ns: &str) -> String {
-    format!("/apis/cel.example.dev/v1/namespaces/{ns}/gadgets")
+    format!("/apis/cel.example.dev/v1/namespaces/{ns}/rulebooks")
 }
 
-/// Creates or replaces the Gadget CRD with `image_rule` and waits (bounded) until a dry-run create shows
+/// Creates or replaces the Rulebook CRD with `image_rule` and waits (bounded) until a dry-run create shows
 /// the rule in force.
 async fn install(client: &Client, ns: &str, image_rule: &str) {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
@@ -136,11 +136,11 @@ async fn install(client: &Client, ns: &str, image_rule: &str) {
             .expect("the CRD is updated");
         }
     }
-    let gvk = GroupVersionKind::gvk("cel.example.dev", "v1", "Gadget");
+    let gvk = GroupVersionKind::gvk("cel.example.dev", "v1", "Rulebook");
     let api: Api<DynamicObject> = Api::namespaced_with(
         client.clone(),
         ns,
-        &ApiResource::from_gvk_with_plural(&gvk, "gadgets"),
+        &ApiResource::from_gvk_with_plural(&gvk, "rulebooks"),
     );
     // An image only the stricter rule refuses tells which rule is served.
     let probe: DynamicObject = serde_json::from_value(gadget(
@@ -165,7 +165,7 @@ async fn install(client: &Client, ns: &str, image_rule: &str) {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    panic!("the Gadget CRD with rule {image_rule:?} is not served");
+    panic!("the Rulebook CRD with rule {image_rule:?} is not served");
 }
 
 async fn rules(client: Client, ns: String) -> Transcript {

@@ -12,7 +12,8 @@
 //!
 //! - `BUILTIN_MANAGED_FIELDS_SHAPE`: managedFields of built-in kinds mark zero-value structs (`spec`,
 //!   `spec.template`, …) with `.` and track atomic structs (`spec.selector`) field by field.
-//! - `EMPTY_BUILTIN_STATUS`: a new Deployment has no `status` in memory, `status: {}` on kube-apiserver.
+//! - `EMPTY_BUILTIN_STATUS`: a new Deployment has no `status` in memory, `status: {}` on kube-apiserver (a new
+//!   Service `status: {loadBalancer: {}}`, met by the `parity` script).
 //! - `STATUS_WRITE_METADATA_OWNERSHIP`: metadata changed through `/status` (not applied by either) is owned in
 //!   the status entry of managedFields on kube-apiserver only.
 //! - `CONTINUE_TOKEN_ERROR`: the message of an invalid `continue` token ends with the token, not Go's JSON
@@ -38,16 +39,23 @@
 //! subresources, finalizers and deletion (with the watch events), watch event sequences with and without a
 //! label selector. `apply`: server-side apply managers, conflicts, force, no-op applies, /status, type
 //! errors. `patch`: strategic merge, JSON and merge patches on a Deployment's containers and their errors.
-//! `list`: label and field selectors, pagination with `limit`/`continue`. `kinds`: discovery of every
+//! `list`: label and field selectors, pagination with `limit`/`continue`. `dry_run`: `dryRun=All` on create,
+//! update, every patch type, server-side apply, the status and scale subresources, delete (with finalizers,
+//! each propagation policy, preconditions) and deletecollection: the answers, and no watch event from any of
+//! them. `parity`: a script of kubectl commands (apply, get -o yaml/json/name/jsonpath, label, annotate,
+//! scale, patch, set image, diff, server-side dry runs, wait) whose normalized output is compared line by
+//! line; its own accepted differences are listed in its module. `kinds`: discovery of every
 //! built-in group, and create/get/list/delete of a minimal object of 32 kinds.
 
 mod apply;
 mod cel;
 mod crud;
 mod deviations;
+mod dry_run;
 mod kinds;
 mod lifecycle;
 mod list;
+mod parity;
 mod patch;
 mod quantities;
 mod secrets;

@@ -414,7 +414,7 @@ const SUFFIX_ALPHABET: &str = "bcdfghjklmnpqrstvwxz2456789";
 
 /// Replaces what differs between any two runs: the namespace, generated name suffixes (when they look like
 /// kube-apiserver's five characters), uids and resourceVersions (by ordinal of first appearance), a list's
-/// own resourceVersion, continue tokens and timestamps.
+/// own resourceVersion, continue tokens and timestamps; uids inside other strings too.
 pub fn normalize(exchanges: &[Exchange], ns: &str) -> Vec<Normalized> {
     let mut generated = BTreeMap::new();
     for e in exchanges {
@@ -425,17 +425,29 @@ pub fn normalize(exchanges: &[Exchange], ns: &str) -> Vec<Normalized> {
     replacements.push((ns.to_string(), "<ns>".to_string()));
 
     let mut ids = Ordinals::default();
-    exchanges
+    let walked: Vec<(Value, String)> = exchanges
         .iter()
         .map(|e| {
             let mut body = e.body.clone();
             walk(&mut body, None, &mut ids);
-            rewrite_strings(&mut body, &replacements);
             let mut path = e.path.clone();
             for (from, to) in &replacements {
                 path = path.replace(from, to);
             }
-            let path = normalize_query(&path, &mut ids);
+            (body, normalize_query(&path, &mut ids))
+        })
+        .collect();
+    // uids also appear inside messages (a failed uid precondition names both).
+    replacements.extend(
+        ids.uids
+            .iter()
+            .map(|(uid, n)| (uid.clone(), format!("<uid-{n}>"))),
+    );
+    exchanges
+        .iter()
+        .zip(walked)
+        .map(|(e, (mut body, path))| {
+            rewrite_strings(&mut body, &replacements);
             Normalized {
                 label: e.label.clone(),
                 request: format!("{} {}", e.method, path),

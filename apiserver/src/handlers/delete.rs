@@ -105,15 +105,17 @@ pub(super) fn delete_collection(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
     let opts = delete_options(call)?;
     let mut state = lock(call.state)?;
     state.now = call.now.clone();
-    let keys: Vec<ObjKey> = state
+    let listed: Vec<(ObjKey, Arc<Value>)> = state
         .collection(&rt.storage)
         .objects
         .iter()
         .filter(|(_, o)| filter.matches(o))
-        .map(|(k, _)| k.clone())
+        .map(|(k, o)| (k.clone(), o.clone()))
         .collect();
+    // Like kube-apiserver, the answer is the list as it was before the deletes.
+    let rv = state.rv;
     let mut items = Vec::new();
-    for k in keys {
+    for (k, o) in listed {
         match lifecycle::delete(
             &mut state,
             rt,
@@ -122,16 +124,20 @@ pub(super) fn delete_collection(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
             (None, None),
             opts.dry_run,
         ) {
-            Ok(Deleted::Pending(o)) | Ok(Deleted::Gone(o)) => items.push(from_storage(rt, &o)),
+            Ok(_) => items.push(from_storage(rt, &o)),
             Err(e) if e.code == 404 => {}
             Err(e) => return Err(e),
         }
     }
-    let rv = state.rv;
     drop(state);
+    let mut list_meta = json!({ "resourceVersion": rv.to_string() });
+    if rt.custom {
+        // Custom resource lists are unstructured, whose list metadata always carries `continue`.
+        list_meta["continue"] = json!("");
+    }
     Ok(Reply::Json(
         200,
-        Render::Object.list(rt, items, json!({ "resourceVersion": rv.to_string() })),
+        Render::Object.list(rt, items, list_meta),
         Vec::new(),
     ))
 }

@@ -194,6 +194,7 @@ pub(super) fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
         ));
     }
     check_applied_type(rt, &applied)?;
+    let as_sent = applied.clone();
     reconcile_name(call, &mut applied)?;
     reconcile_namespace(call, rt, &mut applied)?;
     let force = call.query.flag("force");
@@ -229,6 +230,7 @@ pub(super) fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
         Ok(v) => v,
         Err(conflicts) => return Err(apply_conflict(&conflicts)),
     };
+    managed_fields::update_last_applied(&mut merged, &as_sent, &manager);
     match live {
         None => {
             let written = lifecycle::create(&mut state, rt, merged, &opts)?;

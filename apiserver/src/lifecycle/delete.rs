@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::gc::{Task, run};
 use super::metadata::{finalizers, is_deleting, meta, meta_mut, set_finalizers_value};
 use super::{Deleted, FOREGROUND, ORPHAN, Propagation};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Target};
 use crate::registry::ResourceType;
 use crate::store::{ObjKey, State, StorageKey};
 
@@ -25,36 +25,106 @@ pub fn delete(
     let Some(obj) = state.get(&storage, key) else {
         return Err(ApiError::not_found(rt.target(), &key.name));
     };
-    let (uid, rv) = preconditions;
+    check_preconditions(rt, key, &obj, preconditions)?;
+    let propagation = propagation.unwrap_or(Propagation::Background);
+    if dry_run {
+        // What the delete would answer, with nothing stored and nothing collected.
+        let is_namespace = storage.0.is_empty() && storage.1 == "namespaces";
+        return Ok(match marked(&obj, propagation, &state.now, is_namespace) {
+            Marking::Remove => Deleted::Gone(obj),
+            Marking::Mark(next) => Deleted::Pending(Arc::new(next)),
+            Marking::Unchanged => Deleted::Pending(obj),
+        });
+    }
+    Ok(mark_deleted(state, &storage, key, propagation))
+}
+
+/// kube-apiserver's preconditions check before a delete (`rest.BeforeDelete`): a Conflict on the kind (not the
+/// resource) when the uid or resourceVersion differs.
+fn check_preconditions(
+    rt: &ResourceType,
+    key: &ObjKey,
+    obj: &Value,
+    (uid, rv): (Option<String>, Option<String>),
+) -> ApiResult<()> {
+    let target = Target {
+        group: &rt.group,
+        resource: &rt.kind,
+    };
     if let Some(uid) = uid {
-        let actual = meta(&obj)["uid"].as_str().unwrap_or("");
+        let actual = meta(obj)["uid"].as_str().unwrap_or("");
         if uid != actual {
             return Err(ApiError::conflict_with(
-                rt.target(),
+                target,
                 &key.name,
                 &format!(
-                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {actual}"
+                    "the UID in the precondition ({uid}) does not match the UID in record ({actual}). The object might have been deleted and then recreated"
                 ),
             ));
         }
     }
     if let Some(rv) = rv {
-        let actual = meta(&obj)["resourceVersion"].as_str().unwrap_or("");
+        let actual = meta(obj)["resourceVersion"].as_str().unwrap_or("");
         if rv != actual {
             return Err(ApiError::conflict_with(
-                rt.target(),
+                target,
                 &key.name,
                 &format!(
-                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {actual}"
+                    "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({actual}). The object might have been modified"
                 ),
             ));
         }
     }
-    if dry_run {
-        return Ok(Deleted::Pending(obj));
+    Ok(())
+}
+
+/// What a delete does to an object, before anything is stored.
+enum Marking {
+    /// No finalizers: the object goes.
+    Remove,
+    /// The object waits for its finalizers in this new state (`deletionTimestamp`, a propagation finalizer).
+    Mark(Value),
+    /// The object already waits and nothing changes.
+    Unchanged,
+}
+
+fn marked(obj: &Value, propagation: Propagation, now: &str, is_namespace: bool) -> Marking {
+    let mut fins = finalizers(obj);
+    match propagation {
+        Propagation::Foreground if !fins.iter().any(|f| f == FOREGROUND) => {
+            fins.push(FOREGROUND.into())
+        }
+        Propagation::Orphan if !fins.iter().any(|f| f == ORPHAN) => fins.push(ORPHAN.into()),
+        _ => {}
     }
-    let propagation = propagation.unwrap_or(Propagation::Background);
-    Ok(mark_deleted(state, &storage, key, propagation))
+    let spec_finalizers = is_namespace
+        && obj["spec"]["finalizers"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty());
+    if fins.is_empty() && !spec_finalizers {
+        return Marking::Remove;
+    }
+    if is_deleting(obj) && finalizers(obj) == fins {
+        return Marking::Unchanged;
+    }
+    let mut next = obj.clone();
+    set_finalizers_value(&mut next, &fins);
+    let m = meta_mut(&mut next);
+    if !m.contains_key("deletionTimestamp") {
+        m.insert("deletionTimestamp".into(), json!(now));
+        // The namespace registry sets the timestamp alone.
+        if !is_namespace {
+            m.insert("deletionGracePeriodSeconds".into(), json!(0));
+        }
+        // kube-apiserver bumps the generation when it sets deletionTimestamp.
+        if let Some(g) = m.get("generation").and_then(Value::as_i64) {
+            m.insert("generation".into(), json!(g + 1));
+        }
+    }
+    if is_namespace {
+        next["status"]["phase"] = json!("Terminating");
+    }
+    Marking::Mark(next)
 }
 
 /// Starts deleting a stored object and runs whatever that triggers.
@@ -67,40 +137,18 @@ pub(super) fn mark_deleted(
     let Some(obj) = state.get(storage, key) else {
         return Deleted::Gone(Arc::new(Value::Null));
     };
-    let mut fins = finalizers(&obj);
-    match propagation {
-        Propagation::Foreground if !fins.iter().any(|f| f == FOREGROUND) => {
-            fins.push(FOREGROUND.into())
-        }
-        Propagation::Orphan if !fins.iter().any(|f| f == ORPHAN) => fins.push(ORPHAN.into()),
-        _ => {}
-    }
     let is_namespace = storage.0.is_empty() && storage.1 == "namespaces";
     let is_crd = storage.0 == "apiextensions.k8s.io" && storage.1 == "customresourcedefinitions";
-    let spec_finalizers = is_namespace
-        && obj["spec"]["finalizers"]
-            .as_array()
-            .is_some_and(|a| !a.is_empty());
-    if fins.is_empty() && !spec_finalizers {
-        let gone = remove(state, storage, key);
-        return Deleted::Gone(gone.unwrap_or(obj));
-    }
-    if !is_deleting(&obj) || finalizers(&obj) != fins {
-        let mut next = (*obj).clone();
-        set_finalizers_value(&mut next, &fins);
-        let m = meta_mut(&mut next);
-        if !m.contains_key("deletionTimestamp") {
-            m.insert("deletionTimestamp".into(), json!(state.now));
-            m.insert("deletionGracePeriodSeconds".into(), json!(0));
-            // kube-apiserver bumps the generation when it sets deletionTimestamp.
-            if let Some(g) = m.get("generation").and_then(Value::as_i64) {
-                m.insert("generation".into(), json!(g + 1));
-            }
+    let now = state.now.clone();
+    match marked(&obj, propagation, &now, is_namespace) {
+        Marking::Remove => {
+            let gone = remove(state, storage, key);
+            return Deleted::Gone(gone.unwrap_or(obj));
         }
-        if is_namespace {
-            next["status"]["phase"] = json!("Terminating");
+        Marking::Mark(next) => {
+            state.put(storage, next);
         }
-        state.put(storage, next);
+        Marking::Unchanged => {}
     }
     let mut work = VecDeque::new();
     if is_crd {

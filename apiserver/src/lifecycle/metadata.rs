@@ -46,10 +46,23 @@ pub(super) fn is_deleting(obj: &Value) -> bool {
     meta(obj)["deletionTimestamp"].is_string()
 }
 
-/// The content that `metadata.generation` tracks: everything but metadata (and status when it is a subresource).
+/// The content that `metadata.generation` tracks: everything but metadata (and status when it is a subresource),
+/// and a Deployment's annotations.
 pub(super) fn spec_content(rt: &ResourceType, obj: &Value) -> Value {
     let mut v = obj.clone();
     if let Some(m) = v.as_object_mut() {
+        // A Deployment's annotations are copied to its ReplicaSets, so kube-apiserver bumps its generation when
+        // they change too (an empty map is no annotations).
+        if rt.group == "apps" && rt.kind == "Deployment" {
+            let annotations = m
+                .get("metadata")
+                .and_then(|meta| meta.get("annotations"))
+                .filter(|a| a.as_object().is_some_and(|a| !a.is_empty()))
+                .cloned();
+            if let Some(annotations) = annotations {
+                m.insert("metadata.annotations".into(), annotations);
+            }
+        }
         m.remove("metadata");
         m.remove("apiVersion");
         m.remove("kind");
@@ -147,6 +160,23 @@ pub(super) fn owner_reference_causes(obj: &Value) -> Vec<Cause> {
 }
 
 /// Defaults, prunes and validates the content of a request-version object. Returns unknown-field warnings.
+/// Drops empty `labels`, `annotations`, `finalizers` and `ownerReferences` from an object's metadata, as Go's
+/// `omitempty` does when kube-apiserver decodes metadata (a merge patch that removes the last label leaves
+/// `labels: {}`, which a real server neither stores nor records in managedFields).
+pub(super) fn drop_empty_metadata(obj: &mut Value) {
+    if let Some(m) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.retain(|k, v| {
+            let empty = v.as_object().is_some_and(|o| o.is_empty())
+                || v.as_array().is_some_and(|a| a.is_empty());
+            !(empty
+                && matches!(
+                    k.as_str(),
+                    "labels" | "annotations" | "finalizers" | "ownerReferences"
+                ))
+        });
+    }
+}
+
 pub(super) fn check_content(
     rt: &ResourceType,
     obj: &mut Value,
@@ -154,6 +184,7 @@ pub(super) fn check_content(
     strict: bool,
     name: &str,
 ) -> ApiResult<Vec<String>> {
+    drop_empty_metadata(obj);
     let validation::Checked { unknown, warnings } = validation::check(rt, obj, old, name)?;
     if strict && !unknown.is_empty() {
         let msg = unknown

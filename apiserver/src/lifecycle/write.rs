@@ -69,7 +69,8 @@ pub fn create(
             }],
         ));
     }
-    if name.is_empty() {
+    let generated = name.is_empty();
+    if generated {
         let coll = state.collections.get(&storage);
         loop {
             let candidate = format!("{generate}{}", state.ids.suffix());
@@ -102,6 +103,11 @@ pub fn create(
         m.remove("status");
     }
     type_defaults_on_create(rt, &mut obj);
+    let is_namespace = rt.group.is_empty() && rt.plural == "namespaces";
+    if is_namespace && !generated {
+        // Defaulted on decoding when the name is given, so the creator owns it.
+        name_label(&mut obj, &name);
+    }
     let warnings = check_content(rt, &mut obj, None, opts.strict, &name)?;
     if rt.custom_resource_definition() {
         crd::validate(&obj, &name)?;
@@ -131,6 +137,13 @@ pub fn create(
             &now,
         );
     }
+    if is_namespace {
+        // Set by the namespace strategy after the field manager ran: nobody owns them (nor the name label of a
+        // generated name).
+        name_label(&mut obj, &name);
+        obj["spec"]["finalizers"] = json!(["kubernetes"]);
+        obj["status"] = json!({ "phase": "Active" });
+    }
     if opts.dry_run {
         return Ok(Written {
             object: obj,
@@ -145,11 +158,15 @@ pub fn create(
     Ok(Written { object, warnings })
 }
 
-pub(super) fn type_defaults_on_create(rt: &ResourceType, obj: &mut Value) {
-    if rt.group.is_empty() && rt.plural == "namespaces" {
-        obj["spec"]["finalizers"] = json!(["kubernetes"]);
-        obj["status"] = json!({ "phase": "Active" });
+/// Every namespace carries its name as the label `kubernetes.io/metadata.name`, set again on every write.
+fn name_label(obj: &mut Value, name: &str) {
+    let labels = &mut meta_mut(obj).entry("labels").or_insert_with(|| json!({}));
+    if let Some(labels) = labels.as_object_mut() {
+        labels.insert("kubernetes.io/metadata.name".into(), json!(name));
     }
+}
+
+pub(super) fn type_defaults_on_create(rt: &ResourceType, obj: &mut Value) {
     if rt.group.is_empty() && rt.plural == "services" {
         // kube-apiserver allocates it itself, controllers or not.
         workloads::allocate_cluster_ip(obj);
@@ -268,6 +285,9 @@ pub fn update(
     }
     if !causes.is_empty() {
         return Err(ApiError::invalid(&rt.kind, &rt.group, &key.name, causes));
+    }
+    if rt.group.is_empty() && rt.plural == "namespaces" {
+        name_label(&mut new, &key.name);
     }
     let warnings = check_content(rt, &mut new, Some(&old), opts.strict, &key.name)?;
     if rt.custom_resource_definition() {

@@ -70,6 +70,7 @@ mod apply;
 mod conflicts;
 mod entries;
 mod field_set;
+mod last_applied;
 #[cfg(test)]
 mod tests;
 mod update;
@@ -79,6 +80,7 @@ use serde_json::Value;
 
 pub use apply::apply;
 pub use conflicts::{Conflict, conflict_message};
+pub use last_applied::update_last_applied;
 pub use update::update;
 
 /// How the items of a list are identified and merged.
