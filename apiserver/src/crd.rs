@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::error::{ApiError, ApiResult, Cause};
-use super::registry::{ResourceType, ScaleSpec};
+use super::registry::{PrinterColumn, ResourceType, ScaleSpec};
 use super::schema::Schema;
 use super::store::{State, StorageKey, key_of};
 
@@ -202,11 +202,15 @@ fn types_of(crd: &Value) -> Vec<ResourceType> {
                 .map(|cols| {
                     cols.iter()
                         .filter_map(|c| {
-                            Some((
-                                c["name"].as_str()?.to_string(),
-                                c["type"].as_str().unwrap_or("string").to_string(),
-                                c["jsonPath"].as_str()?.to_string(),
-                            ))
+                            let text = |key: &str| c[key].as_str().unwrap_or("").to_string();
+                            Some(PrinterColumn {
+                                name: c["name"].as_str()?.to_string(),
+                                type_: c["type"].as_str().unwrap_or("string").to_string(),
+                                format: text("format"),
+                                description: text("description"),
+                                priority: c["priority"].as_i64().unwrap_or(0),
+                                json_path: c["jsonPath"].as_str()?.to_string(),
+                            })
                         })
                         .collect()
                 })

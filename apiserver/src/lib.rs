@@ -130,7 +130,7 @@ pub use error::ApiError;
 pub use faults::{Fault, FaultAction};
 pub use http::Serving;
 pub use log::RequestRecord;
-pub use registry::{ResourceType, ScaleSpec};
+pub use registry::{PrinterColumn, ResourceType, ScaleSpec};
 pub use request::Verb;
 pub use server::{ApiServer, ApiServerBuilder, Clock};
 pub use workloads::workload_status;

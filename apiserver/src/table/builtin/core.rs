@@ -1,0 +1,106 @@
+//! Configuration and namespaces of the core group, storage claims, and Leases.
+
+use serde_json::{Value, json};
+
+use super::{len, text};
+use crate::table::{Row, time};
+
+pub(super) fn config_map(obj: &Value) -> Row {
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(len(&obj["data"]) + len(&obj["binaryData"])),
+        time::age(obj),
+    ]
+    .into()
+}
+
+pub(super) fn secret(obj: &Value) -> Row {
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(obj["type"].as_str().unwrap_or("Opaque")),
+        json!(len(&obj["data"])),
+        time::age(obj),
+    ]
+    .into()
+}
+
+pub(super) fn namespace(obj: &Value) -> Row {
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(obj["status"]["phase"].as_str().unwrap_or("Active")),
+        time::age(obj),
+    ]
+    .into()
+}
+
+pub(super) fn service_account(obj: &Value) -> Row {
+    vec![obj["metadata"]["name"].clone(), time::age(obj)].into()
+}
+
+pub(super) fn lease(obj: &Value) -> Row {
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(text(&obj["spec"]["holderIdentity"])),
+        time::age(obj),
+    ]
+    .into()
+}
+
+/// Access modes as `RWO,ROX,RWX,RWOP`, in that order whatever the order given.
+fn access_modes(modes: &Value) -> String {
+    let modes: Vec<&str> = modes
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    [
+        ("ReadWriteOnce", "RWO"),
+        ("ReadOnlyMany", "ROX"),
+        ("ReadWriteMany", "RWX"),
+        ("ReadWriteOncePod", "RWOP"),
+    ]
+    .into_iter()
+    .filter(|(mode, _)| modes.contains(mode))
+    .map(|(_, short)| short)
+    .collect::<Vec<_>>()
+    .join(",")
+}
+
+pub(super) fn persistent_volume_claim(obj: &Value) -> Row {
+    let (meta, spec, status) = (&obj["metadata"], &obj["spec"], &obj["status"]);
+    let phase = if meta["deletionTimestamp"].is_null() {
+        json!(text(&status["phase"]))
+    } else {
+        json!("Terminating")
+    };
+    let volume = text(&spec["volumeName"]);
+    let (capacity, modes) = if volume.is_empty() {
+        (String::new(), String::new())
+    } else {
+        (
+            text(&status["capacity"]["storage"]),
+            access_modes(&status["accessModes"]),
+        )
+    };
+    let class = meta["annotations"]["volume.beta.kubernetes.io/storage-class"]
+        .as_str()
+        .or_else(|| spec["storageClassName"].as_str())
+        .unwrap_or("");
+    let attributes_class = spec["volumeAttributesClassName"]
+        .as_str()
+        .filter(|c| !c.is_empty())
+        .unwrap_or("<unset>");
+    vec![
+        meta["name"].clone(),
+        phase,
+        json!(volume),
+        json!(capacity),
+        json!(modes),
+        json!(class),
+        json!(attributes_class),
+        time::age(obj),
+        json!(spec["volumeMode"].as_str().unwrap_or("<unset>")),
+    ]
+    .into()
+}

@@ -1,0 +1,208 @@
+//! Services, Endpoints and Ingresses.
+
+use serde_json::{Value, json};
+
+use super::{format_labels, int, load_balancer, text};
+use crate::table::{Row, time};
+
+/// A comma-joined list of strings, empty when absent.
+fn joined(v: &Value) -> String {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The External-IP cell of a Service.
+fn external_ip(obj: &Value) -> String {
+    let (spec, external) = (&obj["spec"], joined(&obj["spec"]["externalIPs"]));
+    match spec["type"].as_str().unwrap_or("ClusterIP") {
+        "ClusterIP" | "NodePort" if external.is_empty() => "<none>".into(),
+        "ClusterIP" | "NodePort" => external,
+        "LoadBalancer" => {
+            let points = load_balancer(&obj["status"]["loadBalancer"]);
+            match (points.is_empty(), external.is_empty()) {
+                (true, true) => "<pending>".into(),
+                (false, true) => points,
+                (true, false) => external,
+                (false, false) => format!("{points},{external}"),
+            }
+        }
+        "ExternalName" => text(&spec["externalName"]),
+        _ => "<unknown>".into(),
+    }
+}
+
+/// `port/protocol` or `port:nodePort/protocol`, comma-joined.
+fn ports(spec: &Value) -> String {
+    spec["ports"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            let protocol = p["protocol"].as_str().unwrap_or("TCP");
+            match int(&p["nodePort"]) {
+                n if n > 0 => format!("{}:{n}/{protocol}", int(&p["port"])),
+                _ => format!("{}/{protocol}", int(&p["port"])),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+pub(super) fn service(obj: &Value) -> Row {
+    let spec = &obj["spec"];
+    let cluster_ip = spec["clusterIPs"][0].as_str().unwrap_or("<none>");
+    let ports = ports(spec);
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(spec["type"].as_str().unwrap_or("ClusterIP")),
+        json!(cluster_ip),
+        json!(external_ip(obj)),
+        json!(if ports.is_empty() {
+            "<none>".into()
+        } else {
+            ports
+        }),
+        time::age(obj),
+        json!(format_labels(&spec["selector"])),
+    ]
+    .into()
+}
+
+/// Up to three `ip:port` (or `ip` for subsets without ports), then `+ N more...`.
+fn endpoint_list(obj: &Value) -> String {
+    let subsets = obj["subsets"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    if subsets.is_empty() {
+        return "<none>".into();
+    }
+    const MAX: usize = 3;
+    let (mut list, mut more, mut count) = (Vec::new(), false, 0);
+    for subset in subsets {
+        let addresses = subset["addresses"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let ports = subset["ports"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let mut add = |entry: String, list: &mut Vec<String>| {
+            if list.len() == MAX {
+                more = true;
+                false
+            } else {
+                list.push(entry);
+                true
+            }
+        };
+        if ports.is_empty() {
+            count += addresses.len();
+            for a in addresses {
+                if !add(text(&a["ip"]), &mut list) {
+                    break;
+                }
+            }
+            continue;
+        }
+        for port in ports {
+            count += addresses.len();
+            for a in addresses {
+                let ip = text(&a["ip"]);
+                let host = if ip.contains(':') {
+                    format!("[{ip}]")
+                } else {
+                    ip
+                };
+                if !add(format!("{host}:{}", int(&port["port"])), &mut list) {
+                    break;
+                }
+            }
+        }
+    }
+    let joined = list.join(",");
+    if more {
+        format!("{joined} + {} more...", count - MAX)
+    } else {
+        joined
+    }
+}
+
+pub(super) fn endpoints(obj: &Value) -> Row {
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(endpoint_list(obj)),
+        time::age(obj),
+    ]
+    .into()
+}
+
+/// Up to three rule hosts, then `+ N more...`; `*` when no rule names a host.
+fn hosts(spec: &Value) -> String {
+    const MAX: usize = 3;
+    let rules = spec["rules"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let mut list = Vec::new();
+    let mut more = false;
+    for rule in rules {
+        if list.len() == MAX {
+            more = true;
+        }
+        let host = text(&rule["host"]);
+        if !more && !host.is_empty() {
+            list.push(host);
+        }
+    }
+    if list.is_empty() {
+        return "*".into();
+    }
+    let joined = list.join(",");
+    if more {
+        format!("{joined} + {} more...", rules.len() - MAX)
+    } else {
+        joined
+    }
+}
+
+pub(super) fn ingress(obj: &Value) -> Row {
+    let spec = &obj["spec"];
+    let tls = spec["tls"].as_array().is_some_and(|t| !t.is_empty());
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(spec["ingressClassName"].as_str().unwrap_or("<none>")),
+        json!(hosts(spec)),
+        json!(load_balancer(&obj["status"]["loadBalancer"])),
+        json!(if tls { "80, 443" } else { "80" }),
+        time::age(obj),
+    ]
+    .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn endpoints_show_three_then_a_count() {
+        let obj = json!({"subsets": [
+            {"addresses": [{"ip": "10.0.0.1"}, {"ip": "10.0.0.2"}], "ports": [{"port": 80}, {"port": 443}]},
+            {"addresses": [{"ip": "fd00::1"}]},
+        ]});
+        assert_eq!(
+            endpoint_list(&obj),
+            "10.0.0.1:80,10.0.0.2:80,10.0.0.1:443 + 2 more..."
+        );
+        assert_eq!(endpoint_list(&json!({})), "<none>");
+    }
+
+    #[test]
+    fn ingress_hosts() {
+        let rules = |hosts: &[&str]| json!({"rules": hosts.iter().map(|h| json!({"host": h})).collect::<Vec<_>>()});
+        assert_eq!(hosts(&rules(&[])), "*");
+        assert_eq!(hosts(&rules(&["a", ""])), "a");
+        assert_eq!(
+            hosts(&rules(&["a", "b", "c", "d", "e"])),
+            "a,b,c + 2 more..."
+        );
+    }
+}

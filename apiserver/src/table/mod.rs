@@ -1,0 +1,201 @@
+//! Alternative renderings asked for through `Accept`: `Table` (what kubectl prints) and `PartialObjectMetadata`.
+//!
+//! A Table has kube-apiserver's columns for the kind: a custom resource's printer columns (`custom.rs`,
+//! evaluated with `jsonpath.rs`), the printers of the built-in kinds that have one (`builtin/`, with the
+//! column definitions of `columns.json`), and Name and Created At for the others. Like kube-apiserver, every
+//! row carries the `-o wide` cells too; kubectl hides the columns of priority 1.
+
+mod builtin;
+mod columns;
+mod custom;
+mod jsonpath;
+mod time;
+
+use serde_json::{Map, Value, json};
+
+use super::registry::ResourceType;
+use custom::CustomColumns;
+
+/// How objects are rendered in a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Render {
+    /// The object itself.
+    Object,
+    /// `meta.k8s.io/v1` Table; the row's object per `includeObject`.
+    Table(Include),
+    /// `meta.k8s.io/v1` PartialObjectMetadata.
+    Metadata,
+}
+
+/// `includeObject` of a Table request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Include {
+    /// No object in rows.
+    None,
+    /// PartialObjectMetadata in rows (the default).
+    Metadata,
+    /// The full object in rows.
+    Object,
+}
+
+impl Render {
+    /// From the `Accept` header and the `includeObject` parameter.
+    pub fn from_accept(accept: &str, include: Option<&str>) -> Self {
+        if accept.contains("as=Table") {
+            Render::Table(match include {
+                Some("None") => Include::None,
+                Some("Object") => Include::Object,
+                _ => Include::Metadata,
+            })
+        } else if accept.contains("as=PartialObjectMetadata") {
+            Render::Metadata
+        } else {
+            Render::Object
+        }
+    }
+
+    /// Renders one object (in the request's version).
+    pub fn object(&self, rt: &ResourceType, obj: Value) -> Value {
+        match self {
+            Render::Object => obj,
+            Render::Metadata => partial(&obj),
+            Render::Table(include) => {
+                let meta = json!({ "resourceVersion": obj["metadata"]["resourceVersion"] });
+                table(rt, vec![obj], *include, meta)
+            }
+        }
+    }
+
+    /// Renders a list (items in the request's version) with its list metadata.
+    pub fn list(&self, rt: &ResourceType, items: Vec<Value>, list_meta: Value) -> Value {
+        match self {
+            Render::Object => {
+                let items = if rt.custom {
+                    items
+                } else {
+                    // Typed lists of built-in kinds carry no type information on their items.
+                    items
+                        .into_iter()
+                        .map(|mut i| {
+                            if let Some(m) = i.as_object_mut() {
+                                m.remove("apiVersion");
+                                m.remove("kind");
+                            }
+                            i
+                        })
+                        .collect()
+                };
+                json!({
+                    "kind": format!("{}List", rt.kind),
+                    "apiVersion": rt.api_version(),
+                    "metadata": list_meta,
+                    "items": items,
+                })
+            }
+            Render::Metadata => json!({
+                "kind": "PartialObjectMetadataList",
+                "apiVersion": "meta.k8s.io/v1",
+                "metadata": list_meta,
+                "items": items.iter().map(partial).collect::<Vec<_>>(),
+            }),
+            Render::Table(include) => table(rt, items, *include, list_meta),
+        }
+    }
+}
+
+fn partial(obj: &Value) -> Value {
+    json!({
+        "kind": "PartialObjectMetadata",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": obj["metadata"].clone(),
+    })
+}
+
+/// One row's cells, and the conditions kube-apiserver gives some rows (a finished Pod's `Completed`).
+struct Row {
+    cells: Vec<Value>,
+    conditions: Option<Value>,
+}
+
+impl From<Vec<Value>> for Row {
+    fn from(cells: Vec<Value>) -> Self {
+        Row {
+            cells,
+            conditions: None,
+        }
+    }
+}
+
+/// How the objects of one kind print.
+enum Printer {
+    /// A custom resource's printer columns.
+    Custom(CustomColumns),
+    /// A built-in kind's printer.
+    Builtin(&'static [Value], builtin::PrintRow),
+    /// kube-apiserver's default table convertor: Name and Created At (the timestamp itself).
+    Default,
+}
+
+impl Printer {
+    fn of(rt: &ResourceType) -> Self {
+        if rt.custom {
+            return Printer::Custom(CustomColumns::new(&rt.printer_columns));
+        }
+        match (
+            columns::of(&rt.group, &rt.kind),
+            builtin::printer(&rt.group, &rt.kind),
+        ) {
+            (Some(columns), Some(print)) => Printer::Builtin(columns, print),
+            _ => Printer::Default,
+        }
+    }
+
+    fn definitions(&self) -> Vec<Value> {
+        match self {
+            Printer::Custom(custom) => custom.definitions(),
+            Printer::Builtin(columns, _) => columns.to_vec(),
+            Printer::Default => columns::default().to_vec(),
+        }
+    }
+
+    fn row(&self, obj: &Value) -> Row {
+        match self {
+            Printer::Custom(custom) => custom.cells(obj).into(),
+            Printer::Builtin(_, print) => print(obj),
+            Printer::Default => vec![
+                obj["metadata"]["name"].clone(),
+                obj["metadata"]["creationTimestamp"].clone(),
+            ]
+            .into(),
+        }
+    }
+}
+
+fn table(rt: &ResourceType, items: Vec<Value>, include: Include, list_meta: Value) -> Value {
+    let printer = Printer::of(rt);
+    let rows: Vec<Value> = items
+        .into_iter()
+        .map(|obj| {
+            let Row { cells, conditions } = printer.row(&obj);
+            let mut row = Map::new();
+            row.insert("cells".into(), Value::Array(cells));
+            if let Some(conditions) = conditions {
+                row.insert("conditions".into(), conditions);
+            }
+            let object = match include {
+                Include::None => Value::Null,
+                Include::Metadata => partial(&obj),
+                Include::Object => obj,
+            };
+            row.insert("object".into(), object);
+            Value::Object(row)
+        })
+        .collect();
+    json!({
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": list_meta,
+        "columnDefinitions": printer.definitions(),
+        "rows": rows,
+    })
+}
