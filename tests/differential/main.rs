@@ -44,3 +44,4 @@ mod patch;
 mod quantities;
 mod secrets;
 mod support;
+mod tables;

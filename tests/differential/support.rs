@@ -446,8 +446,56 @@ fn collect_generated(v: &Value, out: &mut BTreeMap<String, String>) {
 fn is_list(m: &Map<String, Value>) -> bool {
     m.get("kind")
         .and_then(Value::as_str)
-        .is_some_and(|k| k.ends_with("List"))
+        .is_some_and(|k| k.ends_with("List") || k == "Table")
         || m.get("items").is_some_and(Value::is_array)
+}
+
+/// An age as kube-apiserver's printers write it (`0s`, `3m20s`, `2d3h`, `3y5d`).
+fn is_age(s: &str) -> bool {
+    let mut digits = false;
+    for c in s.chars() {
+        match c {
+            '0'..='9' => digits = true,
+            's' | 'm' | 'h' | 'd' | 'y' if digits => digits = false,
+            _ => return false,
+        }
+    }
+    !s.is_empty() && !digits
+}
+
+/// An RFC 3339 time in UTC as Kubernetes writes it (`2026-11-25T10:05:42Z`).
+fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && s.ends_with('Z')
+        && s[..4].chars().all(|c| c.is_ascii_digit())
+}
+
+/// The cells of a Table that depend on the clock: ages (also in `2 (5s ago)`) become `<age>`, timestamps
+/// (the Created At column) `<time>`.
+fn normalize_cells(rows: &mut Value) {
+    let cells = rows
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+        .filter_map(|row| row.get_mut("cells").and_then(Value::as_array_mut))
+        .flatten();
+    for cell in cells {
+        let Value::String(s) = cell else { continue };
+        if is_age(s) {
+            *s = "<age>".into();
+        } else if is_timestamp(s) {
+            *s = "<time>".into();
+        } else if let Some((count, ago)) = s.split_once(" (")
+            && ago.strip_suffix(" ago)").is_some_and(is_age)
+        {
+            *s = format!("{count} (<age> ago)");
+        }
+    }
 }
 
 fn walk(v: &mut Value, key: Option<&str>, ids: &mut Ordinals) {
@@ -466,6 +514,11 @@ fn walk(v: &mut Value, key: Option<&str>, ids: &mut Ordinals) {
                 {
                     meta.insert("continue".into(), json!("<continue>"));
                 }
+            }
+            if m.get("kind").and_then(Value::as_str) == Some("Table")
+                && let Some(rows) = m.get_mut("rows")
+            {
+                normalize_cells(rows);
             }
             for (k, v) in m.iter_mut() {
                 walk(v, Some(k), ids);
@@ -636,6 +689,16 @@ fn glob(pattern: &str, text: &str) -> bool {
         }
     }
     rest.len() >= last.len() && rest.ends_with(last)
+}
+
+#[test]
+fn ages_are_recognized() {
+    for age in ["0s", "45s", "3m20s", "2d3h", "3y5d"] {
+        assert!(is_age(age), "{age}");
+    }
+    for other in ["", "5", "s", "1/1", "Running", "10.0.0.1", "3m2"] {
+        assert!(!is_age(other), "{other}");
+    }
 }
 
 #[test]

@@ -171,7 +171,13 @@ impl Printer {
     }
 }
 
-fn table(rt: &ResourceType, items: Vec<Value>, include: Include, list_meta: Value) -> Value {
+fn table(rt: &ResourceType, items: Vec<Value>, include: Include, mut list_meta: Value) -> Value {
+    // A Table's ListMeta leaves an empty continue token out.
+    if let Some(meta) = list_meta.as_object_mut()
+        && meta.get("continue").and_then(Value::as_str) == Some("")
+    {
+        meta.remove("continue");
+    }
     let printer = Printer::of(rt);
     let rows: Vec<Value> = items
         .into_iter()

@@ -69,8 +69,9 @@ fn access_modes(modes: &Value) -> String {
 
 pub(super) fn persistent_volume_claim(obj: &Value) -> Row {
     let (meta, spec, status) = (&obj["metadata"], &obj["spec"], &obj["status"]);
+    // Both default on kube-apiserver: the phase to Pending, the volume mode to Filesystem.
     let phase = if meta["deletionTimestamp"].is_null() {
-        json!(text(&status["phase"]))
+        json!(status["phase"].as_str().unwrap_or("Pending"))
     } else {
         json!("Terminating")
     };
@@ -100,7 +101,7 @@ pub(super) fn persistent_volume_claim(obj: &Value) -> Row {
         json!(class),
         json!(attributes_class),
         time::age(obj),
-        json!(spec["volumeMode"].as_str().unwrap_or("<unset>")),
+        json!(spec["volumeMode"].as_str().unwrap_or("Filesystem")),
     ]
     .into()
 }

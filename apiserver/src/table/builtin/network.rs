@@ -54,7 +54,12 @@ fn ports(spec: &Value) -> String {
 
 pub(super) fn service(obj: &Value) -> Row {
     let spec = &obj["spec"];
-    let cluster_ip = spec["clusterIPs"][0].as_str().unwrap_or("<none>");
+    // kube-apiserver keeps `clusterIPs` in step with `clusterIP`; read the latter when the former is missing.
+    let cluster_ip = [&spec["clusterIPs"][0], &spec["clusterIP"]]
+        .into_iter()
+        .filter_map(Value::as_str)
+        .find(|ip| !ip.is_empty())
+        .unwrap_or("<none>");
     let ports = ports(spec);
     vec![
         obj["metadata"]["name"].clone(),

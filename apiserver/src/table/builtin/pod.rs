@@ -54,7 +54,8 @@ fn terminated_reason(state: &Value, prefix: &str) -> String {
 
 fn tally(pod: &Value) -> (Tally, i64) {
     let (spec, status) = (&pod["spec"], &pod["status"]);
-    let phase = text(&status["phase"]);
+    // kube-apiserver sets `Pending` on every new Pod.
+    let phase = status["phase"].as_str().unwrap_or("Pending").to_string();
     let mut reason = status["reason"]
         .as_str()
         .filter(|r| !r.is_empty())
