@@ -83,9 +83,18 @@
 //!   an object other than status and scale: `pods/log`, `exec`, `attach`, `portforward`, `proxy`, `eviction`,
 //!   `binding`, `ephemeralcontainers` and `resize`, `serviceaccounts/token`, `namespaces/finalize`,
 //!   `nodes/proxy`, `services/proxy`, `certificatesigningrequests/approval`.
+//! - A new Job gets no generated selector (`batch.kubernetes.io/controller-uid=<uid>`) and no matching pod
+//!   template labels; kube-apiserver adds both, so `kubectl get jobs -o wide` shows `<none>` as the selector here.
 //! - New PersistentVolumes and VolumeAttributesClasses get no protection finalizer
 //!   (`kubernetes.io/pv-protection`, `kubernetes.io/vac-protection`), so they are gone as soon as deleted.
 //! - Discovery entries carry no `storageVersionHash`.
+//! - `kubectl get` tables (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`) have kube-apiserver's columns
+//!   and cells for custom resources (printer columns, with client-go's JSONPath) and for Pods, Services,
+//!   Endpoints, ConfigMaps, Secrets, ServiceAccounts, Namespaces, PersistentVolumeClaims, Events (core and
+//!   `events.k8s.io`), Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs, Ingresses and Leases.
+//!   The other built-in kinds print Name and Created At, as kube-apiserver prints Roles, ClusterRoles,
+//!   LimitRanges and CRDs; kube-apiserver has its own columns for the rest (Nodes, PersistentVolumes,
+//!   RoleBindings, StorageClasses, PodDisruptionBudgets, HorizontalPodAutoscalers, EndpointSlices, …).
 //! - `autoscaling/v1` HorizontalPodAutoscalers convert only the CPU utilization target and its current value
 //!   to and from the stored `v2` form; what `v1` cannot express is dropped (kube-apiserver keeps it in
 //!   `autoscaling.alpha.kubernetes.io/*` annotations), so an update through `v1` loses it.
@@ -93,7 +102,8 @@
 //! `tests/differential` runs the same scenarios here and on a real kube-apiserver (from `operator-envtest`)
 //! and compares the answers; the differences from the managedFields of built-in kinds to the protection
 //! finalizers above are what it found and could not remove, and it pins each of them on both servers; it
-//! leaves `storageVersionHash` out of its discovery comparison and does not compare `autoscaling/v1`. The
+//! leaves `storageVersionHash` out of its discovery comparison, does not compare `autoscaling/v1`, and
+//! compares the tables of the kinds with columns above. The
 //! ones before are by design (no authorization, no admission, no controllers running beside the server
 //! except garbage collection and the played workload status) and not compared.
 
