@@ -266,14 +266,9 @@ impl Parser {
     }
 
     fn rest_starts_with(&self, prefix: &str) -> bool {
-        let mut i = self.pos;
-        for c in prefix.chars() {
-            if self.input.get(i) != Some(&c) {
-                return false;
-            }
-            i += 1;
-        }
-        true
+        let rest = self.input.get(self.pos..).unwrap_or(&[]);
+        let prefix: Vec<char> = prefix.chars().collect();
+        rest.starts_with(&prefix)
     }
 
     fn consume(&mut self) -> String {
