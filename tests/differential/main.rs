@@ -45,6 +45,7 @@ mod deviations;
 mod kinds;
 mod lifecycle;
 mod list;
+mod more_tables;
 mod patch;
 mod quantities;
 mod secrets;

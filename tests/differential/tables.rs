@@ -16,7 +16,13 @@ use crate::support::{MERGE, Transcript, configmap, deployment, run, widget, widg
 const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";
 
 /// Sends a write that is not recorded and must succeed.
-async fn write(client: &Client, method: &str, path: &str, content_type: &str, body: &Value) {
+pub(crate) async fn write(
+    client: &Client,
+    method: &str,
+    path: &str,
+    content_type: &str,
+    body: &Value,
+) {
     let request = http::Request::builder()
         .method(method)
         .uri(path)
@@ -30,29 +36,29 @@ async fn write(client: &Client, method: &str, path: &str, content_type: &str, bo
         .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
 }
 
-async fn create(client: &Client, path: &str, body: Value) {
+pub(crate) async fn create(client: &Client, path: &str, body: Value) {
     write(client, "POST", path, "application/json", &body).await;
 }
 
-async fn status(client: &Client, path: &str, status: Value) {
+pub(crate) async fn status(client: &Client, path: &str, status: Value) {
     let patch = json!({ "status": status });
     write(client, "PATCH", &format!("{path}/status"), MERGE, &patch).await;
 }
 
 /// Records the table of `path` (a collection or an object).
-async fn table(t: &mut Transcript, label: &str, path: &str) {
+pub(crate) async fn table(t: &mut Transcript, label: &str, path: &str) {
     t.send_accepting(label, "GET", path, TABLE, "", None).await;
 }
 
-fn core(ns: &str, plural: &str) -> String {
+pub(crate) fn core(ns: &str, plural: &str) -> String {
     format!("/api/v1/namespaces/{ns}/{plural}")
 }
 
-fn group(ns: &str, group_version: &str, plural: &str) -> String {
+pub(crate) fn group(ns: &str, group_version: &str, plural: &str) -> String {
     format!("/apis/{group_version}/namespaces/{ns}/{plural}")
 }
 
-fn pod_template(app: &str) -> Value {
+pub(crate) fn pod_template(app: &str) -> Value {
     json!({
         "metadata": { "labels": { "app": app } },
         "spec": { "containers": [
@@ -62,7 +68,7 @@ fn pod_template(app: &str) -> Value {
     })
 }
 
-fn object(api_version: &str, kind: &str, name: &str, rest: Value) -> Value {
+pub(crate) fn object(api_version: &str, kind: &str, name: &str, rest: Value) -> Value {
     let mut obj = json!({ "apiVersion": api_version, "kind": kind, "metadata": { "name": name } });
     if let (Some(o), Some(rest)) = (obj.as_object_mut(), rest.as_object()) {
         o.extend(rest.clone());

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{len, text};
+use super::{access_modes, len, text};
 use crate::table::{Row, time};
 
 pub(super) fn config_map(obj: &Value) -> Row {
@@ -44,27 +44,6 @@ pub(super) fn lease(obj: &Value) -> Row {
         time::age(obj),
     ]
     .into()
-}
-
-/// Access modes as `RWO,ROX,RWX,RWOP`, in that order whatever the order given.
-fn access_modes(modes: &Value) -> String {
-    let modes: Vec<&str> = modes
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    [
-        ("ReadWriteOnce", "RWO"),
-        ("ReadOnlyMany", "ROX"),
-        ("ReadWriteMany", "RWX"),
-        ("ReadWriteOncePod", "RWOP"),
-    ]
-    .into_iter()
-    .filter(|(mode, _)| modes.contains(mode))
-    .map(|(_, short)| short)
-    .collect::<Vec<_>>()
-    .join(",")
 }
 
 pub(super) fn persistent_volume_claim(obj: &Value) -> Row {

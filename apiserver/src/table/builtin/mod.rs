@@ -4,10 +4,13 @@
 //! kube-apiserver prints from its internal types after defaulting, so a field left out reads as its default
 //! here too (a Deployment's `replicas` as 1, a Secret's `type` as `Opaque`).
 
+mod access;
+mod cluster;
 mod core;
 mod events;
 mod network;
 mod pod;
+mod storage;
 mod workloads;
 
 use serde_json::Value;
@@ -38,6 +41,37 @@ pub(super) fn printer(group: &str, kind: &str) -> Option<PrintRow> {
         ("", "Endpoints") => network::endpoints,
         ("networking.k8s.io", "Ingress") => network::ingress,
         ("coordination.k8s.io", "Lease") => core::lease,
+        ("", "ReplicationController") => workloads::replication_controller,
+        ("", "PodTemplate") => workloads::pod_template,
+        ("apps", "ControllerRevision") => workloads::controller_revision,
+        ("networking.k8s.io", "IngressClass") => network::ingress_class,
+        ("networking.k8s.io", "IPAddress") => network::ip_address,
+        ("networking.k8s.io", "ServiceCIDR") => network::service_cidr,
+        ("networking.k8s.io", "NetworkPolicy") => network::network_policy,
+        ("discovery.k8s.io", "EndpointSlice") => network::endpoint_slice,
+        ("", "PersistentVolume") => storage::persistent_volume,
+        ("storage.k8s.io", "StorageClass") => storage::storage_class,
+        ("storage.k8s.io", "CSIDriver") => storage::csi_driver,
+        ("storage.k8s.io", "CSINode") => storage::csi_node,
+        ("storage.k8s.io", "VolumeAttachment") => storage::volume_attachment,
+        ("storage.k8s.io", "VolumeAttributesClass") => storage::volume_attributes_class,
+        ("", "Node") => cluster::node,
+        ("", "ResourceQuota") => cluster::resource_quota,
+        ("scheduling.k8s.io", "PriorityClass") => cluster::priority_class,
+        ("node.k8s.io", "RuntimeClass") => cluster::runtime_class,
+        ("resource.k8s.io", "DeviceClass" | "ResourceClaimTemplate") => cluster::name_and_age,
+        ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => access::binding,
+        ("policy", "PodDisruptionBudget") => access::pod_disruption_budget,
+        (
+            "admissionregistration.k8s.io",
+            "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration",
+        ) => access::webhook_configuration,
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => {
+            access::validating_admission_policy
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => {
+            access::validating_admission_policy_binding
+        }
         _ => return None,
     };
     Some(print)
@@ -127,6 +161,27 @@ fn format_labels(map: &Value) -> String {
 
 fn none_if_empty(s: String) -> String {
     if s.is_empty() { "<none>".into() } else { s }
+}
+
+/// Access modes as `RWO,ROX,RWX,RWOP`, in that order whatever the order given.
+pub(super) fn access_modes(modes: &Value) -> String {
+    let modes: Vec<&str> = modes
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    [
+        ("ReadWriteOnce", "RWO"),
+        ("ReadOnlyMany", "ROX"),
+        ("ReadWriteMany", "RWX"),
+        ("ReadWriteOncePod", "RWOP"),
+    ]
+    .into_iter()
+    .filter(|(mode, _)| modes.contains(mode))
+    .map(|(_, short)| short)
+    .collect::<Vec<_>>()
+    .join(",")
 }
 
 /// A load balancer's ingress points (IPs, else hostnames), sorted, deduplicated and comma-joined.

@@ -211,3 +211,107 @@ mod tests {
         );
     }
 }
+
+pub(super) fn ingress_class(obj: &Value) -> Row {
+    let parameters = match obj["spec"]["parameters"].as_object() {
+        None => "<none>".to_string(),
+        Some(p) => {
+            let kind = p.get("kind").map(text).unwrap_or_default();
+            let kind = match p.get("apiGroup").and_then(Value::as_str) {
+                Some(group) => format!("{kind}.{group}"),
+                None => kind,
+            };
+            format!("{kind}/{}", p.get("name").map(text).unwrap_or_default())
+        }
+    };
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(text(&obj["spec"]["controller"])),
+        json!(parameters),
+        time::age(obj),
+    ]
+    .into()
+}
+
+pub(super) fn ip_address(obj: &Value) -> Row {
+    let parent = match obj["spec"]["parentRef"].as_object() {
+        None => "<none>".to_string(),
+        Some(r) => {
+            let field = |k: &str| r.get(k).map(text).unwrap_or_default();
+            let resource = match field("group").as_str() {
+                "" => field("resource"),
+                group => format!("{}.{group}", field("resource")),
+            };
+            let mut out = resource.to_lowercase();
+            if !field("namespace").is_empty() {
+                out = format!("{out}/{}", field("namespace"));
+            }
+            format!("{out}/{}", field("name"))
+        }
+    };
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(parent),
+        time::age(obj),
+    ]
+    .into()
+}
+
+pub(super) fn service_cidr(obj: &Value) -> Row {
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(joined(&obj["spec"]["cidrs"])),
+        time::age(obj),
+    ]
+    .into()
+}
+
+pub(super) fn network_policy(obj: &Value) -> Row {
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(super::format_selector(&obj["spec"]["podSelector"])),
+        time::age(obj),
+    ]
+    .into()
+}
+
+/// Up to three entries, then `+ N more...`; `<unset>` when there are none.
+fn list_with_more(all: Vec<String>) -> String {
+    const MAX: usize = 3;
+    let count = all.len();
+    let shown = all.into_iter().take(MAX).collect::<Vec<_>>().join(",");
+    if count > MAX {
+        format!("{shown} + {} more...", count - MAX)
+    } else if shown.is_empty() {
+        "<unset>".into()
+    } else {
+        shown
+    }
+}
+
+pub(super) fn endpoint_slice(obj: &Value) -> Row {
+    let ports = obj["ports"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| match (p["port"].as_i64(), p["name"].as_str()) {
+            (Some(port), _) => port.to_string(),
+            (None, Some(name)) => name.to_string(),
+            (None, None) => "*".to_string(),
+        })
+        .collect();
+    let addresses = obj["endpoints"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|e| e["addresses"].as_array().into_iter().flatten().map(text))
+        .collect();
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(text(&obj["addressType"])),
+        json!(list_with_more(ports)),
+        json!(list_with_more(addresses)),
+        time::age(obj),
+    ]
+    .into()
+}

@@ -167,3 +167,56 @@ pub(super) fn cron_job(obj: &Value) -> Row {
     ]
     .into()
 }
+
+pub(super) fn replication_controller(obj: &Value) -> Row {
+    let (names, images) = containers(&obj["spec"]["template"]["spec"]);
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(replicas(obj)),
+        json!(int(&obj["status"]["replicas"])),
+        json!(int(&obj["status"]["readyReplicas"])),
+        time::age(obj),
+        json!(names),
+        json!(images),
+        json!(format_labels(&obj["spec"]["selector"])),
+    ]
+    .into()
+}
+
+pub(super) fn pod_template(obj: &Value) -> Row {
+    let (names, images) = containers(&obj["template"]["spec"]);
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(names),
+        json!(images),
+        json!(format_labels(&obj["template"]["metadata"]["labels"])),
+    ]
+    .into()
+}
+
+pub(super) fn controller_revision(obj: &Value) -> Row {
+    let controller = obj["metadata"]["ownerReferences"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["controller"] == true)
+        .map_or_else(
+            || "<none>".to_string(),
+            |r| {
+                let api_version = text(&r["apiVersion"]);
+                let kind = text(&r["kind"]);
+                let group_kind = match api_version.split_once('/') {
+                    Some((group, _)) => format!("{kind}.{group}"),
+                    None => kind,
+                };
+                format!("{}/{}", group_kind.to_lowercase(), text(&r["name"]))
+            },
+        );
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(controller),
+        json!(int(&obj["revision"])),
+        time::age(obj),
+    ]
+    .into()
+}
