@@ -66,6 +66,16 @@ impl Render {
         }
     }
 
+    /// Renders one watch event's object: like [`Render::object`], but a Table after the first event has
+    /// `columnDefinitions: null`, as kube-apiserver sends them once per watch.
+    pub fn watch_object(&self, rt: &ResourceType, obj: Value, first: bool) -> Value {
+        let mut rendered = self.object(rt, obj);
+        if matches!(self, Render::Table(_)) && !first {
+            rendered["columnDefinitions"] = Value::Null;
+        }
+        rendered
+    }
+
     /// Renders a list (items in the request's version) with its list metadata.
     pub fn list(&self, rt: &ResourceType, items: Vec<Value>, list_meta: Value) -> Value {
         match self {
