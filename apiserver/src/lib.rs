@@ -89,12 +89,14 @@
 //!   (`kubernetes.io/pv-protection`, `kubernetes.io/vac-protection`), so they are gone as soon as deleted.
 //! - Discovery entries carry no `storageVersionHash`.
 //! - `kubectl get` tables (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`) have kube-apiserver's columns
-//!   and cells for custom resources (printer columns, with client-go's JSONPath) and for Pods, Services,
-//!   Endpoints, ConfigMaps, Secrets, ServiceAccounts, Namespaces, PersistentVolumeClaims, Events (core and
-//!   `events.k8s.io`), Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs, Ingresses and Leases.
-//!   The other built-in kinds print Name and Created At, as kube-apiserver prints Roles, ClusterRoles,
-//!   LimitRanges and CRDs; kube-apiserver has its own columns for the rest (Nodes, PersistentVolumes,
-//!   RoleBindings, StorageClasses, PodDisruptionBudgets, HorizontalPodAutoscalers, EndpointSlices, …).
+//!   and cells for custom resources (printer columns, with client-go's JSONPath) and for every built-in kind
+//!   kube-apiserver has a printer for; like kube-apiserver, the others (Roles, ClusterRoles, LimitRanges,
+//!   CSIStorageCapacities, CRDs) print Name and Created At. Where the in-memory object lacks a field
+//!   kube-apiserver always sets (a new Pod's or PersistentVolumeClaim's `Pending` phase, a claim's volume mode,
+//!   defaulted fields), the printer reads kube-apiserver's value. In `.*` and `..` JSONPath steps, maps are
+//!   walked in key order (Go walks them in random order).
+//! - A new CertificateSigningRequest gets no `spec.username` (no one is authenticated), so its table's
+//!   Requestor cell is empty; kube-apiserver records the requesting user.
 //! - `autoscaling/v1` HorizontalPodAutoscalers convert only the CPU utilization target and its current value
 //!   to and from the stored `v2` form; what `v1` cannot express is dropped (kube-apiserver keeps it in
 //!   `autoscaling.alpha.kubernetes.io/*` annotations), so an update through `v1` loses it.
@@ -102,8 +104,9 @@
 //! `tests/differential` runs the same scenarios here and on a real kube-apiserver (from `operator-envtest`)
 //! and compares the answers; the differences from the managedFields of built-in kinds to the protection
 //! finalizers above are what it found and could not remove, and it pins each of them on both servers; it
-//! leaves `storageVersionHash` out of its discovery comparison, does not compare `autoscaling/v1`, and
-//! compares the tables of the kinds with columns above. The
+//! leaves `storageVersionHash` out of its discovery comparison and does not compare `autoscaling/v1` objects
+//! (their tables it does compare, with every other table but an APIService's: the in-memory server has none
+//! of kube-apiserver's own). The
 //! ones before are by design (no authorization, no admission, no controllers running beside the server
 //! except garbage collection and the played workload status) and not compared.
 

@@ -8,7 +8,6 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, Sleep};
 
-use super::convert::from_storage;
 use super::error::ApiError;
 use super::registry::ResourceType;
 use super::store::{State, WatchItem};
@@ -89,8 +88,9 @@ impl WatchStream {
     fn encode(&mut self, item: WatchItem) -> Bytes {
         match item {
             WatchItem::Event(kind, obj) => {
-                let obj = from_storage(&self.rtype, &obj);
-                let rendered = self.render.watch_object(&self.rtype, obj, !self.sent_event);
+                let rendered = self
+                    .render
+                    .watch_object(&self.rtype, &obj, !self.sent_event);
                 self.sent_event = true;
                 self.line(kind.as_str(), rendered)
             }

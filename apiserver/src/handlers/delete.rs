@@ -122,7 +122,7 @@ pub(super) fn delete_collection(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
             (None, None),
             opts.dry_run,
         ) {
-            Ok(Deleted::Pending(o)) | Ok(Deleted::Gone(o)) => items.push(from_storage(rt, &o)),
+            Ok(Deleted::Pending(o)) | Ok(Deleted::Gone(o)) => items.push(o),
             Err(e) if e.code == 404 => {}
             Err(e) => return Err(e),
         }
@@ -131,7 +131,11 @@ pub(super) fn delete_collection(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
     drop(state);
     Ok(Reply::Json(
         200,
-        Render::Object.list(rt, items, json!({ "resourceVersion": rv.to_string() })),
+        Render::Object.list(
+            rt,
+            &items.iter().map(|o| o.as_ref()).collect::<Vec<_>>(),
+            json!({ "resourceVersion": rv.to_string() }),
+        ),
         Vec::new(),
     ))
 }

@@ -13,6 +13,7 @@ mod time;
 
 use serde_json::{Map, Value, json};
 
+use super::convert::from_storage;
 use super::registry::ResourceType;
 use custom::CustomColumns;
 
@@ -54,30 +55,34 @@ impl Render {
         }
     }
 
-    /// Renders one object (in the request's version).
-    pub fn object(&self, rt: &ResourceType, obj: Value) -> Value {
+    /// Renders one stored object in `rt`'s version. A Table's cells of a built-in kind are printed from the
+    /// stored form, as kube-apiserver prints from its internal form (an `autoscaling/v1` HorizontalPodAutoscaler
+    /// shows every metric); a custom resource's from the served version, whose printer columns they are.
+    pub fn object(&self, rt: &ResourceType, stored: &Value) -> Value {
+        let served = from_storage(rt, stored);
         match self {
-            Render::Object => obj,
-            Render::Metadata => partial(&obj),
+            Render::Object => served,
+            Render::Metadata => partial(&served),
             Render::Table(include) => {
-                let meta = json!({ "resourceVersion": obj["metadata"]["resourceVersion"] });
-                table(rt, vec![obj], *include, meta)
+                let meta = json!({ "resourceVersion": served["metadata"]["resourceVersion"] });
+                table(rt, vec![(stored, served)], *include, meta)
             }
         }
     }
 
     /// Renders one watch event's object: like [`Render::object`], but a Table after the first event has
     /// `columnDefinitions: null`, as kube-apiserver sends them once per watch.
-    pub fn watch_object(&self, rt: &ResourceType, obj: Value, first: bool) -> Value {
-        let mut rendered = self.object(rt, obj);
+    pub fn watch_object(&self, rt: &ResourceType, stored: &Value, first: bool) -> Value {
+        let mut rendered = self.object(rt, stored);
         if matches!(self, Render::Table(_)) && !first {
             rendered["columnDefinitions"] = Value::Null;
         }
         rendered
     }
 
-    /// Renders a list (items in the request's version) with its list metadata.
-    pub fn list(&self, rt: &ResourceType, items: Vec<Value>, list_meta: Value) -> Value {
+    /// Renders a list of stored objects in `rt`'s version, with its list metadata.
+    pub fn list(&self, rt: &ResourceType, stored: &[&Value], list_meta: Value) -> Value {
+        let items: Vec<Value> = stored.iter().map(|o| from_storage(rt, o)).collect();
         match self {
             Render::Object => {
                 let items = if rt.custom {
@@ -108,7 +113,10 @@ impl Render {
                 "metadata": list_meta,
                 "items": items.iter().map(partial).collect::<Vec<_>>(),
             }),
-            Render::Table(include) => table(rt, items, *include, list_meta),
+            Render::Table(include) => {
+                let pairs = stored.iter().copied().zip(items).collect();
+                table(rt, pairs, *include, list_meta)
+            }
         }
     }
 }
@@ -151,9 +159,11 @@ impl Printer {
         if rt.custom {
             return Printer::Custom(CustomColumns::new(&rt.printer_columns));
         }
+        // Printed from the stored form, so by the stored group (`events.k8s.io` Events are core Events).
+        let group = &rt.storage.0;
         match (
-            columns::of(&rt.group, &rt.kind),
-            builtin::printer(&rt.group, &rt.kind),
+            columns::of(group, &rt.kind),
+            builtin::printer(group, &rt.kind),
         ) {
             (Some(columns), Some(print)) => Printer::Builtin(columns, print),
             _ => Printer::Default,
@@ -181,7 +191,13 @@ impl Printer {
     }
 }
 
-fn table(rt: &ResourceType, items: Vec<Value>, include: Include, mut list_meta: Value) -> Value {
+/// A Table of (stored, served) objects.
+fn table(
+    rt: &ResourceType,
+    items: Vec<(&Value, Value)>,
+    include: Include,
+    mut list_meta: Value,
+) -> Value {
     // A Table's ListMeta leaves an empty continue token out.
     if let Some(meta) = list_meta.as_object_mut()
         && meta.get("continue").and_then(Value::as_str) == Some("")
@@ -191,8 +207,9 @@ fn table(rt: &ResourceType, items: Vec<Value>, include: Include, mut list_meta: 
     let printer = Printer::of(rt);
     let rows: Vec<Value> = items
         .into_iter()
-        .map(|obj| {
-            let Row { cells, conditions } = printer.row(&obj);
+        .map(|(stored, obj)| {
+            let printed = if rt.custom { &obj } else { stored };
+            let Row { cells, conditions } = printer.row(printed);
             let mut row = Map::new();
             row.insert("cells".into(), Value::Array(cells));
             if let Some(conditions) = conditions {

@@ -105,3 +105,50 @@ pub(super) fn validating_admission_policy_binding(obj: &Value) -> Row {
     ]
     .into()
 }
+
+/// A CertificateSigningRequest's condition: Denied, else Approved, else Pending; then `,Failed` and `,Issued`.
+fn csr_condition(obj: &Value) -> String {
+    let conditions: Vec<&str> = obj["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["type"].as_str())
+        .collect();
+    let mut state = if conditions.contains(&"Denied") {
+        "Denied".to_string()
+    } else if conditions.contains(&"Approved") {
+        "Approved".to_string()
+    } else {
+        "Pending".to_string()
+    };
+    if conditions.contains(&"Failed") {
+        state.push_str(",Failed");
+    }
+    if obj["status"]["certificate"]
+        .as_str()
+        .is_some_and(|c| !c.is_empty())
+    {
+        state.push_str(",Issued");
+    }
+    state
+}
+
+pub(super) fn certificate_signing_request(obj: &Value) -> Row {
+    let spec = &obj["spec"];
+    let signer = spec["signerName"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .unwrap_or("<none>");
+    let duration = spec["expirationSeconds"]
+        .as_i64()
+        .map_or_else(|| "<none>".to_string(), time::human_duration);
+    vec![
+        obj["metadata"]["name"].clone(),
+        time::age(obj),
+        json!(signer),
+        json!(text(&spec["username"])),
+        json!(duration),
+        json!(csr_condition(obj)),
+    ]
+    .into()
+}

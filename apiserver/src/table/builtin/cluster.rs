@@ -37,8 +37,7 @@ pub(super) fn node(obj: &Value) -> Row {
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|c| c["type"] == "Ready")
-        .last()
+        .rfind(|c| c["type"] == "Ready")
         .map(|c| {
             if c["status"] == "True" {
                 "Ready".to_string()
@@ -132,4 +131,46 @@ pub(super) fn runtime_class(obj: &Value) -> Row {
 /// Name and Age only (DeviceClass, ResourceClaimTemplate).
 pub(super) fn name_and_age(obj: &Value) -> Row {
     vec![obj["metadata"]["name"].clone(), time::age(obj)].into()
+}
+
+pub(super) fn resource_claim(obj: &Value) -> Row {
+    let deleted = !obj["metadata"]["deletionTimestamp"].is_null();
+    let status = &obj["status"];
+    let mut states = Vec::new();
+    if deleted {
+        states.push("deleted");
+    }
+    if status["allocation"].is_null() {
+        if !deleted {
+            states.push("pending");
+        }
+    } else {
+        states.push("allocated");
+        if status["reservedFor"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty())
+        {
+            states.push("reserved");
+        } else if deleted {
+            states.push("deallocating");
+        }
+    }
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(states.join(",")),
+        time::age(obj),
+    ]
+    .into()
+}
+
+pub(super) fn resource_slice(obj: &Value) -> Row {
+    let spec = &obj["spec"];
+    vec![
+        obj["metadata"]["name"].clone(),
+        json!(text(&spec["nodeName"])),
+        json!(text(&spec["driver"])),
+        json!(text(&spec["pool"]["name"])),
+        time::age(obj),
+    ]
+    .into()
 }

@@ -1,33 +1,9 @@
-//! Events, core (`v1`) and `events.k8s.io/v1`, printed alike: kube-apiserver prints both from its internal
-//! Event, so the newer kind's fields are read under their core names first.
+//! Events, core (`v1`) and `events.k8s.io/v1` alike: both are stored (and printed) as core Events.
 
 use serde_json::{Value, json};
 
 use super::{int, text};
 use crate::table::{Row, time};
-
-/// An `events.k8s.io/v1` Event under the field names of a core Event.
-fn as_core(obj: &Value) -> Value {
-    json!({
-        "metadata": obj["metadata"],
-        "involvedObject": obj["regarding"],
-        "reason": obj["reason"],
-        "message": obj["note"],
-        "source": obj["deprecatedSource"],
-        "firstTimestamp": obj["deprecatedFirstTimestamp"],
-        "lastTimestamp": obj["deprecatedLastTimestamp"],
-        "count": obj["deprecatedCount"],
-        "type": obj["type"],
-        "eventTime": obj["eventTime"],
-        "series": obj["series"],
-        "reportingComponent": obj["reportingController"],
-        "reportingInstance": obj["reportingInstance"],
-    })
-}
-
-pub(super) fn event(obj: &Value) -> Row {
-    core_event(&as_core(obj))
-}
 
 /// A time that is set (not absent, null or empty).
 fn set(v: &Value) -> bool {

@@ -5,9 +5,11 @@
 //! here too (a Deployment's `replicas` as 1, a Secret's `type` as `Opaque`).
 
 mod access;
+mod autoscaling;
 mod cluster;
 mod core;
 mod events;
+mod flow;
 mod network;
 mod pod;
 mod storage;
@@ -20,7 +22,8 @@ use super::Row;
 /// Prints one object of a kind into its row.
 pub(super) type PrintRow = fn(&Value) -> Row;
 
-/// The printer of a built-in kind, if kube-apiserver has one that is written here.
+/// The printer of a built-in kind (by the group it is stored in), if kube-apiserver has one that is written
+/// here.
 pub(super) fn printer(group: &str, kind: &str) -> Option<PrintRow> {
     let print: PrintRow = match (group, kind) {
         ("apps", "Deployment") => workloads::deployment,
@@ -36,7 +39,6 @@ pub(super) fn printer(group: &str, kind: &str) -> Option<PrintRow> {
         ("", "ServiceAccount") => core::service_account,
         ("", "PersistentVolumeClaim") => core::persistent_volume_claim,
         ("", "Event") => events::core_event,
-        ("events.k8s.io", "Event") => events::event,
         ("", "Service") => network::service,
         ("", "Endpoints") => network::endpoints,
         ("networking.k8s.io", "Ingress") => network::ingress,
@@ -66,6 +68,15 @@ pub(super) fn printer(group: &str, kind: &str) -> Option<PrintRow> {
             "admissionregistration.k8s.io",
             "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration",
         ) => access::webhook_configuration,
+        ("autoscaling", "HorizontalPodAutoscaler") => autoscaling::horizontal_pod_autoscaler,
+        ("certificates.k8s.io", "CertificateSigningRequest") => access::certificate_signing_request,
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema") => flow::flow_schema,
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration") => {
+            flow::priority_level_configuration
+        }
+        ("apiregistration.k8s.io", "APIService") => flow::api_service,
+        ("resource.k8s.io", "ResourceClaim") => cluster::resource_claim,
+        ("resource.k8s.io", "ResourceSlice") => cluster::resource_slice,
         ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => {
             access::validating_admission_policy
         }

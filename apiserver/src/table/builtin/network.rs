@@ -181,37 +181,6 @@ pub(super) fn ingress(obj: &Value) -> Row {
     .into()
 }
 
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn endpoints_show_three_then_a_count() {
-        let obj = json!({"subsets": [
-            {"addresses": [{"ip": "10.0.0.1"}, {"ip": "10.0.0.2"}], "ports": [{"port": 80}, {"port": 443}]},
-            {"addresses": [{"ip": "fd00::1"}]},
-        ]});
-        assert_eq!(
-            endpoint_list(&obj),
-            "10.0.0.1:80,10.0.0.2:80,10.0.0.1:443 + 2 more..."
-        );
-        assert_eq!(endpoint_list(&json!({})), "<none>");
-    }
-
-    #[test]
-    fn ingress_hosts() {
-        let rules = |hosts: &[&str]| json!({"rules": hosts.iter().map(|h| json!({"host": h})).collect::<Vec<_>>()});
-        assert_eq!(hosts(&rules(&[])), "*");
-        assert_eq!(hosts(&rules(&["a", ""])), "a");
-        assert_eq!(
-            hosts(&rules(&["a", "b", "c", "d", "e"])),
-            "a,b,c + 2 more..."
-        );
-    }
-}
-
 pub(super) fn ingress_class(obj: &Value) -> Row {
     let parameters = match obj["spec"]["parameters"].as_object() {
         None => "<none>".to_string(),
@@ -314,4 +283,35 @@ pub(super) fn endpoint_slice(obj: &Value) -> Row {
         time::age(obj),
     ]
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn endpoints_show_three_then_a_count() {
+        let obj = json!({"subsets": [
+            {"addresses": [{"ip": "10.0.0.1"}, {"ip": "10.0.0.2"}], "ports": [{"port": 80}, {"port": 443}]},
+            {"addresses": [{"ip": "fd00::1"}]},
+        ]});
+        assert_eq!(
+            endpoint_list(&obj),
+            "10.0.0.1:80,10.0.0.2:80,10.0.0.1:443 + 2 more..."
+        );
+        assert_eq!(endpoint_list(&json!({})), "<none>");
+    }
+
+    #[test]
+    fn ingress_hosts() {
+        let rules = |hosts: &[&str]| json!({"rules": hosts.iter().map(|h| json!({"host": h})).collect::<Vec<_>>()});
+        assert_eq!(hosts(&rules(&[])), "*");
+        assert_eq!(hosts(&rules(&["a", ""])), "a");
+        assert_eq!(
+            hosts(&rules(&["a", "b", "c", "d", "e"])),
+            "a,b,c + 2 more..."
+        );
+    }
 }
