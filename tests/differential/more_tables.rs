@@ -6,6 +6,7 @@
 use kube::Client;
 use serde_json::json;
 
+use crate::deviations::CSR_REQUESTOR;
 use crate::support::{Transcript, run};
 use crate::tables::{core, create, group, object, pod_template, status, table};
 
@@ -146,8 +147,51 @@ async fn namespaced(client: Client, ns: String) -> Transcript {
     )
     .await;
 
+    let autoscalers = group(&ns, "autoscaling/v2", "horizontalpodautoscalers");
+    let target = json!({ "apiVersion": "apps/v1", "kind": "Deployment", "name": "web" });
+    let hpa = json!({ "spec": { "scaleTargetRef": target, "minReplicas": 2, "maxReplicas": 5, "metrics": [
+        { "type": "Resource", "resource": { "name": "cpu", "target": { "type": "Utilization", "averageUtilization": 60 } } },
+        { "type": "Pods", "pods": { "metric": { "name": "qps" }, "target": { "type": "AverageValue", "averageValue": "10" } } },
+        { "type": "External", "external": { "metric": { "name": "queue" }, "target": { "type": "Value", "value": "30" } } },
+    ] } });
+    create(
+        c,
+        &autoscalers,
+        object("autoscaling/v2", "HorizontalPodAutoscaler", "busy", hpa),
+    )
+    .await;
+    status(c, &format!("{autoscalers}/busy"), json!({
+        "currentReplicas": 3, "desiredReplicas": 3,
+        "currentMetrics": [{ "type": "Resource", "resource": { "name": "cpu", "current": { "averageUtilization": 45, "averageValue": "100m" } } }],
+    })).await;
+    let defaulted = json!({ "spec": { "scaleTargetRef": target, "maxReplicas": 3 } });
+    create(
+        c,
+        &autoscalers,
+        object(
+            "autoscaling/v2",
+            "HorizontalPodAutoscaler",
+            "plain",
+            defaulted,
+        ),
+    )
+    .await;
+
+    let claims_v1 = group(&ns, "resource.k8s.io/v1", "resourceclaims");
+    let claim = json!({ "spec": { "devices": { "requests": [{ "name": "gpu", "exactly": { "deviceClassName": "gpu" } }] } } });
+    create(
+        c,
+        &claims_v1,
+        object("resource.k8s.io/v1", "ResourceClaim", "gpu", claim),
+    )
+    .await;
+
     let mut t = Transcript::new(client.clone());
     let none = |path: &str| format!("{path}?includeObject=None");
+    table(&mut t, "autoscalers", &none(&autoscalers)).await;
+    let v1 = group(&ns, "autoscaling/v1", "horizontalpodautoscalers");
+    table(&mut t, "autoscalers through v1", &none(&v1)).await;
+    table(&mut t, "resourceclaims", &none(&claims_v1)).await;
     table(&mut t, "replicationcontrollers", &none(&rcs)).await;
     table(&mut t, "podtemplates", &none(&templates)).await;
     table(&mut t, "controllerrevisions", &none(&revisions)).await;
@@ -460,6 +504,94 @@ async fn cluster_scoped(client: Client, ns: String) -> Transcript {
     )
     .await;
 
+    let flow = "/apis/flowcontrol.apiserver.k8s.io/v1";
+    let levels = format!("{flow}/prioritylevelconfigurations");
+    let queued = json!({ "spec": { "type": "Limited", "limited": { "nominalConcurrencyShares": 5,
+        "limitResponse": { "type": "Queue", "queuing": { "queues": 16 } } } } });
+    create(
+        c,
+        &levels,
+        object(
+            "flowcontrol.apiserver.k8s.io/v1",
+            "PriorityLevelConfiguration",
+            &name("queued"),
+            queued,
+        ),
+    )
+    .await;
+    let rejecting = json!({ "spec": { "type": "Limited", "limited": { "limitResponse": { "type": "Reject" } } } });
+    create(
+        c,
+        &levels,
+        object(
+            "flowcontrol.apiserver.k8s.io/v1",
+            "PriorityLevelConfiguration",
+            &name("reject"),
+            rejecting,
+        ),
+    )
+    .await;
+    let schemas = format!("{flow}/flowschemas");
+    let schema = json!({ "spec": {
+        "priorityLevelConfiguration": { "name": name("queued") }, "matchingPrecedence": 5000,
+        "distinguisherMethod": { "type": "ByUser" },
+    } });
+    create(
+        c,
+        &schemas,
+        object(
+            "flowcontrol.apiserver.k8s.io/v1",
+            "FlowSchema",
+            &name("fs"),
+            schema,
+        ),
+    )
+    .await;
+    status(c, &format!("{schemas}/{}", name("fs")), json!({ "conditions": [{
+        "type": "Dangling", "status": "False", "reason": "Found", "lastTransitionTime": "2026-01-01T00:00:00Z",
+        "message": format!("This FlowSchema references the PriorityLevelConfiguration object named \"{}\" and it exists", name("queued")),
+    }] })).await;
+
+    let addresses = "/apis/networking.k8s.io/v1/ipaddresses".to_string();
+    let address = json!({ "spec": { "parentRef": {
+        "group": "", "resource": "services", "namespace": ns, "name": "web",
+    } } });
+    create(
+        c,
+        &addresses,
+        object("networking.k8s.io/v1", "IPAddress", "10.99.0.77", address),
+    )
+    .await;
+
+    let slices = "/apis/resource.k8s.io/v1/resourceslices".to_string();
+    let slice = json!({ "spec": {
+        "driver": "gpu.example.dev", "nodeName": "n1", "devices": [],
+        "pool": { "name": "pool-a", "generation": 1, "resourceSliceCount": 1 },
+    } });
+    create(
+        c,
+        &slices,
+        object("resource.k8s.io/v1", "ResourceSlice", &name("slice"), slice),
+    )
+    .await;
+
+    let requests = "/apis/certificates.k8s.io/v1/certificatesigningrequests".to_string();
+    let csr = json!({ "spec": {
+        "request": tests::builtin_objects::CSR, "signerName": "example.dev/signer",
+        "usages": ["digital signature"], "expirationSeconds": 7200,
+    } });
+    create(
+        c,
+        &requests,
+        object(
+            "certificates.k8s.io/v1",
+            "CertificateSigningRequest",
+            &name("csr"),
+            csr,
+        ),
+    )
+    .await;
+
     let mut t = Transcript::new(client.clone());
     one(&mut t, "node", &nodes, &name("node")).await;
     one(&mut t, "bare node", &nodes, &name("bare")).await;
@@ -512,10 +644,21 @@ async fn cluster_scoped(client: Client, ns: String) -> Transcript {
     .await;
     one(&mut t, "binding without", &policy_bindings, &name("bare")).await;
     one(&mut t, "deviceclass", &devices, &name("gpu")).await;
+    one(&mut t, "queued priority level", &levels, &name("queued")).await;
+    one(&mut t, "rejecting priority level", &levels, &name("reject")).await;
+    one(&mut t, "flowschema", &schemas, &name("fs")).await;
+    one(&mut t, "resourceslice", &slices, &name("slice")).await;
+    one(&mut t, "ipaddress", &addresses, "10.99.0.77").await;
+    one(&mut t, "certificatesigningrequest", &requests, &name("csr")).await;
     t
 }
 
 #[tokio::test]
 async fn tables_of_cluster_scoped_kinds_match() {
-    run("tables_of_cluster_scoped_kinds_match", &[], cluster_scoped).await;
+    run(
+        "tables_of_cluster_scoped_kinds_match",
+        &[CSR_REQUESTOR],
+        cluster_scoped,
+    )
+    .await;
 }

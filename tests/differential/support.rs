@@ -54,6 +54,57 @@ pub struct WidgetStatus {
     pub phase: Option<String>,
 }
 
+/// The CRD of the table scenarios (`tables.rs`), as JSON: Gadgets, whose printer columns use filters, indexes,
+/// slices, unions, recursive descent, every column type and a wide column.
+pub fn gadget_crd() -> Value {
+    let column = |name: &str, type_: &str, path: &str| json!({ "name": name, "type": type_, "jsonPath": path });
+    let mut wide = column("Count", "integer", ".spec.count");
+    wide["priority"] = json!(1);
+    wide["description"] = json!("How many");
+    let mut ratio = column("Ratio", "number", ".spec.ratio");
+    ratio["format"] = json!("float");
+    let open = json!({ "type": "object", "x-kubernetes-preserve-unknown-fields": true });
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": { "name": "gadgets.tables.example.dev" },
+        "spec": {
+            "group": "tables.example.dev", "scope": "Namespaced",
+            "names": { "plural": "gadgets", "singular": "gadget", "kind": "Gadget" },
+            "versions": [{
+                "name": "v1", "served": true, "storage": true, "subresources": { "status": {} },
+                "schema": { "openAPIV3Schema": { "type": "object", "properties": { "spec": open, "status": open } } },
+                "additionalPrinterColumns": [
+                    column("Ready", "string", r#".status.conditions[?(@.type=="Ready")].status"#),
+                    column("Reason", "string", r#".status.conditions[?(@.status!="True")].reason"#),
+                    column("First", "string", ".status.conditions[*].type"),
+                    wide,
+                    ratio,
+                    column("Whole", "number", ".spec.count"),
+                    column("On", "boolean", ".spec.on"),
+                    column("Since", "date", ".status.since"),
+                    column("Bad Date", "date", ".spec.tags[0]"),
+                    column("Last", "string", ".spec.tags[-1]"),
+                    column("Some", "string", ".spec.tags[1:]"),
+                    column("Union", "string", ".spec.tags[1,0]"),
+                    column("Out", "string", ".spec.tags[9]"),
+                    column("Big", "integer", ".spec.items[?(@.n>1)].n"),
+                    column("Tagged", "string", ".spec.items[?(@.tag)].n"),
+                    column("Mismatch", "string", r#".spec.items[?(@.n=="1")].n"#),
+                    column("Deep", "string", "..n"),
+                    column("Obj", "string", ".spec.obj"),
+                    column("Key", "string", ".spec['obj']"),
+                    column("Label", "string", r".metadata.labels.app\.kubernetes\.io/name"),
+                    column("Null", "string", ".spec.nothing"),
+                ],
+            }],
+        },
+    })
+}
+
+fn gadget_definition() -> CustomResourceDefinition {
+    serde_json::from_value(gadget_crd()).expect("the Gadget CRD deserializes")
+}
+
 /// The collection path of widgets in a namespace.
 pub fn widgets(ns: &str) -> String {
     format!("/apis/diff.example.dev/v1/namespaces/{ns}/widgets")
@@ -293,8 +344,36 @@ pub struct Deviation {
     pub paths: &'static [&'static str],
 }
 
+/// Scenarios run side by side under a read guard; one that must see no other write run alone, under the
+/// write guard.
+fn side_by_side() -> &'static tokio::sync::RwLock<()> {
+    static LOCK: std::sync::OnceLock<tokio::sync::RwLock<()>> = std::sync::OnceLock::new();
+    LOCK.get_or_init(|| tokio::sync::RwLock::new(()))
+}
+
 /// Runs `scenario` on the in-memory server and on the real control plane and compares the transcripts.
 pub async fn run<F, Fut>(name: &str, deviations: &[Deviation], scenario: F)
+where
+    F: Fn(Client, String) -> Fut,
+    Fut: Future<Output = Transcript>,
+{
+    let _beside_others = side_by_side().read().await;
+    compare_runs(name, deviations, scenario).await;
+}
+
+/// [`run`] while no other `run` scenario runs: for scenarios that compare a resourceVersion kube-apiserver
+/// takes from its watch cache, which any write in the cluster moves on (a streamed list's initial-events
+/// bookmark). The tests that call [`both`] themselves are not held back.
+pub async fn run_alone<F, Fut>(name: &str, deviations: &[Deviation], scenario: F)
+where
+    F: Fn(Client, String) -> Fut,
+    Fut: Future<Output = Transcript>,
+{
+    let _alone = side_by_side().write().await;
+    compare_runs(name, deviations, scenario).await;
+}
+
+async fn compare_runs<F, Fut>(name: &str, deviations: &[Deviation], scenario: F)
 where
     F: Fn(Client, String) -> Fut,
     Fut: Future<Output = Transcript>,
@@ -311,14 +390,14 @@ where
 }
 
 /// A client and a fresh namespace (with the Widget CRD installed) on the in-memory server, then on the real
-/// one; `None` (after a message) without a control plane.
+/// one, both with the Gadget CRD of the table scenarios too; `None` (after a message) without a control plane.
 pub async fn both(name: &str) -> Option<[(Client, String); 2]> {
     let cp = ControlPlane::shared_or_skip(name).await?;
     let server = ApiServer::builder().controllers(false).build();
     let memory = server.client();
     install_crd(&memory).await;
     let memory_ns = namespace(&memory).await;
-    cp.install_crds([Widget::crd()])
+    cp.install_crds([Widget::crd(), gadget_definition()])
         .await
         .expect("the CRD installs on the control plane");
     let real = cp.client().expect("a client");
@@ -326,12 +405,15 @@ pub async fn both(name: &str) -> Option<[(Client, String); 2]> {
     Some([(memory, memory_ns), (real, real_ns)])
 }
 
-/// Creates the CRD on the in-memory server and waits (bounded) until it is served.
+/// Creates the Widget and Gadget CRDs on the in-memory server and waits (bounded) until widgets are served.
 pub async fn install_crd(client: &Client) {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     crds.create(&PostParams::default(), &Widget::crd())
         .await
         .expect("the CRD is created");
+    crds.create(&PostParams::default(), &gadget_definition())
+        .await
+        .expect("the Gadget CRD is created");
     let widgets: Api<Widget> = Api::default_namespaced(client.clone());
     for _ in 0..200 {
         if widgets.list(&Default::default()).await.is_ok() {

@@ -10,7 +10,7 @@ use kube::Client;
 use serde_json::{Value, json};
 
 use crate::deviations::JOB_SELECTOR;
-use crate::support::{MERGE, Transcript, configmap, deployment, run, widget, widgets};
+use crate::support::{MERGE, Transcript, configmap, deployment, gadget_crd, run, widget, widgets};
 
 /// The `Accept` header kubectl sends for `get`.
 const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";
@@ -464,52 +464,6 @@ async fn pod_service_and_event_tables_match() {
     .await;
 }
 
-/// A CRD whose printer columns use filters, indexes, typed columns and a wide column.
-fn gadget_crd() -> Value {
-    let column = |name: &str, type_: &str, path: &str| json!({ "name": name, "type": type_, "jsonPath": path });
-    let mut wide = column("Count", "integer", ".spec.count");
-    wide["priority"] = json!(1);
-    wide["description"] = json!("How many");
-    let mut ratio = column("Ratio", "number", ".spec.ratio");
-    ratio["format"] = json!("float");
-    let open = json!({ "type": "object", "x-kubernetes-preserve-unknown-fields": true });
-    json!({
-        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-        "metadata": { "name": "gadgets.tables.example.dev" },
-        "spec": {
-            "group": "tables.example.dev", "scope": "Namespaced",
-            "names": { "plural": "gadgets", "singular": "gadget", "kind": "Gadget" },
-            "versions": [{
-                "name": "v1", "served": true, "storage": true, "subresources": { "status": {} },
-                "schema": { "openAPIV3Schema": { "type": "object", "properties": { "spec": open, "status": open } } },
-                "additionalPrinterColumns": [
-                    column("Ready", "string", r#".status.conditions[?(@.type=="Ready")].status"#),
-                    column("Reason", "string", r#".status.conditions[?(@.status!="True")].reason"#),
-                    column("First", "string", ".status.conditions[*].type"),
-                    wide,
-                    ratio,
-                    column("Whole", "number", ".spec.count"),
-                    column("On", "boolean", ".spec.on"),
-                    column("Since", "date", ".status.since"),
-                    column("Bad Date", "date", ".spec.tags[0]"),
-                    column("Last", "string", ".spec.tags[-1]"),
-                    column("Some", "string", ".spec.tags[1:]"),
-                    column("Union", "string", ".spec.tags[1,0]"),
-                    column("Out", "string", ".spec.tags[9]"),
-                    column("Big", "integer", ".spec.items[?(@.n>1)].n"),
-                    column("Tagged", "string", ".spec.items[?(@.tag)].n"),
-                    column("Mismatch", "string", r#".spec.items[?(@.n=="1")].n"#),
-                    column("Deep", "string", "..n"),
-                    column("Obj", "string", ".spec.obj"),
-                    column("Key", "string", ".spec['obj']"),
-                    column("Label", "string", r".metadata.labels.app\.kubernetes\.io/name"),
-                    column("Null", "string", ".spec.nothing"),
-                ],
-            }],
-        },
-    })
-}
-
 fn gadget(name: &str, spec: Value) -> Value {
     json!({
         "apiVersion": "tables.example.dev/v1", "kind": "Gadget",
@@ -518,7 +472,7 @@ fn gadget(name: &str, spec: Value) -> Value {
     })
 }
 
-/// Creates the Gadget CRD (once per server) and waits until it is served.
+/// Makes sure the Gadget CRD is there and waits until it is served.
 async fn install_gadgets(client: &Client, ns: &str) {
     let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
     let body = serde_json::to_vec(&gadget_crd()).expect("a JSON body");
@@ -529,7 +483,9 @@ async fn install_gadgets(client: &Client, ns: &str) {
         .body(body)
         .expect("a request");
     if let Err(e) = client.request_text(request).await {
-        // Another run on the same control plane may have installed it.
+        // `support::both` installs it on both servers before any scenario runs, so that discovery agrees
+        // (`kinds.rs`) and no CRD is created on kube-apiserver while another scenario watches (it sends
+        // that watch an extra bookmark).
         assert!(
             e.to_string().contains("already exists"),
             "creating the CRD: {e}"
