@@ -2,7 +2,9 @@
 //!
 //! Each scenario runs once on `ApiServer::builder().controllers(false)` and once on the shared envtest control
 //! plane (skipped with a message when no binaries are found, unless `OPERATOR_REQUIRE_CONTROL_PLANE` is set),
-//! each in a fresh namespace; the two transcripts are normalized and compared (`support.rs`).
+//! each in a fresh namespace; the two transcripts are normalized and compared (`support.rs`). Scenarios run
+//! side by side, but `streamed_lists` runs alone (`support::run_alone`): the bookmarks it compares carry the
+//! watch cache's resourceVersion, which any other write moves on.
 //!
 //! # Known deviations
 //!

@@ -329,6 +329,29 @@ async fn pods_services_and_events(client: Client, ns: String) -> Transcript {
     let external = json!({ "spec": { "type": "ExternalName", "externalName": "db.example.com" } });
     create(c, &services, object("v1", "Service", "external", external)).await;
 
+    let balanced = json!({ "spec": {
+        "type": "LoadBalancer", "clusterIP": "10.0.200.7", "externalIPs": ["198.51.100.1"],
+        "selector": { "app": "p" }, "ports": [{ "port": 80, "nodePort": 30777 }],
+    } });
+    create(c, &services, object("v1", "Service", "balanced", balanced)).await;
+    status(
+        c,
+        &format!("{services}/balanced"),
+        json!({ "loadBalancer": { "ingress": [
+        { "hostname": "lb.example.com" }, { "ip": "192.0.2.1" },
+    ] } }),
+    )
+    .await;
+    let pending = json!({ "spec": {
+        "type": "LoadBalancer", "clusterIP": "10.0.200.9", "ports": [{ "port": 80, "nodePort": 30779 }],
+    } });
+    create(c, &services, object("v1", "Service", "waiting", pending)).await;
+    let node_port = json!({ "spec": {
+        "type": "NodePort", "clusterIP": "10.0.200.8",
+        "ports": [{ "name": "https", "port": 443, "nodePort": 30778 }, { "name": "dns", "port": 53, "nodePort": 30053, "protocol": "UDP" }],
+    } });
+    create(c, &services, object("v1", "Service", "nodeport", node_port)).await;
+
     let endpoints = json!({ "subsets": [
         { "addresses": [{ "ip": "10.1.0.1" }, { "ip": "10.1.0.2" }], "ports": [{ "name": "http", "port": 80 }, { "name": "https", "port": 443 }] },
     ] });
