@@ -338,8 +338,7 @@ impl Parser {
         }
         let value = self.consume();
         match value.as_str() {
-            // `{.}` (and `.` before a subscript) is the current value.
-            "" => {}
+            // An empty name (`{.}`) is a field no object has: kube-apiserver prints nothing for `.`.
             "*" => cur.push(Node::Wildcard),
             _ => cur.push(Node::Field(value.replace('\\', ""))),
         }

@@ -168,7 +168,41 @@ fn templates_keep_text_and_several_actions() {
             vec![json!(3)]
         ]
     );
-    assert_eq!(cell("."), Some(print(&obj)));
+    assert_eq!(cell("."), None, "kube-apiserver prints nothing for `.`");
+    assert_eq!(print(&obj["spec"]["count"]), "3");
+}
+
+/// More paths with the cells kube-apiserver 1.35 gave for the same object.
+#[test]
+fn paths_kube_apiserver_answered() {
+    let cases = [
+        (".spec.items[?(@.n==1.0)].n", None),
+        (".spec.list[-5]", None),
+        (".spec.list[2:1]", None),
+        (".spec.list[0:0]", None),
+        (".spec.obj[*]", None),
+        (".spec['count','ratio']", Some("3")),
+        (".spec.items[*].n", Some("1")),
+        (
+            r#".status.conditions[?(@.type=="Ready")]"#,
+            Some(r#"{"reason":"R","status":"False","type":"Ready"}"#),
+        ),
+        (r#".spec.list[?(@=="q")]"#, Some("q")),
+        (".spec.items[?(@.n>1.5)].n", None),
+        (r#".spec.list[?(@<"q")]"#, Some("p")),
+        (".spec.items[?(@.tag==true)].n", None),
+        (".spec.list[::2]", Some("p")),
+        (".spec.list[-2:]", Some("q")),
+    ];
+    for (path, want) in cases {
+        assert_eq!(cell(path).as_deref(), want, "{path}");
+    }
+    let status = object()["status"].to_string();
+    assert_eq!(
+        cell("..status"),
+        Some(status),
+        "the root's status comes first"
+    );
 }
 
 #[test]
