@@ -320,6 +320,79 @@ async fn pods_services_and_events(client: Client, ns: String) -> Transcript {
     .await;
     status(c, &format!("{pods}/done"), json!({ "phase": "Succeeded" })).await;
 
+    let mut init_spec = pod_template("i")["spec"].clone();
+    init_spec["initContainers"] = json!([
+        { "name": "setup", "image": "busybox:1" },
+        { "name": "proxy", "image": "envoy:1", "restartPolicy": "Always" },
+        { "name": "migrate", "image": "busybox:1" },
+    ]);
+    create(
+        c,
+        &pods,
+        object("v1", "Pod", "initializing", json!({ "spec": init_spec })),
+    )
+    .await;
+    let waiting = json!({ "waiting": { "reason": "PodInitializing" } });
+    status(c, &format!("{pods}/initializing"), json!({
+        "phase": "Pending",
+        "initContainerStatuses": [
+            { "name": "setup", "image": "busybox:1", "imageID": "", "ready": false, "restartCount": 1,
+              "state": { "terminated": { "exitCode": 0, "reason": "Completed" } } },
+            { "name": "proxy", "image": "envoy:1", "imageID": "", "ready": true, "started": true, "restartCount": 2,
+              "state": { "running": {} } },
+            { "name": "migrate", "image": "busybox:1", "imageID": "", "ready": false, "restartCount": 0,
+              "state": { "running": {} } },
+        ],
+        "containerStatuses": [
+            { "name": "app", "image": "nginx:1", "imageID": "", "ready": false, "restartCount": 0, "state": waiting },
+            { "name": "sidecar", "image": "busybox:1", "imageID": "", "ready": false, "restartCount": 0, "state": waiting },
+        ],
+    })).await;
+    create(
+        c,
+        &pods,
+        object(
+            "v1",
+            "Pod",
+            "failed",
+            json!({ "spec": pod_template("f")["spec"] }),
+        ),
+    )
+    .await;
+    status(c, &format!("{pods}/failed"), json!({
+        "phase": "Failed",
+        "containerStatuses": [
+            { "name": "app", "image": "nginx:1", "imageID": "", "ready": false, "restartCount": 0,
+              "state": { "terminated": { "exitCode": 2 } } },
+            { "name": "sidecar", "image": "busybox:1", "imageID": "", "ready": false, "restartCount": 0,
+              "state": { "terminated": { "exitCode": 0, "reason": "Completed" } } },
+        ],
+    })).await;
+    let mut held = object(
+        "v1",
+        "Pod",
+        "stopping",
+        json!({ "spec": pod_template("s")["spec"] }),
+    );
+    held["metadata"]["finalizers"] = json!(["example.dev/hold"]);
+    create(c, &pods, held).await;
+    write(
+        c,
+        "DELETE",
+        &format!("{pods}/stopping"),
+        "application/json",
+        &json!({}),
+    )
+    .await;
+
+    let deployments = group(&ns, "apps/v1", "deployments");
+    let mut web = deployment("web");
+    web["spec"]["replicas"] = json!(3);
+    create(c, &deployments, web).await;
+    status(c, &format!("{deployments}/web"), json!({
+        "observedGeneration": 1, "replicas": 3, "updatedReplicas": 3, "readyReplicas": 2, "availableReplicas": 2,
+    })).await;
+
     let services = core(&ns, "services");
     let headless = json!({ "spec": {
         "clusterIP": "None", "selector": { "app": "p", "tier": "web" },
@@ -443,6 +516,8 @@ async fn pods_services_and_events(client: Client, ns: String) -> Transcript {
 
     let mut t = Transcript::new(client.clone());
     table(&mut t, "pods", &format!("{pods}?includeObject=None")).await;
+    let with_status = format!("{deployments}?includeObject=None");
+    table(&mut t, "deployment with status", &with_status).await;
     table(
         &mut t,
         "services",
