@@ -39,6 +39,7 @@ fn int_or_string(v: &Value) -> String {
     }
 }
 
+/// A PodDisruptionBudget's row.
 pub(super) fn pod_disruption_budget(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
@@ -60,6 +61,7 @@ pub(super) fn webhook_configuration(obj: &Value) -> Row {
     .into()
 }
 
+/// A ValidatingAdmissionPolicy's row.
 pub(super) fn validating_admission_policy(obj: &Value) -> Row {
     let spec = &obj["spec"];
     let param_kind = match spec["paramKind"].as_object() {
@@ -79,6 +81,7 @@ pub(super) fn validating_admission_policy(obj: &Value) -> Row {
     .into()
 }
 
+/// A ValidatingAdmissionPolicyBinding's row.
 pub(super) fn validating_admission_policy_binding(obj: &Value) -> Row {
     let spec = &obj["spec"];
     let param = match spec["paramRef"].as_object() {
@@ -133,6 +136,7 @@ fn csr_condition(obj: &Value) -> String {
     state
 }
 
+/// A CertificateSigningRequest's row.
 pub(super) fn certificate_signing_request(obj: &Value) -> Row {
     let spec = &obj["spec"];
     let signer = spec["signerName"]

@@ -128,6 +128,7 @@ fn targets(obj: &Value) -> String {
     }
 }
 
+/// A HorizontalPodAutoscaler's row.
 pub(super) fn horizontal_pod_autoscaler(obj: &Value) -> Row {
     let (spec, target) = (&obj["spec"], &obj["spec"]["scaleTargetRef"]);
     vec![

@@ -31,6 +31,7 @@ fn roles(labels: &Value) -> String {
     }
 }
 
+/// A Node's row.
 pub(super) fn node(obj: &Value) -> Row {
     let status = &obj["status"];
     let mut state: Vec<String> = status["conditions"]
@@ -104,6 +105,7 @@ pub(super) fn resource_quota(obj: &Value) -> Row {
     .into()
 }
 
+/// A PriorityClass's row.
 pub(super) fn priority_class(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
@@ -119,6 +121,7 @@ pub(super) fn priority_class(obj: &Value) -> Row {
     .into()
 }
 
+/// A RuntimeClass's row.
 pub(super) fn runtime_class(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
@@ -133,6 +136,7 @@ pub(super) fn name_and_age(obj: &Value) -> Row {
     vec![obj["metadata"]["name"].clone(), time::age(obj)].into()
 }
 
+/// A ResourceClaim's row.
 pub(super) fn resource_claim(obj: &Value) -> Row {
     let deleted = !obj["metadata"]["deletionTimestamp"].is_null();
     let status = &obj["status"];
@@ -163,6 +167,7 @@ pub(super) fn resource_claim(obj: &Value) -> Row {
     .into()
 }
 
+/// A ResourceSlice's row.
 pub(super) fn resource_slice(obj: &Value) -> Row {
     let spec = &obj["spec"];
     vec![

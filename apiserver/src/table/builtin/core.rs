@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use super::{access_modes, len, text};
 use crate::table::{Row, time};
 
+/// A ConfigMap's row.
 pub(super) fn config_map(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
@@ -14,6 +15,7 @@ pub(super) fn config_map(obj: &Value) -> Row {
     .into()
 }
 
+/// A Secret's row.
 pub(super) fn secret(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
@@ -24,6 +26,7 @@ pub(super) fn secret(obj: &Value) -> Row {
     .into()
 }
 
+/// A Namespace's row.
 pub(super) fn namespace(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
@@ -33,10 +36,12 @@ pub(super) fn namespace(obj: &Value) -> Row {
     .into()
 }
 
+/// A ServiceAccount's row.
 pub(super) fn service_account(obj: &Value) -> Row {
     vec![obj["metadata"]["name"].clone(), time::age(obj)].into()
 }
 
+/// A Lease's row.
 pub(super) fn lease(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
@@ -46,6 +51,7 @@ pub(super) fn lease(obj: &Value) -> Row {
     .into()
 }
 
+/// A PersistentVolumeClaim's row.
 pub(super) fn persistent_volume_claim(obj: &Value) -> Row {
     let (meta, spec, status) = (&obj["metadata"], &obj["spec"], &obj["status"]);
     // Both default on kube-apiserver: the phase to Pending, the volume mode to Filesystem.

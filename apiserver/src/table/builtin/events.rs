@@ -10,6 +10,7 @@ fn set(v: &Value) -> bool {
     v.as_str().is_some_and(|s| !s.is_empty())
 }
 
+/// A core Event's row.
 pub(super) fn core_event(obj: &Value) -> Row {
     let first = if set(&obj["firstTimestamp"]) {
         time::since(&obj["firstTimestamp"])

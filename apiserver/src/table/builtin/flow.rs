@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use super::text;
 use crate::table::{Row, time};
 
+/// A FlowSchema's row.
 pub(super) fn flow_schema(obj: &Value) -> Row {
     let spec = &obj["spec"];
     let distinguisher = spec["distinguisherMethod"]["type"]
@@ -28,6 +29,7 @@ pub(super) fn flow_schema(obj: &Value) -> Row {
     .into()
 }
 
+/// A PriorityLevelConfiguration's row.
 pub(super) fn priority_level_configuration(obj: &Value) -> Row {
     let spec = &obj["spec"];
     let none = || json!("<none>");
@@ -60,6 +62,7 @@ pub(super) fn priority_level_configuration(obj: &Value) -> Row {
     .into()
 }
 
+/// An APIService's row.
 pub(super) fn api_service(obj: &Value) -> Row {
     let service = match obj["spec"]["service"].as_object() {
         Some(s) => format!(

@@ -52,6 +52,7 @@ fn ports(spec: &Value) -> String {
         .join(",")
 }
 
+/// A Service's row.
 pub(super) fn service(obj: &Value) -> Row {
     let spec = &obj["spec"];
     // kube-apiserver keeps `clusterIPs` in step with `clusterIP`; read the latter when the former is missing.
@@ -132,6 +133,7 @@ fn endpoint_list(obj: &Value) -> String {
     }
 }
 
+/// An Endpoints's row.
 pub(super) fn endpoints(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
@@ -167,6 +169,7 @@ fn hosts(spec: &Value) -> String {
     }
 }
 
+/// An Ingress's row.
 pub(super) fn ingress(obj: &Value) -> Row {
     let spec = &obj["spec"];
     let tls = spec["tls"].as_array().is_some_and(|t| !t.is_empty());
@@ -181,6 +184,7 @@ pub(super) fn ingress(obj: &Value) -> Row {
     .into()
 }
 
+/// An IngressClass's row.
 pub(super) fn ingress_class(obj: &Value) -> Row {
     let parameters = match obj["spec"]["parameters"].as_object() {
         None => "<none>".to_string(),
@@ -202,6 +206,7 @@ pub(super) fn ingress_class(obj: &Value) -> Row {
     .into()
 }
 
+/// An IPAddress's row.
 pub(super) fn ip_address(obj: &Value) -> Row {
     let parent = match obj["spec"]["parentRef"].as_object() {
         None => "<none>".to_string(),
@@ -226,6 +231,7 @@ pub(super) fn ip_address(obj: &Value) -> Row {
     .into()
 }
 
+/// A ServiceCIDR's row.
 pub(super) fn service_cidr(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
@@ -235,6 +241,7 @@ pub(super) fn service_cidr(obj: &Value) -> Row {
     .into()
 }
 
+/// A NetworkPolicy's row.
 pub(super) fn network_policy(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
@@ -258,6 +265,7 @@ fn list_with_more(all: Vec<String>) -> String {
     }
 }
 
+/// An EndpointSlice's row.
 pub(super) fn endpoint_slice(obj: &Value) -> Row {
     let ports = obj["ports"]
         .as_array()

@@ -184,6 +184,7 @@ fn or_none(s: &Value) -> Value {
     }
 }
 
+/// A Pod's row.
 pub(super) fn pod(obj: &Value) -> Row {
     let (t, total) = tally(obj);
     let restarts = match &t.last_restart {

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use super::{access_modes, len, text};
 use crate::table::{Row, time};
 
+/// A PersistentVolume's row.
 pub(super) fn persistent_volume(obj: &Value) -> Row {
     let (meta, spec, status) = (&obj["metadata"], &obj["spec"], &obj["status"]);
     let claim = match spec["claimRef"].as_object() {
@@ -49,6 +50,7 @@ pub(super) fn persistent_volume(obj: &Value) -> Row {
     .into()
 }
 
+/// A StorageClass's row.
 pub(super) fn storage_class(obj: &Value) -> Row {
     let annotations = &obj["metadata"]["annotations"];
     let default = [
@@ -73,6 +75,7 @@ pub(super) fn storage_class(obj: &Value) -> Row {
     .into()
 }
 
+/// A CSIDriver's row.
 pub(super) fn csi_driver(obj: &Value) -> Row {
     let spec = &obj["spec"];
     let flag = |key: &str, default: bool| json!(spec[key].as_bool().unwrap_or(default));
@@ -105,6 +108,7 @@ pub(super) fn csi_driver(obj: &Value) -> Row {
     .into()
 }
 
+/// A CSINode's row.
 pub(super) fn csi_node(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
@@ -114,6 +118,7 @@ pub(super) fn csi_node(obj: &Value) -> Row {
     .into()
 }
 
+/// A VolumeAttachment's row.
 pub(super) fn volume_attachment(obj: &Value) -> Row {
     let spec = &obj["spec"];
     vec![
@@ -127,6 +132,7 @@ pub(super) fn volume_attachment(obj: &Value) -> Row {
     .into()
 }
 
+/// A VolumeAttributesClass's row.
 pub(super) fn volume_attributes_class(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),

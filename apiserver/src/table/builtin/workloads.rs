@@ -10,6 +10,7 @@ fn replicas(obj: &Value) -> i64 {
     obj["spec"]["replicas"].as_i64().unwrap_or(1)
 }
 
+/// A Deployment's row.
 pub(super) fn deployment(obj: &Value) -> Row {
     let status = &obj["status"];
     let (names, images) = containers(&obj["spec"]["template"]["spec"]);
@@ -30,6 +31,7 @@ pub(super) fn deployment(obj: &Value) -> Row {
     .into()
 }
 
+/// A ReplicaSet's row.
 pub(super) fn replica_set(obj: &Value) -> Row {
     let status = &obj["status"];
     let (names, images) = containers(&obj["spec"]["template"]["spec"]);
@@ -46,6 +48,7 @@ pub(super) fn replica_set(obj: &Value) -> Row {
     .into()
 }
 
+/// A StatefulSet's row.
 pub(super) fn stateful_set(obj: &Value) -> Row {
     let (names, images) = containers(&obj["spec"]["template"]["spec"]);
     vec![
@@ -62,6 +65,7 @@ pub(super) fn stateful_set(obj: &Value) -> Row {
     .into()
 }
 
+/// A DaemonSet's row.
 pub(super) fn daemon_set(obj: &Value) -> Row {
     let status = &obj["status"];
     let template = &obj["spec"]["template"]["spec"];
@@ -92,6 +96,7 @@ fn job_condition(obj: &Value, type_: &str) -> bool {
         .is_some_and(|c| c["status"] == "True")
 }
 
+/// A Job's row.
 pub(super) fn job(obj: &Value) -> Row {
     let (spec, status) = (&obj["spec"], &obj["status"]);
     let succeeded = int(&status["succeeded"]);
@@ -140,6 +145,7 @@ pub(super) fn job(obj: &Value) -> Row {
     .into()
 }
 
+/// A CronJob's row.
 pub(super) fn cron_job(obj: &Value) -> Row {
     let (spec, status) = (&obj["spec"], &obj["status"]);
     let last_schedule = match status.get("lastScheduleTime") {
@@ -168,6 +174,7 @@ pub(super) fn cron_job(obj: &Value) -> Row {
     .into()
 }
 
+/// A ReplicationController's row.
 pub(super) fn replication_controller(obj: &Value) -> Row {
     let (names, images) = containers(&obj["spec"]["template"]["spec"]);
     vec![
@@ -183,6 +190,7 @@ pub(super) fn replication_controller(obj: &Value) -> Row {
     .into()
 }
 
+/// A PodTemplate's row.
 pub(super) fn pod_template(obj: &Value) -> Row {
     let (names, images) = containers(&obj["template"]["spec"]);
     vec![
@@ -194,6 +202,7 @@ pub(super) fn pod_template(obj: &Value) -> Row {
     .into()
 }
 
+/// A ControllerRevision's row.
 pub(super) fn controller_revision(obj: &Value) -> Row {
     let controller = obj["metadata"]["ownerReferences"]
         .as_array()
