@@ -98,6 +98,7 @@ pub fn validate(crd: &Value, name: &str) -> ApiResult<()> {
                 ),
             ));
         }
+        printer_columns(&versions, &mut causes);
         for (i, v) in versions.iter().enumerate() {
             if let Some(schema) = v["schema"].get("openAPIV3Schema")
                 && let Err(e) = Schema::new(schema)
@@ -119,6 +120,73 @@ pub fn validate(crd: &Value, name: &str) -> ApiResult<()> {
             name,
             causes,
         ))
+    }
+}
+
+/// The checks of `additionalPrinterColumns`. kube-apiserver names the fields as its internal form holds them:
+/// `spec.additionalPrinterColumns[j]` when every version has the same columns, else
+/// `spec.versions[i].additionalPrinterColumns[j]`.
+fn printer_columns(versions: &[Value], causes: &mut Vec<Cause>) {
+    const TYPES: &str = "boolean,date,integer,number,string";
+    const FORMATS: &str = "byte,date,date-time,double,float,int32,int64,password";
+    let columns_of = |v: &Value| {
+        v["additionalPrinterColumns"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let shared = versions
+        .windows(2)
+        .all(|w| columns_of(&w[0]) == columns_of(&w[1]));
+    for (i, version) in versions.iter().enumerate() {
+        if shared && i > 0 {
+            break;
+        }
+        for (j, column) in columns_of(version).iter().enumerate() {
+            let at = if shared {
+                format!("spec.additionalPrinterColumns[{j}]")
+            } else {
+                format!("spec.versions[{i}].additionalPrinterColumns[{j}]")
+            };
+            let text = |key: &str| column[key].as_str().unwrap_or("");
+            if text("name").is_empty() {
+                causes.push(cause(
+                    &format!("{at}.name"),
+                    "FieldValueRequired",
+                    "Required value".into(),
+                ));
+            }
+            let type_ = text("type");
+            if type_.is_empty() {
+                let message = format!("Required value: must be one of {TYPES}");
+                causes.push(cause(&format!("{at}.type"), "FieldValueRequired", message));
+            } else if !TYPES.split(',').any(|t| t == type_) {
+                let message = format!("Invalid value: \"{type_}\": must be one of {TYPES}");
+                causes.push(cause(&format!("{at}.type"), "FieldValueInvalid", message));
+            }
+            let format = text("format");
+            if !format.is_empty() && !FORMATS.split(',').any(|f| f == format) {
+                let message = format!("Invalid value: \"{format}\": must be one of {FORMATS}");
+                causes.push(cause(&format!("{at}.format"), "FieldValueInvalid", message));
+            }
+            let path = text("jsonPath");
+            if path.is_empty() {
+                causes.push(cause(
+                    &format!("{at}.JSONPath"),
+                    "FieldValueRequired",
+                    "Required value".into(),
+                ));
+            } else if !path.starts_with('.') {
+                let message = format!(
+                    "Invalid value: \"{path}\": must be a simple json path starting with ."
+                );
+                causes.push(cause(
+                    &format!("{at}.JSONPath"),
+                    "FieldValueInvalid",
+                    message,
+                ));
+            }
+        }
     }
 }
 

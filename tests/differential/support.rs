@@ -95,6 +95,9 @@ pub fn gadget_crd() -> Value {
                     column("Key", "string", ".spec['obj']"),
                     column("Label", "string", r".metadata.labels.app\.kubernetes\.io/name"),
                     column("Null", "string", ".spec.nothing"),
+                    // kube-apiserver accepts a path it cannot parse, and drops it and the columns after it.
+                    column("Broken", "string", ".spec.tags["),
+                    column("After", "string", ".spec.count"),
                 ],
             }],
         },

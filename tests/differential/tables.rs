@@ -278,6 +278,15 @@ async fn workload_and_config_tables_match() {
     .await;
 }
 
+/// The label of the scenario's Events, and its selector: kube-apiserver's own controllers may report events
+/// in the namespace too (its IP allocator's repair loop about a Service given a cluster IP).
+const OURS: &str = "labelSelector=table%3Dyes";
+
+fn labelled(mut obj: Value) -> Value {
+    obj["metadata"]["labels"] = json!({ "table": "yes" });
+    obj
+}
+
 async fn pods_services_and_events(client: Client, ns: String) -> Transcript {
     let c = &client;
     let pods = core(&ns, "pods");
@@ -498,7 +507,7 @@ async fn pods_services_and_events(client: Client, ns: String) -> Transcript {
     create(
         c,
         &core(&ns, "events"),
-        object("v1", "Event", "crashing.1", event),
+        labelled(object("v1", "Event", "crashing.1", event)),
     )
     .await;
     let new_event = json!({
@@ -510,7 +519,7 @@ async fn pods_services_and_events(client: Client, ns: String) -> Transcript {
     create(
         c,
         &events,
-        object("events.k8s.io/v1", "Event", "synced.1", new_event),
+        labelled(object("events.k8s.io/v1", "Event", "synced.1", new_event)),
     )
     .await;
 
@@ -540,13 +549,13 @@ async fn pods_services_and_events(client: Client, ns: String) -> Transcript {
     table(
         &mut t,
         "core events",
-        &format!("{}?includeObject=None", core(&ns, "events")),
+        &format!("{}?includeObject=None&{OURS}", core(&ns, "events")),
     )
     .await;
     table(
         &mut t,
         "events.k8s.io events",
-        &format!("{events}?includeObject=None"),
+        &format!("{events}?includeObject=None&{OURS}"),
     )
     .await;
     t
@@ -647,4 +656,53 @@ async fn custom_resources(client: Client, ns: String) -> Transcript {
 #[tokio::test]
 async fn custom_resource_tables_match() {
     run("custom_resource_tables_match", &[], custom_resources).await;
+}
+
+/// A CRD named after its one printer column (`column` JSON) and `versions` versions with those columns on
+/// the first only (or on its only one).
+fn crd_with_column(plural: &str, column: Value, versions: usize) -> Value {
+    let open = json!({ "type": "object", "x-kubernetes-preserve-unknown-fields": true });
+    let versions: Vec<Value> = (0..versions)
+        .map(|i| {
+            let columns = if i == 0 { json!([column]) } else { json!([]) };
+            json!({
+                "name": format!("v{}", i + 1), "served": true, "storage": i == 0,
+                "schema": { "openAPIV3Schema": open }, "additionalPrinterColumns": columns,
+            })
+        })
+        .collect();
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": { "name": format!("{plural}.refused.example.dev") },
+        "spec": {
+            "group": "refused.example.dev", "scope": "Namespaced",
+            "names": { "plural": plural, "kind": "Refused" }, "versions": versions,
+        },
+    })
+}
+
+async fn refused_columns(client: Client, _ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let column = |name: &str, type_: &str, path: &str| json!({ "name": name, "type": type_, "jsonPath": path });
+    let mut bad_format = column("A", "string", ".spec.a");
+    bad_format["format"] = json!("weird");
+    let cases = [
+        ("dollars", column("A", "string", "$.spec.a"), 1),
+        ("twoversions", column("A", "string", "$.spec.a"), 2),
+        ("types", column("A", "bogus", ".spec.a"), 1),
+        ("formats", bad_format, 1),
+        ("names", column("", "string", ".spec.a"), 1),
+        ("paths", column("A", "string", ""), 1),
+    ];
+    for (plural, column, versions) in cases {
+        let crd = crd_with_column(plural, column, versions);
+        t.post(&format!("refused {plural}"), crds, &crd).await;
+    }
+    t
+}
+
+#[tokio::test]
+async fn invalid_printer_columns_are_refused() {
+    run("invalid_printer_columns_are_refused", &[], refused_columns).await;
 }

@@ -24,7 +24,7 @@ fn default_columns() -> Vec<PrinterColumn> {
 
 /// The printer columns of one CRD version, parsed once per table.
 pub(super) struct CustomColumns {
-    columns: Vec<(PrinterColumn, Option<JsonPath>)>,
+    columns: Vec<(PrinterColumn, JsonPath)>,
 }
 
 impl CustomColumns {
@@ -35,15 +35,12 @@ impl CustomColumns {
         } else {
             printer_columns.to_vec()
         };
-        CustomColumns {
-            columns: columns
-                .into_iter()
-                .map(|c| {
-                    let path = JsonPath::column(&c.json_path).ok();
-                    (c, path)
-                })
-                .collect(),
-        }
+        // Like kube-apiserver's table convertor, the columns end before the first path that does not parse.
+        let columns = columns
+            .into_iter()
+            .map_while(|c| JsonPath::column(&c.json_path).ok().map(|path| (c, path)))
+            .collect();
+        CustomColumns { columns }
     }
 
     /// The column definitions: Name, then each column (described by its JSONPath when it has no
@@ -74,7 +71,7 @@ impl CustomColumns {
     pub(super) fn cells(&self, obj: &Value) -> Vec<Value> {
         let mut cells = vec![obj["metadata"]["name"].clone()];
         for (c, path) in &self.columns {
-            let found = path.as_ref().and_then(|p| p.first(obj).ok().flatten());
+            let found = path.first(obj).ok().flatten();
             cells.push(match found {
                 None => Value::Null,
                 Some(v) if c.type_ == "string" => Value::String(print(&v)),
@@ -168,6 +165,21 @@ mod tests {
             defs[1]["description"],
             r#"Custom resource definition column (in JSONPath format): .status.conditions[?(@.type=="Ready")].status"#
         );
+    }
+
+    #[test]
+    fn columns_end_before_the_first_path_that_does_not_parse() {
+        let columns = CustomColumns::new(&[
+            column("A", "string", ".spec.a"),
+            column("B", "string", ".spec.list["),
+            column("C", "string", ".spec.c"),
+        ]);
+        let names: Vec<Value> = columns
+            .definitions()
+            .iter()
+            .map(|c| c["name"].clone())
+            .collect();
+        assert_eq!(names, vec![json!("Name"), json!("A")]);
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! integers, floats and booleans with Go's `text/template` rules (an integer never equals a float or a
 //! string: the comparison fails, and so does the whole path). Literal text between actions is kept.
 //!
-//! Not supported: `range`/`end` (kubectl's iteration blocks, meaningless in a column) parse as an error. Maps
+//! Not supported: `range`/`end` (kubectl's iteration blocks, meaningless in a column) parse, as in client-go,
+//! but fail to evaluate (so the cell is empty). Maps
 //! are walked in key order, where Go walks them in random order (so `..x` and `.*` pick the same first value
 //! on every call here, and any of them there).
 
@@ -28,7 +29,7 @@ pub enum JsonPathError {
     /// A bare word other than `true` and `false`.
     #[error("unrecognized identifier {0}")]
     UnrecognizedIdentifier(String),
-    /// `range` and `end`, which printer columns do not use.
+    /// `range` and `end`, which parse (as in client-go) but are not evaluated here.
     #[error("{0} is not supported in printer columns")]
     Unsupported(String),
     /// `[` without `]`, or `[?(` without `)]`.
@@ -107,6 +108,8 @@ enum Node {
     Int(i64),
     Float(f64),
     Bool(bool),
+    /// `range` or `end`.
+    Unsupported(String),
 }
 
 /// A parsed template such as `{.status.conditions[?(@.type=="Ready")].status}`.
@@ -353,7 +356,7 @@ impl Parser {
         match word.as_str() {
             "true" => cur.push(Node::Bool(true)),
             "false" => cur.push(Node::Bool(false)),
-            "range" | "end" => return Err(JsonPathError::Unsupported(word)),
+            "range" | "end" => cur.push(Node::Unsupported(word)),
             _ => return Err(JsonPathError::UnrecognizedIdentifier(word)),
         }
         Ok(())
@@ -587,6 +590,7 @@ fn walk<'a>(input: Values<'a>, node: &Node) -> Result<Values<'a>, JsonPathError>
             Number::from_f64(*f).map_or(Value::Null, Value::Number),
         )]),
         Node::Bool(b) => Ok(vec![Cow::Owned(Value::Bool(*b))]),
+        Node::Unsupported(word) => Err(JsonPathError::Unsupported(word.clone())),
         Node::Field(name) => Ok(input
             .into_iter()
             .filter_map(|v| match v {
