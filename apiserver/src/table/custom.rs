@@ -1,5 +1,6 @@
 //! The table of a custom resource, as kube-apiserver's CRD table convertor builds it: Name, then the
-//! version's `additionalPrinterColumns` (or, without any, Age), each cell the first value its JSONPath finds.
+//! version's `additionalPrinterColumns` up to the first whose JSONPath does not parse (or, without any, Age),
+//! each cell the first value its JSONPath finds, typed by the column.
 
 use serde_json::{Value, json};
 
