@@ -133,6 +133,37 @@ async fn workloads_and_config(client: Client, ns: String) -> Transcript {
     )
     .await;
 
+    // Statuses as the controllers (not running on either server) would write them.
+    let rs_status = json!({ "replicas": 2, "readyReplicas": 1, "availableReplicas": 1 });
+    status(c, &format!("{}/rs", apps("replicasets")), rs_status).await;
+    let sts_status =
+        json!({ "replicas": 3, "readyReplicas": 2, "currentReplicas": 3, "updatedReplicas": 3 });
+    status(c, &format!("{}/db", apps("statefulsets")), sts_status).await;
+    status(
+        c,
+        &format!("{}/agent", apps("daemonsets")),
+        json!({
+            "desiredNumberScheduled": 3, "currentNumberScheduled": 3, "numberReady": 2,
+            "updatedNumberScheduled": 1, "numberAvailable": 2, "numberMisscheduled": 0,
+        }),
+    )
+    .await;
+    let done = json!({ "spec": { "completions": 1, "template": job_template } });
+    create(c, &batch("jobs"), object("batch/v1", "Job", "done", done)).await;
+    status(c, &format!("{}/done", batch("jobs")), json!({
+        "startTime": "2026-01-01T00:00:00Z", "completionTime": "2026-01-01T00:03:20Z", "succeeded": 1,
+        "conditions": [
+            { "type": "SuccessCriteriaMet", "status": "True", "reason": "CompletionsReached", "message": "done",
+              "lastProbeTime": "2026-01-01T00:03:20Z", "lastTransitionTime": "2026-01-01T00:03:20Z" },
+            { "type": "Complete", "status": "True", "reason": "CompletionsReached", "message": "done",
+              "lastProbeTime": "2026-01-01T00:03:20Z", "lastTransitionTime": "2026-01-01T00:03:20Z" },
+        ],
+    })).await;
+    status(c, &format!("{}/tick", batch("cronjobs")), json!({
+        "lastScheduleTime": "2026-01-01T00:00:00Z",
+        "active": [{ "kind": "Job", "apiVersion": "batch/v1", "name": "tick-1", "namespace": ns }],
+    })).await;
+
     let mut cm = configmap("settings", json!({ "a": "1", "b": "2" }));
     cm["binaryData"] = json!({ "bin": "AAE=" });
     create(c, &core(&ns, "configmaps"), cm).await;
