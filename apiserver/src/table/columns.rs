@@ -66,7 +66,7 @@ mod tests {
             let (group, kind) = key.split_once('/').expect("group/kind");
             let print = crate::table::builtin::printer(group, kind)
                 .unwrap_or_else(|| panic!("{key} has columns but no printer"));
-            let cells = print(&empty).cells.len();
+            let cells = print(&empty, chrono::Utc::now()).cells.len();
             // kube-apiserver's IPAddress rows carry an Age cell its columns do not name.
             let expected = columns.len() + usize::from(key == "networking.k8s.io/IPAddress");
             assert_eq!(cells, expected, "{key}");

@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use super::jsonpath::{JsonPath, print};
+use super::time::Now;
 use super::{columns, time};
 use crate::registry::PrinterColumn;
 
@@ -69,14 +70,14 @@ impl CustomColumns {
     }
 
     /// One object's cells.
-    pub(super) fn cells(&self, obj: &Value) -> Vec<Value> {
+    pub(super) fn cells(&self, obj: &Value, now: Now) -> Vec<Value> {
         let mut cells = vec![obj["metadata"]["name"].clone()];
         for (c, path) in &self.columns {
             let found = path.first(obj).ok().flatten();
             cells.push(match found {
                 None => Value::Null,
                 Some(v) if c.type_ == "string" => Value::String(print(&v)),
-                Some(v) => typed_cell(&c.type_, &v),
+                Some(v) => typed_cell(&c.type_, &v, now),
             });
         }
         cells
@@ -85,7 +86,7 @@ impl CustomColumns {
 
 /// A cell of a typed column (`cellForJSONValue`): the value when it has the column's type (integers and
 /// floats converted into each other), an age for dates, null otherwise.
-fn typed_cell(type_: &str, value: &Value) -> Value {
+fn typed_cell(type_: &str, value: &Value, now: Now) -> Value {
     match (type_, value) {
         ("integer", Value::Number(n)) => match (n.as_i64(), n.as_f64()) {
             (Some(i), _) => json!(i),
@@ -102,7 +103,7 @@ fn typed_cell(type_: &str, value: &Value) -> Value {
         ("boolean", Value::Bool(b)) => json!(b),
         ("date", Value::String(s)) if s.is_empty() => json!("<unknown>"),
         ("date", Value::String(_)) => match time::parse(value) {
-            Some(_) => json!(time::since(value)),
+            Some(_) => json!(time::since(value, now)),
             None => json!("<invalid>"),
         },
         _ => Value::Null,
@@ -148,7 +149,7 @@ mod tests {
             "status": {"conditions": [{"type": "Ready", "status": "True"}]},
         });
         assert_eq!(
-            columns.cells(&obj),
+            columns.cells(&obj, chrono::Utc::now()),
             vec![
                 json!("w"),
                 json!("True"),

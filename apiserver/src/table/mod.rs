@@ -15,15 +15,17 @@ use serde_json::{Map, Value, json};
 
 use super::convert::from_storage;
 use super::registry::ResourceType;
+use super::server::Clock;
 use custom::CustomColumns;
+use time::Now;
 
 /// How objects are rendered in a response.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Render {
     /// The object itself.
     Object,
-    /// `meta.k8s.io/v1` Table; the row's object per `includeObject`.
-    Table(Include),
+    /// `meta.k8s.io/v1` Table; the row's object per `includeObject`, ages counted on the server's clock.
+    Table(Include, Clock),
     /// `meta.k8s.io/v1` PartialObjectMetadata.
     Metadata,
 }
@@ -41,13 +43,14 @@ pub enum Include {
 
 impl Render {
     /// From the `Accept` header and the `includeObject` parameter.
-    pub fn from_accept(accept: &str, include: Option<&str>) -> Self {
+    pub fn from_accept(accept: &str, include: Option<&str>, clock: Clock) -> Self {
         if accept.contains("as=Table") {
-            Render::Table(match include {
+            let include = match include {
                 Some("None") => Include::None,
                 Some("Object") => Include::Object,
                 _ => Include::Metadata,
-            })
+            };
+            Render::Table(include, clock)
         } else if accept.contains("as=PartialObjectMetadata") {
             Render::Metadata
         } else {
@@ -63,9 +66,9 @@ impl Render {
         match self {
             Render::Object => served,
             Render::Metadata => partial(&served),
-            Render::Table(include) => {
+            Render::Table(include, clock) => {
                 let meta = json!({ "resourceVersion": served["metadata"]["resourceVersion"] });
-                table(rt, vec![(stored, served)], *include, meta)
+                table(rt, vec![(stored, served)], *include, meta, clock.now())
             }
         }
     }
@@ -74,7 +77,7 @@ impl Render {
     /// `columnDefinitions: null`, as kube-apiserver sends them once per watch.
     pub fn watch_object(&self, rt: &ResourceType, stored: &Value, first: bool) -> Value {
         let mut rendered = self.object(rt, stored);
-        if matches!(self, Render::Table(_)) && !first {
+        if matches!(self, Render::Table(..)) && !first {
             rendered["columnDefinitions"] = Value::Null;
         }
         rendered
@@ -113,9 +116,9 @@ impl Render {
                 "metadata": list_meta,
                 "items": items.iter().map(partial).collect::<Vec<_>>(),
             }),
-            Render::Table(include) => {
+            Render::Table(include, clock) => {
                 let pairs = stored.iter().copied().zip(items).collect();
-                table(rt, pairs, *include, list_meta)
+                table(rt, pairs, *include, list_meta, clock.now())
             }
         }
     }
@@ -178,10 +181,10 @@ impl Printer {
         }
     }
 
-    fn row(&self, obj: &Value) -> Row {
+    fn row(&self, obj: &Value, now: Now) -> Row {
         match self {
-            Printer::Custom(custom) => custom.cells(obj).into(),
-            Printer::Builtin(_, print) => print(obj),
+            Printer::Custom(custom) => custom.cells(obj, now).into(),
+            Printer::Builtin(_, print) => print(obj, now),
             Printer::Default => vec![
                 obj["metadata"]["name"].clone(),
                 obj["metadata"]["creationTimestamp"].clone(),
@@ -197,6 +200,7 @@ fn table(
     items: Vec<(&Value, Value)>,
     include: Include,
     mut list_meta: Value,
+    now: Now,
 ) -> Value {
     // A Table's ListMeta leaves an empty continue token out.
     if let Some(meta) = list_meta.as_object_mut()
@@ -209,7 +213,7 @@ fn table(
         .into_iter()
         .map(|(stored, obj)| {
             let printed = if rt.custom { &obj } else { stored };
-            let Row { cells, conditions } = printer.row(printed);
+            let Row { cells, conditions } = printer.row(printed, now);
             let mut row = Map::new();
             row.insert("cells".into(), Value::Array(cells));
             if let Some(conditions) = conditions {

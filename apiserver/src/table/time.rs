@@ -2,6 +2,9 @@
 
 use serde_json::Value;
 
+/// The time ages are counted up to: the server's clock when the table is printed.
+pub(super) type Now = chrono::DateTime<chrono::Utc>;
+
 /// A duration the way kubectl prints ages (`45s`, `3m20s`, `5h`, `2d3h`).
 /// A time more than a second in the future is `<invalid>`.
 pub(super) fn human_duration(secs: i64) -> String {
@@ -60,9 +63,9 @@ pub(super) fn parse(value: &Value) -> Option<chrono::DateTime<chrono::Utc>> {
 }
 
 /// The time since a timestamp (`translateTimestampSince`): `<unknown>` when it is missing or not a time.
-pub(super) fn since(timestamp: &Value) -> String {
+pub(super) fn since(timestamp: &Value, now: Now) -> String {
     match parse(timestamp) {
-        Some(t) => human_duration((chrono::Utc::now() - t).num_seconds()),
+        Some(t) => human_duration((now - t).num_seconds()),
         None => "<unknown>".into(),
     }
 }
@@ -73,8 +76,8 @@ pub(super) fn between(start: &Value, end: &Value) -> Option<String> {
 }
 
 /// An object's age, as the `Age` cell of most printers.
-pub(super) fn age(obj: &Value) -> Value {
-    Value::String(since(&obj["metadata"]["creationTimestamp"]))
+pub(super) fn age(obj: &Value, now: Now) -> Value {
+    Value::String(since(&obj["metadata"]["creationTimestamp"], now))
 }
 
 #[cfg(test)]

@@ -3,10 +3,11 @@
 use serde_json::{Value, json};
 
 use super::{int, len, text};
-use crate::table::{Row, time};
+use crate::table::Row;
+use crate::table::time::{self, Now};
 
 /// RoleBinding and ClusterRoleBinding: the role as `Kind/name`, and the subjects by kind.
-pub(super) fn binding(obj: &Value) -> Row {
+pub(super) fn binding(obj: &Value, now: Now) -> Row {
     let (mut users, mut groups, mut accounts) = (Vec::new(), Vec::new(), Vec::new());
     for s in obj["subjects"].as_array().into_iter().flatten() {
         match s["kind"].as_str() {
@@ -22,7 +23,7 @@ pub(super) fn binding(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(format!("{}/{}", text(&role["kind"]), text(&role["name"]))),
-        time::age(obj),
+        time::age(obj, now),
         json!(users.join(", ")),
         json!(groups.join(", ")),
         json!(accounts.join(", ")),
@@ -40,29 +41,29 @@ fn int_or_string(v: &Value) -> String {
 }
 
 /// A PodDisruptionBudget's row.
-pub(super) fn pod_disruption_budget(obj: &Value) -> Row {
+pub(super) fn pod_disruption_budget(obj: &Value, now: Now) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(int_or_string(&obj["spec"]["minAvailable"])),
         json!(int_or_string(&obj["spec"]["maxUnavailable"])),
         json!(int(&obj["status"]["disruptionsAllowed"])),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// Mutating and validating webhook configurations: how many webhooks.
-pub(super) fn webhook_configuration(obj: &Value) -> Row {
+pub(super) fn webhook_configuration(obj: &Value, now: Now) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(len(&obj["webhooks"])),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// A ValidatingAdmissionPolicy's row.
-pub(super) fn validating_admission_policy(obj: &Value) -> Row {
+pub(super) fn validating_admission_policy(obj: &Value, now: Now) -> Row {
     let spec = &obj["spec"];
     let param_kind = match spec["paramKind"].as_object() {
         Some(p) => format!(
@@ -76,13 +77,13 @@ pub(super) fn validating_admission_policy(obj: &Value) -> Row {
         obj["metadata"]["name"].clone(),
         json!(len(&spec["validations"])),
         json!(param_kind),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// A ValidatingAdmissionPolicyBinding's row.
-pub(super) fn validating_admission_policy_binding(obj: &Value) -> Row {
+pub(super) fn validating_admission_policy_binding(obj: &Value, now: Now) -> Row {
     let spec = &obj["spec"];
     let param = match spec["paramRef"].as_object() {
         None => "<unset>".to_string(),
@@ -104,7 +105,7 @@ pub(super) fn validating_admission_policy_binding(obj: &Value) -> Row {
         obj["metadata"]["name"].clone(),
         json!(text(&spec["policyName"])),
         json!(param),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
@@ -137,7 +138,7 @@ fn csr_condition(obj: &Value) -> String {
 }
 
 /// A CertificateSigningRequest's row.
-pub(super) fn certificate_signing_request(obj: &Value) -> Row {
+pub(super) fn certificate_signing_request(obj: &Value, now: Now) -> Row {
     let spec = &obj["spec"];
     let signer = spec["signerName"]
         .as_str()
@@ -148,7 +149,7 @@ pub(super) fn certificate_signing_request(obj: &Value) -> Row {
         .map_or_else(|| "<none>".to_string(), time::human_duration);
     vec![
         obj["metadata"]["name"].clone(),
-        time::age(obj),
+        time::age(obj, now),
         json!(signer),
         json!(text(&spec["username"])),
         json!(duration),

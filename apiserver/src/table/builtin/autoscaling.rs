@@ -3,7 +3,8 @@
 use serde_json::{Value, json};
 
 use super::{int, text};
-use crate::table::{Row, time};
+use crate::table::Row;
+use crate::table::time::{self, Now};
 
 /// A quantity as written, `<unknown>` when absent.
 fn quantity(v: &Value) -> String {
@@ -129,7 +130,7 @@ fn targets(obj: &Value) -> String {
 }
 
 /// A HorizontalPodAutoscaler's row.
-pub(super) fn horizontal_pod_autoscaler(obj: &Value) -> Row {
+pub(super) fn horizontal_pod_autoscaler(obj: &Value, now: Now) -> Row {
     let (spec, target) = (&obj["spec"], &obj["spec"]["scaleTargetRef"]);
     vec![
         obj["metadata"]["name"].clone(),
@@ -143,7 +144,7 @@ pub(super) fn horizontal_pod_autoscaler(obj: &Value) -> Row {
         json!(spec["minReplicas"].as_i64().unwrap_or(1).to_string()),
         json!(int(&spec["maxReplicas"])),
         json!(int(&obj["status"]["currentReplicas"])),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }

@@ -4,7 +4,8 @@
 use serde_json::{Value, json};
 
 use super::text;
-use crate::table::{Row, time};
+use crate::table::Row;
+use crate::table::time::{self, Now};
 
 /// The roles of a node: `node-role.kubernetes.io/<role>` labels and the `kubernetes.io/role` label's value.
 fn roles(labels: &Value) -> String {
@@ -32,7 +33,7 @@ fn roles(labels: &Value) -> String {
 }
 
 /// A Node's row.
-pub(super) fn node(obj: &Value) -> Row {
+pub(super) fn node(obj: &Value, now: Now) -> Row {
     let status = &obj["status"];
     let mut state: Vec<String> = status["conditions"]
         .as_array()
@@ -71,7 +72,7 @@ pub(super) fn node(obj: &Value) -> Row {
         obj["metadata"]["name"].clone(),
         json!(state.join(",")),
         json!(roles(&obj["metadata"]["labels"])),
-        time::age(obj),
+        time::age(obj, now),
         json!(text(&info["kubeletVersion"])),
         json!(address("InternalIP")),
         json!(address("ExternalIP")),
@@ -84,7 +85,7 @@ pub(super) fn node(obj: &Value) -> Row {
 
 /// `resource: used/hard` of each resource the quota controller has written into `status.hard` (none until it
 /// runs), sorted by name; `limits.*` in the Limit cell, the others in Request.
-pub(super) fn resource_quota(obj: &Value) -> Row {
+pub(super) fn resource_quota(obj: &Value, now: Now) -> Row {
     let hard = obj["status"]["hard"].as_object();
     let (mut requests, mut limits) = (Vec::new(), Vec::new());
     for (resource, quantity) in hard.into_iter().flatten() {
@@ -100,18 +101,18 @@ pub(super) fn resource_quota(obj: &Value) -> Row {
         obj["metadata"]["name"].clone(),
         json!(requests.join(", ")),
         json!(limits.join(", ")),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// A PriorityClass's row.
-pub(super) fn priority_class(obj: &Value) -> Row {
+pub(super) fn priority_class(obj: &Value, now: Now) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(obj["value"].as_i64().unwrap_or(0)),
         json!(obj["globalDefault"].as_bool().unwrap_or(false)),
-        time::age(obj),
+        time::age(obj, now),
         json!(
             obj["preemptionPolicy"]
                 .as_str()
@@ -122,22 +123,22 @@ pub(super) fn priority_class(obj: &Value) -> Row {
 }
 
 /// A RuntimeClass's row.
-pub(super) fn runtime_class(obj: &Value) -> Row {
+pub(super) fn runtime_class(obj: &Value, now: Now) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(text(&obj["handler"])),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// Name and Age only (DeviceClass, ResourceClaimTemplate).
-pub(super) fn name_and_age(obj: &Value) -> Row {
-    vec![obj["metadata"]["name"].clone(), time::age(obj)].into()
+pub(super) fn name_and_age(obj: &Value, now: Now) -> Row {
+    vec![obj["metadata"]["name"].clone(), time::age(obj, now)].into()
 }
 
 /// A ResourceClaim's row.
-pub(super) fn resource_claim(obj: &Value) -> Row {
+pub(super) fn resource_claim(obj: &Value, now: Now) -> Row {
     let deleted = !obj["metadata"]["deletionTimestamp"].is_null();
     let status = &obj["status"];
     let mut states = Vec::new();
@@ -162,20 +163,20 @@ pub(super) fn resource_claim(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(states.join(",")),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// A ResourceSlice's row.
-pub(super) fn resource_slice(obj: &Value) -> Row {
+pub(super) fn resource_slice(obj: &Value, now: Now) -> Row {
     let spec = &obj["spec"];
     vec![
         obj["metadata"]["name"].clone(),
         json!(text(&spec["nodeName"])),
         json!(text(&spec["driver"])),
         json!(text(&spec["pool"]["name"])),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }

@@ -3,56 +3,57 @@
 use serde_json::{Value, json};
 
 use super::{access_modes, len, text};
-use crate::table::{Row, time};
+use crate::table::Row;
+use crate::table::time::{self, Now};
 
 /// A ConfigMap's row.
-pub(super) fn config_map(obj: &Value) -> Row {
+pub(super) fn config_map(obj: &Value, now: Now) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(len(&obj["data"]) + len(&obj["binaryData"])),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// A Secret's row.
-pub(super) fn secret(obj: &Value) -> Row {
+pub(super) fn secret(obj: &Value, now: Now) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(obj["type"].as_str().unwrap_or("Opaque")),
         json!(len(&obj["data"])),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// A Namespace's row.
-pub(super) fn namespace(obj: &Value) -> Row {
+pub(super) fn namespace(obj: &Value, now: Now) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(obj["status"]["phase"].as_str().unwrap_or("Active")),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// A ServiceAccount's row.
-pub(super) fn service_account(obj: &Value) -> Row {
-    vec![obj["metadata"]["name"].clone(), time::age(obj)].into()
+pub(super) fn service_account(obj: &Value, now: Now) -> Row {
+    vec![obj["metadata"]["name"].clone(), time::age(obj, now)].into()
 }
 
 /// A Lease's row.
-pub(super) fn lease(obj: &Value) -> Row {
+pub(super) fn lease(obj: &Value, now: Now) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(text(&obj["spec"]["holderIdentity"])),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// A PersistentVolumeClaim's row.
-pub(super) fn persistent_volume_claim(obj: &Value) -> Row {
+pub(super) fn persistent_volume_claim(obj: &Value, now: Now) -> Row {
     let (meta, spec, status) = (&obj["metadata"], &obj["spec"], &obj["status"]);
     // Both default on kube-apiserver: the phase to Pending, the volume mode to Filesystem.
     let phase = if meta["deletionTimestamp"].is_null() {
@@ -85,7 +86,7 @@ pub(super) fn persistent_volume_claim(obj: &Value) -> Row {
         json!(modes),
         json!(class),
         json!(attributes_class),
-        time::age(obj),
+        time::age(obj, now),
         json!(spec["volumeMode"].as_str().unwrap_or("Filesystem")),
     ]
     .into()

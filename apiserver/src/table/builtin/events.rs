@@ -3,7 +3,8 @@
 use serde_json::{Value, json};
 
 use super::{int, text};
-use crate::table::{Row, time};
+use crate::table::Row;
+use crate::table::time::{self, Now};
 
 /// A time that is set (not absent, null or empty).
 fn set(v: &Value) -> bool {
@@ -11,20 +12,20 @@ fn set(v: &Value) -> bool {
 }
 
 /// A core Event's row.
-pub(super) fn core_event(obj: &Value) -> Row {
+pub(super) fn core_event(obj: &Value, now: Now) -> Row {
     let first = if set(&obj["firstTimestamp"]) {
-        time::since(&obj["firstTimestamp"])
+        time::since(&obj["firstTimestamp"], now)
     } else {
-        time::since(&obj["eventTime"])
+        time::since(&obj["eventTime"], now)
     };
     let mut last = if set(&obj["lastTimestamp"]) {
-        time::since(&obj["lastTimestamp"])
+        time::since(&obj["lastTimestamp"], now)
     } else {
         first.clone()
     };
     let mut count = int(&obj["count"]);
     if obj["series"].is_object() {
-        last = time::since(&obj["series"]["lastObservedTime"]);
+        last = time::since(&obj["series"]["lastObservedTime"], now);
         count = int(&obj["series"]["count"]);
     } else if count == 0 {
         count = 1;

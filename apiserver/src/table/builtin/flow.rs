@@ -3,10 +3,11 @@
 use serde_json::{Value, json};
 
 use super::text;
-use crate::table::{Row, time};
+use crate::table::Row;
+use crate::table::time::{self, Now};
 
 /// A FlowSchema's row.
-pub(super) fn flow_schema(obj: &Value) -> Row {
+pub(super) fn flow_schema(obj: &Value, now: Now) -> Row {
     let spec = &obj["spec"];
     let distinguisher = spec["distinguisherMethod"]["type"]
         .as_str()
@@ -23,14 +24,14 @@ pub(super) fn flow_schema(obj: &Value) -> Row {
         json!(text(&spec["priorityLevelConfiguration"]["name"])),
         json!(spec["matchingPrecedence"].as_i64().unwrap_or(1000)),
         json!(distinguisher),
-        time::age(obj),
+        time::age(obj, now),
         json!(missing),
     ]
     .into()
 }
 
 /// A PriorityLevelConfiguration's row.
-pub(super) fn priority_level_configuration(obj: &Value) -> Row {
+pub(super) fn priority_level_configuration(obj: &Value, now: Now) -> Row {
     let spec = &obj["spec"];
     let none = || json!("<none>");
     let (mut shares, mut queues, mut hand, mut length) = (none(), none(), none(), none());
@@ -57,13 +58,13 @@ pub(super) fn priority_level_configuration(obj: &Value) -> Row {
         queues,
         hand,
         length,
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// An APIService's row.
-pub(super) fn api_service(obj: &Value) -> Row {
+pub(super) fn api_service(obj: &Value, now: Now) -> Row {
     let service = match obj["spec"]["service"].as_object() {
         Some(s) => format!(
             "{}/{}",
@@ -93,7 +94,7 @@ pub(super) fn api_service(obj: &Value) -> Row {
         obj["metadata"]["name"].clone(),
         json!(service),
         json!(available),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
@@ -110,13 +111,13 @@ mod tests {
     fn api_services() {
         let local = json!({"metadata": {"name": "v1.apps"}, "spec": {},
                            "status": {"conditions": [{"type": "Available", "status": "True", "reason": "Local"}]}});
-        let cells = api_service(&local).cells;
+        let cells = api_service(&local, chrono::Utc::now()).cells;
         assert_eq!(cells[1..3], [json!("Local"), json!("True")]);
         let remote = json!({"metadata": {"name": "v1.metrics.k8s.io"},
                             "spec": {"service": {"namespace": "kube-system", "name": "metrics"}},
                             "status": {"conditions": [{"type": "Available", "status": "False",
                                                        "reason": "ServiceNotFound"}]}});
-        let cells = api_service(&remote).cells;
+        let cells = api_service(&remote, chrono::Utc::now()).cells;
         assert_eq!(
             cells[1..3],
             [
@@ -125,6 +126,9 @@ mod tests {
             ]
         );
         let unknown = json!({"metadata": {"name": "v1.x"}, "spec": {}});
-        assert_eq!(api_service(&unknown).cells[2], json!("Unknown"));
+        assert_eq!(
+            api_service(&unknown, chrono::Utc::now()).cells[2],
+            json!("Unknown")
+        );
     }
 }

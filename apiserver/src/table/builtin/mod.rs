@@ -18,9 +18,10 @@ mod workloads;
 use serde_json::Value;
 
 use super::Row;
+use super::time::Now;
 
 /// Prints one object of a kind into its row.
-pub(super) type PrintRow = fn(&Value) -> Row;
+pub(super) type PrintRow = fn(&Value, Now) -> Row;
 
 /// The printer of a built-in kind (by the group it is stored in), if kube-apiserver has one that is written
 /// here.

@@ -3,7 +3,8 @@
 use serde_json::{Value, json};
 
 use super::{format_labels, int, load_balancer, text};
-use crate::table::{Row, time};
+use crate::table::Row;
+use crate::table::time::{self, Now};
 
 /// A comma-joined list of strings, empty when absent.
 fn joined(v: &Value) -> String {
@@ -53,7 +54,7 @@ fn ports(spec: &Value) -> String {
 }
 
 /// A Service's row.
-pub(super) fn service(obj: &Value) -> Row {
+pub(super) fn service(obj: &Value, now: Now) -> Row {
     let spec = &obj["spec"];
     // kube-apiserver keeps `clusterIPs` in step with `clusterIP`; read the latter when the former is missing.
     let cluster_ip = [&spec["clusterIPs"][0], &spec["clusterIP"]]
@@ -72,7 +73,7 @@ pub(super) fn service(obj: &Value) -> Row {
         } else {
             ports
         }),
-        time::age(obj),
+        time::age(obj, now),
         json!(format_labels(&spec["selector"])),
     ]
     .into()
@@ -134,11 +135,11 @@ fn endpoint_list(obj: &Value) -> String {
 }
 
 /// An Endpoints's row.
-pub(super) fn endpoints(obj: &Value) -> Row {
+pub(super) fn endpoints(obj: &Value, now: Now) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(endpoint_list(obj)),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
@@ -170,7 +171,7 @@ fn hosts(spec: &Value) -> String {
 }
 
 /// An Ingress's row.
-pub(super) fn ingress(obj: &Value) -> Row {
+pub(super) fn ingress(obj: &Value, now: Now) -> Row {
     let spec = &obj["spec"];
     let tls = spec["tls"].as_array().is_some_and(|t| !t.is_empty());
     vec![
@@ -179,13 +180,13 @@ pub(super) fn ingress(obj: &Value) -> Row {
         json!(hosts(spec)),
         json!(load_balancer(&obj["status"]["loadBalancer"])),
         json!(if tls { "80, 443" } else { "80" }),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// An IngressClass's row.
-pub(super) fn ingress_class(obj: &Value) -> Row {
+pub(super) fn ingress_class(obj: &Value, now: Now) -> Row {
     let parameters = match obj["spec"]["parameters"].as_object() {
         None => "<none>".to_string(),
         Some(p) => {
@@ -201,13 +202,13 @@ pub(super) fn ingress_class(obj: &Value) -> Row {
         obj["metadata"]["name"].clone(),
         json!(text(&obj["spec"]["controller"])),
         json!(parameters),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// An IPAddress's row.
-pub(super) fn ip_address(obj: &Value) -> Row {
+pub(super) fn ip_address(obj: &Value, now: Now) -> Row {
     let parent = match obj["spec"]["parentRef"].as_object() {
         None => "<none>".to_string(),
         Some(r) => {
@@ -226,27 +227,27 @@ pub(super) fn ip_address(obj: &Value) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(parent),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// A ServiceCIDR's row.
-pub(super) fn service_cidr(obj: &Value) -> Row {
+pub(super) fn service_cidr(obj: &Value, now: Now) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(joined(&obj["spec"]["cidrs"])),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// A NetworkPolicy's row.
-pub(super) fn network_policy(obj: &Value) -> Row {
+pub(super) fn network_policy(obj: &Value, now: Now) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(super::format_selector(&obj["spec"]["podSelector"])),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
@@ -266,7 +267,7 @@ fn list_with_more(all: Vec<String>) -> String {
 }
 
 /// An EndpointSlice's row.
-pub(super) fn endpoint_slice(obj: &Value) -> Row {
+pub(super) fn endpoint_slice(obj: &Value, now: Now) -> Row {
     let ports = obj["ports"]
         .as_array()
         .into_iter()
@@ -288,7 +289,7 @@ pub(super) fn endpoint_slice(obj: &Value) -> Row {
         json!(text(&obj["addressType"])),
         json!(list_with_more(ports)),
         json!(list_with_more(addresses)),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }

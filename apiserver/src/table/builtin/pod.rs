@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::{int, text};
-use crate::table::{Row, time};
+use crate::table::Row;
+use crate::table::time::{self, Now};
 
 fn items(v: &Value) -> &[Value] {
     v.as_array().map(Vec::as_slice).unwrap_or(&[])
@@ -185,10 +186,10 @@ fn or_none(s: &Value) -> Value {
 }
 
 /// A Pod's row.
-pub(super) fn pod(obj: &Value) -> Row {
+pub(super) fn pod(obj: &Value, now: Now) -> Row {
     let (t, total) = tally(obj);
     let restarts = match &t.last_restart {
-        Some(last) if t.restarts != 0 => format!("{} ({} ago)", t.restarts, time::since(last)),
+        Some(last) if t.restarts != 0 => format!("{} ({} ago)", t.restarts, time::since(last, now)),
         _ => t.restarts.to_string(),
     };
     let status = &obj["status"];
@@ -205,7 +206,7 @@ pub(super) fn pod(obj: &Value) -> Row {
         json!(format!("{}/{total}", t.ready)),
         json!(t.reason),
         json!(restarts),
-        time::age(obj),
+        time::age(obj, now),
         or_none(&status["podIPs"][0]["ip"]),
         or_none(&obj["spec"]["nodeName"]),
         or_none(&status["nominatedNodeName"]),
@@ -226,7 +227,7 @@ mod tests {
     use super::*;
 
     fn status_of(pod: Value) -> (String, String, String) {
-        let row = super::pod(&pod);
+        let row = super::pod(&pod, chrono::Utc::now());
         let s = |i: usize| row.cells[i].as_str().unwrap_or("").to_string();
         (s(1), s(2), s(3))
     }
@@ -274,7 +275,7 @@ mod tests {
     fn finished_pods_carry_a_row_condition() {
         let pod = json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "a"}]},
                          "status": {"phase": "Succeeded"}});
-        let row = super::pod(&pod);
+        let row = super::pod(&pod, chrono::Utc::now());
         assert_eq!(
             row.conditions.expect("a condition")[0]["reason"],
             "Succeeded"

@@ -3,10 +3,11 @@
 use serde_json::{Value, json};
 
 use super::{access_modes, len, text};
-use crate::table::{Row, time};
+use crate::table::Row;
+use crate::table::time::{self, Now};
 
 /// A PersistentVolume's row.
-pub(super) fn persistent_volume(obj: &Value) -> Row {
+pub(super) fn persistent_volume(obj: &Value, now: Now) -> Row {
     let (meta, spec, status) = (&obj["metadata"], &obj["spec"], &obj["status"]);
     let claim = match spec["claimRef"].as_object() {
         Some(r) => format!(
@@ -44,14 +45,14 @@ pub(super) fn persistent_volume(obj: &Value) -> Row {
                 .unwrap_or("<unset>")
         ),
         json!(text(&status["reason"])),
-        time::age(obj),
+        time::age(obj, now),
         json!(spec["volumeMode"].as_str().unwrap_or("Filesystem")),
     ]
     .into()
 }
 
 /// A StorageClass's row.
-pub(super) fn storage_class(obj: &Value) -> Row {
+pub(super) fn storage_class(obj: &Value, now: Now) -> Row {
     let annotations = &obj["metadata"]["annotations"];
     let default = [
         "storageclass.kubernetes.io/is-default-class",
@@ -70,13 +71,13 @@ pub(super) fn storage_class(obj: &Value) -> Row {
         json!(obj["reclaimPolicy"].as_str().unwrap_or("Delete")),
         json!(obj["volumeBindingMode"].as_str().unwrap_or("Immediate")),
         json!(obj["allowVolumeExpansion"].as_bool().unwrap_or(false)),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// A CSIDriver's row.
-pub(super) fn csi_driver(obj: &Value) -> Row {
+pub(super) fn csi_driver(obj: &Value, now: Now) -> Row {
     let spec = &obj["spec"];
     let flag = |key: &str, default: bool| json!(spec[key].as_bool().unwrap_or(default));
     let audiences: Vec<String> = spec["tokenRequests"]
@@ -103,23 +104,23 @@ pub(super) fn csi_driver(obj: &Value) -> Row {
         }),
         flag("requiresRepublish", false),
         json!(modes),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// A CSINode's row.
-pub(super) fn csi_node(obj: &Value) -> Row {
+pub(super) fn csi_node(obj: &Value, now: Now) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(len(&obj["spec"]["drivers"])),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// A VolumeAttachment's row.
-pub(super) fn volume_attachment(obj: &Value) -> Row {
+pub(super) fn volume_attachment(obj: &Value, now: Now) -> Row {
     let spec = &obj["spec"];
     vec![
         obj["metadata"]["name"].clone(),
@@ -127,17 +128,17 @@ pub(super) fn volume_attachment(obj: &Value) -> Row {
         json!(text(&spec["source"]["persistentVolumeName"])),
         json!(text(&spec["nodeName"])),
         json!(obj["status"]["attached"].as_bool().unwrap_or(false)),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
 
 /// A VolumeAttributesClass's row.
-pub(super) fn volume_attributes_class(obj: &Value) -> Row {
+pub(super) fn volume_attributes_class(obj: &Value, now: Now) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
         json!(text(&obj["driverName"])),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }

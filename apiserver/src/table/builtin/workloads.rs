@@ -3,7 +3,8 @@
 use serde_json::{Value, json};
 
 use super::{containers, format_labels, format_selector, int, len, selector, text};
-use crate::table::{Row, time};
+use crate::table::Row;
+use crate::table::time::{self, Now};
 
 /// `spec.replicas`, defaulted to 1.
 fn replicas(obj: &Value) -> i64 {
@@ -11,7 +12,7 @@ fn replicas(obj: &Value) -> i64 {
 }
 
 /// A Deployment's row.
-pub(super) fn deployment(obj: &Value) -> Row {
+pub(super) fn deployment(obj: &Value, now: Now) -> Row {
     let status = &obj["status"];
     let (names, images) = containers(&obj["spec"]["template"]["spec"]);
     vec![
@@ -23,7 +24,7 @@ pub(super) fn deployment(obj: &Value) -> Row {
         )),
         json!(int(&status["updatedReplicas"])),
         json!(int(&status["availableReplicas"])),
-        time::age(obj),
+        time::age(obj, now),
         json!(names),
         json!(images),
         json!(selector(&obj["spec"]["selector"])),
@@ -32,7 +33,7 @@ pub(super) fn deployment(obj: &Value) -> Row {
 }
 
 /// A ReplicaSet's row.
-pub(super) fn replica_set(obj: &Value) -> Row {
+pub(super) fn replica_set(obj: &Value, now: Now) -> Row {
     let status = &obj["status"];
     let (names, images) = containers(&obj["spec"]["template"]["spec"]);
     vec![
@@ -40,7 +41,7 @@ pub(super) fn replica_set(obj: &Value) -> Row {
         json!(replicas(obj)),
         json!(int(&status["replicas"])),
         json!(int(&status["readyReplicas"])),
-        time::age(obj),
+        time::age(obj, now),
         json!(names),
         json!(images),
         json!(format_selector(&obj["spec"]["selector"])),
@@ -49,7 +50,7 @@ pub(super) fn replica_set(obj: &Value) -> Row {
 }
 
 /// A StatefulSet's row.
-pub(super) fn stateful_set(obj: &Value) -> Row {
+pub(super) fn stateful_set(obj: &Value, now: Now) -> Row {
     let (names, images) = containers(&obj["spec"]["template"]["spec"]);
     vec![
         obj["metadata"]["name"].clone(),
@@ -58,7 +59,7 @@ pub(super) fn stateful_set(obj: &Value) -> Row {
             int(&obj["status"]["readyReplicas"]),
             replicas(obj)
         )),
-        time::age(obj),
+        time::age(obj, now),
         json!(names),
         json!(images),
     ]
@@ -66,7 +67,7 @@ pub(super) fn stateful_set(obj: &Value) -> Row {
 }
 
 /// A DaemonSet's row.
-pub(super) fn daemon_set(obj: &Value) -> Row {
+pub(super) fn daemon_set(obj: &Value, now: Now) -> Row {
     let status = &obj["status"];
     let template = &obj["spec"]["template"]["spec"];
     let (names, images) = containers(template);
@@ -78,7 +79,7 @@ pub(super) fn daemon_set(obj: &Value) -> Row {
         json!(int(&status["updatedNumberScheduled"])),
         json!(int(&status["numberAvailable"])),
         json!(format_labels(&template["nodeSelector"])),
-        time::age(obj),
+        time::age(obj, now),
         json!(names),
         json!(images),
         json!(format_selector(&obj["spec"]["selector"])),
@@ -97,7 +98,7 @@ fn job_condition(obj: &Value, type_: &str) -> bool {
 }
 
 /// A Job's row.
-pub(super) fn job(obj: &Value) -> Row {
+pub(super) fn job(obj: &Value, now: Now) -> Row {
     let (spec, status) = (&obj["spec"], &obj["status"]);
     let succeeded = int(&status["succeeded"]);
     // Without either, both default to 1.
@@ -113,7 +114,7 @@ pub(super) fn job(obj: &Value) -> Row {
     };
     let duration = match (status.get("startTime"), status.get("completionTime")) {
         (None, _) => String::new(),
-        (Some(start), None) => time::since(start),
+        (Some(start), None) => time::since(start, now),
         (Some(start), Some(end)) => time::between(start, end).unwrap_or_default(),
     };
     let state = if job_condition(obj, "Complete") {
@@ -137,7 +138,7 @@ pub(super) fn job(obj: &Value) -> Row {
         json!(state),
         json!(completions),
         json!(duration),
-        time::age(obj),
+        time::age(obj, now),
         json!(names),
         json!(images),
         json!(format_selector(&spec["selector"])),
@@ -146,10 +147,10 @@ pub(super) fn job(obj: &Value) -> Row {
 }
 
 /// A CronJob's row.
-pub(super) fn cron_job(obj: &Value) -> Row {
+pub(super) fn cron_job(obj: &Value, now: Now) -> Row {
     let (spec, status) = (&obj["spec"], &obj["status"]);
     let last_schedule = match status.get("lastScheduleTime") {
-        Some(t) if !t.is_null() => time::since(t),
+        Some(t) if !t.is_null() => time::since(t, now),
         _ => "<none>".into(),
     };
     let suspend = match spec["suspend"].as_bool() {
@@ -166,7 +167,7 @@ pub(super) fn cron_job(obj: &Value) -> Row {
         json!(suspend),
         json!(len(&status["active"])),
         json!(last_schedule),
-        time::age(obj),
+        time::age(obj, now),
         json!(names),
         json!(images),
         json!(format_selector(&job_spec["selector"])),
@@ -175,14 +176,14 @@ pub(super) fn cron_job(obj: &Value) -> Row {
 }
 
 /// A ReplicationController's row.
-pub(super) fn replication_controller(obj: &Value) -> Row {
+pub(super) fn replication_controller(obj: &Value, now: Now) -> Row {
     let (names, images) = containers(&obj["spec"]["template"]["spec"]);
     vec![
         obj["metadata"]["name"].clone(),
         json!(replicas(obj)),
         json!(int(&obj["status"]["replicas"])),
         json!(int(&obj["status"]["readyReplicas"])),
-        time::age(obj),
+        time::age(obj, now),
         json!(names),
         json!(images),
         json!(format_labels(&obj["spec"]["selector"])),
@@ -191,7 +192,7 @@ pub(super) fn replication_controller(obj: &Value) -> Row {
 }
 
 /// A PodTemplate's row.
-pub(super) fn pod_template(obj: &Value) -> Row {
+pub(super) fn pod_template(obj: &Value, _now: Now) -> Row {
     let (names, images) = containers(&obj["template"]["spec"]);
     vec![
         obj["metadata"]["name"].clone(),
@@ -203,7 +204,7 @@ pub(super) fn pod_template(obj: &Value) -> Row {
 }
 
 /// A ControllerRevision's row.
-pub(super) fn controller_revision(obj: &Value) -> Row {
+pub(super) fn controller_revision(obj: &Value, now: Now) -> Row {
     let controller = obj["metadata"]["ownerReferences"]
         .as_array()
         .into_iter()
@@ -225,7 +226,7 @@ pub(super) fn controller_revision(obj: &Value) -> Row {
         obj["metadata"]["name"].clone(),
         json!(controller),
         json!(int(&obj["revision"])),
-        time::age(obj),
+        time::age(obj, now),
     ]
     .into()
 }
