@@ -41,8 +41,9 @@
 //! built-in group, and create/get/list/delete of a minimal object of 32 kinds. `tables`: `kubectl get`
 //! tables (`as=Table`, with every `includeObject`) of 17 built-in kinds with printers (Events of both
 //! groups), a kind without one, a CRD whose printer columns use filters, indexes, slices, unions, recursive
-//! descent and every column type, a CRD without printer columns, and a `kubectl get -w` watch; ages and
-//! timestamps in cells are normalized. `more_tables`: the tables of 33 more built-in kinds with printers
+//! descent, every column type and a path that does not parse, a CRD without printer columns, a `kubectl get
+//! -w` watch, and CRDs whose printer columns kube-apiserver refuses; ages and timestamps in cells are
+//! normalized. `more_tables`: the tables of 33 more built-in kinds with printers
 //! (HorizontalPodAutoscalers also through `autoscaling/v1`). Of the kinds kube-apiserver has printers for,
 //! only APIServices are not compared: kube-apiserver serves its own, the in-memory server has none.
 
