@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::error::{ApiError, ApiResult, Cause};
-use super::registry::{ResourceType, ScaleSpec};
+use super::registry::{PrinterColumn, ResourceType, ScaleSpec};
 use super::schema::{Schema, SchemaError};
 use super::store::{State, StorageKey, key_of};
 
@@ -98,6 +98,7 @@ pub fn validate(crd: &Value, name: &str) -> ApiResult<()> {
                 ),
             ));
         }
+        printer_columns(&versions, &mut causes);
         // Identical schemas are one `spec.validation` in the server's internal version: their errors
         // are reported once, there.
         let shared = versions
@@ -140,6 +141,73 @@ pub fn validate(crd: &Value, name: &str) -> ApiResult<()> {
             name,
             causes,
         ))
+    }
+}
+
+/// The checks of `additionalPrinterColumns`. kube-apiserver names the fields as its internal form holds them:
+/// `spec.additionalPrinterColumns[j]` when every version has the same columns, else
+/// `spec.versions[i].additionalPrinterColumns[j]`.
+fn printer_columns(versions: &[Value], causes: &mut Vec<Cause>) {
+    const TYPES: &str = "boolean,date,integer,number,string";
+    const FORMATS: &str = "byte,date,date-time,double,float,int32,int64,password";
+    let columns_of = |v: &Value| {
+        v["additionalPrinterColumns"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let shared = versions
+        .windows(2)
+        .all(|w| columns_of(&w[0]) == columns_of(&w[1]));
+    for (i, version) in versions.iter().enumerate() {
+        if shared && i > 0 {
+            break;
+        }
+        for (j, column) in columns_of(version).iter().enumerate() {
+            let at = if shared {
+                format!("spec.additionalPrinterColumns[{j}]")
+            } else {
+                format!("spec.versions[{i}].additionalPrinterColumns[{j}]")
+            };
+            let text = |key: &str| column[key].as_str().unwrap_or("");
+            if text("name").is_empty() {
+                causes.push(cause(
+                    &format!("{at}.name"),
+                    "FieldValueRequired",
+                    "Required value".into(),
+                ));
+            }
+            let type_ = text("type");
+            if type_.is_empty() {
+                let message = format!("Required value: must be one of {TYPES}");
+                causes.push(cause(&format!("{at}.type"), "FieldValueRequired", message));
+            } else if !TYPES.split(',').any(|t| t == type_) {
+                let message = format!("Invalid value: \"{type_}\": must be one of {TYPES}");
+                causes.push(cause(&format!("{at}.type"), "FieldValueInvalid", message));
+            }
+            let format = text("format");
+            if !format.is_empty() && !FORMATS.split(',').any(|f| f == format) {
+                let message = format!("Invalid value: \"{format}\": must be one of {FORMATS}");
+                causes.push(cause(&format!("{at}.format"), "FieldValueInvalid", message));
+            }
+            let path = text("jsonPath");
+            if path.is_empty() {
+                causes.push(cause(
+                    &format!("{at}.JSONPath"),
+                    "FieldValueRequired",
+                    "Required value".into(),
+                ));
+            } else if !path.starts_with('.') {
+                let message = format!(
+                    "Invalid value: \"{path}\": must be a simple json path starting with ."
+                );
+                causes.push(cause(
+                    &format!("{at}.JSONPath"),
+                    "FieldValueInvalid",
+                    message,
+                ));
+            }
+        }
     }
 }
 
@@ -223,11 +291,15 @@ fn types_of(crd: &Value) -> Vec<ResourceType> {
                 .map(|cols| {
                     cols.iter()
                         .filter_map(|c| {
-                            Some((
-                                c["name"].as_str()?.to_string(),
-                                c["type"].as_str().unwrap_or("string").to_string(),
-                                c["jsonPath"].as_str()?.to_string(),
-                            ))
+                            let text = |key: &str| c[key].as_str().unwrap_or("").to_string();
+                            Some(PrinterColumn {
+                                name: c["name"].as_str()?.to_string(),
+                                type_: c["type"].as_str().unwrap_or("string").to_string(),
+                                format: text("format"),
+                                description: text("description"),
+                                priority: c["priority"].as_i64().unwrap_or(0),
+                                json_path: c["jsonPath"].as_str()?.to_string(),
+                            })
                         })
                         .collect()
                 })

@@ -96,9 +96,20 @@
 //!   an object other than status and scale: `pods/log`, `exec`, `attach`, `portforward`, `proxy`, `eviction`,
 //!   `binding`, `ephemeralcontainers` and `resize`, `serviceaccounts/token`, `namespaces/finalize`,
 //!   `nodes/proxy`, `services/proxy`, `certificatesigningrequests/approval`.
+//! - A new Job gets no generated selector (`batch.kubernetes.io/controller-uid=<uid>`) and no matching pod
+//!   template labels; kube-apiserver adds both, so `kubectl get jobs -o wide` shows `<none>` as the selector here.
 //! - New PersistentVolumes and VolumeAttributesClasses get no protection finalizer
 //!   (`kubernetes.io/pv-protection`, `kubernetes.io/vac-protection`), so they are gone as soon as deleted.
 //! - Discovery entries carry no `storageVersionHash`.
+//! - `kubectl get` tables (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`) have kube-apiserver's columns
+//!   and cells for custom resources (printer columns, with client-go's JSONPath) and for every built-in kind
+//!   kube-apiserver has a printer for; like kube-apiserver, the others (Roles, ClusterRoles, LimitRanges,
+//!   CSIStorageCapacities, CRDs) print Name and Created At. Where the in-memory object lacks a field
+//!   kube-apiserver always sets (a new Pod's or PersistentVolumeClaim's `Pending` phase, a claim's volume mode,
+//!   defaulted fields), the printer reads kube-apiserver's value. In `.*` and `..` JSONPath steps, maps are
+//!   walked in key order (Go walks them in random order).
+//! - A new CertificateSigningRequest gets no `spec.username` (no one is authenticated), so its table's
+//!   Requestor cell is empty; kube-apiserver records the requesting user.
 //! - `autoscaling/v1` HorizontalPodAutoscalers convert only the CPU utilization target and its current value
 //!   to and from the stored `v2` form; what `v1` cannot express is dropped (kube-apiserver keeps it in
 //!   `autoscaling.alpha.kubernetes.io/*` annotations), so an update through `v1` loses it.
@@ -107,9 +118,10 @@
 //! and compares the answers (its `parity` module does the same with a script of kubectl commands and their
 //! output); the CEL rules' missing type checks and cost estimate, and the differences from the managedFields
 //! of built-in kinds to the protection finalizers above, are what it found and could not remove, and it pins
-//! each of them on both servers; it
-//! leaves `storageVersionHash` out of its discovery comparison and does not compare `autoscaling/v1`. The
-//! ones before are by design (no authorization, no controllers running beside the server
+//! each of them on both servers; it leaves `storageVersionHash` out of its discovery comparison and does not
+//! compare `autoscaling/v1` objects (their tables it does compare, with every other table but an
+//! APIService's: the in-memory server has none of kube-apiserver's own). The ones before are by design (no
+//! authorization, no controllers running beside the server
 //! except garbage collection and the played workload status) and not compared.
 
 #![deny(unsafe_code)]
@@ -146,7 +158,7 @@ pub use error::ApiError;
 pub use faults::{Fault, FaultAction};
 pub use http::Serving;
 pub use log::RequestRecord;
-pub use registry::{ResourceType, ScaleSpec};
+pub use registry::{PrinterColumn, ResourceType, ScaleSpec};
 pub use request::Verb;
 pub use server::{ApiServer, ApiServerBuilder, Clock};
 pub use workloads::workload_status;

@@ -27,7 +27,8 @@ use crate::request::{self, Query, Route, Verb};
 use crate::store::{self, State};
 use crate::{convert, discovery, lifecycle};
 
-/// The time the server stamps on objects: the system clock, or a manual one for reproducible tests.
+/// The time the server stamps on objects (and counts the ages in `kubectl get` tables up to): the system clock,
+/// or a manual one for reproducible tests.
 #[derive(Debug, Clone, Default)]
 pub struct Clock {
     manual: Option<Arc<Mutex<DateTime<Utc>>>>,
@@ -540,6 +541,7 @@ impl ApiServer {
                     admitted,
                     state: &self.shared.state,
                     now: self.shared.clock.stamp(),
+                    clock: self.shared.clock.clone(),
                     bookmark_interval: self.shared.bookmark_interval,
                 })
             }

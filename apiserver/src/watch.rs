@@ -8,7 +8,6 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, Sleep};
 
-use super::convert::from_storage;
 use super::error::ApiError;
 use super::registry::ResourceType;
 use super::store::{State, WatchItem};
@@ -26,6 +25,8 @@ pub struct WatchStream {
     id: u64,
     pending_error: Option<ApiError>,
     done: bool,
+    /// Whether an event went out (Tables carry their column definitions on the first one only).
+    sent_event: bool,
 }
 
 use std::pin::Pin;
@@ -57,6 +58,7 @@ impl WatchStream {
             id,
             pending_error: None,
             done: false,
+            sent_event: false,
         }
     }
 
@@ -83,11 +85,13 @@ impl WatchStream {
         Bytes::from(bytes)
     }
 
-    fn encode(&self, item: WatchItem) -> Bytes {
+    fn encode(&mut self, item: WatchItem) -> Bytes {
         match item {
             WatchItem::Event(kind, obj) => {
-                let obj = from_storage(&self.rtype, &obj);
-                let rendered = self.render.object(&self.rtype, obj);
+                let rendered = self
+                    .render
+                    .watch_object(&self.rtype, &obj, !self.sent_event);
+                self.sent_event = true;
                 self.line(kind.as_str(), rendered)
             }
             WatchItem::Bookmark(rv, initial_end) => {
@@ -132,7 +136,8 @@ impl WatchStream {
         {
             // Under the lock no event can be in flight, so the bookmark's resourceVersion never passes an
             // event this watcher has not yet been sent.
-            let rv = match self.state.lock() {
+            let shared = Arc::clone(&self.state);
+            let rv = match shared.lock() {
                 Ok(state) => match self.rx.try_recv() {
                     Ok(item) => return Poll::Ready(Some(self.encode(item))),
                     Err(_) => state.rv,

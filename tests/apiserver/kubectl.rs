@@ -199,3 +199,82 @@ async fn kubectl_works_against_the_served_endpoint() {
     assert!(!ok && err.contains("NotFound"), "{err}");
     serving.shutdown(Duration::from_secs(5)).await;
 }
+
+const GADGETS: &str = r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+ "metadata": {"name": "gadgets.example.dev"},
+ "spec": {"group": "example.dev", "scope": "Namespaced",
+  "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+  "versions": [{"name": "v1", "served": true, "storage": true,
+   "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+   "additionalPrinterColumns": [
+    {"name": "Ready", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"},
+    {"name": "Sizes", "type": "string", "jsonPath": ".spec.sizes[1:]", "priority": 1},
+    {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}]}]}}"#;
+
+const GADGET: &str = r#"{"apiVersion": "example.dev/v1", "kind": "Gadget", "metadata": {"name": "g"},
+ "spec": {"sizes": ["s", "m", "l"]},
+ "status": {"conditions": [{"type": "Synced", "status": "False"}, {"type": "Ready", "status": "True"}]}}"#;
+
+/// The words of each line of `kubectl get` output.
+fn words(out: &str) -> Vec<Vec<String>> {
+    out.lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_get_prints_kube_apiservers_columns() {
+    let Some(bin) = kubectl_binary() else { return };
+    let server = ApiServer::new();
+    let serving = server.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    serving.write_kubeconfig(&kubeconfig).unwrap();
+    let k = Kubectl { bin, kubeconfig };
+
+    k.ok_with(&["apply", "-f", "-"], Some(DEPLOYMENT)).await;
+    // The played workload status makes it ready right after the write.
+    let mut out = Vec::new();
+    for _ in 0..50 {
+        out = words(&k.ok(&["get", "deployment", "web", "-o", "wide"]).await);
+        if out[1][1] == "1/1" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        out[0],
+        [
+            "NAME",
+            "READY",
+            "UP-TO-DATE",
+            "AVAILABLE",
+            "AGE",
+            "CONTAINERS",
+            "IMAGES",
+            "SELECTOR"
+        ]
+    );
+    assert_eq!(out[1][..4], ["web", "1/1", "1", "1"], "{out:?}");
+    assert_eq!(out[1][5..], ["app", "nginx:1.27", "app=web"], "{out:?}");
+
+    k.ok_with(&["apply", "-f", "-"], Some(GADGETS)).await;
+    k.ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/gadgets.example.dev",
+        "--timeout=10s",
+    ])
+    .await;
+    k.ok_with(&["create", "-f", "-"], Some(GADGET)).await;
+    let out = words(&k.ok(&["get", "gadgets", "-o", "wide"]).await);
+    assert_eq!(out[0], ["NAME", "READY", "SIZES", "AGE"]);
+    assert_eq!(out[1][..3], ["g", "True", "m"], "{out:?}");
+    let out = words(&k.ok(&["get", "gadgets"]).await);
+    assert_eq!(
+        out[0],
+        ["NAME", "READY", "AGE"],
+        "the wide column is hidden"
+    );
+    serving.shutdown(Duration::from_secs(5)).await;
+}

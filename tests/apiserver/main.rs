@@ -10,4 +10,5 @@ mod list_watch;
 mod patch;
 mod runtime;
 mod support;
+mod tables;
 mod workloads;

@@ -54,6 +54,60 @@ pub struct WidgetStatus {
     pub phase: Option<String>,
 }
 
+/// The CRD of the table scenarios (`tables.rs`), as JSON: Gadgets, whose printer columns use filters, indexes,
+/// slices, unions, recursive descent, every column type and a wide column.
+pub fn gadget_crd() -> Value {
+    let column = |name: &str, type_: &str, path: &str| json!({ "name": name, "type": type_, "jsonPath": path });
+    let mut wide = column("Count", "integer", ".spec.count");
+    wide["priority"] = json!(1);
+    wide["description"] = json!("How many");
+    let mut ratio = column("Ratio", "number", ".spec.ratio");
+    ratio["format"] = json!("float");
+    let open = json!({ "type": "object", "x-kubernetes-preserve-unknown-fields": true });
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": { "name": "gadgets.tables.example.dev" },
+        "spec": {
+            "group": "tables.example.dev", "scope": "Namespaced",
+            "names": { "plural": "gadgets", "singular": "gadget", "kind": "Gadget" },
+            "versions": [{
+                "name": "v1", "served": true, "storage": true, "subresources": { "status": {} },
+                "schema": { "openAPIV3Schema": { "type": "object", "properties": { "spec": open, "status": open } } },
+                "additionalPrinterColumns": [
+                    column("Ready", "string", r#".status.conditions[?(@.type=="Ready")].status"#),
+                    column("Reason", "string", r#".status.conditions[?(@.status!="True")].reason"#),
+                    column("First", "string", ".status.conditions[*].type"),
+                    wide,
+                    ratio,
+                    column("Whole", "number", ".spec.count"),
+                    column("On", "boolean", ".spec.on"),
+                    column("Since", "date", ".status.since"),
+                    column("Bad Date", "date", ".spec.tags[0]"),
+                    column("Last", "string", ".spec.tags[-1]"),
+                    column("Some", "string", ".spec.tags[1:]"),
+                    column("Union", "string", ".spec.tags[1,0]"),
+                    column("Out", "string", ".spec.tags[9]"),
+                    column("Big", "integer", ".spec.items[?(@.n>1)].n"),
+                    column("Tagged", "string", ".spec.items[?(@.tag)].n"),
+                    column("Mismatch", "string", r#".spec.items[?(@.n=="1")].n"#),
+                    column("Deep", "string", "..n"),
+                    column("Obj", "string", ".spec.obj"),
+                    column("Key", "string", ".spec['obj']"),
+                    column("Label", "string", r".metadata.labels.app\.kubernetes\.io/name"),
+                    column("Null", "string", ".spec.nothing"),
+                    // kube-apiserver accepts a path it cannot parse, and drops it and the columns after it.
+                    column("Broken", "string", ".spec.tags["),
+                    column("After", "string", ".spec.count"),
+                ],
+            }],
+        },
+    })
+}
+
+fn gadget_definition() -> CustomResourceDefinition {
+    serde_json::from_value(gadget_crd()).expect("the Gadget CRD deserializes")
+}
+
 /// The collection path of widgets in a namespace.
 pub fn widgets(ns: &str) -> String {
     format!("/apis/diff.example.dev/v1/namespaces/{ns}/widgets")
@@ -311,8 +365,36 @@ pub struct Deviation {
     pub paths: &'static [&'static str],
 }
 
+/// Scenarios run side by side under a read guard; one that must see no other write run alone, under the
+/// write guard.
+fn side_by_side() -> &'static tokio::sync::RwLock<()> {
+    static LOCK: std::sync::OnceLock<tokio::sync::RwLock<()>> = std::sync::OnceLock::new();
+    LOCK.get_or_init(|| tokio::sync::RwLock::new(()))
+}
+
 /// Runs `scenario` on the in-memory server and on the real control plane and compares the transcripts.
 pub async fn run<F, Fut>(name: &str, deviations: &[Deviation], scenario: F)
+where
+    F: Fn(Client, String) -> Fut,
+    Fut: Future<Output = Transcript>,
+{
+    let _beside_others = side_by_side().read().await;
+    compare_runs(name, deviations, scenario).await;
+}
+
+/// [`run`] while no other `run` scenario runs: for scenarios that compare a resourceVersion kube-apiserver
+/// takes from its watch cache, which any write in the cluster moves on (a streamed list's initial-events
+/// bookmark). The tests that call [`both`] themselves are not held back.
+pub async fn run_alone<F, Fut>(name: &str, deviations: &[Deviation], scenario: F)
+where
+    F: Fn(Client, String) -> Fut,
+    Fut: Future<Output = Transcript>,
+{
+    let _alone = side_by_side().write().await;
+    compare_runs(name, deviations, scenario).await;
+}
+
+async fn compare_runs<F, Fut>(name: &str, deviations: &[Deviation], scenario: F)
 where
     F: Fn(Client, String) -> Fut,
     Fut: Future<Output = Transcript>,
@@ -349,14 +431,14 @@ fn dump(dir: &std::path::Path, name: &str, memory: &[Normalized], real: &[Normal
 }
 
 /// A client and a fresh namespace (with the Widget CRD installed) on the in-memory server, then on the real
-/// one; `None` (after a message) without a control plane.
+/// one, both with the Gadget CRD of the table scenarios too; `None` (after a message) without a control plane.
 pub async fn both(name: &str) -> Option<[(Client, String); 2]> {
     let cp = ControlPlane::shared_or_skip(name).await?;
     let server = ApiServer::builder().controllers(false).build();
     let memory = server.client();
     install_crd(&memory).await;
     let memory_ns = namespace(&memory).await;
-    cp.install_crds([Widget::crd()])
+    cp.install_crds([Widget::crd(), gadget_definition()])
         .await
         .expect("the CRD installs on the control plane");
     let real = cp.client().expect("a client");
@@ -364,12 +446,15 @@ pub async fn both(name: &str) -> Option<[(Client, String); 2]> {
     Some([(memory, memory_ns), (real, real_ns)])
 }
 
-/// Creates the CRD on the in-memory server and waits (bounded) until it is served.
+/// Creates the Widget and Gadget CRDs on the in-memory server and waits (bounded) until widgets are served.
 pub async fn install_crd(client: &Client) {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     crds.create(&PostParams::default(), &Widget::crd())
         .await
         .expect("the CRD is created");
+    crds.create(&PostParams::default(), &gadget_definition())
+        .await
+        .expect("the Gadget CRD is created");
     let widgets: Api<Widget> = Api::default_namespaced(client.clone());
     for _ in 0..200 {
         if widgets.list(&Default::default()).await.is_ok() {
@@ -496,8 +581,56 @@ fn collect_generated(v: &Value, out: &mut BTreeMap<String, String>) {
 fn is_list(m: &Map<String, Value>) -> bool {
     m.get("kind")
         .and_then(Value::as_str)
-        .is_some_and(|k| k.ends_with("List"))
+        .is_some_and(|k| k.ends_with("List") || k == "Table")
         || m.get("items").is_some_and(Value::is_array)
+}
+
+/// An age as kube-apiserver's printers write it (`0s`, `3m20s`, `2d3h`, `3y5d`).
+fn is_age(s: &str) -> bool {
+    let mut digits = false;
+    for c in s.chars() {
+        match c {
+            '0'..='9' => digits = true,
+            's' | 'm' | 'h' | 'd' | 'y' if digits => digits = false,
+            _ => return false,
+        }
+    }
+    !s.is_empty() && !digits
+}
+
+/// An RFC 3339 time in UTC as Kubernetes writes it (`2026-11-25T10:05:42Z`).
+fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && s.ends_with('Z')
+        && s[..4].chars().all(|c| c.is_ascii_digit())
+}
+
+/// The cells of a Table that depend on the clock: ages (also in `2 (5s ago)`) become `<age>`, timestamps
+/// (the Created At column) `<time>`.
+fn normalize_cells(rows: &mut Value) {
+    let cells = rows
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+        .filter_map(|row| row.get_mut("cells").and_then(Value::as_array_mut))
+        .flatten();
+    for cell in cells {
+        let Value::String(s) = cell else { continue };
+        if is_age(s) {
+            *s = "<age>".into();
+        } else if is_timestamp(s) {
+            *s = "<time>".into();
+        } else if let Some((count, ago)) = s.split_once(" (")
+            && ago.strip_suffix(" ago)").is_some_and(is_age)
+        {
+            *s = format!("{count} (<age> ago)");
+        }
+    }
 }
 
 fn walk(v: &mut Value, key: Option<&str>, ids: &mut Ordinals) {
@@ -516,6 +649,11 @@ fn walk(v: &mut Value, key: Option<&str>, ids: &mut Ordinals) {
                 {
                     meta.insert("continue".into(), json!("<continue>"));
                 }
+            }
+            if m.get("kind").and_then(Value::as_str) == Some("Table")
+                && let Some(rows) = m.get_mut("rows")
+            {
+                normalize_cells(rows);
             }
             for (k, v) in m.iter_mut() {
                 walk(v, Some(k), ids);
@@ -686,6 +824,16 @@ fn glob(pattern: &str, text: &str) -> bool {
         }
     }
     rest.len() >= last.len() && rest.ends_with(last)
+}
+
+#[test]
+fn ages_are_recognized() {
+    for age in ["0s", "45s", "3m20s", "2d3h", "3y5d"] {
+        assert!(is_age(age), "{age}");
+    }
+    for other in ["", "5", "s", "1/1", "Running", "10.0.0.1", "3m2"] {
+        assert!(!is_age(other), "{other}");
+    }
 }
 
 #[test]

@@ -17,7 +17,11 @@ pub(super) fn key(call: &Call<'_>) -> ObjKey {
 }
 
 pub(super) fn render(call: &Call<'_>) -> Render {
-    Render::from_accept(call.accept, call.query.get("includeObject"))
+    Render::from_accept(
+        call.accept,
+        call.query.get("includeObject"),
+        call.clock.clone(),
+    )
 }
 
 pub(super) fn part(call: &Call<'_>) -> Part {

@@ -124,7 +124,7 @@ pub(super) fn delete_collection(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
             (None, None),
             opts.dry_run,
         ) {
-            Ok(_) => items.push(from_storage(rt, &o)),
+            Ok(_) => items.push(o),
             Err(e) if e.code == 404 => {}
             Err(e) => return Err(e),
         }
@@ -137,7 +137,14 @@ pub(super) fn delete_collection(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
     }
     Ok(Reply::Json(
         200,
-        Render::Object.list(rt, items, list_meta),
+        Render::Object.list(
+            rt,
+            &items
+                .iter()
+                .map(|o: &Arc<Value>| o.as_ref())
+                .collect::<Vec<_>>(),
+            list_meta,
+        ),
         Vec::new(),
     ))
 }

@@ -53,6 +53,8 @@ pub struct Call<'a> {
     pub state: &'a Arc<Mutex<State>>,
     /// The time to stamp on writes.
     pub now: String,
+    /// The server's clock (tables' ages are counted on it).
+    pub clock: crate::server::Clock,
     /// How often watches with `allowWatchBookmarks` get a bookmark.
     pub bookmark_interval: Duration,
 }

@@ -22,11 +22,14 @@ pub(super) fn get(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
     let obj = state
         .get(&rt.storage, &key(call))
         .ok_or_else(|| ApiError::not_found(rt.target(), call.req.name.as_deref().unwrap_or("")))?;
-    let obj = from_storage(rt, &obj);
     if call.req.subresource.as_deref() == Some("scale") {
-        return Ok(Reply::Json(200, scale_of(rt, &obj), Vec::new()));
+        return Ok(Reply::Json(
+            200,
+            scale_of(rt, &from_storage(rt, &obj)),
+            Vec::new(),
+        ));
     }
-    Ok(Reply::Json(200, render(call).object(rt, obj), Vec::new()))
+    Ok(Reply::Json(200, render(call).object(rt, &obj), Vec::new()))
 }
 
 /// Builds the selection a list or watch asks for.
@@ -188,10 +191,10 @@ pub(super) fn list(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> 
         list_meta["continue"] = json!("");
     }
     drop(state);
-    let items: Vec<Value> = items.iter().map(|(_, o)| from_storage(rt, o)).collect();
+    let stored: Vec<&Value> = items.iter().map(|(_, o)| o.as_ref()).collect();
     Ok(Reply::Json(
         200,
-        render(call).list(rt, items, list_meta),
+        render(call).list(rt, &stored, list_meta),
         Vec::new(),
     ))
 }

@@ -73,12 +73,29 @@ pub struct ResourceType {
     pub typed: Option<TypedCheck>,
     /// Whether the type was created by a CustomResourceDefinition.
     pub custom: bool,
-    /// Additional printer columns from a CRD (name, type, jsonPath).
-    pub printer_columns: Vec<(String, String, String)>,
+    /// Additional printer columns from a CRD, in order.
+    pub printer_columns: Vec<PrinterColumn>,
     /// Extra field selectors the type supports, mapped to JSON paths.
     pub field_selectors: Vec<(String, String)>,
     /// Whether `deletecollection` is served (kube-apiserver refuses it on namespaces).
     pub delete_collection: bool,
+}
+
+/// One of a CRD version's `additionalPrinterColumns`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrinterColumn {
+    /// The column's header, e.g. `Ready`.
+    pub name: String,
+    /// `string`, `integer`, `number`, `boolean` or `date`.
+    pub type_: String,
+    /// An OpenAPI format such as `int32` or `byte`, or empty.
+    pub format: String,
+    /// The column's description, or empty.
+    pub description: String,
+    /// 0 for the columns `kubectl get` shows, more for those only `-o wide` shows.
+    pub priority: i64,
+    /// The JSONPath (client-go's dialect) evaluated against each object, e.g. `.status.replicas`.
+    pub json_path: String,
 }
 
 impl std::fmt::Debug for ResourceType {
