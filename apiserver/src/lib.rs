@@ -61,10 +61,9 @@
 //!
 //! - No authentication or authorization; every request is allowed. Admission webhooks stored as
 //!   `MutatingWebhookConfiguration`s and `ValidatingWebhookConfiguration`s are called (over HTTPS, or
-//!   in-process for a Service registered with [`ApiServer::serve_webhook`]), with these differences: the
-//!   webhooks see the object after the schema's validation (so a mutating webhook cannot repair an object
-//!   the schema refuses, which it can on kube-apiserver), `matchConditions` are not evaluated, mutating
-//!   webhooks are never reinvoked, and a denial carries no warnings.
+//!   in-process for a Service registered with [`ApiServer::serve_webhook`]), with these differences:
+//!   `matchConditions` are not evaluated, mutating webhooks are never reinvoked, and a denial carries no
+//!   warnings.
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
 //!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). When a
 //!   CRD is written they are parsed and checked for undefined fields, but not fully type-checked or costed:

@@ -434,7 +434,7 @@ impl ApiServer {
                 &user_agent,
                 &body,
                 end_watch_after,
-                false,
+                handlers::Admission::None,
             )
         }));
         let reply = match outcome {
@@ -495,7 +495,7 @@ impl ApiServer {
         user_agent: &str,
         body: &Bytes,
         end_watch_after: Option<Duration>,
-        admitted: bool,
+        admission: handlers::Admission,
     ) -> Result<Reply, ApiError> {
         let json = |v: Value| Ok(Reply::Json(200, v, Vec::new()));
         if method != ::http::Method::GET && !matches!(route, Route::Resource(_)) {
@@ -538,7 +538,7 @@ impl ApiServer {
                     accept,
                     user_agent,
                     body,
-                    admitted,
+                    admission,
                     state: &self.shared.state,
                     now: self.shared.clock.stamp(),
                     clock: self.shared.clock.clone(),

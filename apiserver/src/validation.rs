@@ -56,16 +56,17 @@ pub struct Checked {
     pub warnings: Vec<String>,
 }
 
-/// Defaults, prunes and validates `obj` for `rt`, `old` being the stored object on update (for CEL
-/// transition rules and ratcheting).
+/// Defaults, prunes and (with `validate`) validates `obj` for `rt`, `old` being the stored object on update
+/// (for CEL transition rules and ratcheting).
 pub fn check(
     rt: &ResourceType,
     obj: &mut Value,
     old: Option<&Value>,
     name: &str,
+    validate: bool,
 ) -> ApiResult<Checked> {
     if let Some(s) = &rt.schema {
-        return check_custom(rt, s, obj, old, name);
+        return check_custom(rt, s, obj, old, name, validate);
     }
     let Some(typed) = rt.typed else {
         return Ok(Checked::default());
@@ -93,12 +94,19 @@ fn check_custom(
     obj: &mut Value,
     old: Option<&Value>,
     name: &str,
+    validate: bool,
 ) -> ApiResult<Checked> {
     if !obj.is_object() {
         return Err(ApiError::bad_request("Object 'Kind' is missing in 'null'"));
     }
     let unknown = s.prune(obj);
     s.apply_defaults(obj);
+    if !validate {
+        return Ok(Checked {
+            unknown,
+            warnings: Vec::new(),
+        });
+    }
     let errors = s.validate(obj);
     let cause = |e: &schema::FieldError| Cause {
         reason: e.reason().to_string(),

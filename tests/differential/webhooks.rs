@@ -7,13 +7,41 @@ use std::time::Duration;
 
 use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
 use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
-use kube::Client;
 use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::{Client, CustomResource, CustomResourceExt};
 use operator::admission::{Certificates, ClientConfig, Verdict, WebhookServer, Webhooks};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::support::{MERGE, Transcript, configmap, configmaps, run};
+
+/// A kind whose schema requires `spec.teeth`, which its mutating webhook fills in: kube-apiserver validates
+/// after mutating admission, so a create without it succeeds.
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "webhooks.example.dev",
+    version = "v1",
+    kind = "Sprocket",
+    namespaced
+)]
+pub struct SprocketSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teeth: Option<i32>,
+}
+
+fn sprocket_crd() -> CustomResourceDefinition {
+    let mut crd = serde_json::to_value(Sprocket::crd()).expect("a CRD");
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["required"] =
+        json!(["teeth"]);
+    serde_json::from_value(crd).expect("a CRD")
+}
+
+fn sprockets(ns: &str) -> String {
+    format!("/apis/webhooks.example.dev/v1/namespaces/{ns}/sprockets")
+}
 
 fn hooks() -> Webhooks<ConfigMap> {
     Webhooks::<ConfigMap>::new()
@@ -46,12 +74,28 @@ fn hooks() -> Webhooks<ConfigMap> {
 /// cannot be reached (for ConfigMaps labelled `dead: fail` and `dead: ignore`); waits (bounded) until a
 /// dry run shows them in force.
 async fn install(client: &Client, ns: &str) -> tokio::task::JoinHandle<()> {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    match crds.create(&PostParams::default(), &sprocket_crd()).await {
+        Ok(_) => {}
+        Err(kube::Error::Api(s)) if s.code == 409 => {}
+        Err(e) => panic!("the Sprocket CRD: {e}"),
+    }
+    let sprockets: Api<Sprocket> = Api::namespaced(client.clone(), ns);
+    for _ in 0..400 {
+        if sprockets.list(&Default::default()).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let selector = LabelSelector {
         match_labels: Some([("kubernetes.io/metadata.name".to_string(), ns.to_string())].into()),
         ..Default::default()
     };
     let server = WebhookServer::new(Certificates::generate(["127.0.0.1"]).expect("certificates"))
         .kind(hooks())
+        .kind(Webhooks::<Sprocket>::new().default(|s| {
+            s.spec.teeth.get_or_insert(12);
+        }))
         .namespace_selector(selector);
     let bound = server
         .clone()
@@ -177,6 +221,13 @@ async fn scenario(client: Client, ns: String) -> Transcript {
     ignoring["metadata"]["labels"] = json!({"dead": "ignore"});
     t.post("an unreachable webhook that is ignored", &cms, &ignoring)
         .await;
+    t.post(
+        "a mutating webhook fills a field the schema requires",
+        &sprockets(&ns),
+        &json!({"apiVersion": "webhooks.example.dev/v1", "kind": "Sprocket",
+                "metadata": {"name": "s"}, "spec": {}}),
+    )
+    .await;
     serving.abort();
     t
 }

@@ -9,10 +9,11 @@
 //! in-process handler registered for that Service ([`crate::ApiServer::serve_webhook`]). Denials,
 //! warnings, JSON patches, timeouts and `failurePolicy` are handled as kube-apiserver does.
 //!
-//! How it is done here: the write is first run as a dry run to learn the object the webhooks see (after
-//! the patch, defaulting and validation; a mutating webhook therefore cannot repair an object that fails
-//! validation, as it can on kube-apiserver), the mutating webhooks' patches are applied, and a mutated
-//! object is written as an update (or create) of the whole object by the request's field manager.
+//! How it is done here: the write is first run as a dry run that stops before validation, to learn the
+//! object the mutating webhooks see (decoded, patched and defaulted); their patches are applied; the
+//! resulting write is validated in a second dry run, whose object the validating webhooks see; then it is
+//! made. A mutated object is written as an update (or create) of the whole object, keeping the request's
+//! own `managedFields` (the webhooks' changes are owned by no manager, as on kube-apiserver).
 
 mod review;
 mod transport;

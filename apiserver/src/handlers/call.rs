@@ -62,7 +62,8 @@ pub(super) fn write_opts(call: &Call<'_>, applied: bool) -> ApiResult<WriteOpts>
         dry_run: dry_run(call)?,
         strict,
         part: part(call),
-        applied: applied || call.admitted,
+        applied: applied || call.admission == super::Admission::Mutated,
+        validate: call.admission != super::Admission::Probe,
     })
 }
 

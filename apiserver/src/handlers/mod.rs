@@ -32,6 +32,21 @@ pub enum Reply {
 }
 
 /// Everything a handler needs from the request besides the path.
+/// The part a write plays in admission ([`crate::server`]'s webhook calls).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Admission {
+    /// An ordinary write.
+    #[default]
+    None,
+    /// A dry run that shows the object the mutating webhooks see: decoded, patched and defaulted, but
+    /// not yet validated (kube-apiserver validates after mutating admission).
+    Probe,
+    /// The body is an object that mutating webhooks changed, carrying the `managedFields` of the request
+    /// before mutation: they are stored as they are (mutations are owned by no manager, as on
+    /// kube-apiserver).
+    Mutated,
+}
+
 pub struct Call<'a> {
     /// The parsed path.
     pub req: &'a ResourceRequest,
@@ -45,10 +60,8 @@ pub struct Call<'a> {
     pub user_agent: &'a str,
     /// The request body.
     pub body: &'a Bytes,
-    /// The body is an object that admission webhooks mutated, carrying the `managedFields` of the request
-    /// before mutation: they are stored as they are (mutations are owned by no manager, as on
-    /// kube-apiserver).
-    pub admitted: bool,
+    /// What admission asks of this write, when webhooks are called around it.
+    pub admission: Admission,
     /// The shared state.
     pub state: &'a Arc<Mutex<State>>,
     /// The time to stamp on writes.

@@ -182,10 +182,12 @@ pub(super) fn check_content(
     obj: &mut Value,
     old: Option<&Value>,
     strict: bool,
+    validate: bool,
     name: &str,
 ) -> ApiResult<Vec<String>> {
     drop_empty_metadata(obj);
-    let validation::Checked { unknown, warnings } = validation::check(rt, obj, old, name)?;
+    let validation::Checked { unknown, warnings } =
+        validation::check(rt, obj, old, name, validate)?;
     if strict && !unknown.is_empty() {
         let msg = unknown
             .iter()

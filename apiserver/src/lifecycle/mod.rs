@@ -38,6 +38,9 @@ pub struct WriteOpts {
     pub part: Part,
     /// `managedFields` were already computed by server-side apply.
     pub applied: bool,
+    /// Validate the content (schema, CEL rules); off for the dry run that shows mutating webhooks the
+    /// object before validation.
+    pub validate: bool,
 }
 
 impl WriteOpts {
@@ -49,6 +52,7 @@ impl WriteOpts {
             strict: false,
             part,
             applied: false,
+            validate: true,
         }
     }
 }

@@ -9,20 +9,21 @@ use serde_json::{Value, json};
 use super::{ApiServer, relock};
 use crate::admission::{self, Call, Hook, Review, Verdict, WebhookHandler, matching};
 use crate::error::ApiError;
-use crate::handlers::Reply;
+use crate::handlers::{Admission, Reply};
 use crate::request::{Query, ResourceRequest, Route, Verb};
 use crate::store::ObjKey;
 
 const GROUP: &str = "admissionregistration.k8s.io";
 
 /// The request as it is (re)sent to the handlers.
+#[derive(Clone)]
 struct Write<'a> {
     route: Route,
     method: http::Method,
     content_type: &'a str,
     body: Bytes,
-    /// A mutated whole object with the request's own `managedFields`.
-    admitted: bool,
+    /// What admission asks of the handlers.
+    admission: Admission,
 }
 
 impl ApiServer {
@@ -69,7 +70,7 @@ impl ApiServer {
                 user_agent,
                 &w.body,
                 None,
-                w.admitted,
+                w.admission,
             )
         };
         let original = Write {
@@ -77,12 +78,16 @@ impl ApiServer {
             method: method.clone(),
             content_type,
             body: body.clone(),
-            admitted: false,
+            admission: Admission::None,
         };
         let client_dry_run = query.get("dryRun") == Some("All");
         let dry = query.clone().with("dryRun", "All");
-        // What would be written, had nobody objected.
-        let Reply::Json(code, object, _) = run(&original, &dry)? else {
+        // What the mutating webhooks see: the object decoded, patched and defaulted, not yet validated.
+        let probe = Write {
+            admission: Admission::Probe,
+            ..original.clone()
+        };
+        let Reply::Json(code, object, _) = run(&probe, &dry)? else {
             return run(&original, query);
         };
         let operation = match rr.verb {
@@ -106,7 +111,7 @@ impl ApiServer {
                 user_agent,
                 &Bytes::new(),
                 None,
-                false,
+                Admission::None,
             ) {
                 Ok(Reply::Json(_, o, _)) => Some(o),
                 _ => None,
@@ -220,7 +225,7 @@ impl ApiServer {
                 method,
                 content_type: "application/json",
                 body: Bytes::from(serde_json::to_vec(&obj).unwrap_or_default()),
-                admitted: true,
+                admission: Admission::Mutated,
             }
         } else {
             original
@@ -232,13 +237,10 @@ impl ApiServer {
         } else {
             query
         };
-        let validated = if mutated {
-            match run(&write, &query.clone().with("dryRun", "All"))? {
-                Reply::Json(_, o, _) => o,
-                other => return Ok(other),
-            }
-        } else {
-            object
+        // Then validation, and what the validating webhooks see.
+        let validated = match run(&write, &query.clone().with("dryRun", "All"))? {
+            Reply::Json(_, o, _) => o,
+            other => return Ok(other),
         };
         let validating = matching(&configurations.1, &with_object(&base, Some(&validated)));
         for hook in validating {
