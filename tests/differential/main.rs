@@ -2,7 +2,7 @@
 //!
 //! Each scenario runs once on `ApiServer::builder().controllers(false)` and once on the shared envtest control
 //! plane (skipped with a message when no binaries are found, unless `OPERATOR_REQUIRE_CONTROL_PLANE` is set),
-//! each in a fresh namespace; the two transcripts are normalized and compared (`support.rs`). Scenarios run
+//! each in a fresh namespace; the two transcripts are normalized and compared (`support.rs` runs them, `compare.rs` compares). Scenarios run
 //! side by side, but `streamed_lists` runs alone (`support::run_alone`): the bookmarks it compares carry the
 //! watch cache's resourceVersion, which any other write moves on.
 //! With `OPERATOR_DIFF_DUMP=DIR`, both normalized transcripts of every scenario are written to `DIR`.
@@ -62,6 +62,7 @@
 
 mod apply;
 mod cel;
+mod compare;
 mod crud;
 mod deviations;
 mod dry_run;
