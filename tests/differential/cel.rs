@@ -98,6 +98,15 @@ fn spec_schema(image_rule: &str) -> Value {
     })
 }
 
+/// The Rulebook CRD renamed to `NAMEs.cel.example.dev`, with `spec` as the schema of its spec.
+fn named_crd(name: &str, spec: Value) -> Value {
+    let mut crd = gadget_crd(FIRST_RULE);
+    crd["metadata"]["name"] = json!(format!("{name}s.cel.example.dev"));
+    crd["spec"]["names"] = json!({"kind": name, "plural": format!("{name}s"), "singular": name});
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"] = spec;
+    crd
+}
+
 const FIRST_RULE: &str = "self.contains(':') || self.contains('@')";
 const STRICTER_RULE: &str = "self.contains('@')";
 
@@ -256,14 +265,6 @@ async fn cel_rules() {
 async fn bad_rules(client: Client, _ns: String) -> Transcript {
     let mut t = Transcript::new(client.clone());
     let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-    let bad = |name: &str, spec: Value| {
-        let mut crd = gadget_crd(FIRST_RULE);
-        crd["metadata"]["name"] = json!(format!("{name}s.cel.example.dev"));
-        crd["spec"]["names"] =
-            json!({"kind": name, "plural": format!("{name}s"), "singular": name});
-        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"] = spec;
-        crd
-    };
     let rule = |r: Value| json!({"type": "object", "x-kubernetes-validations": [r]});
     for (label, name, spec) in [
         (
@@ -304,10 +305,10 @@ async fn bad_rules(client: Client, _ns: String) -> Transcript {
                 "x-kubernetes-validations": [{"rule": "self.ports.all(p, p.prt > 0) && self.ports[0].nme == 1 && self.nope"}]}),
         ),
     ] {
-        t.post(label, crds, &bad(name, spec)).await;
+        t.post(label, crds, &named_crd(name, spec)).await;
     }
     // Accepted by both (the answer itself is a new CRD, compared elsewhere): a map's keys are not fields.
-    let okmap = bad(
+    let okmap = named_crd(
         "okmap",
         json!({"type": "object", "properties": {"labels": {"type": "object", "maxProperties": 5,
             "additionalProperties": {"type": "string", "maxLength": 10}}},
@@ -341,20 +342,12 @@ async fn cel_rule_costs_and_type_errors_are_not_checked_in_memory() {
         return;
     };
     let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-    let crd = |name: &str, spec: Value| {
-        let mut crd = gadget_crd(FIRST_RULE);
-        crd["metadata"]["name"] = json!(format!("{name}s.cel.example.dev"));
-        crd["spec"]["names"] =
-            json!({"kind": name, "plural": format!("{name}s"), "singular": name});
-        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"] = spec;
-        crd
-    };
-    let mistyped = crd(
+    let mistyped = named_crd(
         "typed",
         json!({"type": "object", "properties": {"a": {"type": "integer"}},
                "x-kubernetes-validations": [{"rule": "self.a == 'x'"}]}),
     );
-    let costly = crd(
+    let costly = named_crd(
         "costly",
         json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "string"}}},
                "x-kubernetes-validations": [{"rule": "self.items.all(a, self.items.all(b, a.startsWith(b)))"}]}),
