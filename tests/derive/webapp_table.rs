@@ -99,3 +99,37 @@ async fn a_scaled_webapp_applies_its_deployment_only() -> anyhow::Result<()> {
         .await?;
     Ok(())
 }
+
+/// The webhooks `#[admission(validate = validate_webapp)]` declares, called as a table test calls them: no
+/// server, no cluster.
+#[test]
+fn the_admission_webhooks_are_called_directly() {
+    use kube::core::admission::Operation;
+    use operator::admission::{Request, Verdict};
+
+    let hooks = WebApp::webhooks();
+    let mut app = web();
+    let create = |app: &WebApp| {
+        hooks.check(&Request {
+            operation: Operation::Create,
+            object: Some(app),
+            old_object: None,
+            dry_run: false,
+        })
+    };
+    assert_eq!(create(&app), Verdict::allow());
+    app.spec.image = "nginx".into();
+    assert_eq!(
+        create(&app),
+        Verdict::deny("image must name a tag or digest")
+    );
+    app.spec.image = "registry.example:5000/app@sha256:0123".into();
+    app.spec.replicas = 0;
+    assert_eq!(
+        create(&app),
+        Verdict::allow().warn("spec.replicas is 0: nothing will run")
+    );
+    // A port in the registry's host is not a tag.
+    app.spec.image = "registry.example:5000/app".into();
+    assert!(!create(&app).allowed);
+}
