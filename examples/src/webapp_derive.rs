@@ -211,8 +211,8 @@ pub fn reflect_service(status: &mut WebAppStatus, outcome: &ChildOutcome<Service
 }
 
 /// The WebApp admission webhooks (`#[admission(..)]`), for [`crate::webapp::cli::Variant`].
-pub fn webhooks(certs: operator::admission::Certificates) -> operator::admission::WebhookServer {
-    operator::admission::WebhookServer::new(certs).kind(WebApp::webhooks())
+pub fn webhooks() -> Vec<std::sync::Arc<dyn operator::admission::ErasedWebhooks>> {
+    vec![std::sync::Arc::new(WebApp::webhooks())]
 }
 
 /// The WebApp controller, for [`crate::webapp::cli::Variant`].

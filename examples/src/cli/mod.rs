@@ -81,6 +81,11 @@ pub enum CliCommand {
         /// namespaced kinds.
         #[arg(long = "namespace", value_name = "NAMESPACE")]
         namespaces: Vec<String>,
+        /// Also the admission webhooks: the Deployment serves them, a Service fronts them, webhook
+        /// configurations send the API server there, and cert-manager (which must be installed) issues the
+        /// serving certificate and injects its CA.
+        #[arg(long)]
+        webhooks: bool,
     },
 }
 
@@ -122,6 +127,9 @@ fn command(
 /// Seeds the embedded cluster or watches it, given a client.
 pub type ClientTask<T> = fn(Client) -> BoxFuture<'static, T>;
 
+/// An example's admission webhooks, one entry per kind.
+pub type WebhookKinds = fn() -> Vec<std::sync::Arc<dyn operator::admission::ErasedWebhooks>>;
+
 /// What an example brings to the shared command line.
 #[derive(Debug, Clone, Copy)]
 pub struct Example {
@@ -142,9 +150,8 @@ pub struct Example {
     pub observe: ClientTask<()>,
     /// What to try with kubectl on the served embedded cluster, e.g. `get webapps,deployments`.
     pub kubectl_hint: &'static str,
-    /// The example's admission webhooks, served with the given certificates (`None`: it has none).
-    pub webhooks:
-        Option<fn(operator::admission::Certificates) -> operator::admission::WebhookServer>,
+    /// The example's admission webhooks, one entry per kind (`None`: it has none).
+    pub webhooks: Option<WebhookKinds>,
 }
 
 /// Runs what the command line asks for until `shutdown` resolves (the binary passes Ctrl-C or SIGTERM).
@@ -156,18 +163,29 @@ pub async fn run(
     if let Some(CliCommand::Manifests {
         install_crds,
         namespaces,
+        webhooks,
     }) = cli.command
     {
-        let yaml = match (install_crds || !namespaces.is_empty(), example.installation) {
+        let kinds = match (webhooks, example.webhooks) {
+            (false, _) => Vec::new(),
+            (true, Some(kinds)) => kinds(),
+            (true, None) => {
+                anyhow::bail!("this example has no admission webhooks: --webhooks does not apply")
+            }
+        };
+        let customized = install_crds || !namespaces.is_empty() || webhooks;
+        let yaml = match (customized, example.installation) {
             (false, _) => (example.manifests)()?,
-            (true, Some(installation)) => installation()
+            (true, Some(installation)) => kinds
+                .iter()
+                .fold(installation(), |m, k| m.admission(k.as_ref()))
                 .install_crds(install_crds)
                 .watch_namespaces(namespaces)
                 .to_yaml()
                 .context("cannot render the manifests as YAML")?,
             (true, None) => {
                 anyhow::bail!(
-                    "this example's manifests are its CRDs only: --install-crds and --namespace do not apply"
+                    "this example's manifests are its CRDs only: --install-crds, --namespace and --webhooks do not apply"
                 )
             }
         };
@@ -180,13 +198,19 @@ pub async fn run(
             .context("cannot load the in-cluster configuration (is this running in a pod?)")?;
         tracing::info!(server = %config.cluster_url, "running against the cluster of this pod");
         let client = operator::client::client(config).context("cannot build a client")?;
-        // The manifests install the CRDs, and the ClusterRole they bind grants nothing on CRDs: run only.
-        run_operator(
+        // The manifests install the CRDs and the webhook configurations, and the ClusterRole they bind grants
+        // nothing on either: serve and run only.
+        let serving = webhooks::serve_in_cluster(example, &cli.webhooks).await?;
+        let ran = run_operator(
             (example.controller)(Operator::new(client)),
             &cli.run,
             shutdown,
         )
-        .await?;
+        .await;
+        if let Some(serving) = serving {
+            serving.abort();
+        }
+        ran?;
         return Ok(());
     }
     let kubeconfig_env = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty());

@@ -17,15 +17,54 @@ const FIELD_MANAGER: &str = "operator-webhooks";
 /// Serving the operator's admission webhooks.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct WebhookFlags {
-    /// On a real cluster, serve the admission webhooks over HTTPS on this address (an address the API server
-    /// reaches, e.g. `127.0.0.1:9443` for a local control plane) and install webhook configurations that
-    /// send the API server there. On the embedded cluster the webhooks are always served, in-process.
+    /// On a real cluster, serve the admission webhooks over HTTPS on this address: from outside the cluster,
+    /// an address the API server reaches (e.g. `127.0.0.1:9443` for a local control plane), with webhook
+    /// configurations installed that send the API server there; in a pod (`--in-cluster`), any address (the
+    /// manifests' Deployment passes `0.0.0.0:9443`), the configurations being the manifests'. On the embedded
+    /// cluster the webhooks are always served, in-process.
     #[arg(long, value_name = "HOST:PORT")]
     pub webhook_bind_address: Option<SocketAddr>,
     /// Read the serving certificate from `tls.crt`, `tls.key` and `ca.crt` in this directory (as cert-manager
-    /// writes them) instead of generating one at start.
+    /// writes them) instead of generating one at start (required in a pod).
     #[arg(long, value_name = "DIR", requires = "webhook_bind_address")]
     pub webhook_cert_dir: Option<PathBuf>,
+}
+
+/// The example's webhooks as a server with `certs`.
+fn webhook_server(example: &Example, certs: Certificates) -> Option<WebhookServer> {
+    let kinds = example.webhooks?;
+    Some(
+        kinds()
+            .into_iter()
+            .fold(WebhookServer::new(certs), WebhookServer::erased),
+    )
+}
+
+/// In a pod with `--webhook-bind-address`: serves the example's webhooks with the certificate in
+/// `--webhook-cert-dir` (which cert-manager issues), installing nothing; the task serves until aborted.
+pub async fn serve_in_cluster(
+    example: &Example,
+    flags: &WebhookFlags,
+) -> anyhow::Result<Option<tokio::task::JoinHandle<()>>> {
+    let Some(addr) = flags.webhook_bind_address else {
+        return Ok(None);
+    };
+    let Some(dir) = &flags.webhook_cert_dir else {
+        anyhow::bail!(
+            "in a pod, --webhook-bind-address needs --webhook-cert-dir (the certificate the API server trusts)"
+        );
+    };
+    let certs = Certificates::from_dir(dir)
+        .with_context(|| format!("cannot read the webhook certificates in {}", dir.display()))?;
+    let Some(webhooks) = webhook_server(example, certs) else {
+        return Ok(None);
+    };
+    let bound = webhooks
+        .bind(addr)
+        .await
+        .with_context(|| format!("cannot serve the webhooks on {addr}"))?;
+    tracing::info!(addr = %bound.local_addr(), "serving the admission webhooks");
+    Ok(Some(tokio::spawn(bound.serve())))
 }
 
 /// The name of the example's webhook configurations, and of the Service its in-process webhooks stand for.
@@ -44,12 +83,11 @@ pub async fn start_embedded(
     server: &ApiServer,
     client: &Client,
 ) -> anyhow::Result<()> {
-    let Some(build) = example.webhooks else {
+    let certs = Certificates::generate(["localhost"]).context("cannot generate certificates")?;
+    let Some(webhooks) = webhook_server(example, certs) else {
         return Ok(());
     };
     let name = name(example);
-    let webhooks =
-        build(Certificates::generate(["localhost"]).context("cannot generate certificates")?);
     let answering = webhooks.clone();
     server.serve_webhook(
         "kube-system",
@@ -96,7 +134,7 @@ pub async fn start_on_cluster(
     client: &Client,
     flags: &WebhookFlags,
 ) -> anyhow::Result<Option<Serving>> {
-    let (Some(build), Some(addr)) = (example.webhooks, flags.webhook_bind_address) else {
+    let (Some(_), Some(addr)) = (example.webhooks, flags.webhook_bind_address) else {
         return Ok(None);
     };
     anyhow::ensure!(
@@ -110,7 +148,9 @@ pub async fn start_on_cluster(
         None => Certificates::generate([addr.ip().to_string()])
             .context("cannot generate certificates")?,
     };
-    let webhooks: WebhookServer = build(certs);
+    let Some(webhooks) = webhook_server(example, certs) else {
+        return Ok(None);
+    };
     let bound = webhooks
         .clone()
         .bind(addr)

@@ -40,8 +40,8 @@ pub struct Variant {
     pub manifests: fn() -> anyhow::Result<String>,
     /// The installation behind `manifests`, if it is more than the CRD.
     pub installation: Option<fn() -> operator::manifests::Manifests>,
-    /// The admission webhooks, served with the given certificates.
-    pub webhooks: fn(operator::admission::Certificates) -> operator::admission::WebhookServer,
+    /// The admission webhooks, one entry per kind.
+    pub webhooks: crate::cli::WebhookKinds,
 }
 
 /// `webapp-by-hand`: the runtime-only [`reconciler`], and the CRD as manifests.
@@ -49,7 +49,7 @@ pub const BY_HAND: Variant = Variant {
     controller: |operator| operator.controller(reconciler()),
     manifests,
     installation: None,
-    webhooks: |certs| operator::admission::WebhookServer::new(certs).kind(super::webhooks()),
+    webhooks: || vec![std::sync::Arc::new(super::webhooks())],
 };
 
 impl Variant {
@@ -64,9 +64,7 @@ impl Variant {
             seed: |client| seed(client).boxed(),
             observe: |client| observe(client).boxed(),
             kubectl_hint: "get webapps,deployments,services",
-            webhooks: Some(|certs| {
-                operator::admission::WebhookServer::new(certs).kind(super::webhooks())
-            }),
+            webhooks: Some(self.webhooks),
         }
     }
 }

@@ -1,8 +1,6 @@
 //! The `ValidatingWebhookConfiguration` and `MutatingWebhookConfiguration` that send the API server to the
 //! operator's webhooks: one webhook per kind, scoped to its group, version and resource.
 
-use std::sync::Arc;
-
 use base64::Engine as _;
 use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
@@ -84,16 +82,53 @@ pub struct Scope<'a> {
     pub namespace_selector: Option<&'a LabelSelector>,
 }
 
+/// What the configurations need of one kind's webhooks (its API resource, which webhooks, their policy).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookSpec {
+    /// API group (empty for the core group).
+    pub group: String,
+    /// Version.
+    pub version: String,
+    /// Plural resource name.
+    pub plural: String,
+    /// Whether the kind lives in namespaces.
+    pub namespaced: bool,
+    /// A validating webhook, and whether it sees deletes.
+    pub validating: Option<bool>,
+    /// A mutating webhook.
+    pub mutating: bool,
+    /// The failure policy.
+    pub failure_policy: FailurePolicy,
+    /// The timeout.
+    pub timeout_seconds: i32,
+}
+
+impl WebhookSpec {
+    /// The spec of a kind's webhooks.
+    pub fn of(w: &dyn ErasedWebhooks) -> Self {
+        let (failure_policy, timeout_seconds) = w.policy();
+        WebhookSpec {
+            group: w.group(),
+            version: w.version(),
+            plural: w.plural(),
+            namespaced: w.namespaced(),
+            validating: w.validating(),
+            mutating: w.mutating(),
+            failure_policy,
+            timeout_seconds,
+        }
+    }
+}
+
 fn webhook(
     hook: Hook,
-    w: &dyn ErasedWebhooks,
+    w: &WebhookSpec,
     client: &ClientConfig,
     ca: &str,
     scope: &Scope<'_>,
 ) -> Value {
-    let (group, version, plural) = (w.group(), w.version(), w.plural());
-    let (policy, timeout) = w.policy();
-    let deletes = w.validating().unwrap_or(false);
+    let (group, version, plural) = (&w.group, &w.version, &w.plural);
+    let deletes = w.validating.unwrap_or(false);
     let prefix = match hook {
         Hook::Validate => "validate",
         Hook::Mutate => "default",
@@ -103,36 +138,48 @@ fn webhook(
     } else {
         group.as_str()
     };
+    let mut client_config = client.to_json(&path(hook, group, version, plural), ca);
+    if ca.is_empty()
+        && let Some(m) = client_config.as_object_mut()
+    {
+        // Filled in by whoever holds the CA (cert-manager's CA injector).
+        m.remove("caBundle");
+    }
+    let namespace_selector = scope
+        .namespace_selector
+        .and_then(|s| serde_json::to_value(s).ok())
+        .unwrap_or_else(|| json!({}));
     json!({
         "name": format!("{prefix}.{plural}.{group_name}"),
-        "clientConfig": client.to_json(&path(hook, &group, &version, &plural), ca),
+        "clientConfig": client_config,
         "rules": [{
             "apiGroups": [group],
             "apiVersions": [version],
             "resources": [plural],
             "operations": operations(hook, deletes),
-            "scope": if w.namespaced() { "Namespaced" } else { "Cluster" },
+            "scope": if w.namespaced { "Namespaced" } else { "Cluster" },
         }],
-        "failurePolicy": policy.as_str(),
+        "failurePolicy": w.failure_policy.as_str(),
         "sideEffects": "None",
         "admissionReviewVersions": ["v1"],
-        "timeoutSeconds": timeout,
-        "namespaceSelector": scope.namespace_selector.map(|s| serde_json::to_value(s).unwrap_or_default()).unwrap_or_else(|| json!({})),
+        "timeoutSeconds": w.timeout_seconds,
+        "namespaceSelector": namespace_selector,
     })
 }
 
-/// The validating configuration named `name` for every kind with validators, `None` when none has.
+/// The validating configuration named `name` for every kind with validators, `None` when none has; an empty
+/// `ca_bundle` leaves `caBundle` out (for an injector to fill).
 pub fn validating(
     name: &str,
-    hooks: &[Arc<dyn ErasedWebhooks>],
+    hooks: &[WebhookSpec],
     client: &ClientConfig,
     ca_bundle: &str,
     scope: &Scope<'_>,
 ) -> Option<ValidatingWebhookConfiguration> {
     let webhooks: Vec<Value> = hooks
         .iter()
-        .filter(|w| w.validating().is_some())
-        .map(|w| webhook(Hook::Validate, w.as_ref(), client, ca_bundle, scope))
+        .filter(|w| w.validating.is_some())
+        .map(|w| webhook(Hook::Validate, w, client, ca_bundle, scope))
         .collect();
     if webhooks.is_empty() {
         return None;
@@ -146,19 +193,20 @@ pub fn validating(
     .ok()
 }
 
-/// The mutating configuration named `name` for every kind with defaulters, `None` when none has.
+/// The mutating configuration named `name` for every kind with defaulters, `None` when none has; an empty
+/// `ca_bundle` leaves `caBundle` out.
 pub fn mutating(
     name: &str,
-    hooks: &[Arc<dyn ErasedWebhooks>],
+    hooks: &[WebhookSpec],
     client: &ClientConfig,
     ca_bundle: &str,
     scope: &Scope<'_>,
 ) -> Option<MutatingWebhookConfiguration> {
     let webhooks: Vec<Value> = hooks
         .iter()
-        .filter(|w| w.mutating())
+        .filter(|w| w.mutating)
         .map(|w| {
-            let mut hook = webhook(Hook::Mutate, w.as_ref(), client, ca_bundle, scope);
+            let mut hook = webhook(Hook::Mutate, w, client, ca_bundle, scope);
             hook["reinvocationPolicy"] = json!("Never");
             hook
         })

@@ -35,7 +35,7 @@ use std::sync::Arc;
 use kube::core::admission::Operation;
 
 pub use certs::{CertificateError, Certificates};
-pub use config::{ClientConfig, FailurePolicy};
+pub use config::{ClientConfig, FailurePolicy, Scope, WebhookSpec, mutating, validating};
 pub use review::ErasedWebhooks;
 pub use server::{WebhookServer, WebhookServerError};
 

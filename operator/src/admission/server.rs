@@ -20,7 +20,7 @@ use k8s_openapi::api::admissionregistration::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
-use super::config::{self, ClientConfig, Scope, path};
+use super::config::{self, ClientConfig, Scope, WebhookSpec, path};
 use super::review::{ErasedWebhooks, Hook};
 use super::{CertificateError, Certificates, Webhooks};
 
@@ -93,7 +93,7 @@ impl WebhookServer {
     ) -> Option<ValidatingWebhookConfiguration> {
         config::validating(
             name,
-            &self.hooks,
+            &self.specs(),
             client_config,
             self.certs.ca_bundle(),
             &self.scope(),
@@ -108,11 +108,25 @@ impl WebhookServer {
     ) -> Option<MutatingWebhookConfiguration> {
         config::mutating(
             name,
-            &self.hooks,
+            &self.specs(),
             client_config,
             self.certs.ca_bundle(),
             &self.scope(),
         )
+    }
+
+    fn specs(&self) -> Vec<WebhookSpec> {
+        self.hooks
+            .iter()
+            .map(|w| WebhookSpec::of(w.as_ref()))
+            .collect()
+    }
+
+    /// Adds webhooks already erased (e.g. [`Webhooks`] of several kinds collected by an application).
+    #[must_use]
+    pub fn erased(mut self, hooks: Arc<dyn ErasedWebhooks>) -> Self {
+        self.hooks.push(hooks);
+        self
     }
 
     fn scope(&self) -> Scope<'_> {

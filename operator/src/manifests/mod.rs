@@ -1,7 +1,8 @@
 //! Installation manifests derived from what reconcilers declare: the CRDs, the operator's Namespace and
 //! ServiceAccount, a ClusterRole with exactly the verbs the wiring needs (or, for an operator that watches
 //! some namespaces, a Role in each), the bindings, a Deployment running the operator, and a Service for its
-//! metrics.
+//! metrics; with [`Manifests::admission`], the webhooks too (a Service, the webhook configurations, and a
+//! cert-manager Issuer and Certificate for the serving certificate).
 //!
 //! The rules follow from each reconciler's [`wiring`](crate::Reconciler::wiring):
 //!
@@ -41,12 +42,14 @@ mod objects;
 mod rules;
 #[cfg(test)]
 mod tests;
+mod webhooks;
 
 pub use rules::{
     BIND_VERBS, EVENT_VERBS, FINALIZER_VERBS, LEASE_VERBS, OWNED_VERBS, PARENT_VERBS, READ_VERBS,
     STATUS_VERBS, rules,
 };
 use rules::{RBAC_GROUP, Rules, scoped_rules};
+pub use webhooks::{WEBHOOK_CERT_DIR, WEBHOOK_PORT};
 
 /// Everything needed to install an operator: see the [module documentation](self).
 #[derive(Debug, Clone)]
@@ -64,6 +67,7 @@ pub struct Manifests {
     rules: Rules,
     extra: Vec<PolicyRule>,
     bind_only: Option<Vec<(String, String)>>,
+    webhooks: Vec<crate::admission::WebhookSpec>,
 }
 
 impl Manifests {
@@ -84,7 +88,16 @@ impl Manifests {
             rules: Rules::default(),
             extra: Vec::new(),
             bind_only: None,
+            webhooks: Vec::new(),
         }
+    }
+
+    /// Adds the admission webhooks of a kind: the Deployment serves them (port `webhook`, 9443, with the
+    /// certificate cert-manager issues mounted), a Service fronts them, and the validating and mutating
+    /// configurations send the API server there. Applying the manifests then needs cert-manager.
+    pub fn admission(mut self, hooks: &dyn crate::admission::ErasedWebhooks) -> Self {
+        self.webhooks.push(crate::admission::WebhookSpec::of(hooks));
+        self
     }
 
     /// Adds the rules a reconciler needs, and its CRD when the parent kind has one.

@@ -30,7 +30,7 @@ impl Manifests {
         }
     }
 
-    fn meta_in(&self, name: &str, namespace: &str) -> ObjectMeta {
+    pub(super) fn meta_in(&self, name: &str, namespace: &str) -> ObjectMeta {
         ObjectMeta {
             name: Some(name.to_string()),
             namespace: Some(namespace.to_string()),
@@ -99,6 +99,7 @@ impl Manifests {
         for namespace in &self.watch_namespaces {
             args.push(format!("--namespace={namespace}"));
         }
+        args.extend(self.webhook_args());
         args
     }
 
@@ -114,6 +115,9 @@ impl Manifests {
         }
         if let Some(p) = self.metrics_port {
             ports.push(port("metrics", p));
+        }
+        if !self.webhooks.is_empty() {
+            ports.push(port("webhook", super::WEBHOOK_PORT));
         }
         ports
     }
@@ -213,6 +217,7 @@ impl Manifests {
                     }),
                     spec: Some(PodSpec {
                         service_account_name: Some(self.name.clone()),
+                        volumes: self.webhook_volume().map(|(v, _)| vec![v]),
                         // Restricted (Pod Security Standards): non-root, the runtime's seccomp profile.
                         security_context: Some(PodSecurityContext {
                             run_as_non_root: Some(true),
@@ -237,6 +242,7 @@ impl Manifests {
                                 let ports = self.container_ports();
                                 (!ports.is_empty()).then_some(ports)
                             },
+                            volume_mounts: self.webhook_volume().map(|(_, m)| vec![m]),
                             liveness_probe: self.probe_port.map(|_| probe("/healthz")),
                             readiness_probe: self.probe_port.map(|_| probe("/readyz")),
                             security_context: Some(SecurityContext {
@@ -335,6 +341,11 @@ impl Manifests {
         out.push(typed(&self.deployment())?);
         if let Some(service) = self.metrics_service() {
             out.push(typed(&service)?);
+        }
+        if let Some(service) = self.webhook_service() {
+            out.push(typed(&service)?);
+            out.extend(self.webhook_certificate());
+            out.extend(self.webhook_configurations()?);
         }
         Ok(out)
     }

@@ -321,3 +321,87 @@ fn the_yaml_stream_binds_the_role_to_the_account() {
     assert_eq!(pod["containers"][0]["image"], "img:1");
     assert_eq!(docs[2]["rules"].as_array().unwrap().len(), 6);
 }
+
+#[test]
+fn webhooks_are_served_fronted_configured_and_certified_consistently() {
+    use crate::admission::{Verdict, Webhooks};
+    let hooks = Webhooks::<ConfigMap>::new()
+        .validate(|_| Verdict::allow())
+        .default(|_| {});
+    let plain = Manifests::new("op").namespace("op-system");
+    assert!(plain.webhook_service().is_none());
+    assert!(plain.webhook_certificate().is_empty());
+    let objects = plain.objects().unwrap();
+    assert!(!objects.iter().any(|o| {
+        o["kind"]
+            .as_str()
+            .is_some_and(|k| k.contains("Webhook") || k == "Certificate")
+    }));
+
+    let m = Manifests::new("op")
+        .namespace("op-system")
+        .admission(&hooks);
+    let objects = m.objects().unwrap();
+    let find = |kind: &str, name: &str| {
+        objects
+            .iter()
+            .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+            .unwrap_or_else(|| panic!("no {kind} {name}"))
+            .clone()
+    };
+    let deployment = find("Deployment", "op");
+    let service = find("Service", "op-webhook");
+    let certificate = find("Certificate", "op-webhook");
+    find("Issuer", "op-selfsigned");
+    let container = &deployment["spec"]["template"]["spec"]["containers"][0];
+    // The Service selects the operator's pods, on the container's named port.
+    assert_eq!(
+        service["spec"]["selector"],
+        deployment["spec"]["template"]["metadata"]["labels"]
+    );
+    assert_eq!(service["spec"]["ports"][0]["targetPort"], "webhook");
+    assert!(
+        container["ports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "webhook" && p["containerPort"] == WEBHOOK_PORT)
+    );
+    // The certificate names the Service and lands in the Secret the pod mounts where the flag points.
+    assert_eq!(
+        certificate["spec"]["dnsNames"][0],
+        "op-webhook.op-system.svc"
+    );
+    let volume = &deployment["spec"]["template"]["spec"]["volumes"][0];
+    assert_eq!(
+        volume["secret"]["secretName"],
+        certificate["spec"]["secretName"]
+    );
+    assert_eq!(container["volumeMounts"][0]["mountPath"], WEBHOOK_CERT_DIR);
+    let args: Vec<&str> = container["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a.as_str())
+        .collect();
+    assert!(
+        args.contains(&"--webhook-bind-address=0.0.0.0:9443"),
+        "{args:?}"
+    );
+    assert!(args.contains(&format!("--webhook-cert-dir={WEBHOOK_CERT_DIR}").as_str()));
+    // Both configurations send the API server to the Service, with the CA injected from the Certificate.
+    for kind in [
+        "ValidatingWebhookConfiguration",
+        "MutatingWebhookConfiguration",
+    ] {
+        let c = find(kind, "op");
+        assert_eq!(
+            c["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+            "op-system/op-webhook"
+        );
+        let client = &c["webhooks"][0]["clientConfig"];
+        assert_eq!(client["service"]["name"], "op-webhook");
+        assert_eq!(client["service"]["namespace"], "op-system");
+        assert!(client.get("caBundle").is_none(), "{client}");
+    }
+}
