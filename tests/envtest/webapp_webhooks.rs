@@ -60,3 +60,71 @@ async fn kubectl_apply_meets_the_operators_webhooks_on_kube_apiserver() {
         .await;
     serving.abort();
 }
+
+/// The manifests of a deployed operator with webhooks (`manifests --webhooks`) are accepted by kube-apiserver
+/// (a server-side dry run; cert-manager's Issuer and Certificate kinds are stubbed by CRDs that keep every
+/// field, as the test control plane has no cert-manager and runs no pods).
+#[tokio::test]
+async fn the_manifests_with_webhooks_are_accepted_by_kube_apiserver() {
+    let Some(cp) = ControlPlane::shared_or_skip("the webhook manifests on kube-apiserver").await
+    else {
+        return;
+    };
+    let Some(bin) = tests::kubectl::kubectl_binary() else {
+        return;
+    };
+    let stub = |kind: &str, plural: &str| -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": format!("{plural}.cert-manager.io")},
+            "spec": {
+                "group": "cert-manager.io",
+                "names": {"kind": kind, "plural": plural},
+                "scope": "Namespaced",
+                "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                    "type": "object", "x-kubernetes-preserve-unknown-fields": true}}}],
+            },
+        }))
+        .unwrap()
+    };
+    cp.install_crds([
+        stub("Issuer", "issuers"),
+        stub("Certificate", "certificates"),
+    ])
+    .await
+    .unwrap();
+    let ns = cp.namespace().await.unwrap();
+    let hooks = examples::webapp_derive::WebApp::webhooks();
+    let yaml = examples::webapp_derive::installation()
+        .namespace(ns.clone())
+        .admission(&hooks)
+        .to_yaml()
+        .unwrap();
+    for kind in [
+        "kind: Certificate",
+        "kind: Issuer",
+        "kind: ValidatingWebhookConfiguration",
+        "name: webhook",
+    ] {
+        assert!(yaml.contains(kind), "the manifests lack {kind}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    cp.write_kubeconfig(&kubeconfig).unwrap();
+    let k = tests::kubectl::Kubectl { bin, kubeconfig };
+    let out = k
+        .ok_with(
+            &["apply", "--server-side", "--dry-run=server", "-f", "-"],
+            Some(&yaml),
+        )
+        .await;
+    assert!(
+        out.contains("validatingwebhookconfiguration.admissionregistration.k8s.io/webapp-operator serverside-applied (server dry run)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("certificate.cert-manager.io/webapp-operator-webhook serverside-applied"),
+        "{out}"
+    );
+}
