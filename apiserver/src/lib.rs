@@ -66,10 +66,11 @@
 //!   warnings.
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
 //!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). When a
-//!   CRD is written they are parsed and checked for undefined fields, but not fully type-checked or costed:
-//!   kube-apiserver also refuses other type errors (`self.replicas == 'a'`, a rule that is not a bool) and
-//!   rules whose estimated cost exceeds the budget (a rule over a list without `maxItems`). Such a rule is
-//!   accepted here and fails, or passes, when evaluated.
+//!   CRD is written they are parsed and type-checked as far as the schema pins types down (undefined fields,
+//!   comparisons no overload accepts, rules that are not bools), but not fully: kube-apiserver also refuses
+//!   other type errors (a function called with arguments of the wrong types) and rules whose estimated cost
+//!   exceeds the budget (a rule over a list without `maxItems`). Such a rule is accepted here and fails, or
+//!   passes, when evaluated.
 //! - Garbage collection and namespace termination run synchronously inside the request that triggers them
 //!   (a real cluster does this asynchronously in kube-controller-manager).
 //! - The workload controllers are played, not run: every pod of a Deployment, StatefulSet, ReplicaSet or

@@ -29,10 +29,10 @@
 //! * The root `apiVersion`, `kind` and `metadata` are never pruned, defaulted or validated here; the
 //!   caller handles them.
 //!
-//! Known approximations: rules are parsed and checked for undefined fields, but not otherwise type-checked,
-//! so a rule comparing an int with a string is refused by the server when the CRD is created and here only
-//! fails when it is evaluated; the server's cost estimate (which refuses rules over unbounded lists, maps
-//! and strings) is not made. The real server walks Go maps, so the order of its errors varies between
+//! Known approximations: rules are parsed and type-checked only as far as the schema pins types down
+//! (undefined fields, comparisons of mismatched types, rules that are not bools), so another type error is
+//! refused by the server when the CRD is created and here only fails when it is evaluated; the server's cost
+//! estimate (which refuses rules over unbounded lists, maps and strings) is not made. The real server walks Go maps, so the order of its errors varies between
 //! requests, while here keys are visited in sorted order; the `email` and `uri` formats approximate
 //! Go's `net/mail` and `net/url` parsers; embedded `metadata` is checked only for field types,
 //! name, generateName and namespace (not labels, annotations, owner references).

@@ -183,7 +183,7 @@ fn parse_rule(raw: &Value, path: &str, node: &Node, resource: bool) -> Result<Ru
         }
         _ => None,
     };
-    // Undefined fields, as cel-go's type check reports them: the rule's first, then its messageExpression's.
+    // Type errors, as cel-go's type check reports them: the rule's first, then its messageExpression's.
     let message_expression = text("messageExpression")?.unwrap_or_default();
     let checked = [
         ("rule", "compilation", source.as_str(), Some(&program)),
@@ -196,15 +196,25 @@ fn parse_rule(raw: &Value, path: &str, node: &Node, resource: bool) -> Result<Ru
     ];
     for (field, what, text, compiled) in checked {
         let Some(compiled) = compiled else { continue };
-        let undefined = check::undefined_fields(text, compiled.expression(), node, resource);
-        if !undefined.is_empty() {
+        let found = check::check(text, compiled.expression(), node, resource);
+        if !found.errors.is_empty() {
             return Err(rule_error(
                 &format!("{path}.{field}"),
                 "FieldValueInvalid",
                 format!(
                     "Invalid value: {}: {what} failed: {}",
                     go_rule(m),
-                    undefined.join("\n")
+                    found.errors.join("\n")
+                ),
+            ));
+        }
+        if field == "rule" && found.not_bool {
+            return Err(rule_error(
+                &format!("{path}.rule"),
+                "FieldValueInvalid",
+                format!(
+                    "Invalid value: {}: cel expression must evaluate to a bool",
+                    go_rule(m)
                 ),
             ));
         }

@@ -331,6 +331,32 @@ fn undefined_fields_are_refused_as_cel_go_does() {
                 "ERROR: <input>:1:36: undefined field 'nope'\n | self.ports.exists(p, p.port == self.nope)\n | ...................................^",
             ),
         ),
+        (
+            "self.replicas == 'a'",
+            Some(
+                "ERROR: <input>:1:15: found no matching overload for '_==_' applied to '(int, string)'\n | self.replicas == 'a'\n | ..............^",
+            ),
+        ),
+        (
+            "self.replicas == 1.5",
+            Some(
+                "ERROR: <input>:1:15: found no matching overload for '_==_' applied to '(int, double)'\n | self.replicas == 1.5\n | ..............^",
+            ),
+        ),
+        (
+            "'a' == self.replicas",
+            Some(
+                "ERROR: <input>:1:5: found no matching overload for '_==_' applied to '(string, int)'\n | 'a' == self.replicas\n | ....^",
+            ),
+        ),
+        (
+            "size(self.labels) == 'x'",
+            Some(
+                "ERROR: <input>:1:19: found no matching overload for '_==_' applied to '(int, string)'\n | size(self.labels) == 'x'\n | ..................^",
+            ),
+        ),
+        ("self.replicas < 1.5", None),
+        ("self.replicas == 1 && self.labels.foo == 'x'", None),
         ("self.labels.foo == 'x'", None),
         ("self.free.anything.goes", None),
         ("self.ports.all(p, p.port > 0) && self.replicas >= 0", None),
