@@ -3,9 +3,11 @@
 //! An author declares, per kind, validators (`create`, `update` with the old object, `delete`) and
 //! defaulters (which fill the object in place) on a [`Webhooks`]. [`WebhookServer`] serves every declared
 //! kind over HTTPS with the AdmissionReview v1 protocol, at `/validate/GROUP/VERSION/PLURAL` and
-//! `/mutate/GROUP/VERSION/PLURAL`; [`Webhooks::configurations`] gives the
-//! `ValidatingWebhookConfiguration` and `MutatingWebhookConfiguration` that send the API server there, with
-//! the CA bundle of the server's [`Certificates`]. A table test calls [`Webhooks::review`] (or a validator
+//! `/mutate/GROUP/VERSION/PLURAL`; [`WebhookServer::validating_configuration`] and
+//! [`WebhookServer::mutating_configuration`] give the `ValidatingWebhookConfiguration` and
+//! `MutatingWebhookConfiguration` that send the API server there, with the CA bundle of the server's
+//! [`Certificates`] ([`WebhookServer::install`] writes them), and [`crate::manifests::Manifests::admission`]
+//! puts them in an operator's manifests. A table test calls [`Webhooks::review`] (or a validator
 //! itself) with no server at all.
 //!
 //! ```
