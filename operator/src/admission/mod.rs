@@ -7,8 +7,9 @@
 //! [`WebhookServer::mutating_configuration`] give the `ValidatingWebhookConfiguration` and
 //! `MutatingWebhookConfiguration` that send the API server there, with the CA bundle of the server's
 //! [`Certificates`] ([`WebhookServer::install`] writes them), and [`crate::manifests::Manifests::admission`]
-//! puts them in an operator's manifests. A table test calls [`Webhooks::review`] (or a validator
-//! itself) with no server at all.
+//! puts them in an operator's manifests. A table test calls [`Webhooks::check`] and [`Webhooks::fill`]
+//! (or the functions themselves) with no server at all, or [`ErasedWebhooks::review`] with an
+//! AdmissionReview.
 //!
 //! ```
 //! use operator::admission::{Verdict, Webhooks};
