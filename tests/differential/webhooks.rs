@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::support::{MERGE, Transcript, configmap, configmaps, run};
+use crate::support::{APPLY, MERGE, STRATEGIC, Transcript, configmap, configmaps, run};
 
 /// A kind whose schema requires `spec.teeth`, which its mutating webhook fills in: kube-apiserver validates
 /// after mutating admission, so a create without it succeeds.
@@ -207,6 +207,34 @@ async fn scenario(client: Client, ns: String) -> Transcript {
         &format!("{cms}/good"),
         MERGE,
         &json!({"data": {"defaulted": null, "c": "3"}}),
+    )
+    .await;
+    t.patch(
+        "a server-side apply that creates is defaulted",
+        &format!("{cms}/applied?fieldManager=applier"),
+        APPLY,
+        &configmap("applied", json!({"x": "1"})),
+    )
+    .await;
+    t.patch(
+        "a server-side apply that updates keeps the default unowned",
+        &format!("{cms}/applied?fieldManager=applier"),
+        APPLY,
+        &configmap("applied", json!({"x": "2"})),
+    )
+    .await;
+    t.patch(
+        "a denied server-side apply",
+        &format!("{cms}/applied?fieldManager=applier"),
+        APPLY,
+        &configmap("applied", json!({"bad": "1"})),
+    )
+    .await;
+    t.patch(
+        "a strategic merge patch is defaulted too",
+        &format!("{cms}/applied"),
+        STRATEGIC,
+        &json!({"data": {"defaulted": null}}),
     )
     .await;
     t.post("keep", &cms, &configmap("keep", json!({}))).await;
