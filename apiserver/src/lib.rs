@@ -140,6 +140,7 @@ mod lifecycle;
 mod log;
 mod managed_fields;
 mod omit_empty;
+mod openapi;
 mod quantity;
 mod registry;
 mod request;
