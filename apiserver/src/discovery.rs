@@ -199,4 +199,3 @@ pub fn resources(reg: &Registry, group: &str, version: &str) -> Option<Value> {
         "resources": resources,
     }))
 }
-

@@ -515,9 +515,7 @@ impl ApiServer {
                     .map(|v| Reply::Json(200, v, Vec::new()))
                     .ok_or_else(ApiError::no_route)
             }
-            Route::OpenApiV3Root => json(openapi::v3_root(
-                &relock(&self.shared.state).registry,
-            )),
+            Route::OpenApiV3Root => json(openapi::v3_root(&relock(&self.shared.state).registry)),
             Route::OpenApiV3(g, v) => {
                 openapi::v3_document(&relock(&self.shared.state).registry, g, v)
                     .map(|v| Reply::Json(200, v, Vec::new()))

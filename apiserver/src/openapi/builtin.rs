@@ -17,6 +17,9 @@ pub(super) fn generator() -> SchemaGenerator {
     SchemaSettings::openapi3().into_generator()
 }
 
+/// The component schemas of one set of kinds, shared by every document that lists them.
+type Components = Arc<Map<String, Value>>;
+
 /// The name a reference `{"$ref": "#/components/schemas/NAME"}` points to.
 pub(super) fn ref_name(reference: &Value) -> Option<String> {
     reference
@@ -29,7 +32,7 @@ pub(super) fn ref_name(reference: &Value) -> Option<String> {
 /// The schemas of the built-in kinds `kinds` (all of one group-version) and of every type they refer to, the
 /// kinds marked with `x-kubernetes-group-version-kind`. Generated once per set of kinds.
 pub(super) fn components(kinds: &[&ResourceType]) -> Map<String, Value> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<Map<String, Value>>>>> = OnceLock::new();
+    static CACHE: OnceLock<Mutex<HashMap<String, Components>>> = OnceLock::new();
     if kinds.is_empty() {
         return Map::new();
     }
@@ -62,6 +65,11 @@ fn build(kinds: &[&ResourceType]) -> Map<String, Value> {
         }
     }
     let mut defs = generator.take_definitions(true);
+    for schema in defs.values_mut() {
+        if let Value::Object(schema) = schema {
+            metadata_optional(schema);
+        }
+    }
     for (name, t) in named {
         if let Some(Value::Object(schema)) = defs.get_mut(&name) {
             kind_schema(schema, t);
@@ -70,8 +78,19 @@ fn build(kinds: &[&ResourceType]) -> Map<String, Value> {
     defs
 }
 
-/// Marks the schema of a kind with its group, version and kind. k8s-openapi lists `metadata` as required (its
-/// Rust field is not optional); kube-apiserver does not, so it is dropped from `required`.
+/// k8s-openapi lists `metadata` as required wherever a type embeds `ObjectMeta` (a kind, or the
+/// PersistentVolumeClaim template of a StatefulSet), since its Rust field is not optional; kube-apiserver
+/// does not, so it is dropped from `required`.
+fn metadata_optional(schema: &mut Map<String, Value>) {
+    if let Some(Value::Array(required)) = schema.get_mut("required") {
+        required.retain(|r| r != "metadata");
+        if required.is_empty() {
+            schema.remove("required");
+        }
+    }
+}
+
+/// Marks the schema of a kind with its group, version and kind.
 fn kind_schema(schema: &mut Map<String, Value>, t: &ResourceType) {
     match schema.get_mut("x-kubernetes-group-version-kind") {
         Some(Value::Array(gvks)) => {
@@ -81,12 +100,6 @@ fn kind_schema(schema: &mut Map<String, Value>, t: &ResourceType) {
         }
         _ => {
             schema.insert("x-kubernetes-group-version-kind".into(), gvk_extension(t));
-        }
-    }
-    if let Some(Value::Array(required)) = schema.get_mut("required") {
-        required.retain(|r| r != "metadata");
-        if required.is_empty() {
-            schema.remove("required");
         }
     }
 }
