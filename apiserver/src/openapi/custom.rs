@@ -32,6 +32,7 @@ pub(super) fn components(kinds: &[&ResourceType]) -> Map<String, Value> {
             continue;
         };
         let mut schema = (**schema).clone();
+        integral_numbers(&mut schema);
         let Some(object) = schema.as_object_mut() else {
             continue;
         };
@@ -61,6 +62,24 @@ pub(super) fn components(kinds: &[&ResourceType]) -> Map<String, Value> {
     defs
 }
 
+/// Writes numbers with no fraction as integers (`minimum: 0.0` as `0`), as kube-apiserver's Go encoder writes
+/// the float64 fields of a schema.
+fn integral_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            if let Some(f) = n
+                .as_f64()
+                .filter(|f| n.is_f64() && f.fract() == 0.0 && f.abs() < 1e15)
+            {
+                *v = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_numbers),
+        Value::Object(map) => map.values_mut().for_each(integral_numbers),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -72,11 +91,15 @@ mod tests {
         let mut t = ResourceType::new("parity.example.dev", "v1", "Gadget", "gadgets", true);
         t.openapi = Some(OpenApiSource::Custom(Arc::new(json!({
             "type": "object",
-            "properties": { "spec": { "type": "object" } },
+            "properties": { "spec": { "type": "object" }, "size": { "minimum": 0.0, "maximum": 2.5 } },
         }))));
         let defs = components(&[&t]);
         let gadget = &defs["dev.example.parity.v1.Gadget"];
         assert_eq!(gadget["properties"]["spec"], json!({ "type": "object" }));
+        assert_eq!(
+            gadget["properties"]["size"],
+            json!({ "minimum": 0, "maximum": 2.5 })
+        );
         assert_eq!(gadget["properties"]["kind"]["type"], "string");
         assert_eq!(
             gadget["properties"]["metadata"]["allOf"][0]["$ref"],
