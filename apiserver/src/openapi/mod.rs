@@ -88,6 +88,11 @@ pub fn v3_document(reg: &Registry, group: &str, version: &str) -> Option<Value> 
 
 /// The path of one object of a resource, whose operations declare the `fieldValidation` parameter: what
 /// kubectl checks before leaving field validation (`--validate=strict`) to the server.
+///
+/// The operations declare no request body. kubectl computes a client-side apply's strategic merge patch from
+/// these schemas only when the PATCH operation accepts `application/strategic-merge-patch+json`, and
+/// k8s-openapi's schemas lack the `x-kubernetes-patch-*` extensions that patch needs; without a body, kubectl
+/// falls back to its own Go types, as it does on a server that publishes no schema.
 fn path_item(t: &ResourceType) -> (String, Value) {
     let base = format!("/{}", gv_path(&t.group, &t.version));
     let path = if t.namespaced {
