@@ -245,11 +245,27 @@ fn compares_line_by_line_with_deviations() {
     let m = vec![lines(&["$ kubectl get x", "exit 0", "  a", "  b"])];
     let r = vec![lines(&["$ kubectl get x", "exit 0", "  a", "  c"])];
     assert!(!compare(&m, &r, &[]).is_empty());
-    let d = [Deviation {
-        command: "get x",
-        line: "  ",
-        reason: "test",
-    }];
+    let d = [
+        Deviation {
+            command: "get x",
+            line: "b",
+            reason: "test",
+        },
+        Deviation {
+            command: "get x",
+            line: "c",
+            reason: "test",
+        },
+    ];
     assert_eq!(compare(&m, &r, &d), "");
     assert!(compare(&m, &m, &d).contains("no longer observed"));
+    // A blank deviation line accepts blank lines only.
+    let blank = [Deviation {
+        command: "get x",
+        line: " ",
+        reason: "test",
+    }];
+    let with_blank = vec![lines(&["$ kubectl get x", "exit 0", "  a", "    ", "  b"])];
+    assert_eq!(compare(&m, &with_blank, &blank), "");
+    assert!(!compare(&m, &r, &blank).is_empty());
 }
