@@ -12,7 +12,7 @@ use super::gvk_extension;
 use crate::registry::{OpenApiSource, ResourceType};
 
 /// The name kube-apiserver gives the schema of a custom resource: the group's labels reversed, the version,
-/// the kind (`webapps.example.dev/v1` `WebApp` is `dev.example.v1.WebApp`).
+/// the kind (`WebApp` of `example.dev/v1` is `dev.example.v1.WebApp`).
 fn schema_name(t: &ResourceType) -> String {
     let group: Vec<&str> = t.group.split('.').rev().collect();
     format!("{}.{}.{}", group.join("."), t.version, t.kind)
