@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::error::{ApiError, ApiResult, Cause};
-use super::registry::{PrinterColumn, ResourceType, ScaleSpec};
+use super::registry::{OpenApiSource, PrinterColumn, ResourceType, ScaleSpec};
 use super::schema::{Schema, SchemaError};
 use super::store::{State, StorageKey, key_of};
 
@@ -286,6 +286,9 @@ fn types_of(crd: &Value) -> Vec<ResourceType> {
                 .get("openAPIV3Schema")
                 .and_then(|s| Schema::new(s).ok())
                 .map(Arc::new);
+            t.openapi = v["schema"]
+                .get("openAPIV3Schema")
+                .map(|s| OpenApiSource::Custom(Arc::new(s.clone())));
             t.printer_columns = v["additionalPrinterColumns"]
                 .as_array()
                 .map(|cols| {

@@ -1,5 +1,5 @@
-//! Discovery documents (`/version`, `/api`, `/apis`, resource lists) and the minimal OpenAPI v3 documents
-//! kubectl reads to learn that the server validates fields itself.
+//! Discovery documents (`/version`, `/api`, `/apis`, resource lists); the OpenAPI documents are in
+//! `openapi/`.
 
 use std::collections::BTreeMap;
 
@@ -197,74 +197,5 @@ pub fn resources(reg: &Registry, group: &str, version: &str) -> Option<Value> {
         "apiVersion": "v1",
         "groupVersion": super::registry::api_version(group, version),
         "resources": resources,
-    }))
-}
-
-fn gv_path(group: &str, version: &str) -> String {
-    if group.is_empty() {
-        format!("api/{version}")
-    } else {
-        format!("apis/{group}/{version}")
-    }
-}
-
-/// `/openapi/v3`: where each group-version's document is.
-pub fn openapi_v3_root(reg: &Registry) -> Value {
-    let mut paths = serde_json::Map::new();
-    let mut gvs: Vec<(String, String)> = reg
-        .all()
-        .map(|t| (t.group.clone(), t.version.clone()))
-        .collect();
-    gvs.sort();
-    gvs.dedup();
-    for (g, v) in gvs {
-        let p = gv_path(&g, &v);
-        paths.insert(
-            p.clone(),
-            json!({ "serverRelativeURL": format!("/openapi/v3/{p}") }),
-        );
-    }
-    json!({ "paths": paths })
-}
-
-/// `/openapi/v3/...` for one group-version: a path per resource whose PATCH declares the
-/// `fieldValidation` parameter, which is what kubectl checks before leaving validation to the server.
-pub fn openapi_v3(reg: &Registry, group: &str, version: &str) -> Option<Value> {
-    if !reg.has_group_version(group, version) {
-        return None;
-    }
-    let mut paths = serde_json::Map::new();
-    for t in reg
-        .all()
-        .filter(|t| t.group == group && t.version == version)
-    {
-        let base = format!("/{}", gv_path(group, version));
-        let path = if t.namespaced {
-            format!("{base}/namespaces/{{namespace}}/{}/{{name}}", t.plural)
-        } else {
-            format!("{base}/{}/{{name}}", t.plural)
-        };
-        let gvk = json!({ "group": t.group, "version": t.version, "kind": t.kind });
-        let params = json!([
-            { "name": "dryRun", "in": "query", "schema": { "type": "string" } },
-            { "name": "fieldManager", "in": "query", "schema": { "type": "string" } },
-            { "name": "fieldValidation", "in": "query", "schema": { "type": "string" } },
-            { "name": "force", "in": "query", "schema": { "type": "boolean" } },
-        ]);
-        let op = |action: &str| {
-            json!({
-                "x-kubernetes-group-version-kind": gvk,
-                "x-kubernetes-action": action,
-                "parameters": params,
-                "responses": { "200": { "description": "OK" } },
-            })
-        };
-        paths.insert(path, json!({ "get": op("get"), "put": op("put"), "patch": op("patch"), "delete": op("delete") }));
-    }
-    Some(json!({
-        "openapi": "3.0.0",
-        "info": { "title": "Kubernetes", "version": format!("v1.{KUBERNETES_MINOR}.0") },
-        "paths": paths,
-        "components": { "schemas": {} },
     }))
 }

@@ -81,8 +81,21 @@
 //! - Only JSON and YAML bodies; protobuf and CBOR are not served, so kubectl's imperative generators (`kubectl
 //!   create configmap`, `create deployment`, `create secret`, `create namespace`, also with `-o json` or
 //!   `--dry-run=server`), which send protobuf, fail with 415 (`kubectl create -f` and `kubectl apply` work).
-//!   `/openapi/v2` is not served; `/openapi/v3` only lists paths and the parameters kubectl checks (so `kubectl
-//!   explain` finds no schema).
+//! - `/openapi/v2` is not served (kubectl explains from `/openapi/v3`; `kubectl explain
+//!   --output=plaintext-openapiv2` fails). `/openapi/v3` publishes, per group-version, the schemas of the kinds
+//!   served and of the types they refer to, with kube-apiserver's names and `x-kubernetes-group-version-kind`:
+//!   built-in kinds from k8s-openapi, custom resources from their CRD's `openAPIV3Schema` (with `apiVersion`,
+//!   `kind` and a reference to `ObjectMeta`). k8s-openapi's schemas carry kube-apiserver's descriptions but no
+//!   `enum` (so `kubectl explain` of a field such as a Service port's `protocol` lacks the `enum:` line and the
+//!   "Possible enum values"), no `default`, and none of the `x-kubernetes-patch-*`, list-type or map-type
+//!   extensions. Not published: List kinds, `DeleteOptions`, `Status`, `Scale` and the other types no kind
+//!   refers to, and request bodies of operations (so kubectl's client-side apply computes strategic merge
+//!   patches from its own Go types, as it does when a server publishes none).
+//! - `fieldValidation=Strict` answers a patch, as a create or an update, with 400 `<Kind> in version "<v>" cannot
+//!   be handled as a <Kind>: strict decoding error: unknown field "<f>"` (kube-apiserver answers a JSON or merge
+//!   patch with 422 `patch: Invalid value: "map[...]": strict decoding error: ...`, and a server-side apply with
+//!   `failed to create typed patch object ...: .<f>: field not declared in schema`); `fieldValidation=Ignore`
+//!   still returns unknown-field warnings (kube-apiserver returns none).
 //! - Watch history is kept per resource (`history_limit` changes), not compacted by time.
 //! - The managedFields of built-in kinds mark every struct with `.` (kube-apiserver skips those a Go zero value
 //!   already has, such as `spec` and `spec.template`) and track atomic structs such as a `LabelSelector` field by field.
@@ -140,6 +153,7 @@ mod lifecycle;
 mod log;
 mod managed_fields;
 mod omit_empty;
+mod openapi;
 mod quantity;
 mod registry;
 mod request;

@@ -25,7 +25,7 @@ use crate::log::RequestRecord;
 use crate::registry::{self, ResourceType};
 use crate::request::{self, Query, Route, Verb};
 use crate::store::{self, State};
-use crate::{convert, discovery, lifecycle};
+use crate::{convert, discovery, lifecycle, openapi};
 
 /// The time the server stamps on objects (and counts the ages in `kubectl get` tables up to): the system clock,
 /// or a manual one for reproducible tests.
@@ -515,11 +515,9 @@ impl ApiServer {
                     .map(|v| Reply::Json(200, v, Vec::new()))
                     .ok_or_else(ApiError::no_route)
             }
-            Route::OpenApiV3Root => json(discovery::openapi_v3_root(
-                &relock(&self.shared.state).registry,
-            )),
+            Route::OpenApiV3Root => json(openapi::v3_root(&relock(&self.shared.state).registry)),
             Route::OpenApiV3(g, v) => {
-                discovery::openapi_v3(&relock(&self.shared.state).registry, g, v)
+                openapi::v3_document(&relock(&self.shared.state).registry, g, v)
                     .map(|v| Reply::Json(200, v, Vec::new()))
                     .ok_or_else(ApiError::no_route)
             }

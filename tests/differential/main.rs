@@ -50,7 +50,7 @@
 //! update, every patch type, server-side apply, the status and scale subresources, delete (with finalizers,
 //! each propagation policy, preconditions) and deletecollection: the answers, and no watch event from any of
 //! them. `parity`: a script of kubectl commands (apply, get -o yaml/json/name/jsonpath, label, annotate,
-//! scale, patch, set image, diff, server-side dry runs, wait) whose normalized output is compared line by
+//! scale, patch, set image, diff, server-side dry runs, wait, explain, `--validate`) whose normalized output is compared line by
 //! line; its own accepted differences are listed in its module. `kinds`: discovery of every
 //! built-in group, and create/get/list/delete of a minimal object of 32 kinds. `tables`: `kubectl get`
 //! tables (`as=Table`, with every `includeObject`) of 17 built-in kinds with printers (Events of both
@@ -58,7 +58,8 @@
 //! descent, every column type and a path that does not parse, a CRD without printer columns, a `kubectl get
 //! -w` watch, and CRDs whose printer columns kube-apiserver refuses; ages and timestamps in cells are
 //! normalized. `more_tables`: the tables of 33 more built-in kinds with printers
-//! (HorizontalPodAutoscalers also through `autoscaling/v1`). Of the kinds kube-apiserver has printers for,
+//! (HorizontalPodAutoscalers also through `autoscaling/v1`). `openapi`: the `/openapi/v3` index and, as
+//! `kubectl explain` reads them, the schemas of seven built-in types and the Widget CRD's whole schema. Of the kinds kube-apiserver has printers for,
 //! only APIServices are not compared: kube-apiserver serves its own, the in-memory server has none.
 
 mod apply;
@@ -71,6 +72,7 @@ mod kinds;
 mod lifecycle;
 mod list;
 mod more_tables;
+mod openapi;
 mod parity;
 mod patch;
 mod quantities;

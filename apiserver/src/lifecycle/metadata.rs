@@ -194,8 +194,12 @@ pub(super) fn check_content(
             .map(|f| format!("unknown field \"{f}\""))
             .collect::<Vec<_>>()
             .join(", ");
+        // kube-apiserver's decoder reports the strict errors of a create or an update as it reports any
+        // decoding error (its `transformDecodeError`).
         return Err(ApiError::bad_request(format!(
-            "strict decoding error: {msg}"
+            "{kind} in version \"{version}\" cannot be handled as a {kind}: strict decoding error: {msg}",
+            kind = rt.kind,
+            version = rt.version,
         )));
     }
     Ok(unknown

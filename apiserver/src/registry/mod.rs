@@ -34,6 +34,16 @@ pub enum Conversion {
 /// Checks and normalizes a built-in object by round-tripping it through its k8s-openapi type.
 pub type TypedCheck = fn(Value) -> Result<Value, String>;
 
+/// Where a kind's OpenAPI schema comes from.
+#[derive(Clone)]
+pub enum OpenApiSource {
+    /// A built-in kind: registers its k8s-openapi type's schema (and those it refers to) in the generator and
+    /// returns a reference to it.
+    Builtin(fn(&mut k8s_openapi::schemars::SchemaGenerator) -> k8s_openapi::schemars::Schema),
+    /// A custom resource: its version's `openAPIV3Schema`, as written in the CRD.
+    Custom(Arc<Value>),
+}
+
 /// A kind the server serves: group, version, kind, plural, scope and subresources.
 #[derive(Clone)]
 pub struct ResourceType {
@@ -71,6 +81,8 @@ pub struct ResourceType {
     pub schema: Option<Arc<Schema>>,
     /// Typed check for built-in kinds.
     pub typed: Option<TypedCheck>,
+    /// Where the schema `/openapi/v3` publishes for this kind comes from, if any.
+    pub openapi: Option<OpenApiSource>,
     /// Whether the type was created by a CustomResourceDefinition.
     pub custom: bool,
     /// Additional printer columns from a CRD, in order.
@@ -131,6 +143,7 @@ impl ResourceType {
             conversion: Conversion::None,
             schema: None,
             typed: None,
+            openapi: None,
             custom: false,
             printer_columns: Vec::new(),
             field_selectors: Vec::new(),
@@ -174,6 +187,11 @@ impl ResourceType {
 
     fn typed(mut self, check: TypedCheck) -> Self {
         self.typed = Some(check);
+        self
+    }
+
+    fn openapi(mut self, source: OpenApiSource) -> Self {
+        self.openapi = Some(source);
         self
     }
 

@@ -18,6 +18,9 @@
 //!   `authorization.k8s.io` (`NOT_SERVED` of the differential suite).
 //! - A new Deployment shows `status: {}` and a new Service `status: {loadBalancer: {}}` on kube-apiserver, and
 //!   no `status` in memory (`EMPTY_BUILTIN_STATUS` of the differential suite).
+//! - `kubectl explain` of a field with Go enum values (a Service port's `protocol`) shows `enum: ...` and the
+//!   "Possible enum values" on kube-apiserver, not in memory: the built-in schemas come from k8s-openapi,
+//!   which has neither.
 //!
 //! # Left out
 //!
@@ -26,8 +29,9 @@
 //!   creates from files instead (`--dry-run=client` never reaches a server and is not compared).
 //! - `kubectl get` tables (the columns of built-in kinds are being reworked); `-o name`, `-o yaml`, `-o json`,
 //!   `-o jsonpath` and `-o go-template` are compared.
-//! - `kubectl explain`: the in-memory `/openapi/v3` lists paths without schemas, so it answers
-//!   `GVK ... not found in OpenAPI schema` for every kind.
+//! - `kubectl apply --validate=strict` of a change to an existing object (a patch: kube-apiserver answers 422
+//!   `patch: Invalid value: "map[...]"`, the in-memory server 400 with the message of a create), and
+//!   `--validate=ignore` (kube-apiserver returns no warning, the in-memory server warns of each unknown field).
 //!
 //! Besides the normalization, one line is dropped: client-go's reflector log of a watch cut by `kubectl wait`'s
 //! own timeout, which kubectl prints or not depending on a race inside it, on either server.
@@ -57,6 +61,18 @@ get namespace {ns} -o yaml
 # A custom resource definition and its objects
 apply -f {dir}/crd.yaml
 wait --for=condition=Established crd/gadgets.parity.example.dev --timeout=30s
+
+# kubectl explain, from /openapi/v3
+explain configmap
+explain deployment.spec
+explain service.spec.ports
+explain pod.spec.containers.resources
+
+# Field validation: unknown fields
+apply -f {dir}/unknown-field.yaml --validate=strict
+apply -f {dir}/unknown-field.yaml --validate=warn -o name
+apply -f {dir}/unknown-gadget.yaml --validate=strict
+apply -f {dir}/unknown-gadget.yaml --validate=true
 apply -f {dir}/gadget.yaml
 apply -f {dir}/gadget.yaml
 get gadget g1 -o yaml
@@ -74,6 +90,11 @@ get gadgets -l tier=front -o name
 label gadget g1 tier-
 get gadget g1 -o yaml
 get gadget g1 --show-managed-fields -o 'jsonpath={.metadata.managedFields[?(@.manager=="kubectl-label")]}'
+explain gadget
+explain gadget.spec
+explain gadget.status.conditions
+explain gadget.metadata.ownerReferences
+explain widget.spec
 
 # Built-in objects
 apply -f {dir}/configmap.yaml
@@ -243,6 +264,14 @@ spec:
         "apiVersion: parity.example.dev/v1\nkind: Gadget\nmetadata:\n  name: g1\nspec:\n  color: red\n",
     ),
     (
+        "unknown-field.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: unknown\ncolor: red\ndata:\n  a: b\n",
+    ),
+    (
+        "unknown-gadget.yaml",
+        "apiVersion: parity.example.dev/v1\nkind: Gadget\nmetadata:\n  name: g3\nspec:\n  color: red\n  shade: dark\n",
+    ),
+    (
         "held.yaml",
         "apiVersion: parity.example.dev/v1\nkind: Gadget\nmetadata:\n  name: g2\n  finalizers:\n  - parity.example.dev/hold\nspec:\n  color: red\n",
     ),
@@ -362,6 +391,36 @@ const DEVIATIONS: &[Deviation] = &[
         command: "get service web -o yaml",
         line: "    loadBalancer: {}",
         reason: "a new Service has status: {loadBalancer: {}} on kube-apiserver, no status in memory (EMPTY_BUILTIN_STATUS)",
+    },
+    Deviation {
+        command: "explain service.spec.ports",
+        line: "enum: SCTP, TCP, UDP",
+        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
+    },
+    Deviation {
+        command: "explain service.spec.ports",
+        line: " ",
+        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
+    },
+    Deviation {
+        command: "explain service.spec.ports",
+        line: "Possible enum values:",
+        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
+    },
+    Deviation {
+        command: "explain service.spec.ports",
+        line: "is the SCTP protocol.",
+        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
+    },
+    Deviation {
+        command: "explain service.spec.ports",
+        line: "is the TCP protocol.",
+        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
+    },
+    Deviation {
+        command: "explain service.spec.ports",
+        line: "is the UDP protocol.",
+        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
     },
 ];
 

@@ -8,12 +8,24 @@ use regex::{Captures, Regex};
 use super::run::Step;
 
 /// A known difference: in the steps whose command contains `command`, a line present on one side only that
-/// contains `line` is accepted. A deviation that accepts nothing fails the test, so a fixed one is noticed.
+/// contains `line` (a blank line, when `line` is blank) is accepted. A deviation that accepts nothing fails the test, so a fixed one is noticed.
 #[derive(Debug, Clone, Copy)]
 pub struct Deviation {
     pub command: &'static str,
     pub line: &'static str,
     pub reason: &'static str,
+}
+
+impl Deviation {
+    /// Whether the deviation accepts a line: one containing `line`, or, when `line` is blank, a blank line
+    /// (every line contains a blank `line`).
+    fn covers(&self, line: &str) -> bool {
+        if self.line.trim().is_empty() {
+            line.trim().is_empty()
+        } else {
+            line.contains(self.line)
+        }
+    }
 }
 
 /// Rewrites what differs between runs: the namespace and the manifest directory; uids (by ordinal of first
@@ -180,7 +192,7 @@ pub fn compare(memory: &[Vec<String>], real: &[Vec<String>], deviations: &[Devia
         {
             let accepted = deviations
                 .iter()
-                .position(|d| m[0].contains(d.command) && line.contains(d.line));
+                .position(|d| m[0].contains(d.command) && d.covers(line));
             match accepted {
                 Some(i) => used[i] = true,
                 None => unexplained.push(format!("    {side} | {line}\n")),
@@ -233,11 +245,27 @@ fn compares_line_by_line_with_deviations() {
     let m = vec![lines(&["$ kubectl get x", "exit 0", "  a", "  b"])];
     let r = vec![lines(&["$ kubectl get x", "exit 0", "  a", "  c"])];
     assert!(!compare(&m, &r, &[]).is_empty());
-    let d = [Deviation {
-        command: "get x",
-        line: "  ",
-        reason: "test",
-    }];
+    let d = [
+        Deviation {
+            command: "get x",
+            line: "b",
+            reason: "test",
+        },
+        Deviation {
+            command: "get x",
+            line: "c",
+            reason: "test",
+        },
+    ];
     assert_eq!(compare(&m, &r, &d), "");
     assert!(compare(&m, &m, &d).contains("no longer observed"));
+    // A blank deviation line accepts blank lines only.
+    let blank = [Deviation {
+        command: "get x",
+        line: " ",
+        reason: "test",
+    }];
+    let with_blank = vec![lines(&["$ kubectl get x", "exit 0", "  a", "    ", "  b"])];
+    assert_eq!(compare(&m, &with_blank, &blank), "");
+    assert!(!compare(&m, &r, &blank).is_empty());
 }

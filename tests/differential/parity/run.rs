@@ -61,8 +61,12 @@ pub fn words(line: &str) -> Vec<String> {
 impl Cluster {
     fn command(&self, args: &[String]) -> Command {
         let mut cmd = Command::new(&self.bin);
+        // A cache of its own per server: kubectl keys its discovery and OpenAPI cache by host and port, and
+        // a port another server used before (another run, another engineer) would answer from its cache.
         cmd.arg("--kubeconfig")
             .arg(&self.kubeconfig)
+            .arg("--cache-dir")
+            .arg(self.kubeconfig.with_extension("cache"))
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

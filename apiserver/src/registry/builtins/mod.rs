@@ -61,6 +61,9 @@ where
         <K::Scope as Scope>::NAMESPACED,
     )
     .typed(typed_check::<K>)
+    .openapi(super::OpenApiSource::Builtin(|generator| {
+        generator.subschema_for::<K>()
+    }))
 }
 
 /// Checks and normalizes an object by round-tripping it through its k8s-openapi type (fields the type does

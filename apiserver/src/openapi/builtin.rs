@@ -1,0 +1,134 @@
+//! The component schemas of built-in kinds, generated from their k8s-openapi types (which carry kube-apiserver's
+//! schema names and descriptions) in OpenAPI 3.0 form: a reference with a description beside it becomes
+//! `allOf: [{$ref}]`, as kube-apiserver writes it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use k8s_openapi::schemars::SchemaGenerator;
+use k8s_openapi::schemars::generate::SchemaSettings;
+use serde_json::{Map, Value};
+
+use super::gvk_extension;
+use crate::registry::{OpenApiSource, ResourceType};
+
+/// The generator every document uses: references point into `#/components/schemas/`.
+pub(super) fn generator() -> SchemaGenerator {
+    SchemaSettings::openapi3().into_generator()
+}
+
+/// The component schemas of one set of kinds, shared by every document that lists them.
+type Components = Arc<Map<String, Value>>;
+
+/// The name a reference `{"$ref": "#/components/schemas/NAME"}` points to.
+pub(super) fn ref_name(reference: &Value) -> Option<String> {
+    reference
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.rsplit('/').next())
+        .map(str::to_string)
+}
+
+/// The schemas of the built-in kinds `kinds` (all of one group-version) and of every type they refer to, the
+/// kinds marked with `x-kubernetes-group-version-kind`. Generated once per set of kinds.
+pub(super) fn components(kinds: &[&ResourceType]) -> Map<String, Value> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Components>>> = OnceLock::new();
+    if kinds.is_empty() {
+        return Map::new();
+    }
+    let key = kinds
+        .iter()
+        .map(|t| format!("{}/{}/{}", t.group, t.version, t.kind))
+        .collect::<Vec<_>>()
+        .join(",");
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return (**hit).clone();
+    }
+    let built = Arc::new(build(kinds));
+    cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, built.clone());
+    (*built).clone()
+}
+
+fn build(kinds: &[&ResourceType]) -> Map<String, Value> {
+    let mut generator = generator();
+    let mut named = Vec::new();
+    for t in kinds {
+        if let Some(OpenApiSource::Builtin(register)) = &t.openapi {
+            let reference = register(&mut generator).to_value();
+            if let Some(name) = ref_name(&reference) {
+                named.push((name, *t));
+            }
+        }
+    }
+    let mut defs = generator.take_definitions(true);
+    for schema in defs.values_mut() {
+        if let Value::Object(schema) = schema {
+            metadata_optional(schema);
+        }
+    }
+    for (name, t) in named {
+        if let Some(Value::Object(schema)) = defs.get_mut(&name) {
+            kind_schema(schema, t);
+        }
+    }
+    defs
+}
+
+/// k8s-openapi lists `metadata` as required wherever a type embeds `ObjectMeta` (a kind, or the
+/// PersistentVolumeClaim template of a StatefulSet), since its Rust field is not optional; kube-apiserver
+/// does not, so it is dropped from `required`.
+fn metadata_optional(schema: &mut Map<String, Value>) {
+    if let Some(Value::Array(required)) = schema.get_mut("required") {
+        required.retain(|r| r != "metadata");
+        if required.is_empty() {
+            schema.remove("required");
+        }
+    }
+}
+
+/// Marks the schema of a kind with its group, version and kind.
+fn kind_schema(schema: &mut Map<String, Value>, t: &ResourceType) {
+    match schema.get_mut("x-kubernetes-group-version-kind") {
+        Some(Value::Array(gvks)) => {
+            if let Value::Array(more) = gvk_extension(t) {
+                gvks.extend(more);
+            }
+        }
+        _ => {
+            schema.insert("x-kubernetes-group-version-kind".into(), gvk_extension(t));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Registry;
+
+    #[test]
+    fn a_config_map_is_named_and_marked_as_kube_apiserver_does() {
+        let reg = Registry::with_builtins();
+        let kinds: Vec<&ResourceType> = reg
+            .all()
+            .filter(|t| t.group.is_empty() && t.version == "v1")
+            .map(|t| &**t)
+            .collect();
+        let defs = components(&kinds);
+        let cm = &defs["io.k8s.api.core.v1.ConfigMap"];
+        assert_eq!(
+            cm["x-kubernetes-group-version-kind"],
+            serde_json::json!([{ "group": "", "kind": "ConfigMap", "version": "v1" }])
+        );
+        assert!(cm.get("required").is_none());
+        assert_eq!(
+            cm["properties"]["metadata"]["allOf"][0]["$ref"],
+            "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+        );
+        assert!(defs.contains_key("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"));
+        assert!(defs.contains_key("io.k8s.api.core.v1.PodSpec"));
+    }
+}

@@ -1,0 +1,114 @@
+//! The component schemas of custom resources, from each served version's `openAPIV3Schema` as kube-apiserver
+//! publishes them: named after the reversed group (`dev.example.v1.WebApp`), with `apiVersion`, `kind` and
+//! `metadata` (a reference to `ObjectMeta`) set beside the CRD's own properties, and marked with
+//! `x-kubernetes-group-version-kind`. `ObjectMeta` and the types it refers to come from k8s-openapi.
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde_json::{Map, Value, json};
+
+use super::builtin::{generator, ref_name};
+use super::gvk_extension;
+use crate::registry::{OpenApiSource, ResourceType};
+
+/// The name kube-apiserver gives the schema of a custom resource: the group's labels reversed, the version,
+/// the kind (`WebApp` of `example.dev/v1` is `dev.example.v1.WebApp`).
+fn schema_name(t: &ResourceType) -> String {
+    let group: Vec<&str> = t.group.split('.').rev().collect();
+    format!("{}.{}.{}", group.join("."), t.version, t.kind)
+}
+
+/// The schemas of the custom resources `kinds`, with `ObjectMeta` and the types it refers to.
+pub(super) fn components(kinds: &[&ResourceType]) -> Map<String, Value> {
+    let mut generator = generator();
+    let meta_ref = generator.subschema_for::<ObjectMeta>().to_value();
+    let meta_name = ref_name(&meta_ref).unwrap_or_default();
+    // The descriptions of `apiVersion`, `kind` and `metadata` are those of every kind; take them from one.
+    let common = k8s_openapi::schemars::schema_for!(ConfigMap).to_value();
+    let description = |field: &str| common["properties"][field]["description"].clone();
+    let mut defs = generator.take_definitions(true);
+    for t in kinds {
+        let Some(OpenApiSource::Custom(schema)) = &t.openapi else {
+            continue;
+        };
+        let mut schema = (**schema).clone();
+        integral_numbers(&mut schema);
+        let Some(object) = schema.as_object_mut() else {
+            continue;
+        };
+        let properties = object
+            .entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(properties) = properties.as_object_mut() {
+            properties.insert(
+                "apiVersion".into(),
+                json!({ "description": description("apiVersion"), "type": "string" }),
+            );
+            properties.insert(
+                "kind".into(),
+                json!({ "description": description("kind"), "type": "string" }),
+            );
+            properties.insert(
+                "metadata".into(),
+                json!({
+                    "description": description("metadata"),
+                    "allOf": [{ "$ref": format!("#/components/schemas/{meta_name}") }],
+                }),
+            );
+        }
+        object.insert("x-kubernetes-group-version-kind".into(), gvk_extension(t));
+        defs.insert(schema_name(t), schema);
+    }
+    defs
+}
+
+/// Writes numbers with no fraction as integers (`minimum: 0.0` as `0`), as kube-apiserver's Go encoder writes
+/// the float64 fields of a schema.
+fn integral_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            if let Some(f) = n
+                .as_f64()
+                .filter(|f| n.is_f64() && f.fract() == 0.0 && f.abs() < 1e15)
+            {
+                *v = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_numbers),
+        Value::Object(map) => map.values_mut().for_each(integral_numbers),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    #[test]
+    fn a_custom_resource_gets_the_common_fields_and_its_kube_apiserver_name() {
+        let mut t = ResourceType::new("parity.example.dev", "v1", "Gadget", "gadgets", true);
+        t.openapi = Some(OpenApiSource::Custom(Arc::new(json!({
+            "type": "object",
+            "properties": { "spec": { "type": "object" }, "size": { "minimum": 0.0, "maximum": 2.5 } },
+        }))));
+        let defs = components(&[&t]);
+        let gadget = &defs["dev.example.parity.v1.Gadget"];
+        assert_eq!(gadget["properties"]["spec"], json!({ "type": "object" }));
+        assert_eq!(
+            gadget["properties"]["size"],
+            json!({ "minimum": 0, "maximum": 2.5 })
+        );
+        assert_eq!(gadget["properties"]["kind"]["type"], "string");
+        assert_eq!(
+            gadget["properties"]["metadata"]["allOf"][0]["$ref"],
+            "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+        );
+        assert_eq!(
+            gadget["x-kubernetes-group-version-kind"],
+            json!([{ "group": "parity.example.dev", "kind": "Gadget", "version": "v1" }])
+        );
+        assert!(defs.contains_key("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"));
+    }
+}

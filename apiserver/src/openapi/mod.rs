@@ -1,0 +1,127 @@
+//! The OpenAPI v3 documents: `/openapi/v3` (where each group-version's document is) and one document per
+//! group-version, with a path per resource (whose operations declare the query parameters kubectl checks) and
+//! the schemas of the kinds served, keyed and marked as kube-apiserver keys them
+//! (`io.k8s.api.core.v1.ConfigMap`, `dev.example.v1.WebApp`, each kind with `x-kubernetes-group-version-kind`).
+//! `kubectl explain` reads them.
+//!
+//! The schemas of built-in kinds come from k8s-openapi (`builtin.rs`), those of custom resources from their
+//! CRD's `openAPIV3Schema` (`custom.rs`).
+
+use serde_json::{Map, Value, json};
+
+use super::discovery::KUBERNETES_MINOR;
+use super::registry::{OpenApiSource, Registry, ResourceType};
+
+mod builtin;
+mod custom;
+
+/// The URL path of a group-version under `/apis` or `/api`, without the leading slash.
+fn gv_path(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        format!("api/{version}")
+    } else {
+        format!("apis/{group}/{version}")
+    }
+}
+
+/// `/openapi/v3`: where each group-version's document is.
+pub fn v3_root(reg: &Registry) -> Value {
+    let mut paths = Map::new();
+    let mut gvs: Vec<(String, String)> = reg
+        .all()
+        .map(|t| (t.group.clone(), t.version.clone()))
+        .collect();
+    gvs.sort();
+    gvs.dedup();
+    for (g, v) in gvs {
+        let p = gv_path(&g, &v);
+        paths.insert(
+            p.clone(),
+            json!({ "serverRelativeURL": format!("/openapi/v3/{p}") }),
+        );
+    }
+    json!({ "paths": paths })
+}
+
+/// `/openapi/v3/api/v1` or `/openapi/v3/apis/GROUP/VERSION`: the paths and the component schemas of one
+/// group-version, or `None` when it is not served.
+pub fn v3_document(reg: &Registry, group: &str, version: &str) -> Option<Value> {
+    if !reg.has_group_version(group, version) {
+        return None;
+    }
+    let kinds: Vec<&ResourceType> = reg
+        .all()
+        .filter(|t| t.group == group && t.version == version)
+        .map(|t| &**t)
+        .collect();
+    let mut paths = Map::new();
+    for t in &kinds {
+        let (path, item) = path_item(t);
+        paths.insert(path, item);
+    }
+    let builtins: Vec<&ResourceType> = kinds
+        .iter()
+        .copied()
+        .filter(|t| matches!(t.openapi, Some(OpenApiSource::Builtin(_))))
+        .collect();
+    let customs: Vec<&ResourceType> = kinds
+        .iter()
+        .copied()
+        .filter(|t| matches!(t.openapi, Some(OpenApiSource::Custom(_))))
+        .collect();
+    let mut schemas = builtin::components(&builtins);
+    if !customs.is_empty() {
+        schemas.extend(custom::components(&customs));
+    }
+    let title = if builtins.is_empty() && !customs.is_empty() {
+        json!({ "title": "Kubernetes CRD Swagger", "version": "v0.1.0" })
+    } else {
+        json!({ "title": "Kubernetes", "version": format!("v1.{KUBERNETES_MINOR}.0") })
+    };
+    Some(json!({
+        "openapi": "3.0.0",
+        "info": title,
+        "paths": paths,
+        "components": { "schemas": schemas },
+    }))
+}
+
+/// The path of one object of a resource, whose operations declare the `fieldValidation` parameter: what
+/// kubectl checks before leaving field validation (`--validate=strict`) to the server.
+///
+/// The operations declare no request body. kubectl computes a client-side apply's strategic merge patch from
+/// these schemas only when the PATCH operation accepts `application/strategic-merge-patch+json`, and
+/// k8s-openapi's schemas lack the `x-kubernetes-patch-*` extensions that patch needs; without a body, kubectl
+/// falls back to its own Go types, as it does on a server that publishes no schema.
+fn path_item(t: &ResourceType) -> (String, Value) {
+    let base = format!("/{}", gv_path(&t.group, &t.version));
+    let path = if t.namespaced {
+        format!("{base}/namespaces/{{namespace}}/{}/{{name}}", t.plural)
+    } else {
+        format!("{base}/{}/{{name}}", t.plural)
+    };
+    let gvk = json!({ "group": t.group, "version": t.version, "kind": t.kind });
+    let params = json!([
+        { "name": "dryRun", "in": "query", "schema": { "type": "string" } },
+        { "name": "fieldManager", "in": "query", "schema": { "type": "string" } },
+        { "name": "fieldValidation", "in": "query", "schema": { "type": "string" } },
+        { "name": "force", "in": "query", "schema": { "type": "boolean" } },
+    ]);
+    let op = |action: &str| {
+        json!({
+            "x-kubernetes-group-version-kind": gvk,
+            "x-kubernetes-action": action,
+            "parameters": params,
+            "responses": { "200": { "description": "OK" } },
+        })
+    };
+    (
+        path,
+        json!({ "get": op("get"), "put": op("put"), "patch": op("patch"), "delete": op("delete") }),
+    )
+}
+
+/// The `x-kubernetes-group-version-kind` extension naming one kind.
+fn gvk_extension(t: &ResourceType) -> Value {
+    json!([{ "group": t.group, "kind": t.kind, "version": t.version }])
+}
