@@ -78,9 +78,14 @@
 //!   the same request. No pods are created.
 //! - Built-in kinds are checked by round-tripping through their `k8s-openapi` types and receive only the most
 //!   common defaults (Pod templates, Deployments, StatefulSets, Services); no other built-in validation runs.
-//! - Only JSON and YAML bodies; protobuf and CBOR are not served, so kubectl's imperative generators (`kubectl
-//!   create configmap`, `create deployment`, `create secret`, `create namespace`, also with `-o json` or
-//!   `--dry-run=server`), which send protobuf, fail with 415 (`kubectl create -f` and `kubectl apply` work).
+//! - Request bodies are JSON, YAML, or protobuf for the built-in kinds kubectl's typed clients create (`kubectl
+//!   create configmap`, `secret`, `namespace`, `serviceaccount`, `service`, `deployment`, `job`, `cronjob`,
+//!   `role`, `clusterrole`, `rolebinding`, `clusterrolebinding`, `kubectl run`, `kubectl expose`): ConfigMap,
+//!   Secret, Namespace, ServiceAccount, Service, Pod, Deployment, Job, CronJob and the four RBAC kinds, decoded
+//!   with `k8s-pb`. Protobuf bodies of other kinds, of subresources, or setting a field the mapping does not
+//!   carry (pod volumes, probes, affinity, security contexts, ...; the error names the field) are refused with
+//!   415 rather than read in part; CBOR is not read. Responses are always JSON (or YAML, or a Table), never
+//!   protobuf: clients that send protobuf also accept JSON.
 //!   `/openapi/v2` is not served; `/openapi/v3` only lists paths and the parameters kubectl checks (so `kubectl
 //!   explain` finds no schema).
 //! - Watch history is kept per resource (`history_limit` changes), not compacted by time.
@@ -140,6 +145,7 @@ mod lifecycle;
 mod log;
 mod managed_fields;
 mod omit_empty;
+mod protobuf;
 mod quantity;
 mod registry;
 mod request;
