@@ -66,7 +66,7 @@ impl Field for Vec<String> {
 
 impl Field for Vec<Value> {
     fn json(self) -> Option<Value> {
-        (!self.is_empty()).then(|| Value::Array(self))
+        (!self.is_empty()).then_some(Value::Array(self))
     }
 }
 
