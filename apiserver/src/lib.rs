@@ -77,16 +77,17 @@
 //!   DaemonSet is taken to start at once and be ready, and the status follows the write that caused it inside
 //!   the same request. No pods are created.
 //! - Built-in kinds are checked by round-tripping through their `k8s-openapi` types and receive only the most
-//!   common defaults (Pod templates, Deployments, StatefulSets, Services); no other built-in validation runs.
+//!   common defaults (Pod templates, Deployments, StatefulSets, CronJobs, Services); no other built-in validation runs.
 //! - Request bodies are JSON, YAML, or protobuf for the built-in kinds kubectl's typed clients create (`kubectl
 //!   create configmap`, `secret`, `namespace`, `serviceaccount`, `service`, `deployment`, `job`, `cronjob`,
 //!   `role`, `clusterrole`, `rolebinding`, `clusterrolebinding`, `kubectl run`, `kubectl expose`): ConfigMap,
 //!   Secret, Namespace, ServiceAccount, Service, Pod, Deployment, Job, CronJob and the four RBAC kinds, decoded
 //!   with `k8s-pb`. Protobuf bodies of other kinds, of subresources, or setting a field the mapping does not
 //!   carry (pod volumes, probes, affinity, security contexts, ...; the error names the field) are refused with
-//!   415 rather than read in part; CBOR is not read. Responses are always JSON (or YAML, or a Table), never
-//!   protobuf: clients that send protobuf also accept JSON.
-//!   `/openapi/v2` is not served; `/openapi/v3` only lists paths and the parameters kubectl checks (so `kubectl
+//!   415 rather than read in part; CBOR is not read. Responses are JSON (an object, a Table, or
+//!   PartialObjectMetadata) whatever `Accept` asks, never protobuf: client-go's typed clients, behind kubectl,
+//!   ask for `application/vnd.kubernetes.protobuf,application/json`.
+//! - `/openapi/v2` is not served; `/openapi/v3` only lists paths and the parameters kubectl checks (so `kubectl
 //!   explain` finds no schema).
 //! - Watch history is kept per resource (`history_limit` changes), not compacted by time.
 //! - The managedFields of built-in kinds mark every struct with `.` (kube-apiserver skips those a Go zero value

@@ -15,7 +15,8 @@
 //! with 415. The `status` of a decoded object is left out: for every kind decoded here kube-apiserver resets
 //! it on create and keeps the stored one on update, and Go writes a zero-valued status into every body.
 //!
-//! Responses stay JSON: every client that sends protobuf also accepts `application/json`.
+//! Responses stay JSON whatever `Accept` asks: client-go's typed clients accept `application/json` beside
+//! protobuf (a client that accepts protobuf only gets JSON too, where kube-apiserver would answer protobuf).
 
 mod core;
 mod json;
