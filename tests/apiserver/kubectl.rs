@@ -69,6 +69,7 @@ async fn kubectl_works_against_the_served_endpoint() {
         .ok(&["get", "configmap", "generated", "-o", "jsonpath={.data.a}"])
         .await;
     assert_eq!(out, "b");
+    k.ok(&["delete", "configmap", "generated"]).await;
     // Other kinds in protobuf are refused with a clear 415.
     let (ok, _, err) = k
         .run(&["create", "quota", "q", "--hard=pods=1"], None)
