@@ -80,7 +80,7 @@
 //!   common defaults (Pod templates, Deployments, StatefulSets, CronJobs, Services); no other built-in validation runs.
 //! - Request bodies are JSON, YAML, or protobuf for the built-in kinds kubectl's typed clients create (`kubectl
 //!   create configmap`, `secret`, `namespace`, `serviceaccount`, `service`, `deployment`, `job`, `cronjob`,
-//!   `role`, `clusterrole`, `rolebinding`, `clusterrolebinding`, `kubectl run`, `kubectl expose`): ConfigMap,
+//!   `role`, `clusterrole`, `rolebinding`, `clusterrolebinding`; `kubectl run` and `expose` send JSON): ConfigMap,
 //!   Secret, Namespace, ServiceAccount, Service, Pod, Deployment, Job, CronJob and the four RBAC kinds, decoded
 //!   with `k8s-pb`. Protobuf bodies of other kinds, of subresources, or setting a field the mapping does not
 //!   carry (pod volumes, probes, affinity, security contexts, ...; the error names the field) are refused with

@@ -1,7 +1,7 @@
 //! Protobuf request bodies of built-in kinds, as kubectl's typed clients send them.
 //!
-//! client-go's generated clients (behind `kubectl create configmap`, `create deployment`, `run`, `expose`, ...)
-//! send `Content-Type: application/vnd.kubernetes.protobuf` and `Accept:
+//! client-go's generated clients (behind kubectl 1.35's `create configmap`, `create deployment`, `create job`,
+//! ...; `run`, `expose`, `scale`, `edit` send JSON) send `Content-Type: application/vnd.kubernetes.protobuf` and `Accept:
 //! application/vnd.kubernetes.protobuf,application/json`. The body is kube-apiserver's envelope: the four bytes
 //! `k8s\0`, then a `runtime.Unknown` message whose `typeMeta` names the kind and whose `raw` holds the object.
 //! Both messages are decoded with `k8s-pb`, prost code generated from Kubernetes' own `.proto` files; this

@@ -23,7 +23,7 @@
 //!
 //! - `--dry-run=client` never reaches a server and is not compared. The imperative commands (`kubectl create
 //!   configmap`, `secret`, `deployment`, `job`, `run`, `expose`, `edit` with `KUBE_EDITOR` set to a script that
-//!   changes one value, ...) are compared; their typed clients send protobuf bodies.
+//!   changes one value, ...) are compared; `kubectl create <generator>` sends a protobuf body, the others JSON.
 //! - `kubectl get` tables (the columns of built-in kinds are being reworked); `-o name`, `-o yaml`, `-o json`,
 //!   `-o jsonpath` and `-o go-template` are compared.
 //! - `kubectl explain`: the in-memory `/openapi/v3` lists paths without schemas, so it answers
@@ -184,7 +184,7 @@ get gadgets -o name
 get configmaps -o name
 get configmap settings -o name
 
-# Imperative commands: client-go's typed clients send protobuf bodies
+# Imperative commands: `create <generator>` sends protobuf (client-go's typed clients), the others JSON
 create configmap imp-cm --from-literal=a=1 --from-literal=b=two
 get configmap imp-cm -o yaml
 create configmap imp-cm --from-literal=a=1
