@@ -80,9 +80,10 @@
 //!   common defaults (Pod templates, Deployments, StatefulSets, CronJobs, Services); no other built-in validation runs.
 //! - Request bodies are JSON, YAML, or protobuf for the built-in kinds kubectl's typed clients create (`kubectl
 //!   create configmap`, `secret`, `namespace`, `serviceaccount`, `service`, `deployment`, `job`, `cronjob`,
-//!   `role`, `clusterrole`, `rolebinding`, `clusterrolebinding`; `kubectl run` and `expose` send JSON): ConfigMap,
-//!   Secret, Namespace, ServiceAccount, Service, Pod, Deployment, Job, CronJob and the four RBAC kinds, decoded
-//!   with `k8s-pb`. Protobuf bodies of other kinds, of subresources, or setting a field the mapping does not
+//!   `role`, `clusterrole`, `rolebinding`, `clusterrolebinding`, `quota`, `poddisruptionbudget`,
+//!   `priorityclass`; `kubectl run` and `expose` send JSON): ConfigMap, Secret, Namespace, ServiceAccount,
+//!   Service, Pod, Deployment, Job, CronJob, the four RBAC kinds, ResourceQuota, PodDisruptionBudget and
+//!   PriorityClass, decoded with `k8s-pb`. Protobuf bodies of other kinds, of subresources, or setting a field the mapping does not
 //!   carry (pod volumes, probes, affinity, security contexts, ...; the error names the field) are refused with
 //!   415 rather than read in part; CBOR is not read. Responses are JSON (an object, a Table, or
 //!   PartialObjectMetadata) whatever `Accept` asks, never protobuf: client-go's typed clients, behind kubectl,

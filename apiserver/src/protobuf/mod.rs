@@ -6,7 +6,7 @@
 //! `k8s\0`, then a `runtime.Unknown` message whose `typeMeta` names the kind and whose `raw` holds the object.
 //! Both messages are decoded with `k8s-pb`, prost code generated from Kubernetes' own `.proto` files; this
 //! module only maps the decoded messages to the JSON shape the rest of the server works on (`json.rs` the
-//! value builder, `meta.rs`, `core.rs`, `workloads.rs`, `rbac.rs` the kinds). `k8s-pb` has neither serde nor
+//! value builder, `meta.rs`, `core.rs`, `workloads.rs`, `rbac.rs`, `policy.rs` the kinds). `k8s-pb` has neither serde nor
 //! a conversion to `k8s-openapi`, so the mapping is written per message; every message is destructured
 //! field by field, so a field this mapping does not carry is refused with [`ProtobufError::Unsupported`]
 //! rather than dropped, and a new field in `k8s-pb` fails the build.
@@ -21,6 +21,7 @@
 mod core;
 mod json;
 mod meta;
+mod policy;
 mod rbac;
 mod workloads;
 
@@ -150,6 +151,15 @@ fn object(api_version: &str, kind: &str, raw: &[u8]) -> Result<Value> {
         ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding") => {
             rbac::cluster_role_binding(message::<rbacv1::ClusterRoleBinding>(kind, raw)?)
         }
+        ("v1", "ResourceQuota") => {
+            policy::resource_quota(message::<corev1::ResourceQuota>(kind, raw)?)
+        }
+        ("policy/v1", "PodDisruptionBudget") => policy::pod_disruption_budget(message::<
+            k8s_pb::api::policy::v1::PodDisruptionBudget,
+        >(kind, raw)?),
+        ("scheduling.k8s.io/v1", "PriorityClass") => policy::priority_class(message::<
+            k8s_pb::api::scheduling::v1::PriorityClass,
+        >(kind, raw)?),
         _ => Err(ProtobufError::UnknownKind {
             api_version: api_version.into(),
             kind: kind.into(),

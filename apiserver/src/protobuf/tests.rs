@@ -229,3 +229,26 @@ fn unknown_kinds_and_bad_envelopes_are_errors() {
     let err = decode(b"k8s\0\x0a\xff").expect_err("truncated");
     assert!(matches!(err, ProtobufError::Decode { .. }) && err.is_malformed());
 }
+
+#[test]
+fn pointer_fields_keep_their_zeros() {
+    use k8s_pb::api::scheduling::v1::PriorityClass;
+    let class = PriorityClass {
+        metadata: meta("low"),
+        value: Some(0),
+        global_default: Some(false),
+        description: Some(String::new()),
+        preemption_policy: None,
+    };
+    let value =
+        decode(&envelope("scheduling.k8s.io/v1", "PriorityClass", &class)).expect("decodes");
+    assert_eq!(
+        value,
+        json!({
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": "low"},
+            "value": 0,
+        })
+    );
+}
