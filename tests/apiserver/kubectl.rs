@@ -72,7 +72,10 @@ async fn kubectl_works_against_the_served_endpoint() {
     k.ok(&["delete", "configmap", "generated"]).await;
     // Other kinds in protobuf are refused with a clear 415.
     let (ok, _, err) = k
-        .run(&["create", "quota", "q", "--hard=pods=1"], None)
+        .run(
+            &["create", "ingress", "web", "--rule=web.example.dev/=web:80"],
+            None,
+        )
         .await;
     assert!(!ok && err.contains("kubectl create -f"), "{err}");
     let settings =

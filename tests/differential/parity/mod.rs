@@ -227,6 +227,16 @@ rollout restart deployment/imp-web
 get deployment imp-web -o 'jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.metadata.labels} {.metadata.annotations.note}'
 edit configmap imp-cm
 get configmap imp-cm -o jsonpath={.data}
+create quota imp-quota --hard=pods=3,requests.cpu=1
+get resourcequota imp-quota -o jsonpath={.spec}
+create poddisruptionbudget imp-pdb --selector=app=imp --min-available=1
+get pdb imp-pdb -o jsonpath={.spec}
+create priorityclass {ns}-imp --value=1000 --description=parity
+get priorityclass {ns}-imp -o jsonpath={.value}/{.description}/{.preemptionPolicy}
+delete priorityclass {ns}-imp
+create service externalname imp-ext --external-name=db.example.dev
+get service imp-ext -o jsonpath={.spec}
+create deployment imp-dry --image=nginx --dry-run=server -o jsonpath={.spec.template.spec.containers}
 "#;
 
 /// The manifests the script applies: (file name, content).
