@@ -77,10 +77,17 @@
 //!   DaemonSet is taken to start at once and be ready, and the status follows the write that caused it inside
 //!   the same request. No pods are created.
 //! - Built-in kinds are checked by round-tripping through their `k8s-openapi` types and receive only the most
-//!   common defaults (Pod templates, Deployments, StatefulSets, Services); no other built-in validation runs.
-//! - Only JSON and YAML bodies; protobuf and CBOR are not served, so kubectl's imperative generators (`kubectl
-//!   create configmap`, `create deployment`, `create secret`, `create namespace`, also with `-o json` or
-//!   `--dry-run=server`), which send protobuf, fail with 415 (`kubectl create -f` and `kubectl apply` work).
+//!   common defaults (Pod templates, Deployments, StatefulSets, CronJobs, Services); no other built-in validation runs.
+//! - Request bodies are JSON, YAML, or protobuf for the built-in kinds kubectl's typed clients create (`kubectl
+//!   create configmap`, `secret`, `namespace`, `serviceaccount`, `service`, `deployment`, `job`, `cronjob`,
+//!   `role`, `clusterrole`, `rolebinding`, `clusterrolebinding`, `quota`, `poddisruptionbudget`,
+//!   `priorityclass`; `kubectl run` and `expose` send JSON): ConfigMap, Secret, Namespace, ServiceAccount,
+//!   Service, Pod, Deployment, Job, CronJob, the four RBAC kinds, ResourceQuota, PodDisruptionBudget and
+//!   PriorityClass, decoded with `k8s-pb`. Protobuf bodies of other kinds, of subresources, or setting a field the mapping does not
+//!   carry (pod volumes, probes, affinity, security contexts, ...; the error names the field) are refused with
+//!   415 rather than read in part; CBOR is not read. Responses are JSON (an object, a Table, or
+//!   PartialObjectMetadata) whatever `Accept` asks, never protobuf: client-go's typed clients, behind kubectl,
+//!   ask for `application/vnd.kubernetes.protobuf,application/json`.
 //! - `/openapi/v2` is not served (kubectl explains from `/openapi/v3`; `kubectl explain
 //!   --output=plaintext-openapiv2` fails). `/openapi/v3` publishes, per group-version, the schemas of the kinds
 //!   served and of the types they refer to, with kube-apiserver's names and `x-kubernetes-group-version-kind`:
@@ -154,6 +161,7 @@ mod log;
 mod managed_fields;
 mod omit_empty;
 mod openapi;
+mod protobuf;
 mod quantity;
 mod registry;
 mod request;

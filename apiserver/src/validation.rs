@@ -302,8 +302,27 @@ fn merge_string_data(obj: &mut Value) {
     }
 }
 
+/// A Deployment's `strategy` as kube-apiserver defaults it: the type `RollingUpdate` when unset (also in an
+/// empty `strategy: {}`, which kubectl's `create deployment` sends), and 25% for an unset `maxUnavailable` or
+/// `maxSurge` of a rolling update.
+fn deployment_strategy_defaults(spec: &mut Value) {
+    if !spec["strategy"].is_object() {
+        spec["strategy"] = json!({});
+    }
+    let strategy = &mut spec["strategy"];
+    set_default(strategy, "type", json!("RollingUpdate"));
+    if strategy["type"] == "RollingUpdate" {
+        if !strategy["rollingUpdate"].is_object() {
+            strategy["rollingUpdate"] = json!({});
+        }
+        let rolling = &mut strategy["rollingUpdate"];
+        set_default(rolling, "maxUnavailable", json!("25%"));
+        set_default(rolling, "maxSurge", json!("25%"));
+    }
+}
+
 /// The defaults kube-apiserver fills in for the built-in kinds operators manage most often (Pod templates,
-/// Deployments, StatefulSets, Services, Secrets' `stringData`), so that semantic comparisons meet what a real cluster returns.
+/// Deployments, StatefulSets, CronJobs, Services, Secrets' `stringData`), so that semantic comparisons meet what a real cluster returns.
 pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
     match (rt.group.as_str(), rt.kind.as_str()) {
         ("", "Pod") => pod_spec_defaults(&mut obj["spec"]),
@@ -319,11 +338,7 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
             set_default(spec, "replicas", json!(1));
             set_default(spec, "revisionHistoryLimit", json!(10));
             set_default(spec, "progressDeadlineSeconds", json!(600));
-            set_default(
-                spec,
-                "strategy",
-                json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}),
-            );
+            deployment_strategy_defaults(spec);
             pod_spec_defaults(&mut spec["template"]["spec"]);
         }
         ("apps", "StatefulSet") => {
@@ -340,6 +355,19 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
                 json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}),
             );
             pod_spec_defaults(&mut spec["template"]["spec"]);
+        }
+        ("batch", "CronJob") => {
+            let spec = &mut obj["spec"];
+            if !spec.is_object() {
+                return;
+            }
+            set_default(spec, "concurrencyPolicy", json!("Allow"));
+            set_default(spec, "suspend", json!(false));
+            set_default(spec, "successfulJobsHistoryLimit", json!(3));
+            set_default(spec, "failedJobsHistoryLimit", json!(1));
+            if spec["jobTemplate"]["spec"]["template"]["spec"].is_object() {
+                pod_spec_defaults(&mut spec["jobTemplate"]["spec"]["template"]["spec"]);
+            }
         }
         ("apps", "DaemonSet") | ("apps", "ReplicaSet") | ("batch", "Job")
             if obj["spec"]["template"]["spec"].is_object() =>

@@ -62,10 +62,18 @@ async fn kubectl_works_against_the_served_endpoint() {
     let out = k.ok(&["get", "namespaces"]).await;
     assert!(out.contains("NAME") && out.contains("kube-system"), "{out}");
 
-    // Typed generators send protobuf, which the server refuses with a clear 415.
+    // Typed generators send protobuf, which the server decodes for the kinds they create.
+    k.ok(&["create", "configmap", "generated", "--from-literal=a=b"])
+        .await;
+    let out = k
+        .ok(&["get", "configmap", "generated", "-o", "jsonpath={.data.a}"])
+        .await;
+    assert_eq!(out, "b");
+    k.ok(&["delete", "configmap", "generated"]).await;
+    // Other kinds in protobuf are refused with a clear 415.
     let (ok, _, err) = k
         .run(
-            &["create", "configmap", "generated", "--from-literal=a=b"],
+            &["create", "ingress", "web", "--rule=web.example.dev/=web:80"],
             None,
         )
         .await;

@@ -86,10 +86,19 @@ pub(crate) fn parse_yaml(body: &[u8]) -> Result<Value, serde_yaml::Error> {
     }
 }
 
-/// Decodes a JSON or YAML request body into an object.
+/// Decodes a JSON, YAML or protobuf (built-in kinds, see [`crate::protobuf`]) request body into an object.
 pub(super) fn decode(call: &Call<'_>) -> ApiResult<Value> {
     if call.body.is_empty() {
         return Err(ApiError::bad_request("the request body is empty"));
+    }
+    if crate::protobuf::is_protobuf(call.content_type) && call.req.subresource.is_none() {
+        return crate::protobuf::decode(call.body).map_err(|e| {
+            if e.is_malformed() {
+                ApiError::bad_request(e.to_string())
+            } else {
+                ApiError::unsupported_media_type(e.to_string())
+            }
+        });
     }
     reject_binary(call.content_type)?;
     let yaml = call.content_type.contains("yaml");
@@ -110,11 +119,12 @@ pub(super) fn decode(call: &Call<'_>) -> ApiResult<Value> {
     }
 }
 
-/// Protobuf and CBOR bodies are refused with 415 and a message that says what to send instead.
+/// CBOR bodies, and protobuf bodies where [`decode`] does not read them, are refused with 415 and a message
+/// that says what to send instead.
 pub(super) fn reject_binary(content_type: &str) -> ApiResult<()> {
     if content_type.contains("protobuf") || content_type.contains("cbor") {
         return Err(ApiError::unsupported_media_type(format!(
-            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (the in-memory API server does not decode {content_type}; kubectl's typed generators such as `kubectl create configmap` send protobuf, so use `kubectl create -f` or `kubectl apply` instead)"
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (the in-memory API server does not decode {content_type} here; use `kubectl create -f` or `kubectl apply` instead)"
         )));
     }
     Ok(())

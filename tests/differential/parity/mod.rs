@@ -24,9 +24,9 @@
 //!
 //! # Left out
 //!
-//! - Imperative generators (`kubectl create configmap`, `create deployment`, `create secret`, `create namespace`,
-//!   also with `--dry-run=server`) send protobuf bodies, which the in-memory server refuses with 415; the script
-//!   creates from files instead (`--dry-run=client` never reaches a server and is not compared).
+//! - `--dry-run=client` never reaches a server and is not compared. The imperative commands (`kubectl create
+//!   configmap`, `secret`, `deployment`, `job`, `run`, `expose`, `edit` with `KUBE_EDITOR` set to a script that
+//!   changes one value, ...) are compared; `kubectl create <generator>` sends a protobuf body, the others JSON.
 //! - `kubectl get` tables (the columns of built-in kinds are being reworked); `-o name`, `-o yaml`, `-o json`,
 //!   `-o jsonpath` and `-o go-template` are compared.
 //! - `kubectl apply --validate=strict` of a change to an existing object (a patch: kube-apiserver answers 422
@@ -204,6 +204,60 @@ delete configmaps -l group=x --wait=false
 get gadgets -o name
 get configmaps -o name
 get configmap settings -o name
+
+# Imperative commands: `create <generator>` sends protobuf (client-go's typed clients), the others JSON
+create configmap imp-cm --from-literal=a=1 --from-literal=b=two
+get configmap imp-cm -o yaml
+create configmap imp-cm --from-literal=a=1
+create configmap imp-dry --from-literal=a=1 --dry-run=server -o yaml
+get configmap imp-dry -o name
+create secret generic imp-secret --from-literal=password=s3cr3t
+get secret imp-secret -o yaml
+create secret docker-registry imp-registry --docker-server=registry.example.dev --docker-username=u --docker-password=p -o name
+create serviceaccount imp-sa
+get serviceaccount imp-sa -o yaml
+create role imp-role --verb=get,list --resource=pods,configmaps
+get role imp-role -o yaml
+create rolebinding imp-rb --role=imp-role --serviceaccount={ns}:imp-sa
+get rolebinding imp-rb -o yaml
+create clusterrole {ns}-imp --verb=get --resource=nodes
+create clusterrolebinding {ns}-imp --clusterrole={ns}-imp --user=jane
+get clusterrolebinding {ns}-imp -o yaml
+delete clusterrolebinding {ns}-imp
+delete clusterrole {ns}-imp
+create namespace {ns}-imp
+get namespace {ns}-imp -o jsonpath={.metadata.name}
+delete namespace {ns}-imp --wait=false
+create deployment imp-web --image=nginx:1.27 --replicas=2 --port=80
+get deployment imp-web -o yaml
+create service clusterip imp-svc --tcp=80:8080
+get service imp-svc -o yaml
+expose deployment imp-web --name=imp-exposed --port=8080 --target-port=80
+get service imp-exposed -o yaml
+create job imp-job --image=busybox -- echo hi
+get job imp-job -o jsonpath={.spec.template.spec}
+create cronjob imp-cron --image=busybox --schedule='*/5 * * * *'
+get cronjob imp-cron -o jsonpath={.spec}
+run imp-pod --image=nginx:1.27 --labels=app=imp --env=A=1 --port=80
+get pod imp-pod -o jsonpath={.metadata.labels}/{.spec.containers}
+scale deployment imp-web --replicas=3
+set image deployment/imp-web nginx=nginx:1.28
+label deployment imp-web tier=web
+annotate deployment imp-web note=imperative
+rollout restart deployment/imp-web
+get deployment imp-web -o 'jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.metadata.labels} {.metadata.annotations.note}'
+edit configmap imp-cm
+get configmap imp-cm -o jsonpath={.data}
+create quota imp-quota --hard=pods=3,requests.cpu=1
+get resourcequota imp-quota -o jsonpath={.spec}
+create poddisruptionbudget imp-pdb --selector=app=imp --min-available=1
+get pdb imp-pdb -o jsonpath={.spec}
+create priorityclass {ns}-imp --value=1000 --description=parity
+get priorityclass {ns}-imp -o jsonpath={.value}/{.description}/{.preemptionPolicy}
+delete priorityclass {ns}-imp
+create service externalname imp-ext --external-name=db.example.dev
+get service imp-ext -o jsonpath={.spec}
+create deployment imp-dry --image=nginx --dry-run=server -o jsonpath={.spec.template.spec.containers}
 "#;
 
 /// The manifests the script applies: (file name, content).
@@ -422,6 +476,31 @@ const DEVIATIONS: &[Deviation] = &[
         line: "is the UDP protocol.",
         reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
     },
+    Deviation {
+        command: "get deployment imp-web -o yaml",
+        line: "  status: {}",
+        reason: "a new Deployment has status: {} on kube-apiserver, no status in memory (EMPTY_BUILTIN_STATUS)",
+    },
+    Deviation {
+        command: "get service imp-svc -o yaml",
+        line: "  status:",
+        reason: "a new Service has status: {loadBalancer: {}} on kube-apiserver, no status in memory (EMPTY_BUILTIN_STATUS)",
+    },
+    Deviation {
+        command: "get service imp-svc -o yaml",
+        line: "    loadBalancer: {}",
+        reason: "a new Service has status: {loadBalancer: {}} on kube-apiserver, no status in memory (EMPTY_BUILTIN_STATUS)",
+    },
+    Deviation {
+        command: "get service imp-exposed -o yaml",
+        line: "  status:",
+        reason: "a new Service has status: {loadBalancer: {}} on kube-apiserver, no status in memory (EMPTY_BUILTIN_STATUS)",
+    },
+    Deviation {
+        command: "get service imp-exposed -o yaml",
+        line: "    loadBalancer: {}",
+        reason: "a new Service has status: {loadBalancer: {}} on kube-apiserver, no status in memory (EMPTY_BUILTIN_STATUS)",
+    },
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -443,6 +522,7 @@ async fn kubectl_answers_alike_on_both_servers() {
     for (name, content) in MANIFESTS {
         std::fs::write(manifests.join(name), content).expect("a manifest");
     }
+    let editor = run::write_editor(dir.path());
 
     let server = ApiServer::builder().controllers(false).build();
     let serving = server
@@ -470,6 +550,7 @@ async fn kubectl_answers_alike_on_both_servers() {
             bin: bin.clone(),
             kubeconfig: config,
             ns: ns.clone(),
+            editor: editor.clone(),
         };
         set_namespace(&cluster, ns).await;
         let steps = cluster.run(SCRIPT, &manifests).await;
@@ -493,6 +574,7 @@ async fn kubectl_answers_alike_on_both_servers() {
         bin,
         kubeconfig: dir.path().join("real.kubeconfig"),
         ns: real_ns,
+        editor,
     };
     crd.run("delete -f {dir}/crd.yaml --wait=false", &manifests)
         .await;

@@ -26,6 +26,22 @@ pub struct Cluster {
     pub kubeconfig: PathBuf,
     /// The namespace, for `{ns}` in the script.
     pub ns: String,
+    /// `KUBE_EDITOR` for `kubectl edit` (see [`write_editor`]).
+    pub editor: PathBuf,
+}
+
+/// Writes the editor `kubectl edit` runs: a script that sets the data key `a` to `"edited"`.
+pub fn write_editor(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("editor.sh");
+    std::fs::write(
+        &path,
+        "#!/bin/sh\nsed -i 's/^  a: \"1\"$/  a: edited/' \"$1\"\n",
+    )
+    .expect("the editor script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+        .expect("the editor script is executable");
+    path
 }
 
 /// The words of a script line: split at whitespace, except inside single quotes (which are removed).
@@ -68,6 +84,7 @@ impl Cluster {
             .arg("--cache-dir")
             .arg(self.kubeconfig.with_extension("cache"))
             .args(args)
+            .env("KUBE_EDITOR", &self.editor)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -1,0 +1,178 @@
+//! Protobuf request bodies of built-in kinds, as kubectl's typed clients send them.
+//!
+//! client-go's generated clients (behind kubectl 1.35's `create configmap`, `create deployment`, `create job`,
+//! ...; `run`, `expose`, `scale`, `edit` send JSON) send `Content-Type: application/vnd.kubernetes.protobuf` and `Accept:
+//! application/vnd.kubernetes.protobuf,application/json`. The body is kube-apiserver's envelope: the four bytes
+//! `k8s\0`, then a `runtime.Unknown` message whose `typeMeta` names the kind and whose `raw` holds the object.
+//! Both messages are decoded with `k8s-pb`, prost code generated from Kubernetes' own `.proto` files; this
+//! module only maps the decoded messages to the JSON shape the rest of the server works on (`json.rs` the
+//! value builder, `meta.rs`, `core.rs`, `workloads.rs`, `rbac.rs`, `policy.rs` the kinds). `k8s-pb` has neither serde nor
+//! a conversion to `k8s-openapi`, so the mapping is written per message; every message is destructured
+//! field by field, so a field this mapping does not carry is refused with [`ProtobufError::Unsupported`]
+//! rather than dropped, and a new field in `k8s-pb` fails the build.
+//!
+//! Protobuf is read for the main resource only: a subresource (`status`, `scale`, ...) in protobuf is refused
+//! with 415. The `status` of a decoded object is left out: for every kind decoded here kube-apiserver resets
+//! it on create and keeps the stored one on update, and Go writes a zero-valued status into every body.
+//!
+//! Responses stay JSON whatever `Accept` asks: client-go's typed clients accept `application/json` beside
+//! protobuf (a client that accepts protobuf only gets JSON too, where kube-apiserver would answer protobuf).
+
+mod core;
+mod json;
+mod meta;
+mod policy;
+mod rbac;
+mod workloads;
+
+use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
+use prost::Message;
+use serde_json::Value;
+
+/// The media type of kube-apiserver's protobuf encoding.
+pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
+
+/// The four bytes before every protobuf-encoded object.
+const MAGIC: &[u8; 4] = b"k8s\0";
+
+/// Why a protobuf body could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ProtobufError {
+    /// The body does not start with `k8s\0`.
+    #[error(
+        "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]"
+    )]
+    Magic,
+    /// The envelope or the object inside is not valid protobuf.
+    #[error("failed to decode {what}: {source}")]
+    Decode {
+        /// The message being decoded.
+        what: String,
+        /// prost's error.
+        source: prost::DecodeError,
+    },
+    /// The envelope names an encoding (such as gzip) that is not read.
+    #[error("unsupported content encoding {0:?} in the protobuf envelope")]
+    ContentEncoding(String),
+    /// The envelope names a kind this server does not decode from protobuf.
+    #[error(
+        "the in-memory API server does not decode {kind} ({api_version}) from protobuf; send it as JSON or YAML (`kubectl create -f`)"
+    )]
+    UnknownKind {
+        /// `typeMeta.apiVersion` of the envelope.
+        api_version: String,
+        /// `typeMeta.kind` of the envelope.
+        kind: String,
+    },
+    /// The object sets a field the mapping to JSON does not carry.
+    #[error(
+        "the in-memory API server does not decode the field {field} from protobuf; send the object as JSON or YAML (`kubectl create -f`)"
+    )]
+    Unsupported {
+        /// The JSON path of the field, such as `spec.template.spec.affinity`.
+        field: String,
+    },
+}
+
+impl ProtobufError {
+    /// Whether the request itself is malformed (400) rather than something this server does not read (415).
+    pub fn is_malformed(&self) -> bool {
+        matches!(self, ProtobufError::Magic | ProtobufError::Decode { .. })
+    }
+}
+
+/// Result of this module.
+pub type Result<T> = std::result::Result<T, ProtobufError>;
+
+/// Whether a `Content-Type` is kube-apiserver's protobuf encoding.
+pub fn is_protobuf(content_type: &str) -> bool {
+    content_type
+        .split(';')
+        .next()
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case(MEDIA_TYPE))
+}
+
+/// Decodes a protobuf request body (envelope and object) into the object's JSON, with `apiVersion` and
+/// `kind` from the envelope.
+pub fn decode(body: &[u8]) -> Result<Value> {
+    let rest = body.strip_prefix(MAGIC).ok_or(ProtobufError::Magic)?;
+    let Unknown {
+        type_meta,
+        raw,
+        content_encoding,
+        content_type: _,
+    } = Unknown::decode(rest).map_err(|source| ProtobufError::Decode {
+        what: "runtime.Unknown".into(),
+        source,
+    })?;
+    if let Some(encoding) = content_encoding.filter(|e| !e.is_empty()) {
+        return Err(ProtobufError::ContentEncoding(encoding));
+    }
+    let TypeMeta { api_version, kind } = type_meta.unwrap_or_default();
+    let api_version = api_version.unwrap_or_default();
+    let kind = kind.unwrap_or_default();
+    let raw = raw.unwrap_or_default();
+    let object = object(&api_version, &kind, &raw)?;
+    let mut object = match object {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    let mut out = serde_json::Map::new();
+    out.insert("apiVersion".into(), Value::String(api_version));
+    out.insert("kind".into(), Value::String(kind));
+    out.append(&mut object);
+    Ok(Value::Object(out))
+}
+
+/// Decodes `raw` as the message of `kind` and maps it to JSON.
+fn object(api_version: &str, kind: &str, raw: &[u8]) -> Result<Value> {
+    use k8s_pb::api::{apps, batch, core::v1 as corev1, rbac::v1 as rbacv1};
+    match (api_version, kind) {
+        ("v1", "ConfigMap") => core::config_map(message::<corev1::ConfigMap>(kind, raw)?),
+        ("v1", "Secret") => core::secret(message::<corev1::Secret>(kind, raw)?),
+        ("v1", "Namespace") => core::namespace(message::<corev1::Namespace>(kind, raw)?),
+        ("v1", "ServiceAccount") => {
+            core::service_account(message::<corev1::ServiceAccount>(kind, raw)?)
+        }
+        ("v1", "Service") => core::service(message::<corev1::Service>(kind, raw)?),
+        ("v1", "Pod") => core::pod(message::<corev1::Pod>(kind, raw)?),
+        ("apps/v1", "Deployment") => {
+            workloads::deployment(message::<apps::v1::Deployment>(kind, raw)?)
+        }
+        ("batch/v1", "Job") => workloads::job(message::<batch::v1::Job>(kind, raw)?),
+        ("batch/v1", "CronJob") => workloads::cron_job(message::<batch::v1::CronJob>(kind, raw)?),
+        ("rbac.authorization.k8s.io/v1", "Role") => rbac::role(message::<rbacv1::Role>(kind, raw)?),
+        ("rbac.authorization.k8s.io/v1", "ClusterRole") => {
+            rbac::cluster_role(message::<rbacv1::ClusterRole>(kind, raw)?)
+        }
+        ("rbac.authorization.k8s.io/v1", "RoleBinding") => {
+            rbac::role_binding(message::<rbacv1::RoleBinding>(kind, raw)?)
+        }
+        ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding") => {
+            rbac::cluster_role_binding(message::<rbacv1::ClusterRoleBinding>(kind, raw)?)
+        }
+        ("v1", "ResourceQuota") => {
+            policy::resource_quota(message::<corev1::ResourceQuota>(kind, raw)?)
+        }
+        ("policy/v1", "PodDisruptionBudget") => policy::pod_disruption_budget(message::<
+            k8s_pb::api::policy::v1::PodDisruptionBudget,
+        >(kind, raw)?),
+        ("scheduling.k8s.io/v1", "PriorityClass") => policy::priority_class(message::<
+            k8s_pb::api::scheduling::v1::PriorityClass,
+        >(kind, raw)?),
+        _ => Err(ProtobufError::UnknownKind {
+            api_version: api_version.into(),
+            kind: kind.into(),
+        }),
+    }
+}
+
+fn message<M: Message + Default>(kind: &str, raw: &[u8]) -> Result<M> {
+    M::decode(raw).map_err(|source| ProtobufError::Decode {
+        what: kind.into(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests;
