@@ -101,8 +101,7 @@
 //! - `fieldValidation=Strict` answers a patch, as a create or an update, with 400 `<Kind> in version "<v>" cannot
 //!   be handled as a <Kind>: strict decoding error: unknown field "<f>"` (kube-apiserver answers a JSON or merge
 //!   patch with 422 `patch: Invalid value: "map[...]": strict decoding error: ...`, and a server-side apply with
-//!   `failed to create typed patch object ...: .<f>: field not declared in schema`); `fieldValidation=Ignore`
-//!   still returns unknown-field warnings (kube-apiserver returns none).
+//!   `failed to create typed patch object ...: .<f>: field not declared in schema`).
 //! - Watch history is kept per resource (`history_limit` changes), not compacted by time.
 //! - The managedFields of built-in kinds mark every struct with `.` (kube-apiserver skips those a Go zero value
 //!   already has, such as `spec` and `spec.template`) and track atomic structs such as a `LabelSelector` field by field.

@@ -162,3 +162,42 @@ async fn generated_and_dry_run(client: Client, ns: String) -> Transcript {
 async fn generate_name_and_dry_run() {
     run("generate_name_and_dry_run", &[], generated_and_dry_run).await;
 }
+
+async fn field_validation(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client).with_warnings();
+    let ws = widgets(&ns);
+    let cms = configmaps(&ns);
+    let with_unknown = |name: &str| widget(name, 1, "red").tap(|w| w["spec"]["size"] = json!(3));
+    let cm_unknown = |name: &str| configmap(name, json!({})).tap(|c| c["extra"] = json!(1));
+    for (mode, query) in [
+        ("Warn", ""),
+        ("Ignore", "?fieldValidation=Ignore"),
+        ("Strict", "?fieldValidation=Strict"),
+    ] {
+        let lower = mode.to_lowercase();
+        t.post(
+            &format!("{mode}: a custom resource"),
+            &format!("{ws}{query}"),
+            &with_unknown(&lower),
+        )
+        .await;
+        t.post(
+            &format!("{mode}: a ConfigMap"),
+            &format!("{cms}{query}"),
+            &cm_unknown(&lower),
+        )
+        .await;
+    }
+    t.post(
+        "an unknown mode",
+        &format!("{cms}?fieldValidation=Loud"),
+        &configmap("loud", json!({})),
+    )
+    .await;
+    t
+}
+
+#[tokio::test]
+async fn unknown_fields_warn_ignore_or_fail() {
+    run("unknown_fields_warn_ignore_or_fail", &[], field_validation).await;
+}

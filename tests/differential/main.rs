@@ -42,7 +42,8 @@
 //! maps, quantities, macros and the lists library, rules blocked by schema errors, ratcheting with its
 //! warning, status writes) and rules that do not compile (syntax errors, undefined fields, mismatched
 //! comparisons, rules that are not bools). `crud`: create/get/list, AlreadyExists, NotFound, Conflict on stale updates, Invalid custom resources
-//! (schema and scale checks), generateName, dryRun. `lifecycle`: generation, the status and scale
+//! (schema and scale checks), generateName, dryRun, unknown fields under `fieldValidation` Warn, Ignore,
+//! Strict and an unknown mode. `lifecycle`: generation, the status and scale
 //! subresources, finalizers and deletion (with the watch events), watch event sequences with and without a
 //! label selector. `apply`: server-side apply managers, conflicts, force, no-op applies, /status, type
 //! errors. `patch`: strategic merge, JSON and merge patches on a Deployment's containers and their errors.

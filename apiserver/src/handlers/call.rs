@@ -48,19 +48,37 @@ pub(super) fn manager(call: &Call<'_>) -> String {
 }
 
 pub(super) fn write_opts(call: &Call<'_>, applied: bool) -> ApiResult<WriteOpts> {
-    let strict = match call.query.get("fieldValidation") {
-        None | Some("Warn") | Some("Ignore") => false,
-        Some("Strict") => true,
+    let (strict, warn_unknown) = match call.query.get("fieldValidation") {
+        None | Some("Warn") => (false, true),
+        Some("Ignore") => (false, false),
+        Some("Strict") => (true, false),
         Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "fieldValidation must be one of \"Ignore\", \"Warn\", or \"Strict\", got \"{other}\""
-            )));
+            // Refused as the options object's validation refuses it: 422 on CreateOptions, UpdateOptions or
+            // PatchOptions.
+            let options = match call.req.verb {
+                crate::request::Verb::Create => "CreateOptions",
+                crate::request::Verb::Update => "UpdateOptions",
+                _ => "PatchOptions",
+            };
+            return Err(ApiError::invalid(
+                options,
+                "meta.k8s.io",
+                "",
+                vec![crate::error::Cause {
+                    reason: "FieldValueNotSupported".into(),
+                    message: format!(
+                        "Unsupported value: \"{other}\": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""
+                    ),
+                    field: "fieldValidation".into(),
+                }],
+            ));
         }
     };
     Ok(WriteOpts {
         manager: manager(call),
         dry_run: dry_run(call)?,
         strict,
+        warn_unknown,
         part: part(call),
         applied: applied || call.admission == super::Admission::Mutated,
         validate: call.admission != super::Admission::Probe,

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Part;
+use super::{Part, WriteOpts};
 use crate::error::{ApiError, ApiResult, Cause};
 use crate::managed_fields::{self, Scope};
 use crate::registry::ResourceType;
@@ -181,14 +181,13 @@ pub(super) fn check_content(
     rt: &ResourceType,
     obj: &mut Value,
     old: Option<&Value>,
-    strict: bool,
-    validate: bool,
+    opts: &WriteOpts,
     name: &str,
 ) -> ApiResult<Vec<String>> {
     drop_empty_metadata(obj);
     let validation::Checked { unknown, warnings } =
-        validation::check(rt, obj, old, name, validate)?;
-    if strict && !unknown.is_empty() {
+        validation::check(rt, obj, old, name, opts.validate)?;
+    if opts.strict && !unknown.is_empty() {
         let msg = unknown
             .iter()
             .map(|f| format!("unknown field \"{f}\""))
@@ -202,8 +201,8 @@ pub(super) fn check_content(
             version = rt.version,
         )));
     }
+    let unknown = unknown.into_iter().filter(|_| opts.warn_unknown);
     Ok(unknown
-        .into_iter()
         .map(|f| format!("unknown field \"{f}\""))
         .chain(warnings)
         .collect())

@@ -34,6 +34,9 @@ pub struct WriteOpts {
     pub dry_run: bool,
     /// `fieldValidation=Strict`.
     pub strict: bool,
+    /// `fieldValidation=Warn` (the default): unknown fields are dropped with a warning each; `Ignore` drops
+    /// them silently.
+    pub warn_unknown: bool,
     /// Which part is written.
     pub part: Part,
     /// `managedFields` were already computed by server-side apply.
@@ -50,6 +53,7 @@ impl WriteOpts {
             manager: "kube-apiserver".into(),
             dry_run: false,
             strict: false,
+            warn_unknown: true,
             part,
             applied: false,
             validate: true,

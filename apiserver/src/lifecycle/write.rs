@@ -108,7 +108,7 @@ pub fn create(
         // Defaulted on decoding when the name is given, so the creator owns it.
         name_label(&mut obj, &name);
     }
-    let warnings = check_content(rt, &mut obj, None, opts.strict, opts.validate, &name)?;
+    let warnings = check_content(rt, &mut obj, None, opts, &name)?;
     if rt.custom_resource_definition() {
         crd::validate(&obj, &name)?;
         let mut f = finalizers(&obj);
@@ -289,14 +289,7 @@ pub fn update(
     if rt.group.is_empty() && rt.plural == "namespaces" {
         name_label(&mut new, &key.name);
     }
-    let warnings = check_content(
-        rt,
-        &mut new,
-        Some(&old),
-        opts.strict,
-        opts.validate,
-        &key.name,
-    )?;
+    let warnings = check_content(rt, &mut new, Some(&old), opts, &key.name)?;
     if rt.custom_resource_definition() {
         crd::validate(&new, &key.name)?;
     }
