@@ -59,37 +59,76 @@ pub fn reconciler<P: crate::cache::CachedKind>(name: Option<&str>) -> Reconciler
     }
 }
 
-/// `#[child(..)]`: a [`ChildReconciler`] named after the child's kind (lowercase), whose child type is
-/// inferred from `desired`, a plain or an `async fn` (see [`DesiredFn`]).
-pub fn child<P, C, F, M>(desired: F) -> ChildReconciler<P, C>
+/// What a child kind must be for a parent of kind `P`: a kind the runtime can cache and serialize, whose scope
+/// `P`'s scope can own. One bound for the helpers below, so that a desired function returning something else
+/// is reported with this message (the compiler would otherwise name whichever of the underlying bounds it
+/// checks first, such as `k8s_openapi::Metadata`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a Kubernetes resource kind, so it cannot be a child",
+    label = "this function's child type `{Self}` is not a Kubernetes resource kind",
+    note = "a child is a `kube::Resource` with a static type (k8s-openapi's types such as `Deployment`, or the root type `#[derive(CustomResource)]` generates from a spec) that is `Clone`, `Debug`, `Serialize` and `DeserializeOwned`; to compute a value that is not an object, use a `#[sync]` step and the stash"
+)]
+pub trait ChildKind<P>: Sized {
+    /// `#[child(..)]`: a [`ChildReconciler`] named after the child's kind (lowercase).
+    fn child<F, M>(desired: F) -> ChildReconciler<P, Self>
+    where
+        F: DesiredFn<P, Self, M>;
+
+    /// `#[children(..)]`: a [`ChildSetReconciler`] named after the children's kind (lowercase, plural).
+    fn children<F, M, I>(desired: F, id: I) -> ChildSetReconciler<P, Self>
+    where
+        F: DesiredSetFn<P, Self, M>,
+        I: Fn(&Self) -> String + Send + Sync + 'static;
+}
+
+impl<P, C> ChildKind<P> for C
 where
     C: CachedKind + Serialize,
     C::Scope: 'static,
     P: Resource<DynamicType = ()> + Send + Sync + 'static,
     P::Scope: OwnerScope<C::Scope>,
-    F: DesiredFn<P, C, M>,
 {
-    ChildReconciler::new_async(C::kind(&()).to_lowercase(), move |parent, cx| {
-        desired.desired(parent, cx)
-    })
+    fn child<F, M>(desired: F) -> ChildReconciler<P, C>
+    where
+        F: DesiredFn<P, C, M>,
+    {
+        ChildReconciler::new_async(C::kind(&()).to_lowercase(), move |parent, cx| {
+            desired.desired(parent, cx)
+        })
+    }
+
+    fn children<F, M, I>(desired: F, id: I) -> ChildSetReconciler<P, C>
+    where
+        F: DesiredSetFn<P, C, M>,
+        I: Fn(&C) -> String + Send + Sync + 'static,
+    {
+        ChildSetReconciler::new_async(
+            C::plural(&()).into_owned(),
+            move |parent, cx| desired.desired(parent, cx),
+            id,
+        )
+    }
+}
+
+/// `#[child(..)]`: a [`ChildReconciler`] named after the child's kind (lowercase), whose child type is
+/// inferred from `desired`, a plain or an `async fn` (see [`DesiredFn`]).
+pub fn child<P, C, F, M>(desired: F) -> ChildReconciler<P, C>
+where
+    F: DesiredFn<P, C, M>,
+    C: ChildKind<P>,
+{
+    C::child(desired)
 }
 
 /// `#[children(..)]`: a [`ChildSetReconciler`] named after the children's kind (lowercase, plural); `desired`
 /// is a plain or an `async fn` (see [`DesiredSetFn`]).
 pub fn children<P, C, F, M, I>(desired: F, id: I) -> ChildSetReconciler<P, C>
 where
-    C: CachedKind + Serialize,
-    C::Scope: 'static,
-    P: Resource<DynamicType = ()> + Send + Sync + 'static,
-    P::Scope: OwnerScope<C::Scope>,
     F: DesiredSetFn<P, C, M>,
+    C: ChildKind<P>,
     I: Fn(&C) -> String + Send + Sync + 'static,
 {
-    ChildSetReconciler::new_async(
-        C::plural(&()).into_owned(),
-        move |parent, cx| desired.desired(parent, cx),
-        id,
-    )
+    C::children(desired, id)
 }
 
 /// `#[sync(f)]`: a [`SyncReconciler`] named after the function, a plain or an `async fn` (see [`StepFn`]).
