@@ -65,10 +65,11 @@ pub struct WebAppSpec {
     #[serde(default = "default_replicas")]
     #[schemars(range(min = 0))]
     pub replicas: i32,
-    /// The port the container listens on, and the Service's port.
-    #[serde(default = "default_port")]
+    /// The port the container listens on, and the Service's port: 8080 when absent (the defaulting webhook sets
+    /// it; the operator assumes it for WebApps stored while no webhook ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 65535))]
-    pub port: i32,
+    pub port: Option<i32>,
     /// The name of a ConfigMap in the same namespace whose data the pods use; a change to it rolls the pods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_map: Option<String>,
@@ -76,10 +77,6 @@ pub struct WebAppSpec {
 
 fn default_replicas() -> i32 {
     1
-}
-
-fn default_port() -> i32 {
-    8080
 }
 
 /// What the operator observed of a WebApp.
@@ -119,24 +116,37 @@ impl ReconcilerStatus for WebAppStatus {
 /// The message of the validating webhook for an image with neither a tag nor a digest.
 pub const IMAGE_NEEDS_TAG: &str = "image must name a tag or digest";
 
+/// The port of a WebApp that names none.
+pub const DEFAULT_PORT: i32 = 8080;
+
+/// A WebApp's port: `spec.port`, or [`DEFAULT_PORT`] for a WebApp stored without one (created while no
+/// defaulting webhook ran).
+pub fn port(port: Option<i32>) -> i32 {
+    port.unwrap_or(DEFAULT_PORT)
+}
+
 /// Whether `image` names a tag (`nginx:1.27`, `host:5000/app:v1`) or a digest (`app@sha256:..`).
 pub fn image_is_pinned(image: &str) -> bool {
     let last = image.rsplit('/').next().unwrap_or(image);
     image.contains('@') || last.contains(':')
 }
 
-/// The WebApp admission webhooks: a validator refusing an image with neither a tag nor a digest, and warning
-/// about 0 replicas (served by `operator::admission::WebhookServer`). No defaulter: `spec.port`'s serde
-/// default is the CRD schema's `default`, which the API server applies before any webhook runs.
+/// The WebApp admission webhooks (served by `operator::admission::WebhookServer`): a defaulter setting
+/// `spec.port` to [`DEFAULT_PORT`] when absent, and a validator refusing an image with neither a tag nor a
+/// digest and warning about 0 replicas.
 pub fn webhooks() -> operator::admission::Webhooks<WebApp> {
     use operator::admission::{Verdict, Webhooks};
-    Webhooks::<WebApp>::new().validate(|request| match request.object {
-        Some(app) if !image_is_pinned(&app.spec.image) => Verdict::deny(IMAGE_NEEDS_TAG),
-        Some(app) if app.spec.replicas == 0 => {
-            Verdict::allow().warn("spec.replicas is 0: nothing will run")
-        }
-        _ => Verdict::allow(),
-    })
+    Webhooks::<WebApp>::new()
+        .default(|app| {
+            app.spec.port.get_or_insert(DEFAULT_PORT);
+        })
+        .validate(|request| match request.object {
+            Some(app) if !image_is_pinned(&app.spec.image) => Verdict::deny(IMAGE_NEEDS_TAG),
+            Some(app) if app.spec.replicas == 0 => {
+                Verdict::allow().warn("spec.replicas is 0: nothing will run")
+            }
+            _ => Verdict::allow(),
+        })
 }
 
 /// The root reconciler of WebApps: a Deployment and a Service, each a [`ChildReconciler`], and the referenced
@@ -232,7 +242,7 @@ pub fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Op
                         image: Some(app.spec.image.clone()),
                         ports: Some(vec![ContainerPort {
                             name: Some("http".into()),
-                            container_port: app.spec.port,
+                            container_port: port(app.spec.port),
                             ..Default::default()
                         }]),
                         ..Default::default()
@@ -259,8 +269,8 @@ pub fn desired_service(app: &WebApp, _cx: &mut Context) -> operator::Result<Opti
             selector: Some(labels),
             ports: Some(vec![ServicePort {
                 name: Some("http".into()),
-                port: app.spec.port,
-                target_port: Some(IntOrString::Int(app.spec.port)),
+                port: port(app.spec.port),
+                target_port: Some(IntOrString::Int(port(app.spec.port))),
                 ..Default::default()
             }]),
             ..Default::default()
@@ -320,7 +330,7 @@ pub fn sample(name: &str, config_map: Option<&str>) -> WebApp {
         WebAppSpec {
             image: "nginx:1.27".into(),
             replicas: 2,
-            port: 8080,
+            port: None,
             config_map: config_map.map(str::to_string),
         },
     );
@@ -381,7 +391,12 @@ mod tests {
             spec["properties"]["replicas"]["minimum"].as_f64(),
             Some(0.0)
         );
-        assert_eq!(spec["properties"]["port"]["default"], 8080);
+        // No schema default for the port: the defaulting webhook fills it.
+        assert!(spec["properties"]["port"].get("default").is_none());
+        assert_eq!(
+            spec["properties"]["port"]["maximum"].as_f64(),
+            Some(65535.0)
+        );
         assert_eq!(spec["properties"]["configMap"]["type"], "string");
     }
 }

@@ -20,8 +20,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::webapp::{
-    CONFIG_HASH_ANNOTATION, IMAGE_NEEDS_TAG, INSTANCE_LABEL, NAME_LABEL, config_hash,
-    image_is_pinned,
+    CONFIG_HASH_ANNOTATION, DEFAULT_PORT, IMAGE_NEEDS_TAG, INSTANCE_LABEL, NAME_LABEL, config_hash,
+    image_is_pinned, port,
 };
 
 /// The desired state of a web application.
@@ -45,7 +45,7 @@ use crate::webapp::{
 #[watches(ConfigMap, by = config_map)]
 #[child(desired = desired_deployment, reflect = reflect_deployment)]
 #[child(desired = desired_service, reflect = reflect_service)]
-#[admission(validate = validate_webapp)]
+#[admission(validate = validate_webapp, default = default_webapp)]
 #[x_kube(validation = Rule::new("self.replicas <= 50").message("replicas must be at most 50"))]
 #[serde(rename_all = "camelCase")]
 pub struct WebAppSpec {
@@ -55,10 +55,11 @@ pub struct WebAppSpec {
     #[serde(default = "default_replicas")]
     #[schemars(range(min = 0))]
     pub replicas: i32,
-    /// The port the container listens on, and the Service's port.
-    #[serde(default = "default_port")]
+    /// The port the container listens on, and the Service's port: 8080 when absent (the defaulting webhook sets
+    /// it; the operator assumes it for WebApps stored while no webhook ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 65535))]
-    pub port: i32,
+    pub port: Option<i32>,
     /// The name of a ConfigMap in the same namespace whose data the pods use; a change to it rolls the pods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_map: Option<String>,
@@ -66,10 +67,6 @@ pub struct WebAppSpec {
 
 fn default_replicas() -> i32 {
     1
-}
-
-fn default_port() -> i32 {
-    8080
 }
 
 /// What the operator observed of a WebApp.
@@ -141,7 +138,7 @@ pub fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Op
                         image: Some(app.spec.image.clone()),
                         ports: Some(vec![ContainerPort {
                             name: Some("http".into()),
-                            container_port: app.spec.port,
+                            container_port: port(app.spec.port),
                             ..Default::default()
                         }]),
                         ..Default::default()
@@ -168,8 +165,8 @@ pub fn desired_service(app: &WebApp, _cx: &mut Context) -> operator::Result<Opti
             selector: Some(labels),
             ports: Some(vec![ServicePort {
                 name: Some("http".into()),
-                port: app.spec.port,
-                target_port: Some(IntOrString::Int(app.spec.port)),
+                port: port(app.spec.port),
+                target_port: Some(IntOrString::Int(port(app.spec.port))),
                 ..Default::default()
             }]),
             ..Default::default()
@@ -203,6 +200,11 @@ pub fn validate_webapp(request: &Request<'_, WebApp>) -> Verdict {
         }
         _ => Verdict::allow(),
     }
+}
+
+/// The defaulting webhook: `spec.port` is 8080 when absent.
+pub fn default_webapp(app: &mut WebApp) {
+    app.spec.port.get_or_insert(DEFAULT_PORT);
 }
 
 /// Reports the Service's name.

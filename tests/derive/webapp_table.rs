@@ -16,7 +16,7 @@ fn web() -> WebApp {
         WebAppSpec {
             image: "nginx:1.27".into(),
             replicas: 2,
-            port: 8080,
+            port: Some(8080),
             config_map: None,
         },
     );
@@ -100,8 +100,8 @@ async fn a_scaled_webapp_applies_its_deployment_only() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The webhooks `#[admission(validate = validate_webapp)]` declares, called as a table test calls them: no
-/// server, no cluster.
+/// The webhooks `#[admission(validate = validate_webapp, default = default_webapp)]` declares, called as a
+/// table test calls them: no server, no cluster.
 #[test]
 fn the_admission_webhooks_are_called_directly() {
     use kube::core::admission::Operation;
@@ -132,4 +132,12 @@ fn the_admission_webhooks_are_called_directly() {
     // A port in the registry's host is not a tag.
     app.spec.image = "registry.example:5000/app".into();
     assert!(!create(&app).allowed);
+
+    // The defaulter fills an absent port and keeps a given one.
+    app.spec.port = None;
+    hooks.fill(&mut app);
+    assert_eq!(app.spec.port, Some(8080));
+    app.spec.port = Some(9000);
+    hooks.fill(&mut app);
+    assert_eq!(app.spec.port, Some(9000));
 }

@@ -41,7 +41,7 @@ async fn webapp_survives_every_perturbation() {
         WebAppSpec {
             image: "nginx:1.27".into(),
             replicas: 2,
-            port: 8080,
+            port: Some(8080),
             config_map: Some("web-config".into()),
         },
     );
@@ -153,7 +153,7 @@ async fn an_operator_of_two_controllers_survives_every_perturbation() {
         WebAppSpec {
             image: "nginx:1.27".into(),
             replicas: 1,
-            port: 8080,
+            port: Some(8080),
             config_map: None,
         },
     );

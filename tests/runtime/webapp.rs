@@ -379,7 +379,8 @@ async fn webapp_converges_follows_its_spec_and_its_configmap() {
         "{err:?}"
     );
 
-    // Defaults from the CRD: replicas 1, port 8080.
+    // replicas 1 from the CRD's default; port 8080 from the operator, for a WebApp stored without one (no
+    // defaulting webhook is registered here).
     r.apps
         .patch(
             "defaults",
