@@ -62,8 +62,9 @@
 //! - No authentication or authorization; every request is allowed. Admission webhooks stored as
 //!   `MutatingWebhookConfiguration`s and `ValidatingWebhookConfiguration`s are called (over HTTPS, or
 //!   in-process for a Service registered with [`ApiServer::serve_webhook`]), with these differences:
-//!   `matchConditions` are not evaluated, mutating webhooks are never reinvoked, and a denial carries no
-//!   warnings.
+//!   `matchConditions` cannot read the `authorizer` variable, have no cost budget, and a field selected from a
+//!   null `object` (a delete's) is `false` instead of an error, mutating webhooks are
+//!   never reinvoked, and a denial carries no warnings.
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
 //!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). When a
 //!   CRD is written they are parsed and type-checked as far as the schema pins types down (undefined fields,
@@ -148,6 +149,7 @@
 
 mod admission;
 mod body;
+mod cel;
 mod convert;
 mod crd;
 mod discovery;

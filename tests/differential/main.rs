@@ -36,6 +36,10 @@
 //! CRD whose rule calls a function with arguments of the wrong types, or exceeds the cost budget; the
 //! in-memory server accepts it).
 //!
+//! Pinned in `webhook_conditions.rs`: `NULL_SELECTION` (a match condition selecting a field of a delete's
+//! null `object` fails with `no such key` on kube-apiserver, which refuses the delete under `Fail`; the Rust
+//! `cel` crate selects `false`, so the in-memory server skips the webhook).
+//!
 //! # Scenarios
 //!
 //! `cel`: CRD validation rules (messages, reasons, field paths, transition rules, rules under map lists and
@@ -62,6 +66,10 @@
 //! (HorizontalPodAutoscalers also through `autoscaling/v1`). `openapi`: the `/openapi/v3` index and, as
 //! `kubectl explain` reads them, the schemas of seven built-in types and the Widget CRD's whole schema. Of the kinds kube-apiserver has printers for,
 //! only APIServices are not compared: kube-apiserver serves its own, the in-memory server has none.
+//! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
+//! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`
+//! (true, false, failing under `Fail` and `Ignore`, reading `object`, `oldObject` and `request`) on create,
+//! update and delete, validating and mutating.
 
 mod apply;
 mod cel;
@@ -80,4 +88,5 @@ mod quantities;
 mod secrets;
 mod support;
 mod tables;
+mod webhook_conditions;
 mod webhooks;

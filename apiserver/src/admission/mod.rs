@@ -3,21 +3,29 @@
 //! checks, then validating webhooks), over HTTPS or in-process.
 //!
 //! A webhook matches a request by its rules (groups, versions, resources with `*` and `resource/*`,
-//! operations, scope) and its `namespaceSelector` and `objectSelector`; `matchConditions` are not
-//! evaluated (every request that the rules and selectors match is sent). It is reached at
-//! `clientConfig.url`, verified with `clientConfig.caBundle`, or, for `clientConfig.service`, at the
-//! in-process handler registered for that Service ([`crate::ApiServer::serve_webhook`]). Denials,
-//! warnings, JSON patches, timeouts and `failurePolicy` are handled as kube-apiserver does.
+//! operations, scope), its `namespaceSelector` and `objectSelector`, then its `matchConditions` (CEL over
+//! `object`, `oldObject` and `request`, see `conditions.rs`): a false condition skips the webhook, one that
+//! fails to evaluate refuses the request (403) under `failurePolicy: Fail` and skips the webhook under
+//! `Ignore`. It is reached at `clientConfig.url`, verified with `clientConfig.caBundle`, or, for
+//! `clientConfig.service`, at the in-process handler registered for that Service
+//! ([`crate::ApiServer::serve_webhook`]). Denials, warnings, JSON patches, timeouts and `failurePolicy` are
+//! handled as kube-apiserver does.
 //!
 //! How it is done here: the write is first run as a dry run that stops before validation, to learn the
 //! object the mutating webhooks see (decoded, patched and defaulted); their patches are applied; the
 //! resulting write is validated in a second dry run, whose object the validating webhooks see; then it is
 //! made. A mutated object is written as an update (or create) of the whole object, keeping the request's
 //! own `managedFields` (the webhooks' changes are owned by no manager, as on kube-apiserver).
+//!
+//! Not done here: the `authorizer` variable of match conditions (an expression that reads it compiles but
+//! fails to evaluate), their runtime cost budget; and a field selected from a null `object` (a delete's) is
+//! `false` in the Rust `cel` crate, where cel-go fails with `no such key`.
 
+mod conditions;
 mod review;
 mod transport;
 
+pub(crate) use conditions::{Decision, Inputs, decide};
 pub(crate) use review::{Hook, Review, Verdict, matching, request as review_request, verdict};
 pub use transport::WebhookHandler;
 pub(crate) use transport::{Call, call};

@@ -7,8 +7,10 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::{ApiServer, relock};
-use crate::admission::{self, Call, Hook, Review, Verdict, WebhookHandler, matching};
-use crate::error::ApiError;
+use crate::admission::{
+    self, Call, Decision, Hook, Inputs, Review, Verdict, WebhookHandler, decide, matching,
+};
+use crate::error::{ApiError, Target};
 use crate::handlers::{Admission, Reply};
 use crate::request::{Query, ResourceRequest, Route, Verb};
 use crate::store::ObjKey;
@@ -170,6 +172,9 @@ impl ApiServer {
         let mut mutated = false;
         if operation != "DELETE" {
             for hook in matching(&configurations.0, &with_object(&base, Some(&current))) {
+                if !conditions_hold(&hook, &with_object(&base, Some(&current)))? {
+                    continue;
+                }
                 let Some(verdict) = self
                     .ask(&hook, &with_object(&base, Some(&current)), &handlers)
                     .await?
@@ -242,9 +247,17 @@ impl ApiServer {
             Reply::Json(_, o, _) => o,
             other => return Ok(other),
         };
-        let validating = matching(&configurations.1, &with_object(&base, Some(&validated)));
+        let object = (operation != "DELETE").then_some(&validated);
+        // kube-apiserver decides which validating webhooks to call (match conditions included) before
+        // calling any of them.
+        let mut validating = Vec::new();
+        // A delete's object selector is matched on the object deleted (the dry run answers a Status).
+        for hook in matching(&configurations.1, &with_object(&base, object)) {
+            if conditions_hold(&hook, &with_object(&base, object))? {
+                validating.push(hook);
+            }
+        }
         for hook in validating {
-            let object = (operation != "DELETE").then_some(&validated);
             let Some(verdict) = self
                 .ask(&hook, &with_object(&base, object), &handlers)
                 .await?
@@ -302,6 +315,32 @@ impl ApiServer {
                 error.details = Some(json!({"causes": [{"message": message}]}));
                 Err(error)
             }
+        }
+    }
+}
+
+/// Whether `hook`'s `matchConditions` let it be called for `review`; `Err` (403 Forbidden) when they failed
+/// to evaluate under `failurePolicy: Fail`.
+fn conditions_hold(hook: &Hook, review: &Review<'_>) -> Result<bool, ApiError> {
+    if hook.match_conditions.as_array().is_none_or(Vec::is_empty) {
+        return Ok(true);
+    }
+    let request = admission::review_request(review, "");
+    let inputs = Inputs {
+        object: review.object,
+        old_object: review.old_object,
+        request: &request["request"],
+    };
+    match decide(&hook.match_conditions, inputs, hook.fail_open) {
+        Decision::Call => Ok(true),
+        Decision::Skip => Ok(false),
+        Decision::Refuse(why) => {
+            tracing::warn!(webhook = %hook.name, %why, "failed evaluating match conditions, failing closed");
+            let target = Target {
+                group: review.group,
+                resource: review.resource,
+            };
+            Err(ApiError::forbidden(target, review.name, &why))
         }
     }
 }
