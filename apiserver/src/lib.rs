@@ -64,7 +64,9 @@
 //!   in-process for a Service registered with [`ApiServer::serve_webhook`]), with these differences:
 //!   `matchConditions` cannot read the `authorizer` variable, have no cost budget, and a field selected from a
 //!   null `object` (a delete's) is `false` instead of an error, mutating webhooks are
-//!   never reinvoked, and a denial carries no warnings.
+//!   never reinvoked, and a denial carries no warnings. The configurations are defaulted and validated as
+//!   kube-apiserver does, except that match condition expressions are type-checked only as far as
+//!   variables, fields, operators and common functions go.
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
 //!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). When a
 //!   CRD is written they are parsed and type-checked as far as the schema pins types down (undefined fields,

@@ -69,7 +69,9 @@
 //! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
 //! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`
 //! (true, false, failing under `Fail` and `Ignore`, reading `object`, `oldObject` and `request`) on create,
-//! update and delete, validating and mutating.
+//! update and delete, validating and mutating. `webhook_configurations`: the defaults kube-apiserver stores in
+//! webhook configurations and the 422s of invalid ones (a cause per validation rule, several at once, on
+//! create and update).
 
 mod apply;
 mod cel;
@@ -89,4 +91,5 @@ mod secrets;
 mod support;
 mod tables;
 mod webhook_conditions;
+mod webhook_configurations;
 mod webhooks;

@@ -11,6 +11,9 @@
 //! ([`crate::ApiServer::serve_webhook`]). Denials, warnings, JSON patches, timeouts and `failurePolicy` are
 //! handled as kube-apiserver does.
 //!
+//! The configurations themselves are defaulted and validated when written, as kube-apiserver does
+//! (`validation.rs`; match condition expressions are compiled and type-checked by `expression.rs`).
+//!
 //! How it is done here: the write is first run as a dry run that stops before validation, to learn the
 //! object the mutating webhooks see (decoded, patched and defaulted); their patches are applied; the
 //! resulting write is validated in a second dry run, whose object the validating webhooks see; then it is
@@ -18,14 +21,18 @@
 //! own `managedFields` (the webhooks' changes are owned by no manager, as on kube-apiserver).
 //!
 //! Not done here: the `authorizer` variable of match conditions (an expression that reads it compiles but
-//! fails to evaluate), their runtime cost budget; and a field selected from a null `object` (a delete's) is
+//! fails to evaluate), their runtime cost budget, and type checks beyond variables, fields, operators and
+//! the common functions (see `expression.rs`); and a field selected from a null `object` (a delete's) is
 //! `false` in the Rust `cel` crate, where cel-go fails with `no such key`.
 
 mod conditions;
+mod expression;
 mod review;
 mod transport;
+mod validation;
 
 pub(crate) use conditions::{Decision, Inputs, decide};
 pub(crate) use review::{Hook, Review, Verdict, matching, request as review_request, verdict};
 pub use transport::WebhookHandler;
 pub(crate) use transport::{Call, call};
+pub(crate) use validation::{default_configuration, validate_configuration};

@@ -52,6 +52,22 @@ fn scalar(v: &Cel) -> String {
     }
 }
 
+/// The 1-based column of the `nth` occurrence of `word` in `source` that stands alone (not part of a longer
+/// identifier, not selected with `.`): where cel-go reports an undeclared reference.
+pub(crate) fn identifier_column(source: &str, word: &str, nth: usize) -> usize {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    source
+        .match_indices(word)
+        .filter(|(i, _)| {
+            let before = source[..*i].chars().next_back();
+            let after = source[i + word.len()..].chars().next();
+            !before.is_some_and(|c| ident(c) || c == '.') && !after.is_some_and(ident)
+        })
+        .map(|(i, _)| i + 1)
+        .nth(nth)
+        .unwrap_or(1)
+}
+
 /// The 1-based column cel-go reports for the `nth` selection of `field` (`x.field`): the `.` before it, or
 /// for a selection inside `has()`, the macro's parenthesis.
 pub(crate) fn select_column(source: &str, field: &str, in_has: bool, nth: usize) -> usize {
@@ -83,12 +99,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn errors_are_located_as_cel_go_does() {
+    fn selections_are_located_as_cel_go_does() {
         assert_eq!(select_column("self.a.b", "b", false, 0), 7);
         assert_eq!(select_column("has(self.a)", "a", true, 0), 4);
+    }
+
+    #[test]
+    fn identifiers_are_found_alone() {
+        assert_eq!(identifier_column("params.x && xparams", "params", 0), 1);
         assert_eq!(
-            located("x", 1, "undeclared reference to 'x' (in container '')"),
-            "ERROR: <input>:1:1: undeclared reference to 'x' (in container '')\n | x\n | ^"
+            identifier_column("object.params || params", "params", 0),
+            18
+        );
+        assert_eq!(
+            located(
+                "params",
+                1,
+                "undeclared reference to 'params' (in container '')"
+            ),
+            "ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params\n | ^"
         );
     }
 }
