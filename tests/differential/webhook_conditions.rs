@@ -2,7 +2,8 @@
 //! webhook per case, each picked by the object's `case` label) whose conditions are true, false, or fail to
 //! evaluate (a missing key, an operator without an overload, a null object) under `failurePolicy: Fail`
 //! and `Ignore`, alone and mixed with true and false ones; conditions read `object`, `oldObject` and
-//! `request` (operation, userInfo, namespace, name, kind, resource, dryRun) on create, update and delete.
+//! `request` (operation, userInfo, namespace, name, kind, resource, dryRun) and `authorizer` (the client
+//! may do everything on both servers) on create, update and delete.
 //! The webhook denies whatever reaches it, and the mutating one adds `data.mutated`, so each answer shows
 //! whether the webhook was called.
 //!
@@ -79,6 +80,22 @@ const VALIDATING: &[(&str, &str, &str, &[&str])] = &[
         &["object.data.a == 'x'", "object.spec.b == 'y'"],
     ),
     ("no-overload", "CREATE", "Fail", &["object.data.k + 1 == 2"]),
+    (
+        "authorized",
+        "CREATE",
+        "Fail",
+        &[
+            "authorizer.group('').resource('configmaps').namespace(request.namespace).check('create').allowed()",
+            "authorizer.requestResource.check('create').allowed()",
+            "!authorizer.path('/healthz').check('get').errored()",
+        ],
+    ),
+    (
+        "not-authorized",
+        "CREATE",
+        "Fail",
+        &["!authorizer.requestResource.check('create').allowed()"],
+    ),
     (
         "update",
         "UPDATE",
@@ -307,6 +324,18 @@ async fn scenario(client: Client, ns: String) -> Transcript {
         "no overload for string + int",
         &cms,
         &labelled("k", "no-overload", v.clone()),
+    )
+    .await;
+    t.post(
+        "authorizer checks that are allowed",
+        &cms,
+        &labelled("az1", "authorized", v.clone()),
+    )
+    .await;
+    t.post(
+        "an authorizer check negated",
+        &cms,
+        &labelled("az2", "not-authorized", v.clone()),
     )
     .await;
     t.post(

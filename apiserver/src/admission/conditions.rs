@@ -3,10 +3,10 @@
 //!
 //! The variables are `object` and `oldObject` (null where the operation has none), `request` (the
 //! AdmissionRequest without `uid`, `object` and `oldObject`; fields Go leaves out when empty are absent)
-//! and `namespaceObject` (null, as for webhooks). Every condition is evaluated; one that is false skips the
+//! `namespaceObject` (null, as for webhooks) and `authorizer` (every check allowed, as this server
+//! authorizes every request; `authorizer.rs`). Every condition is evaluated; one that is false skips the
 //! webhook; otherwise evaluation errors refuse the request under `failurePolicy: Fail` and skip the webhook
-//! under `Ignore`. Not done here: the `authorizer` variable (an expression that reads it fails to evaluate)
-//! and the runtime cost budget; and a field selected from a null `object` is `false` in the Rust `cel`
+//! under `Ignore`. Not done here: the runtime cost budget; and a field selected from a null `object` is `false` in the Rust `cel`
 //! crate, where cel-go fails with `no such key`.
 
 use kube_cel::KubeCelExt;
@@ -44,6 +44,8 @@ pub(crate) fn decide(conditions: &Value, inputs: Inputs<'_>, fail_open: bool) ->
         return Decision::Call;
     };
     let mut context = Context::default().with_all();
+    super::authorizer::register(&mut context);
+    context.add_variable_from_value("authorizer", super::authorizer::value());
     context.add_variable_from_value("object", inputs.object.map_or(Cel::Null, json));
     context.add_variable_from_value("oldObject", inputs.old_object.map_or(Cel::Null, json));
     context.add_variable_from_value("request", request_value(inputs.request));
@@ -161,6 +163,10 @@ mod tests {
                     "request.operation == 'UPDATE' && request.namespace == 'ns'",
                     "'system:masters' in request.userInfo.groups",
                     "!has(request.uid) && request.kind.kind == 'ConfigMap'",
+                    "authorizer.group('').resource('configmaps').namespace('ns').name('a').check('update').allowed()",
+                    "authorizer.requestResource.subresource('').check('get').allowed()",
+                    "!authorizer.path('/healthz').check('get').errored()",
+                    "authorizer.serviceAccount('ns', 'sa').group('apps').resource('deployments').check('list').reason() == ''",
                 ],
                 false
             ),
