@@ -96,6 +96,17 @@ pub fn check(
     })
 }
 
+/// The causes of the checks a kind has of its own (webhook configurations'), on `obj` as sent for a create,
+/// defaulted first: for the request refused for its metadata, whose causes kube-apiserver lists with these.
+pub fn kind_causes(rt: &ResourceType, obj: &Value) -> Vec<Cause> {
+    if !is_webhook_configuration(rt) {
+        return Vec::new();
+    }
+    let mut defaulted = obj.clone();
+    builtin_defaults(rt, &mut defaulted);
+    admission::validate_configuration(&rt.kind, &defaulted, None)
+}
+
 fn is_webhook_configuration(rt: &ResourceType) -> bool {
     rt.group == "admissionregistration.k8s.io"
         && matches!(

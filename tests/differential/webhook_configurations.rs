@@ -1,9 +1,10 @@
 //! Webhook configurations kube-apiserver refuses, and the defaults it stores, on both servers: minimal
-//! validating and mutating configurations (every default of the v1 API), then one configuration per
+//! validating and mutating configurations (every default of the v1 API; empty lists, selectors and
+//! `caBundle` as Go's `omitempty` stores them), then one configuration per
 //! rule of `admissionregistration` validation (names, rules with their wildcards, policies, side effects,
 //! timeouts, review versions, label selectors, client configs, reinvocation, match conditions that are
 //! missing, duplicated, too many, that do not compile, are not bools or name undeclared variables), several
-//! causes at once, and updates (an invalid change refused, a valid one stored). No configuration matches a
+//! causes at once, an invalid configuration name listed with the webhooks' causes, and updates (an invalid change refused, a valid one stored). No configuration matches a
 //! resource anything writes.
 
 use kube::Client;
@@ -111,6 +112,23 @@ async fn scenario(client: Client, ns: String) -> Transcript {
         "a minimal mutating configuration with a service is defaulted",
         MUTATING,
         &mwc("defaults", vec![service]),
+    )
+    .await;
+
+    let mut empty = hook("a.example.dev");
+    empty["rules"] = json!([]);
+    empty["matchConditions"] = json!([]);
+    empty["namespaceSelector"] = json!({"matchLabels": {}, "matchExpressions": []});
+    empty["clientConfig"]["caBundle"] = json!("");
+    t.post(
+        "empty lists and selectors are stored as kube-apiserver stores them",
+        VALIDATING,
+        &vwc("empty", vec![empty]),
+    )
+    .await;
+    t.delete(
+        "the empty configuration is deleted",
+        &format!("{VALIDATING}/empty-{ns}"),
     )
     .await;
 
@@ -282,6 +300,14 @@ async fn scenario(client: Client, ns: String) -> Transcript {
         )
         .await;
     }
+    let mut misnamed = vwc("x", vec![changed(json!({"timeoutSeconds": 0}))]);
+    misnamed["metadata"]["name"] = json!("Not_A_Name");
+    t.post(
+        "validating: an invalid configuration name and an invalid webhook",
+        VALIDATING,
+        &misnamed,
+    )
+    .await;
     t.post(
         "validating: duplicate webhook names",
         VALIDATING,

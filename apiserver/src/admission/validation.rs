@@ -21,7 +21,8 @@ const REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
 
 /// Fills in the defaults of kube-apiserver's v1 API: per webhook `failurePolicy: Fail`,
 /// `matchPolicy: Equivalent`, empty `namespaceSelector` and `objectSelector`, `timeoutSeconds: 10`
-/// (mutating ones also `reinvocationPolicy: Never`), rules' `scope: "*"` and a service's `port: 443`.
+/// (mutating ones also `reinvocationPolicy: Never`), rules' `scope: "*"` and a service's `port: 443`; an
+/// empty `caBundle` is dropped, as Go's `omitempty` drops an empty `[]byte`.
 pub(crate) fn default_configuration(obj: &mut Value, mutating: bool) {
     let Some(hooks) = obj["webhooks"].as_array_mut() else {
         return;
@@ -39,6 +40,12 @@ pub(crate) fn default_configuration(obj: &mut Value, mutating: bool) {
             for rule in rules.iter_mut().filter(|r| r.is_object()) {
                 set_default(rule, "scope", json!("*"));
             }
+        }
+        // An empty `caBundle` decodes to an empty `[]byte`, which Go's `omitempty` leaves out.
+        if hook["clientConfig"]["caBundle"].as_str() == Some("")
+            && let Some(cc) = hook["clientConfig"].as_object_mut()
+        {
+            cc.remove("caBundle");
         }
         let service = &mut hook["clientConfig"]["service"];
         if service.is_object() {
