@@ -3,7 +3,8 @@
 //! `caBundle` as Go's `omitempty` stores them), then one configuration per
 //! rule of `admissionregistration` validation (names, rules with their wildcards, policies, side effects,
 //! timeouts, review versions, label selectors, client configs, reinvocation, match conditions that are
-//! missing, duplicated, too many, that do not compile, are not bools or name undeclared variables), several
+//! missing, duplicated, too many, that do not compile, are not bools, name undeclared variables or compare
+//! values of types no overload accepts), several
 //! causes at once, an invalid configuration name listed with the webhooks' causes, and updates (an invalid change refused, a valid one stored). No configuration matches a
 //! resource anything writes.
 
@@ -277,6 +278,17 @@ async fn scenario(client: Client, ns: String) -> Transcript {
                 ("nested", "request.userInfo.name == 'a' || request.kind.plural == 'b'"),
                 ("namespace", "namespaceObject.metadata.labels['a'] == 'b' && namespaceObject.spec.nope"),
                 ("two", "x == y"),
+            ])})),
+        ),
+        (
+            "match conditions comparing values no overload accepts",
+            changed(json!({"matchConditions": conditions(&[
+                ("bool-string", "request.dryRun == 'true'"),
+                ("string-int", "request.operation < 1 || request.name != 2"),
+                ("list-string", "request.userInfo.groups == 'x'"),
+                ("numbers", "size(request.userInfo.groups) < 1.5"),
+                ("dyn", "object.x == 1 && request.kind.kind == 'a'"),
+                ("null", "request.operation == null"),
             ])})),
         ),
         (

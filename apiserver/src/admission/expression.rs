@@ -13,7 +13,9 @@ use std::collections::HashMap;
 use kube_cel::cel::Program;
 use kube_cel::cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
-use crate::cel::errors::{identifier_column, located, parse_error, select_column};
+use crate::cel::errors::{
+    OPERATORS, identifier_column, located, parse_error, select_column, token_column,
+};
 
 /// What cel-go knows of an expression's type.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +55,14 @@ impl Ty {
             Ty::List(e) => format!("list({})", e.name()),
             Ty::Map(k, v) => format!("map({}, {})", k.name(), v.name()),
             Ty::Object(n) => (*n).into(),
+        }
+    }
+
+    /// The type's name in an overload error, where cel-go calls `null_type` `null`.
+    fn operand_name(&self) -> String {
+        match self {
+            Ty::Null => "null".into(),
+            other => other.name(),
         }
     }
 
@@ -133,6 +143,7 @@ pub(crate) fn check(expression: &str, allow_params: bool) -> Result<(), String> 
         errors: Vec::new(),
         undeclared: HashMap::new(),
         selected: HashMap::new(),
+        operators: HashMap::new(),
         source: expression,
     };
     let ty = checker.resolve(program.expression());
@@ -159,6 +170,8 @@ struct Checker<'s> {
     errors: Vec<(usize, String)>,
     /// How many times each undeclared name was reported (to find its next occurrence).
     undeclared: HashMap<String, usize>,
+    /// How many of each comparison operator were passed, in source order.
+    operators: HashMap<&'static str, usize>,
     /// How many times each field was selected (to find its next occurrence).
     selected: HashMap<(String, bool), usize>,
     source: &'s str,
@@ -190,7 +203,30 @@ impl Checker<'_> {
             }
             Expr::Call(call) => {
                 let target = call.target.as_deref().map(|t| self.resolve(t));
-                let args: Vec<Ty> = call.args.iter().map(|a| self.resolve(a)).collect();
+                let operator = OPERATORS.iter().find(|(f, _)| *f == call.func_name);
+                let mut args: Vec<Ty> = Vec::new();
+                for (i, a) in call.args.iter().enumerate() {
+                    // The operator's token sits between its operands: count it in source order.
+                    if i == 1
+                        && let Some((f, _)) = operator
+                    {
+                        *self.operators.entry(f).or_default() += 1;
+                    }
+                    args.push(self.resolve(a));
+                }
+                if let (Some((f, token)), [a, b]) = (operator, args.as_slice())
+                    && !comparable(f, a, b)
+                {
+                    let nth = self.operators.get(f).copied().unwrap_or(1) - 1;
+                    self.errors.push((
+                        token_column(self.source, token, nth),
+                        format!(
+                            "found no matching overload for '{f}' applied to '({}, {})'",
+                            a.operand_name(),
+                            b.operand_name()
+                        ),
+                    ));
+                }
                 call_type(&call.func_name, target.as_ref(), &args)
             }
             Expr::Comprehension(c) => {
@@ -287,6 +323,28 @@ impl Checker<'_> {
             }
         }
     }
+}
+
+/// Whether cel-go has an overload of the comparison `function` for operands of types `a` and `b`: the same
+/// type, numbers under an ordering, `null` with a message type; `dyn` and unknown types are left to
+/// evaluation.
+fn comparable(function: &str, a: &Ty, b: &Ty) -> bool {
+    let numeric = |t: &Ty| matches!(t, Ty::Int | Ty::Uint | Ty::Double);
+    let ordering = !matches!(function, "_==_" | "_!=_");
+    // `null` compares with messages (objects, timestamps, durations) only.
+    let nullable = |t: &Ty| {
+        matches!(
+            t,
+            Ty::Null | Ty::Dyn | Ty::Object(_) | Ty::Timestamp | Ty::Duration
+        )
+    };
+    if !a.known() || !b.known() || matches!(a, Ty::Dyn) || matches!(b, Ty::Dyn) {
+        return true;
+    }
+    if *a == Ty::Null || *b == Ty::Null {
+        return nullable(a) && nullable(b);
+    }
+    a == b || (ordering && numeric(a) && numeric(b))
 }
 
 /// The type of a call: operators, indexes, `size()`, the string predicates and conversions; `Unknown` for
@@ -388,6 +446,10 @@ mod tests {
             Err("compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x == 1\n | ^".into())
         );
         assert_eq!(check("params.x == 1", true), Ok(()));
+        assert_eq!(
+            check("request.dryRun == 'true' || request.operation < 1", false),
+            Err("compilation failed: ERROR: <input>:1:16: found no matching overload for '_==_' applied to '(bool, string)'\n | request.dryRun == 'true' || request.operation < 1\n | ...............^\nERROR: <input>:1:47: found no matching overload for '_<_' applied to '(string, int)'\n | request.dryRun == 'true' || request.operation < 1\n | ..............................................^".into())
+        );
         assert_eq!(
             check("request.foo == 'a' && self.x", false),
             Err("compilation failed: ERROR: <input>:1:8: undefined field 'foo'\n | request.foo == 'a' && self.x\n | .......^\nERROR: <input>:1:23: undeclared reference to 'self' (in container '')\n | request.foo == 'a' && self.x\n | ......................^".into())

@@ -88,6 +88,29 @@ pub(crate) fn select_column(source: &str, field: &str, in_has: bool, nth: usize)
     dot + 1
 }
 
+/// The comparison operators whose overloads the type checks look at, with their tokens.
+pub(crate) const OPERATORS: &[(&str, &str)] = &[
+    ("_==_", "=="),
+    ("_!=_", "!="),
+    ("_<_", "<"),
+    ("_<=_", "<="),
+    ("_>_", ">"),
+    ("_>=_", ">="),
+];
+
+/// The 1-based column of the `nth` occurrence of an operator token (`<` not being the start of `<=`).
+pub(crate) fn token_column(source: &str, token: &str, nth: usize) -> usize {
+    source
+        .match_indices(token)
+        .filter(|(i, _)| {
+            let next = source[i + token.len()..].chars().next();
+            !(token.len() == 1 && next == Some('='))
+        })
+        .map(|(i, _)| i + 1)
+        .nth(nth)
+        .unwrap_or(1)
+}
+
 /// One type-check error in cel-go's form: `ERROR: <input>:1:COLUMN: WHAT`, the source line and a caret.
 pub(crate) fn located(source: &str, column: usize, what: &str) -> String {
     let caret = format!("{}^", ".".repeat(column.saturating_sub(1)));

@@ -15,6 +15,7 @@ use kube_cel::cel::common::ast::{Expr, IdedExpr, LiteralValue};
 
 use super::super::compile::{Additional, Node};
 use super::values::escape;
+use crate::cel::errors::{OPERATORS, token_column};
 
 /// What the checker knows of an expression's type.
 #[derive(Clone, Copy)]
@@ -151,29 +152,6 @@ pub(super) fn check(source: &str, expr: &IdedExpr, node: &Node, root: bool) -> C
         .collect();
     Checked { errors, not_bool }
 }
-
-/// The 1-based column of the `nth` occurrence of an operator token (`<` not being the start of `<=`).
-fn token_column(source: &str, token: &str, nth: usize) -> usize {
-    source
-        .match_indices(token)
-        .filter(|(i, _)| {
-            let next = source[i + token.len()..].chars().next();
-            !(token.len() == 1 && next == Some('='))
-        })
-        .map(|(i, _)| i + 1)
-        .nth(nth)
-        .unwrap_or(1)
-}
-
-/// The operators whose overloads are checked, with their tokens.
-const OPERATORS: &[(&str, &str)] = &[
-    ("_==_", "=="),
-    ("_!=_", "!="),
-    ("_<_", "<"),
-    ("_<=_", "<="),
-    ("_>_", ">"),
-    ("_>=_", ">="),
-];
 
 struct Checker<'n> {
     node: &'n Node,
