@@ -2,7 +2,7 @@
 //! webhook per case, each picked by the object's `case` label) whose conditions are true, false, or fail to
 //! evaluate (a missing key, an operator without an overload, a null object) under `failurePolicy: Fail`
 //! and `Ignore`, alone and mixed with true and false ones; conditions read `object`, `oldObject` and
-//! `request` (operation, userInfo, namespace, name, kind, resource, dryRun) and `authorizer` (the client
+//! `request` (operation, userInfo, namespace, name (also a generated one), kind, resource, dryRun) and `authorizer` (the client
 //! may do everything on both servers) on create, update and delete.
 //! The webhook denies whatever reaches it, and the mutating one adds `data.mutated`, so each answer shows
 //! whether the webhook was called.
@@ -288,6 +288,10 @@ async fn scenario(client: Client, ns: String) -> Transcript {
         &labelled("d", "error-fail", v.clone()),
     )
     .await;
+    let mut generated = labelled("", "create-true", v.clone());
+    generated["metadata"] = json!({"generateName": "gen-", "labels": {"case": "create-true"}});
+    t.post("request.name of a generated name", &cms, &generated)
+        .await;
     t.post(
         "the key present and different: false",
         &cms,

@@ -92,6 +92,9 @@ impl ApiServer {
         let Reply::Json(code, object, _) = run(&probe, &dry)? else {
             return run(&original, query);
         };
+        // A generated name is chosen once, before admission, as kube-apiserver does: the webhooks and the
+        // write see the name the probe generated.
+        let original = with_generated_name(original, rr, &object);
         let operation = match rr.verb {
             Verb::Create => "CREATE",
             Verb::Delete => "DELETE",
@@ -342,6 +345,35 @@ fn conditions_hold(hook: &Hook, review: &Review<'_>) -> Result<bool, ApiError> {
             };
             Err(ApiError::forbidden(target, review.name, &why))
         }
+    }
+}
+
+/// `write` (a create whose JSON body has no name) with the name the probe generated.
+fn with_generated_name<'a>(write: Write<'a>, rr: &ResourceRequest, probed: &Value) -> Write<'a> {
+    if rr.verb != Verb::Create {
+        return write;
+    }
+    let Some(name) = probed["metadata"]["name"].as_str() else {
+        return write;
+    };
+    let Ok(mut body) = serde_json::from_slice::<Value>(&write.body) else {
+        return write;
+    };
+    if body["metadata"]["name"]
+        .as_str()
+        .is_some_and(|n| !n.is_empty())
+        || !body["metadata"].is_object()
+    {
+        return write;
+    }
+    body["metadata"]["name"] = json!(name);
+    match serde_json::to_vec(&body) {
+        Ok(bytes) => Write {
+            body: Bytes::from(bytes),
+            content_type: "application/json",
+            ..write
+        },
+        Err(_) => write,
     }
 }
 
