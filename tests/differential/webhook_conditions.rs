@@ -1,9 +1,10 @@
 //! Admission webhooks' `matchConditions` on both servers: a validating and a mutating configuration (one
 //! webhook per case, each picked by the object's `case` label) whose conditions are true, false, or fail to
 //! evaluate (a missing key, an operator without an overload, a null object) under `failurePolicy: Fail`
-//! and `Ignore`, alone and mixed with true and false ones; conditions read `object`, `oldObject` and
-//! `request` (operation, userInfo, namespace, name (also a generated one), kind, resource, dryRun) and `authorizer` (the client
-//! may do everything on both servers) on create, update and delete.
+//! and `Ignore` (a mutating one on a delete too), alone and mixed with true and false ones; conditions read
+//! `object`, `oldObject`, `request` (operation, userInfo, namespace, name (also a generated one), kind,
+//! resource, dryRun) and `authorizer` (the client may do everything on both servers) on create, update and
+//! delete.
 //! The webhook denies whatever reaches it, and the mutating one adds `data.mutated`, so each answer shows
 //! whether the webhook was called.
 //!
@@ -137,6 +138,12 @@ const MUTATING: &[(&str, &str, &str, &[&str])] = &[
         "CREATE",
         "Fail",
         &["object.data.missing == 'x'"],
+    ),
+    (
+        "mutate-delete",
+        "DELETE",
+        "Fail",
+        &["oldObject.data.missing == 'x'"],
     ),
     (
         "mutate-error-ignore",
@@ -364,6 +371,17 @@ async fn scenario(client: Client, ns: String) -> Transcript {
         "a mutating webhook whose condition fails under Ignore",
         &cms,
         &labelled("m4", "mutate-error-ignore", v.clone()),
+    )
+    .await;
+    t.post(
+        "an object whose delete meets a mutating webhook",
+        &cms,
+        &labelled("md", "mutate-delete", v.clone()),
+    )
+    .await;
+    t.delete(
+        "a mutating webhook's condition fails on a delete",
+        &format!("{cms}/md"),
     )
     .await;
     let created = t

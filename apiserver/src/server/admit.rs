@@ -173,36 +173,37 @@ impl ApiServer {
 
         let mut current = object.clone();
         let mut mutated = false;
-        if operation != "DELETE" {
-            for hook in matching(&configurations.0, &with_object(&base, Some(&current))) {
-                if !conditions_hold(&hook, &with_object(&base, Some(&current)))? {
-                    continue;
-                }
-                let Some(verdict) = self
-                    .ask(&hook, &with_object(&base, Some(&current)), &handlers)
-                    .await?
-                else {
-                    continue;
-                };
-                warnings.extend(verdict.warnings.iter().cloned());
-                if !verdict.allowed {
-                    return Err(denied(&hook, &verdict));
-                }
-                if let Some(patch) = verdict.patch {
-                    let patch: json_patch::Patch = serde_json::from_value(patch).map_err(|e| {
-                        ApiError::internal(format!(
-                            "failed calling webhook \"{}\": the patch is not a JSON patch: {e}",
-                            hook.name
-                        ))
-                    })?;
-                    json_patch::patch(&mut current, &patch).map_err(|e| {
-                        ApiError::internal(format!(
-                            "failed calling webhook \"{}\": the patch does not apply: {e}",
-                            hook.name
-                        ))
-                    })?;
-                    mutated = true;
-                }
+        // Mutating webhooks are called on deletes too (with no object; what they patch is not written).
+        let deleting = operation == "DELETE";
+        for hook in matching(
+            &configurations.0,
+            &with_object(&base, (!deleting).then_some(&current)),
+        ) {
+            let review = with_object(&base, (!deleting).then_some(&current));
+            if !conditions_hold(&hook, &review)? {
+                continue;
+            }
+            let Some(verdict) = self.ask(&hook, &review, &handlers).await? else {
+                continue;
+            };
+            warnings.extend(verdict.warnings.iter().cloned());
+            if !verdict.allowed {
+                return Err(denied(&hook, &verdict));
+            }
+            if let Some(patch) = verdict.patch.filter(|_| !deleting) {
+                let patch: json_patch::Patch = serde_json::from_value(patch).map_err(|e| {
+                    ApiError::internal(format!(
+                        "failed calling webhook \"{}\": the patch is not a JSON patch: {e}",
+                        hook.name
+                    ))
+                })?;
+                json_patch::patch(&mut current, &patch).map_err(|e| {
+                    ApiError::internal(format!(
+                        "failed calling webhook \"{}\": the patch does not apply: {e}",
+                        hook.name
+                    ))
+                })?;
+                mutated = true;
             }
         }
         // A mutated object is written whole, by the request's field manager.
