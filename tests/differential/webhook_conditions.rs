@@ -3,8 +3,9 @@
 //! evaluate (a missing key, an operator without an overload, a null object) under `failurePolicy: Fail`
 //! and `Ignore` (a mutating one on a delete too), alone and mixed with true and false ones; conditions read
 //! `object`, `oldObject`, `request` (operation, userInfo, namespace, name (also a generated one), kind,
-//! resource, dryRun) and `authorizer` (the client may do everything on both servers) on create, update and
-//! delete.
+//! resource, dryRun, options; not the user's name, which is envtest's `admin` and the in-memory server's
+//! `system:admin`), `namespaceObject` (null for webhooks) and `authorizer` (the client may do everything on
+//! both servers) on create, update and delete.
 //! The webhook denies whatever reaches it, and the mutating one adds `data.mutated`, so each answer shows
 //! whether the webhook was called.
 //!
@@ -89,6 +90,28 @@ const VALIDATING: &[(&str, &str, &str, &[&str])] = &[
             "authorizer.group('').resource('configmaps').namespace(request.namespace).check('create').allowed()",
             "authorizer.requestResource.check('create').allowed()",
             "!authorizer.path('/healthz').check('get').errored()",
+        ],
+    ),
+    (
+        "namespace-object",
+        "CREATE",
+        "Fail",
+        &["namespaceObject == null"],
+    ),
+    (
+        "options",
+        "CREATE",
+        "Fail",
+        &[
+            "request.options.kind == 'CreateOptions' && request.options.apiVersion == 'meta.k8s.io/v1'",
+        ],
+    ),
+    (
+        "user",
+        "CREATE",
+        "Fail",
+        &[
+            "request.userInfo.username != '' && !has(request.userInfo.uid) && 'system:authenticated' in request.userInfo.groups",
         ],
     ),
     (
@@ -343,6 +366,14 @@ async fn scenario(client: Client, ns: String) -> Transcript {
         &labelled("az1", "authorized", v.clone()),
     )
     .await;
+    for case in ["namespace-object", "options", "user"] {
+        t.post(
+            &format!("a condition on {case}"),
+            &cms,
+            &labelled(case, case, v.clone()),
+        )
+        .await;
+    }
     t.post(
         "an authorizer check negated",
         &cms,
