@@ -12,7 +12,8 @@
 //! handled as kube-apiserver does.
 //!
 //! The configurations themselves are defaulted and validated when written, as kube-apiserver does
-//! (`validation.rs`; match condition expressions are compiled and type-checked by `expression.rs`).
+//! (`defaults.rs`, `validation.rs`; match condition expressions are compiled and type-checked by
+//! `expression.rs`).
 //!
 //! How it is done here: the write is first run as a dry run that stops before validation, to learn the
 //! object the mutating webhooks see (decoded, patched and defaulted); their patches are applied; the
@@ -27,13 +28,15 @@
 
 mod authorizer;
 mod conditions;
+mod defaults;
 mod expression;
 mod review;
 mod transport;
 mod validation;
 
 pub(crate) use conditions::{Decision, Inputs, decide};
+pub(crate) use defaults::default_configuration;
 pub(crate) use review::{Hook, Review, Verdict, matching, request as review_request, verdict};
 pub use transport::WebhookHandler;
 pub(crate) use transport::{Call, call};
-pub(crate) use validation::{default_configuration, validate_configuration};
+pub(crate) use validation::validate_configuration;

@@ -1,12 +1,12 @@
 //! Validating `ValidatingWebhookConfiguration`s and `MutatingWebhookConfiguration`s on create and update,
 //! as kube-apiserver's `admissionregistration` validation does (Kubernetes 1.35), with its field paths,
-//! reasons and messages; and the defaults its v1 API fills in first.
+//! reasons and messages (on the configuration as `defaults.rs` completed it).
 //!
 //! On update, what the stored configuration already gets away with stays allowed: side effects other than
 //! `None`/`NoneOnDryRun`, unrecognized review versions, duplicate webhook names, invalid label values in
 //! selectors; and match conditions are not checked again when no webhook's changed.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::expression;
 use crate::error::Cause;
@@ -18,49 +18,6 @@ use crate::selector::{
 
 /// The admission review versions kube-apiserver accepts.
 const REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
-
-/// Fills in the defaults of kube-apiserver's v1 API: per webhook `failurePolicy: Fail`,
-/// `matchPolicy: Equivalent`, empty `namespaceSelector` and `objectSelector`, `timeoutSeconds: 10`
-/// (mutating ones also `reinvocationPolicy: Never`), rules' `scope: "*"` and a service's `port: 443`; an
-/// empty `caBundle` is dropped, as Go's `omitempty` drops an empty `[]byte`.
-pub(crate) fn default_configuration(obj: &mut Value, mutating: bool) {
-    let Some(hooks) = obj["webhooks"].as_array_mut() else {
-        return;
-    };
-    for hook in hooks.iter_mut().filter(|h| h.is_object()) {
-        set_default(hook, "failurePolicy", json!("Fail"));
-        set_default(hook, "matchPolicy", json!("Equivalent"));
-        set_default(hook, "namespaceSelector", json!({}));
-        set_default(hook, "objectSelector", json!({}));
-        set_default(hook, "timeoutSeconds", json!(10));
-        if mutating {
-            set_default(hook, "reinvocationPolicy", json!("Never"));
-        }
-        if let Some(rules) = hook["rules"].as_array_mut() {
-            for rule in rules.iter_mut().filter(|r| r.is_object()) {
-                set_default(rule, "scope", json!("*"));
-            }
-        }
-        // An empty `caBundle` decodes to an empty `[]byte`, which Go's `omitempty` leaves out.
-        if hook["clientConfig"]["caBundle"].as_str() == Some("")
-            && let Some(cc) = hook["clientConfig"].as_object_mut()
-        {
-            cc.remove("caBundle");
-        }
-        let service = &mut hook["clientConfig"]["service"];
-        if service.is_object() {
-            set_default(service, "port", json!(443));
-        }
-    }
-}
-
-fn set_default(obj: &mut Value, key: &str, value: Value) {
-    if let Some(m) = obj.as_object_mut()
-        && m.get(key).is_none_or(Value::is_null)
-    {
-        m.insert(key.to_string(), value);
-    }
-}
 
 /// What the update allows of the stored configuration (kube-apiserver's `validationOptions`).
 struct Options {

@@ -2,7 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::{default_configuration, validate_configuration};
+use super::super::defaults::default_configuration;
+use super::validate_configuration;
 
 fn hook() -> Value {
     json!({
