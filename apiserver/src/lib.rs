@@ -62,9 +62,9 @@
 //! - No authentication or authorization; every request is allowed. Admission webhooks stored as
 //!   `MutatingWebhookConfiguration`s and `ValidatingWebhookConfiguration`s are called (over HTTPS, or
 //!   in-process for a Service registered with [`ApiServer::serve_webhook`]), with these differences:
-//!   `matchConditions` have no cost budget (their `authorizer` allows every check), a field selected from a
-//!   null `object` (a delete's) is `false` instead of an error, mutating webhooks are never reinvoked, and
-//!   a denial carries no warnings. The configurations are defaulted and validated as
+//!   `matchConditions` have no cost budget (their `authorizer` allows every check; a field selected from a
+//!   null `object` in an expression that also compares it is `false` instead of an error), mutating
+//!   webhooks are never reinvoked, and a denial carries no warnings. The configurations are defaulted and validated as
 //!   kube-apiserver does, except that match condition expressions are type-checked only as far as
 //!   variables, fields, operators and common functions go.
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's

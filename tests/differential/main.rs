@@ -36,10 +36,6 @@
 //! CRD whose rule calls a function with arguments of the wrong types, or exceeds the cost budget; the
 //! in-memory server accepts it).
 //!
-//! Pinned in `webhook_conditions.rs`: `NULL_SELECTION` (a match condition selecting a field of a delete's
-//! null `object` fails with `no such key` on kube-apiserver, which refuses the delete under `Fail`; the Rust
-//! `cel` crate selects `false`, so the in-memory server skips the webhook).
-//!
 //! # Scenarios
 //!
 //! `cel`: CRD validation rules (messages, reasons, field paths, transition rules, rules under map lists and

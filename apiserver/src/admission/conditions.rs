@@ -2,19 +2,23 @@
 //! kube-apiserver's `matchconditions` matcher does (Kubernetes 1.35).
 //!
 //! The variables are `object` and `oldObject` (null where the operation has none), `request` (the
-//! AdmissionRequest without `uid`, `object` and `oldObject`; fields Go leaves out when empty are absent)
+//! AdmissionRequest without `uid`, `object` and `oldObject`; fields Go leaves out when empty are absent),
 //! `namespaceObject` (null, as for webhooks) and `authorizer` (every check allowed, as this server
 //! authorizes every request; `authorizer.rs`). Every condition is evaluated; one that is false skips the
 //! webhook; otherwise evaluation errors refuse the request under `failurePolicy: Fail` and skip the webhook
-//! under `Ignore`. Not done here: the runtime cost budget; and a field selected from a null `object` is `false` in the Rust `cel`
-//! crate, where cel-go fails with `no such key`.
+//! under `Ignore`.
+//!
+//! Not done here: the runtime cost budget. A field selected from a null `object` fails with `no such key`
+//! as in cel-go where the expression only selects from it (see `evaluate`); in one that also compares it
+//! (`object.a == 1 && object == null`) the Rust `cel` crate selects `false` from null, where cel-go fails.
 
 use kube_cel::KubeCelExt;
+use kube_cel::cel::common::ast::{EntryExpr, Expr, IdedExpr};
 use kube_cel::cel::{Context, Program, Value as Cel};
 use serde_json::Value;
 
 use crate::cel::errors::{parse_error, runtime_error};
-use crate::cel::values::json;
+use crate::cel::values::{json, map};
 
 /// What a webhook's match conditions decide.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,11 +54,18 @@ pub(crate) fn decide(conditions: &Value, inputs: Inputs<'_>, fail_open: bool) ->
     context.add_variable_from_value("oldObject", inputs.old_object.map_or(Cel::Null, json));
     context.add_variable_from_value("request", request_value(inputs.request));
     context.add_variable_from_value("namespaceObject", Cel::Null);
+    let nulls: Vec<&str> = [
+        ("object", inputs.object.is_none()),
+        ("oldObject", inputs.old_object.is_none()),
+    ]
+    .into_iter()
+    .filter_map(|(name, null)| null.then_some(name))
+    .collect();
     let mut errors: Vec<String> = Vec::new();
     let mut any_false = false;
     for condition in list {
         let expression = condition["expression"].as_str().unwrap_or_default();
-        match evaluate(expression, &context) {
+        match evaluate(expression, &context, &nulls) {
             Ok(Cel::Bool(false)) => any_false = true,
             Ok(_) => {}
             Err(e) => errors.push(e),
@@ -72,20 +83,107 @@ pub(crate) fn decide(conditions: &Value, inputs: Inputs<'_>, fail_open: bool) ->
     }
 }
 
-/// One expression's value, or its error as kube-apiserver words it.
-fn evaluate(expression: &str, context: &Context<'_>) -> Result<Cel, String> {
+/// One expression's value, or its error as kube-apiserver words it. `nulls` are the variables bound to
+/// null.
+///
+/// cel-go fails to select a field of null (`no such key: metadata`), the Rust `cel` crate selects `false`.
+/// A null variable that the expression only selects fields of is therefore bound to an empty map, whose
+/// selections fail as cel-go's do; one it also compares or tests keeps its null.
+fn evaluate(expression: &str, context: &Context<'_>, nulls: &[&str]) -> Result<Cel, String> {
     let program = Program::compile(expression).map_err(|e| {
         format!(
             "compilation error: compilation failed: {}",
             parse_error(&e.to_string())
         )
     })?;
-    program.execute(context).map_err(|e| {
+    let selected: Vec<&str> = nulls
+        .iter()
+        .copied()
+        .filter(|name| only_selected(program.expression(), name))
+        .collect();
+    let mut scope = context.new_inner_scope();
+    for name in selected {
+        scope.add_variable_from_value(name, map(std::iter::empty()));
+    }
+    program.execute(&scope).map_err(|e| {
         format!(
             "expression '{expression}' resulted in error: {}",
             runtime_error(&e)
         )
     })
+}
+
+/// Whether `name` occurs in `expr`, and only as the operand of field selections (`name.field`, not in
+/// `has()`).
+fn only_selected(expr: &IdedExpr, name: &str) -> bool {
+    let mut walk = Occurrences {
+        name,
+        selected: false,
+        other: false,
+    };
+    walk.visit(expr);
+    walk.selected && !walk.other
+}
+
+/// How a variable occurs in an expression.
+struct Occurrences<'n> {
+    name: &'n str,
+    /// As the operand of a field selection.
+    selected: bool,
+    /// Any other way.
+    other: bool,
+}
+
+impl Occurrences<'_> {
+    fn visit(&mut self, e: &IdedExpr) {
+        match &e.expr {
+            Expr::Ident(n) if n == self.name => self.other = true,
+            Expr::Select(s) => match &s.operand.expr {
+                Expr::Ident(n) if n == self.name => {
+                    if s.test {
+                        self.other = true;
+                    } else {
+                        self.selected = true;
+                    }
+                }
+                _ => self.visit(&s.operand),
+            },
+            Expr::Call(c) => {
+                if let Some(t) = &c.target {
+                    self.visit(t);
+                }
+                c.args.iter().for_each(|a| self.visit(a));
+            }
+            Expr::Comprehension(c) => {
+                for part in [
+                    &c.iter_range,
+                    &c.accu_init,
+                    &c.loop_cond,
+                    &c.loop_step,
+                    &c.result,
+                ] {
+                    self.visit(part);
+                }
+            }
+            Expr::List(l) => l.elements.iter().for_each(|i| self.visit(i)),
+            Expr::Map(m) => {
+                for entry in &m.entries {
+                    if let EntryExpr::MapEntry(me) = &entry.expr {
+                        self.visit(&me.key);
+                        self.visit(&me.value);
+                    }
+                }
+            }
+            Expr::Struct(st) => {
+                for entry in &st.entries {
+                    if let EntryExpr::StructField(f) = &entry.expr {
+                        self.visit(&f.value);
+                    }
+                }
+            }
+            Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+        }
+    }
 }
 
 /// The `request` variable: the AdmissionRequest as JSON, without what CEL does not see, and without the
@@ -183,6 +281,35 @@ mod tests {
             ),
             Decision::Skip
         );
+    }
+
+    #[test]
+    fn selecting_from_a_null_object_fails_as_in_cel_go() {
+        let request = j!({"operation": "DELETE"});
+        let on_delete = |expressions: &[&str]| {
+            let old = j!({"metadata": {"name": "a"}});
+            decide(
+                &conditions(expressions),
+                Inputs {
+                    object: None,
+                    old_object: Some(&old),
+                    request: &request,
+                },
+                false,
+            )
+        };
+        assert_eq!(
+            on_delete(&["object.metadata.name == 'a'"]),
+            Decision::Refuse(
+                "expression 'object.metadata.name == 'a'' resulted in error: no such key: metadata"
+                    .into()
+            )
+        );
+        assert_eq!(
+            on_delete(&["object == null || object.metadata.name == 'a'"]),
+            Decision::Call
+        );
+        assert_eq!(on_delete(&["object != null"]), Decision::Skip);
     }
 
     #[test]

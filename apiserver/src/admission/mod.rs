@@ -24,7 +24,7 @@
 //! The `authorizer` variable of match conditions allows every check (this server authorizes every
 //! request). Not done here: the runtime cost budget of match conditions, and type checks beyond
 //! variables, fields, operators and the common functions (see `expression.rs`); and a field selected from
-//! a null `object` (a delete's) is `false` in the Rust `cel` crate, where cel-go fails with `no such key`.
+//! a null `object` in an expression that also compares it is `false`, where cel-go fails (`conditions.rs`).
 
 mod authorizer;
 mod conditions;
