@@ -124,6 +124,16 @@ impl ApiError {
         .with_details(target.details(name))
     }
 
+    /// 403 `configmaps "x" is forbidden: WHY` (Go's `NewForbidden`).
+    pub fn forbidden(target: Target<'_>, name: &str, why: &str) -> Self {
+        let message = if name.is_empty() {
+            format!("{} is forbidden: {why}", target.qualified())
+        } else {
+            format!("{} \"{name}\" is forbidden: {why}", target.qualified())
+        };
+        Self::new(403, "Forbidden", message).with_details(target.details(name))
+    }
+
     /// 422 Invalid with field causes. `kind` is the object's kind, `group` its group.
     pub fn invalid(kind: &str, group: &str, name: &str, causes: Vec<Cause>) -> Self {
         let qualified = if group.is_empty() {

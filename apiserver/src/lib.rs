@@ -62,8 +62,11 @@
 //! - No authentication or authorization; every request is allowed. Admission webhooks stored as
 //!   `MutatingWebhookConfiguration`s and `ValidatingWebhookConfiguration`s are called (over HTTPS, or
 //!   in-process for a Service registered with [`ApiServer::serve_webhook`]), with these differences:
-//!   `matchConditions` are not evaluated, mutating webhooks are never reinvoked, and a denial carries no
-//!   warnings.
+//!   `matchConditions` have no cost budget (their `authorizer` allows every check; a field selected from a
+//!   null `object` in an expression that also compares it is `false` instead of an error), mutating
+//!   webhooks are never reinvoked, and a denial carries no warnings. The configurations are defaulted and validated as
+//!   kube-apiserver does, except that match condition expressions are type-checked only as far as
+//!   variables, fields, operators and common functions go.
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
 //!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). When a
 //!   CRD is written they are parsed and type-checked as far as the schema pins types down (undefined fields,
@@ -148,6 +151,7 @@
 
 mod admission;
 mod body;
+mod cel;
 mod convert;
 mod crd;
 mod discovery;

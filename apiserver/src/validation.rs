@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::admission;
 use super::error::{ApiError, ApiResult, Cause};
 use super::managed_fields;
 use super::registry::ResourceType;
@@ -81,11 +82,37 @@ pub fn check(
     })?;
     let mut unknown = Vec::new();
     unknown_fields(obj, &normalized, String::new(), &mut unknown);
+    // Webhook configurations are validated as sent (the typed round trip fills absent required fields).
+    if validate && is_webhook_configuration(rt) {
+        let causes = admission::validate_configuration(&rt.kind, obj, old);
+        if !causes.is_empty() {
+            return Err(ApiError::invalid(&rt.kind, &rt.group, name, causes));
+        }
+    }
     *obj = normalized;
     Ok(Checked {
         unknown,
         warnings: Vec::new(),
     })
+}
+
+/// The causes of the checks a kind has of its own (webhook configurations'), on `obj` as sent for a create,
+/// defaulted first: for the request refused for its metadata, whose causes kube-apiserver lists with these.
+pub fn kind_causes(rt: &ResourceType, obj: &Value) -> Vec<Cause> {
+    if !is_webhook_configuration(rt) {
+        return Vec::new();
+    }
+    let mut defaulted = obj.clone();
+    builtin_defaults(rt, &mut defaulted);
+    admission::validate_configuration(&rt.kind, &defaulted, None)
+}
+
+fn is_webhook_configuration(rt: &ResourceType) -> bool {
+    rt.group == "admissionregistration.k8s.io"
+        && matches!(
+            rt.kind.as_str(),
+            "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration"
+        )
 }
 
 fn check_custom(
@@ -373,6 +400,12 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
             if obj["spec"]["template"]["spec"].is_object() =>
         {
             pod_spec_defaults(&mut obj["spec"]["template"]["spec"]);
+        }
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
+            admission::default_configuration(obj, false);
+        }
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => {
+            admission::default_configuration(obj, true);
         }
         ("", "Service") => {
             let spec = &mut obj["spec"];

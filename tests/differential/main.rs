@@ -62,6 +62,12 @@
 //! (HorizontalPodAutoscalers also through `autoscaling/v1`). `openapi`: the `/openapi/v3` index and, as
 //! `kubectl explain` reads them, the schemas of seven built-in types and the Widget CRD's whole schema. Of the kinds kube-apiserver has printers for,
 //! only APIServices are not compared: kube-apiserver serves its own, the in-memory server has none.
+//! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
+//! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`
+//! (true, false, failing under `Fail` and `Ignore`, reading `object`, `oldObject` and `request`) on create,
+//! update and delete, validating and mutating. `webhook_configurations`: the defaults kube-apiserver stores in
+//! webhook configurations and the 422s of invalid ones (a cause per validation rule, several at once, on
+//! create and update).
 
 mod apply;
 mod cel;
@@ -80,4 +86,6 @@ mod quantities;
 mod secrets;
 mod support;
 mod tables;
+mod webhook_conditions;
+mod webhook_configurations;
 mod webhooks;

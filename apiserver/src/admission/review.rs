@@ -13,6 +13,8 @@ pub(crate) struct Hook {
     pub client: Value,
     pub fail_open: bool,
     pub timeout_seconds: u64,
+    /// `matchConditions`, evaluated once the rules and selectors matched.
+    pub match_conditions: Value,
 }
 
 /// What is being admitted.
@@ -66,6 +68,7 @@ pub(crate) fn matching(configurations: &[Value], r: &Review<'_>) -> Vec<Hook> {
                 client: w["clientConfig"].clone(),
                 fail_open: w["failurePolicy"].as_str() == Some("Ignore"),
                 timeout_seconds: w["timeoutSeconds"].as_u64().unwrap_or(10).clamp(1, 30),
+                match_conditions: w["matchConditions"].clone(),
             });
         }
     }

@@ -86,6 +86,8 @@ pub fn create(
     let mut causes = name_causes(rt, &name);
     causes.extend(owner_reference_causes(&obj));
     if !causes.is_empty() {
+        // kube-apiserver reports the metadata's causes with the kind's own.
+        causes.extend(validation::kind_causes(rt, &obj));
         return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
     }
     if rt.namespaced {

@@ -189,7 +189,7 @@ pub(super) fn regex_error(msg: &str, re: &str, examples: &[&str]) -> String {
     s
 }
 
-pub(super) fn dns1035_label_errors(v: &str) -> Vec<String> {
+pub(crate) fn dns1035_label_errors(v: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if v.len() > 63 {
         errs.push("must be no more than 63 characters".to_string());

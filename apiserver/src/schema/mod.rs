@@ -56,6 +56,7 @@ use serde_json::Value;
 
 use compile::{Additional, Node, parse_node};
 use defaulting::default_value;
+pub(crate) use embedded::dns1035_label_errors;
 use embedded::embedded_validate;
 pub use errors::{FieldError, ListType, SchemaError};
 use list_types::list_validate_map;

@@ -1,20 +1,20 @@
 //! The validation messages of keys and values (k8s.io/apimachinery/pkg/util/validation), in Go's words.
 
-pub(super) const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-pub(super) const QUALIFIED_NAME_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', \
+pub(crate) const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+pub(crate) const QUALIFIED_NAME_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', \
      and must start and end with an alphanumeric character";
-pub(super) const QUALIFIED_NAME_MAX_LEN: usize = 63;
-pub(super) const DNS1123_SUBDOMAIN_FMT: &str =
+pub(crate) const QUALIFIED_NAME_MAX_LEN: usize = 63;
+pub(crate) const DNS1123_SUBDOMAIN_FMT: &str =
     r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-pub(super) const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case \
+pub(crate) const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case \
      alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-pub(super) const DNS1123_SUBDOMAIN_MAX_LEN: usize = 253;
-pub(super) const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-pub(super) const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric \
+pub(crate) const DNS1123_SUBDOMAIN_MAX_LEN: usize = 253;
+pub(crate) const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
+pub(crate) const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric \
      characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-pub(super) const LABEL_VALUE_MAX_LEN: usize = 63;
+pub(crate) const LABEL_VALUE_MAX_LEN: usize = 63;
 
-pub(super) fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
+pub(crate) fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
     let examples: String = examples
         .iter()
         .enumerate()
@@ -29,12 +29,12 @@ pub(super) fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
     format!("{msg} (e.g. {examples}regex used for validation is '{fmt}')")
 }
 
-pub(super) fn max_len_error(n: usize) -> String {
+pub(crate) fn max_len_error(n: usize) -> String {
     format!("must be no more than {n} characters")
 }
 
 /// `[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?`
-pub(super) fn is_qualified_name_part(s: &str) -> bool {
+pub(crate) fn is_qualified_name_part(s: &str) -> bool {
     let b = s.as_bytes();
     match (b.first(), b.last()) {
         (Some(first), Some(last)) => {
@@ -48,7 +48,7 @@ pub(super) fn is_qualified_name_part(s: &str) -> bool {
 }
 
 /// Dot-separated RFC 1123 labels: `[a-z0-9]([-a-z0-9]*[a-z0-9])?`.
-pub(super) fn is_dns1123_subdomain(s: &str) -> bool {
+pub(crate) fn is_dns1123_subdomain(s: &str) -> bool {
     s.split('.').all(|label| {
         let b = label.as_bytes();
         match (b.first(), b.last()) {
@@ -62,12 +62,12 @@ pub(super) fn is_dns1123_subdomain(s: &str) -> bool {
     })
 }
 
-pub(super) fn is_lower_alnum(c: u8) -> bool {
+pub(crate) fn is_lower_alnum(c: u8) -> bool {
     c.is_ascii_lowercase() || c.is_ascii_digit()
 }
 
 /// `IsQualifiedName`: an optional DNS subdomain prefix and `/`, then a name of at most 63 chars.
-pub(super) fn qualified_name_errors(value: &str) -> Vec<String> {
+pub(crate) fn qualified_name_errors(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let parts: Vec<&str> = value.split('/').collect();
     let name = match parts.as_slice() {
@@ -130,7 +130,7 @@ pub(super) fn qualified_name_errors(value: &str) -> Vec<String> {
 }
 
 /// `IsValidLabelValue`: empty, or at most 63 chars of the qualified-name pattern.
-pub(super) fn label_value_errors(value: &str) -> Vec<String> {
+pub(crate) fn label_value_errors(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > LABEL_VALUE_MAX_LEN {
         errs.push(max_len_error(LABEL_VALUE_MAX_LEN));
@@ -145,17 +145,17 @@ pub(super) fn label_value_errors(value: &str) -> Vec<String> {
     errs
 }
 
-pub(super) fn joined(errs: Vec<String>) -> Option<String> {
+pub(crate) fn joined(errs: Vec<String>) -> Option<String> {
     (!errs.is_empty()).then(|| errs.join("; "))
 }
 
 /// A `field.Invalid` error: `path: Invalid value: <value>: detail`.
-pub(super) fn invalid(path: &str, bad_value: &str, detail: &str) -> String {
+pub(crate) fn invalid(path: &str, bad_value: &str, detail: &str) -> String {
     format!("{path}: Invalid value: {bad_value}: {detail}")
 }
 
 /// `utilerrors.NewAggregate(...).Error()`: one message alone, several deduplicated in brackets.
-pub(super) fn aggregate(errs: Vec<String>) -> Option<String> {
+pub(crate) fn aggregate(errs: Vec<String>) -> Option<String> {
     match errs.len() {
         0 => None,
         1 => errs.into_iter().next(),
@@ -176,7 +176,7 @@ pub(super) fn aggregate(errs: Vec<String>) -> Option<String> {
 }
 
 /// Go's `%q` formatting of a string.
-pub(super) fn go_quote(s: &str) -> String {
+pub(crate) fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -202,7 +202,7 @@ pub(super) fn go_quote(s: &str) -> String {
 }
 
 /// Go's `%#v` formatting of a `[]string` (empty ones are nil where this is used).
-pub(super) fn go_string_slice(values: &[String]) -> String {
+pub(crate) fn go_string_slice(values: &[String]) -> String {
     if values.is_empty() {
         return "[]string(nil)".to_string();
     }

@@ -7,8 +7,10 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::{ApiServer, relock};
-use crate::admission::{self, Call, Hook, Review, Verdict, WebhookHandler, matching};
-use crate::error::ApiError;
+use crate::admission::{
+    self, Call, Decision, Hook, Inputs, Review, Verdict, WebhookHandler, decide, matching,
+};
+use crate::error::{ApiError, Target};
 use crate::handlers::{Admission, Reply};
 use crate::request::{Query, ResourceRequest, Route, Verb};
 use crate::store::ObjKey;
@@ -90,6 +92,9 @@ impl ApiServer {
         let Reply::Json(code, object, _) = run(&probe, &dry)? else {
             return run(&original, query);
         };
+        // A generated name is chosen once, before admission, as kube-apiserver does: the webhooks and the
+        // write see the name the probe generated.
+        let original = with_generated_name(original, rr, &object);
         let operation = match rr.verb {
             Verb::Create => "CREATE",
             Verb::Delete => "DELETE",
@@ -168,33 +173,37 @@ impl ApiServer {
 
         let mut current = object.clone();
         let mut mutated = false;
-        if operation != "DELETE" {
-            for hook in matching(&configurations.0, &with_object(&base, Some(&current))) {
-                let Some(verdict) = self
-                    .ask(&hook, &with_object(&base, Some(&current)), &handlers)
-                    .await?
-                else {
-                    continue;
-                };
-                warnings.extend(verdict.warnings.iter().cloned());
-                if !verdict.allowed {
-                    return Err(denied(&hook, &verdict));
-                }
-                if let Some(patch) = verdict.patch {
-                    let patch: json_patch::Patch = serde_json::from_value(patch).map_err(|e| {
-                        ApiError::internal(format!(
-                            "failed calling webhook \"{}\": the patch is not a JSON patch: {e}",
-                            hook.name
-                        ))
-                    })?;
-                    json_patch::patch(&mut current, &patch).map_err(|e| {
-                        ApiError::internal(format!(
-                            "failed calling webhook \"{}\": the patch does not apply: {e}",
-                            hook.name
-                        ))
-                    })?;
-                    mutated = true;
-                }
+        // Mutating webhooks are called on deletes too (with no object; what they patch is not written).
+        let deleting = operation == "DELETE";
+        for hook in matching(
+            &configurations.0,
+            &with_object(&base, (!deleting).then_some(&current)),
+        ) {
+            let review = with_object(&base, (!deleting).then_some(&current));
+            if !conditions_hold(&hook, &review)? {
+                continue;
+            }
+            let Some(verdict) = self.ask(&hook, &review, &handlers).await? else {
+                continue;
+            };
+            warnings.extend(verdict.warnings.iter().cloned());
+            if !verdict.allowed {
+                return Err(denied(&hook, &verdict));
+            }
+            if let Some(patch) = verdict.patch.filter(|_| !deleting) {
+                let patch: json_patch::Patch = serde_json::from_value(patch).map_err(|e| {
+                    ApiError::internal(format!(
+                        "failed calling webhook \"{}\": the patch is not a JSON patch: {e}",
+                        hook.name
+                    ))
+                })?;
+                json_patch::patch(&mut current, &patch).map_err(|e| {
+                    ApiError::internal(format!(
+                        "failed calling webhook \"{}\": the patch does not apply: {e}",
+                        hook.name
+                    ))
+                })?;
+                mutated = true;
             }
         }
         // A mutated object is written whole, by the request's field manager.
@@ -242,9 +251,17 @@ impl ApiServer {
             Reply::Json(_, o, _) => o,
             other => return Ok(other),
         };
-        let validating = matching(&configurations.1, &with_object(&base, Some(&validated)));
+        let object = (operation != "DELETE").then_some(&validated);
+        // kube-apiserver decides which validating webhooks to call (match conditions included) before
+        // calling any of them.
+        let mut validating = Vec::new();
+        // A delete's object selector is matched on the object deleted (the dry run answers a Status).
+        for hook in matching(&configurations.1, &with_object(&base, object)) {
+            if conditions_hold(&hook, &with_object(&base, object))? {
+                validating.push(hook);
+            }
+        }
         for hook in validating {
-            let object = (operation != "DELETE").then_some(&validated);
             let Some(verdict) = self
                 .ask(&hook, &with_object(&base, object), &handlers)
                 .await?
@@ -303,6 +320,61 @@ impl ApiServer {
                 Err(error)
             }
         }
+    }
+}
+
+/// Whether `hook`'s `matchConditions` let it be called for `review`; `Err` (403 Forbidden) when they failed
+/// to evaluate under `failurePolicy: Fail`.
+fn conditions_hold(hook: &Hook, review: &Review<'_>) -> Result<bool, ApiError> {
+    if hook.match_conditions.as_array().is_none_or(Vec::is_empty) {
+        return Ok(true);
+    }
+    let request = admission::review_request(review, "");
+    let inputs = Inputs {
+        object: review.object,
+        old_object: review.old_object,
+        request: &request["request"],
+    };
+    match decide(&hook.match_conditions, inputs, hook.fail_open) {
+        Decision::Call => Ok(true),
+        Decision::Skip => Ok(false),
+        Decision::Refuse(why) => {
+            tracing::warn!(webhook = %hook.name, %why, "failed evaluating match conditions, failing closed");
+            let target = Target {
+                group: review.group,
+                resource: review.resource,
+            };
+            Err(ApiError::forbidden(target, review.name, &why))
+        }
+    }
+}
+
+/// `write` (a create whose JSON body has no name) with the name the probe generated.
+fn with_generated_name<'a>(write: Write<'a>, rr: &ResourceRequest, probed: &Value) -> Write<'a> {
+    if rr.verb != Verb::Create {
+        return write;
+    }
+    let Some(name) = probed["metadata"]["name"].as_str() else {
+        return write;
+    };
+    let Ok(mut body) = serde_json::from_slice::<Value>(&write.body) else {
+        return write;
+    };
+    if body["metadata"]["name"]
+        .as_str()
+        .is_some_and(|n| !n.is_empty())
+        || !body["metadata"].is_object()
+    {
+        return write;
+    }
+    body["metadata"]["name"] = json!(name);
+    match serde_json::to_vec(&body) {
+        Ok(bytes) => Write {
+            body: Bytes::from(bytes),
+            content_type: "application/json",
+            ..write
+        },
+        Err(_) => write,
     }
 }
 

@@ -15,6 +15,7 @@ use kube_cel::cel::common::ast::{Expr, IdedExpr, LiteralValue};
 
 use super::super::compile::{Additional, Node};
 use super::values::escape;
+use crate::cel::errors::{OPERATORS, token_column};
 
 /// What the checker knows of an expression's type.
 #[derive(Clone, Copy)]
@@ -128,7 +129,7 @@ pub(super) fn check(source: &str, expr: &IdedExpr, node: &Node, root: bool) -> C
     let mut seen: HashMap<(String, bool), usize> = HashMap::new();
     for u in &checker.found {
         let nth = seen.entry((u.field.clone(), u.in_has)).or_default();
-        let column = column_of(source, u, *nth);
+        let column = crate::cel::errors::select_column(source, &u.field, u.in_has, *nth);
         *nth += 1;
         located.push((column, format!("undefined field '{}'", u.field)));
     }
@@ -147,55 +148,10 @@ pub(super) fn check(source: &str, expr: &IdedExpr, node: &Node, root: bool) -> C
     located.sort_by_key(|(column, _)| *column);
     let errors = located
         .into_iter()
-        .map(|(column, what)| {
-            let caret = format!("{}^", ".".repeat(column.saturating_sub(1)));
-            format!("ERROR: <input>:1:{column}: {what}\n | {source}\n | {caret}")
-        })
+        .map(|(column, what)| crate::cel::errors::located(source, column, &what))
         .collect();
     Checked { errors, not_bool }
 }
-
-/// The 1-based column of the `nth` occurrence of an operator token (`<` not being the start of `<=`).
-fn token_column(source: &str, token: &str, nth: usize) -> usize {
-    source
-        .match_indices(token)
-        .filter(|(i, _)| {
-            let next = source[i + token.len()..].chars().next();
-            !(token.len() == 1 && next == Some('='))
-        })
-        .map(|(i, _)| i + 1)
-        .nth(nth)
-        .unwrap_or(1)
-}
-
-/// The 1-based column cel-go reports: the `.` before the field, or for `has()` its parenthesis.
-fn column_of(source: &str, u: &Undefined, nth: usize) -> usize {
-    let needle = format!(".{}", u.field);
-    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let dot = source
-        .match_indices(&needle)
-        .filter(|(i, _)| !source[i + needle.len()..].starts_with(ident))
-        .map(|(i, _)| i)
-        .nth(nth)
-        .unwrap_or(0);
-    if u.in_has {
-        return source[..dot]
-            .rfind("has(")
-            .map(|h| h + 4)
-            .unwrap_or(dot + 1);
-    }
-    dot + 1
-}
-
-/// The operators whose overloads are checked, with their tokens.
-const OPERATORS: &[(&str, &str)] = &[
-    ("_==_", "=="),
-    ("_!=_", "!="),
-    ("_<_", "<"),
-    ("_<=_", "<="),
-    ("_>_", ">"),
-    ("_>=_", ">="),
-];
 
 struct Checker<'n> {
     node: &'n Node,

@@ -223,29 +223,13 @@ fn bad_value(v: &Value) -> Option<Value> {
 fn evaluation_error(e: &ExecutionError, rule: &Rule) -> String {
     let what = rule.error_string();
     match e {
-        ExecutionError::NoSuchOverload => format!(
+        e if crate::cel::errors::is_no_such_overload(e) => format!(
             "'no such overload': call arguments did not match a supported operator, function or macro signature for rule: {what}"
         ),
-        ExecutionError::NoSuchKey(k) => format!("no such key: {k} evaluating rule: {what}"),
-        ExecutionError::IndexOutOfBounds(i) => {
-            format!(
-                "index out of bounds: {} evaluating rule: {what}",
-                cel_scalar(i)
-            )
-        }
-        ExecutionError::DivisionByZero(_) => format!("division by zero evaluating rule: {what}"),
-        ExecutionError::RemainderByZero(_) => format!("modulus by zero evaluating rule: {what}"),
-        ExecutionError::Overflow(..) => format!("integer overflow evaluating rule: {what}"),
-        other => format!("{other} evaluating rule: {what}"),
-    }
-}
-
-fn cel_scalar(v: &Cel) -> String {
-    match v {
-        Cel::Int(i) => i.to_string(),
-        Cel::UInt(u) => u.to_string(),
-        Cel::String(s) => s.to_string(),
-        other => format!("{other:?}"),
+        other => format!(
+            "{} evaluating rule: {what}",
+            crate::cel::errors::runtime_error(other)
+        ),
     }
 }
 

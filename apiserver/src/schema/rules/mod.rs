@@ -171,7 +171,7 @@ fn parse_rule(raw: &Value, path: &str, node: &Node, resource: bool) -> Result<Ru
             message: format!(
                 "Invalid value: {}: {what} failed: {}",
                 go_rule(m),
-                go_cel_error(&e.to_string())
+                crate::cel::errors::parse_error(&e.to_string())
             ),
         };
     let program = Program::compile(&source).map_err(|e| compile_error("rule", "compilation", e))?;
@@ -253,20 +253,6 @@ fn go_rule(m: &Map<String, Value>) -> String {
         string("fieldPath"),
         optional("optionalOldSelf"),
     )
-}
-
-/// A parse error as cel-go prints it: each error's source line and caret are indented by a space.
-fn go_cel_error(text: &str) -> String {
-    text.lines()
-        .map(|l| {
-            if l.starts_with('|') {
-                format!(" {l}")
-            } else {
-                l.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn rule_error(path: &str, reason: &'static str, message: String) -> SchemaError {

@@ -80,17 +80,10 @@ pub(super) fn to_cel(v: &Value, node: Option<&Node>, root: bool) -> Cel {
     match v {
         Value::Null => Cel::Null,
         Value::Bool(b) => Cel::Bool(*b),
-        Value::Number(n) => {
-            let number = node.is_some_and(|n| n.types.iter().any(|t| t == "number"));
-            match (n.as_i64(), number) {
-                (Some(i), false) => Cel::Int(i),
-                (_, _) if number => Cel::Float(n.as_f64().unwrap_or(f64::NAN)),
-                _ => match n.as_u64() {
-                    Some(u) => Cel::UInt(u),
-                    None => Cel::Float(n.as_f64().unwrap_or(f64::NAN)),
-                },
-            }
-        }
+        Value::Number(n) => crate::cel::values::number(
+            n,
+            node.is_some_and(|n| n.types.iter().any(|t| t == "number")),
+        ),
         Value::String(s) => string(s, node),
         Value::Array(items) => {
             let item = node.and_then(|n| n.items.as_deref());
