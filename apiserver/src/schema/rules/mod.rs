@@ -10,8 +10,16 @@
 //! Expressions run on the `cel` crate with Kubernetes' library functions from `kube-cel` (quantities,
 //! lists, sets, regex, urls, ip and cidr, format, semver).
 
+mod budget;
 mod check;
+mod cost;
+mod decls;
 mod eval;
+mod functions;
+mod positions;
+#[cfg(test)]
+mod tests;
+mod types;
 mod values;
 
 use std::sync::Arc;
@@ -23,6 +31,7 @@ use super::compile::Node;
 use super::errors::SchemaError;
 use super::go_format::{go_json, go_quote};
 
+pub(super) use budget::budget_errors;
 pub(super) use eval::{blocking_error, has_rules, is_blocking, validate};
 
 /// The `reason` a rule's failures are reported with.
@@ -48,6 +57,8 @@ pub(super) struct Rule {
     pub(super) transition: bool,
     pub(super) program: Arc<Program>,
     pub(super) message_program: Option<Arc<Program>>,
+    /// The `messageExpression` as written, when it has one.
+    pub(super) message_expression: Option<String>,
 }
 
 impl std::fmt::Debug for Rule {
@@ -184,42 +195,49 @@ fn parse_rule(raw: &Value, path: &str, node: &Node, resource: bool) -> Result<Ru
         _ => None,
     };
     // Type errors, as cel-go's type check reports them: the rule's first, then its messageExpression's.
-    let message_expression = text("messageExpression")?.unwrap_or_default();
-    let checked = [
-        ("rule", "compilation", source.as_str(), Some(&program)),
-        (
-            "messageExpression",
-            "messageExpression compilation",
-            message_expression.as_str(),
-            message_program.as_deref(),
-        ),
-    ];
-    for (field, what, text, compiled) in checked {
-        let Some(compiled) = compiled else { continue };
-        let found = check::check(text, compiled.expression(), node, resource);
-        if !found.errors.is_empty() {
-            return Err(rule_error(
-                &format!("{path}.{field}"),
-                "FieldValueInvalid",
-                format!(
-                    "Invalid value: {}: {what} failed: {}",
-                    go_rule(m),
-                    found.errors.join("\n")
-                ),
-            ));
-        }
-        if field == "rule" && found.not_bool {
-            return Err(rule_error(
-                &format!("{path}.rule"),
-                "FieldValueInvalid",
-                format!(
-                    "Invalid value: {}: cel expression must evaluate to a bool",
-                    go_rule(m)
-                ),
-            ));
+    let optional_old_self = matches!(m.get("optionalOldSelf"), Some(Value::Bool(true)));
+    let message_expression = text("messageExpression")?.filter(|e| !e.trim().is_empty());
+    if let Some(decl) = decls::decl_of(node, resource, "selfType") {
+        let checked = [
+            ("rule", "compilation", source.as_str(), Some(&program)),
+            (
+                "messageExpression",
+                "messageExpression compilation",
+                message_expression.as_deref().unwrap_or(""),
+                message_program.as_deref(),
+            ),
+        ];
+        for (field, what, text, compiled) in checked {
+            let Some(compiled) = compiled else { continue };
+            let found = check::check(text, compiled.expression(), &decl, optional_old_self);
+            if found.unchecked {
+                continue;
+            }
+            if !found.errors.is_empty() {
+                return Err(rule_error(
+                    &format!("{path}.{field}"),
+                    "FieldValueInvalid",
+                    format!(
+                        "Invalid value: {}: {what} failed: {}",
+                        go_rule(m),
+                        found.errors.join("\n")
+                    ),
+                ));
+            }
+            let (wanted, detail) = if field == "rule" {
+                (types::Type::Bool, "cel expression must evaluate to a bool")
+            } else {
+                (types::Type::String, "messageExpression must evaluate to a string")
+            };
+            if found.output.to_string() != wanted.to_string() {
+                return Err(rule_error(
+                    &format!("{path}.{field}"),
+                    "FieldValueInvalid",
+                    format!("Invalid value: {}: {detail}", go_rule(m)),
+                ));
+            }
         }
     }
-    let optional_old_self = matches!(m.get("optionalOldSelf"), Some(Value::Bool(true)));
     let transition = program.references().has_variable("oldSelf");
     Ok(Rule {
         source,
@@ -230,6 +248,7 @@ fn parse_rule(raw: &Value, path: &str, node: &Node, resource: bool) -> Result<Ru
         transition,
         program: Arc::new(program),
         message_program,
+        message_expression,
     })
 }
 
