@@ -32,10 +32,6 @@
 //! - `PROTECTION_FINALIZERS`: kube-apiserver's admission adds `kubernetes.io/pv-protection` and
 //!   `kubernetes.io/vac-protection` to new PersistentVolumes and VolumeAttributesClasses.
 //!
-//! Pinned in `cel.rs`: `cel_rule_costs_and_type_errors_are_not_checked_in_memory` (kube-apiserver refuses a
-//! CRD whose rule calls a function with arguments of the wrong types, or exceeds the cost budget; the
-//! in-memory server accepts it).
-//!
 //! # Scenarios
 //!
 //! `cel`: CRD validation rules (messages, reasons, field paths, transition rules, rules under map lists and

@@ -151,7 +151,12 @@ impl Walk {
         };
         for (i, rule) in n.rules.iter().enumerate() {
             let rule_path = format!("{path}.x-kubernetes-validations[{i}].rule");
-            let cost = rule_cost(&rule.source, rule.program.expression(), &decl, rule.optional_old_self);
+            let cost = rule_cost(
+                &rule.source,
+                rule.program.expression(),
+                &decl,
+                rule.optional_old_self,
+            );
             let by_request = (MAX_REQUEST_SIZE / (decl.min_size + 1)) as u64;
             let expression_cost = times(cost, cardinality.unwrap_or(by_request));
             if expression_cost > STATIC_ESTIMATED_COST_LIMIT {
@@ -165,9 +170,11 @@ impl Walk {
                 ));
             }
             self.total.observe(rule_path, expression_cost);
-            if let (Some(program), Some(source)) = (&rule.message_program, &rule.message_expression) {
+            if let (Some(program), Some(source)) = (&rule.message_program, &rule.message_expression)
+            {
                 let cost = rule_cost(source, program.expression(), &decl, rule.optional_old_self);
-                let message_path = format!("{path}.x-kubernetes-validations[{i}].messageExpression");
+                let message_path =
+                    format!("{path}.x-kubernetes-validations[{i}].messageExpression");
                 if cost > STATIC_ESTIMATED_COST_LIMIT {
                     self.errors.push(forbidden(
                         message_path.clone(),

@@ -208,7 +208,10 @@ impl Checker {
                 }
                 self.error(
                     e.id,
-                    format!("undeclared reference to '{}' (in container '')", s.type_name),
+                    format!(
+                        "undeclared reference to '{}' (in container '')",
+                        s.type_name
+                    ),
                 )
             }
             Expr::Comprehension(c) => {
@@ -245,7 +248,8 @@ impl Checker {
                 }
                 let step = self.check(&c.loop_step);
                 if !self.subst.assignable(&accu, &step) {
-                    let (want, found) = (self.subst.apply(&accu, true), self.subst.apply(&step, true));
+                    let (want, found) =
+                        (self.subst.apply(&accu, true), self.subst.apply(&step, true));
                     self.error(
                         c.loop_step.id,
                         format!("expected type '{want}' but found '{found}'"),
@@ -290,7 +294,10 @@ impl Checker {
         if self.subst.assignable(&previous, &t) {
             return previous;
         }
-        let (want, found) = (self.subst.apply(&previous, true), self.subst.apply(&t, true));
+        let (want, found) = (
+            self.subst.apply(&previous, true),
+            self.subst.apply(&t, true),
+        );
         self.error(id, format!("expected type '{want}' but found '{found}'"))
     }
 
@@ -328,7 +335,10 @@ impl Checker {
         arg_types: Vec<Type>,
     ) -> Type {
         let Some(candidates) = overloads(name) else {
-            return self.error(id, format!("undeclared reference to '{name}' (in container '')"));
+            return self.error(
+                id,
+                format!("undeclared reference to '{name}' (in container '')"),
+            );
         };
         let member = target.is_some();
         let all: Vec<Type> = target.into_iter().chain(arg_types).collect();
@@ -343,7 +353,14 @@ impl Checker {
             }
             self.overloads.insert(
                 id,
-                vec![if name == "_&&_" { "logical_and" } else { "logical_or" }.into()],
+                vec![
+                    if name == "_&&_" {
+                        "logical_and"
+                    } else {
+                        "logical_or"
+                    }
+                    .into(),
+                ],
             );
             return if failed { Type::Error } else { Type::Bool };
         }

@@ -323,7 +323,10 @@ impl<'c> Coster<'c> {
                     size: self.size(&c.accu_init),
                     entry: self.entry(&c.accu_init),
                 };
-                self.locals.entry(c.accu_var.clone()).or_default().push(accu);
+                self.locals
+                    .entry(c.accu_var.clone())
+                    .or_default()
+                    .push(accu);
                 let entry = self.entry(&c.iter_range);
                 let list = match entry {
                     Some(en) => en.list,
@@ -443,7 +446,14 @@ impl<'c> Coster<'c> {
             {
                 result = self.entry(first).map(|en| en.val);
                 let mut path = self.path(first);
-                path.push(if id == "index_list" { "@items" } else { "@values" }.into());
+                path.push(
+                    if id == "index_list" {
+                        "@items"
+                    } else {
+                        "@values"
+                    }
+                    .into(),
+                );
                 self.paths.insert(e.id, path);
             }
             if result.is_none() {
@@ -476,7 +486,10 @@ impl<'c> Coster<'c> {
         match overload {
             "string_format" if target.is_some() => {
                 if let Some(t) = target {
-                    return (self.node_size(t).factor(STRING_TRAVERSAL).add(arg_sum), None);
+                    return (
+                        self.node_size(t).factor(STRING_TRAVERSAL).add(arg_sum),
+                        None,
+                    );
                 }
             }
             "string_to_bytes" if args.len() == 1 => {
@@ -504,7 +517,12 @@ impl<'c> Coster<'c> {
                 return (s.factor(STRING_TRAVERSAL).add(arg_sum), Some(r));
             }
             "starts_with_string" | "ends_with_string" if args.len() == 1 => {
-                return (self.node_size(&args[0]).factor(STRING_TRAVERSAL).add(arg_sum), None);
+                return (
+                    self.node_size(&args[0])
+                        .factor(STRING_TRAVERSAL)
+                        .add(arg_sum),
+                    None,
+                );
             }
             "in_list" if args.len() == 2 => {
                 return (self.node_size(&args[1]).factor(1.0).add(arg_sum), None);
@@ -559,9 +577,16 @@ impl<'c> Coster<'c> {
                 }
                 return (r.factor(STRING_TRAVERSAL).add(arg_sum), Some(r));
             }
-            "less_string" | "greater_string" | "less_equals_string" | "greater_equals_string"
-            | "less_bytes" | "greater_bytes" | "less_equals_bytes" | "greater_equals_bytes"
-            | "equals" | "not_equals"
+            "less_string"
+            | "greater_string"
+            | "less_equals_string"
+            | "greater_equals_string"
+            | "less_bytes"
+            | "greater_bytes"
+            | "less_equals_bytes"
+            | "greater_equals_bytes"
+            | "equals"
+            | "not_equals"
                 if args.len() == 2 =>
             {
                 let (l, r) = (self.node_size(&args[0]), self.node_size(&args[1]));
@@ -576,7 +601,12 @@ impl<'c> Coster<'c> {
     }
 
     /// The estimates the lists and sets extensions register for their overloads.
-    fn extension(&self, overload: &str, target: Option<&Node<'_>>, args: &[Node<'_>]) -> Option<(Est, Option<Est>)> {
+    fn extension(
+        &self,
+        overload: &str,
+        target: Option<&Node<'_>>,
+        args: &[Node<'_>],
+    ) -> Option<(Est, Option<Est>)> {
         let int_value = |n: &Node<'_>, default: u64| match n.expr.map(|e| &e.expr) {
             Some(Expr::Literal(LiteralValue::Int(i))) => u64::try_from(**i).unwrap_or(0),
             _ => default,
@@ -586,12 +616,22 @@ impl<'c> Coster<'c> {
             Some((cost, Some(size)))
         };
         match overload {
-            "list_sets_contains_list" | "list_sets_intersects_list" | "list_sets_equivalent_list" => {
+            "list_sets_contains_list"
+            | "list_sets_intersects_list"
+            | "list_sets_equivalent_list" => {
                 if args.len() != 2 {
                     return None;
                 }
-                let factor = if overload == "list_sets_equivalent_list" { 2.0 } else { 1.0 };
-                let c = self.node_size(&args[0]).mul(self.node_size(&args[1])).factor(factor).add(fixed(1));
+                let factor = if overload == "list_sets_equivalent_list" {
+                    2.0
+                } else {
+                    1.0
+                };
+                let c = self
+                    .node_size(&args[0])
+                    .mul(self.node_size(&args[1]))
+                    .factor(factor)
+                    .add(fixed(1));
                 Some((c, None))
             }
             "list_slice" => {
@@ -738,15 +778,22 @@ impl<'c> Coster<'c> {
             "ip.isCanonical" if !args.is_empty() => {
                 Some((sz(&args[0]).factor(2.0 * STRING_TRAVERSAL), None))
             }
-            "masked" | "prefixLength" | "family" | "isUnspecified" | "isLoopback"
-            | "isLinkLocalMulticast" | "isLinkLocalUnicast" | "isGlobalUnicast" => one,
+            "masked"
+            | "prefixLength"
+            | "family"
+            | "isUnspecified"
+            | "isLoopback"
+            | "isLinkLocalMulticast"
+            | "isLinkLocalUnicast"
+            | "isGlobalUnicast" => one,
             "containsIP" | "containsCIDR" if !args.is_empty() => {
                 let ip = Est { min: 4, max: 16 };
                 let mut c = ip.add(ip).factor(STRING_TRAVERSAL);
                 if function == "containsCIDR" {
                     c = c.add(ip.factor(STRING_TRAVERSAL)).add(fixed(1));
                 }
-                if overload == "cidr_contains_ip_string" || overload == "cidr_contains_cidr_string" {
+                if overload == "cidr_contains_ip_string" || overload == "cidr_contains_cidr_string"
+                {
                     c = c.add(sz(&args[0]).factor(STRING_TRAVERSAL));
                 }
                 Some((c, None))
@@ -775,11 +822,25 @@ impl<'c> Coster<'c> {
                     return one;
                 }
                 if is(FORMAT) {
-                    return Some((Est { min: 1, max: MAX_FORMAT_SIZE }.factor(STRING_TRAVERSAL), None));
+                    return Some((
+                        Est {
+                            min: 1,
+                            max: MAX_FORMAT_SIZE,
+                        }
+                        .factor(STRING_TRAVERSAL),
+                        None,
+                    ));
                 }
                 if is(URL) {
                     let size = r.computed.unwrap_or(fixed(1));
-                    return Some((Est { min: 1, max: size.max }.factor(STRING_TRAVERSAL), None));
+                    return Some((
+                        Est {
+                            min: 1,
+                            max: size.max,
+                        }
+                        .factor(STRING_TRAVERSAL),
+                        None,
+                    ));
                 }
                 None
             }

@@ -50,7 +50,10 @@ pub(super) fn instantiate(p: &P, a: &Type, b: &Type) -> Type {
         P::A => a.clone(),
         P::B => b.clone(),
         P::ListOf(e) => Type::list(instantiate(e, a, b)),
-        P::MapOf(k, v) => Type::Map(Box::new(instantiate(k, a, b)), Box::new(instantiate(v, a, b))),
+        P::MapOf(k, v) => Type::Map(
+            Box::new(instantiate(k, a, b)),
+            Box::new(instantiate(v, a, b)),
+        ),
         P::Opt(e) => Type::Optional(Box::new(instantiate(e, a, b))),
         P::TypeOf(e) => Type::Type(Box::new(instantiate(e, a, b))),
         P::Named(n, s) => Type::Named(n, *s),
@@ -192,18 +195,12 @@ pub(super) fn overloads(name: &str) -> Option<Vec<Overload>> {
             g("modulo_int64", &[Int, Int], Int),
             g("modulo_uint64", &[Uint, Uint], Uint),
         ],
-        "_[_]" => vec![
-            g("index_list", &[LA, Int], A),
-            g("index_map", &[MAB, A], B),
-        ],
+        "_[_]" => vec![g("index_list", &[LA, Int], A), g("index_map", &[MAB, A], B)],
         "_[?_]" => vec![
             g("list_optindex_optional_int", &[LA, Int], OA),
             g("map_optindex_optional_value", &[MAB, A], P::Opt(&B)),
         ],
-        "@in" => vec![
-            g("in_list", &[A, LA], Bool),
-            g("in_map", &[A, MAB], Bool),
-        ],
+        "@in" => vec![g("in_list", &[A, LA], Bool), g("in_map", &[A, MAB], Bool)],
         "size" => vec![
             g("size_string", &[Str], Int),
             g("size_bytes", &[Bytes], Int),
@@ -304,7 +301,11 @@ pub(super) fn overloads(name: &str) -> Option<Vec<Overload>> {
         "trim" => vec![m("string_trim", &[Str], Str)],
         "replace" => vec![
             m("string_replace_string_string", &[Str, Str, Str], Str),
-            m("string_replace_string_string_int", &[Str, Str, Str, Int], Str),
+            m(
+                "string_replace_string_string_int",
+                &[Str, Str, Str, Int],
+                Str,
+            ),
         ],
         "split" => vec![
             m("string_split_string", &[Str, Str], LS),
@@ -345,7 +346,11 @@ pub(super) fn overloads(name: &str) -> Option<Vec<Overload>> {
             m("list_duration_sum", &[P::ListOf(&Dur)], Dur),
         ],
         "min" | "max" => vec![m(
-            if name == "min" { "list_min" } else { "list_max" },
+            if name == "min" {
+                "list_min"
+            } else {
+                "list_max"
+            },
             &[LA],
             A,
         )],
@@ -365,10 +370,7 @@ pub(super) fn overloads(name: &str) -> Option<Vec<Overload>> {
         "getEscapedPath" => vec![m("url_get_escaped_path", &[U], Str)],
         "getQuery" => vec![m("url_get_query", &[U], P::MapOf(&Str, &LS))],
         // IP and CIDR.
-        "ip" => vec![
-            g("string_to_ip", &[Str], I),
-            m("cidr_ip", &[C], I),
-        ],
+        "ip" => vec![g("string_to_ip", &[Str], I), m("cidr_ip", &[C], I)],
         "isIP" => vec![g("is_ip", &[Str], Bool)],
         "ip.isCanonical" => vec![g("ip_is_canonical", &[Str], Bool)],
         "family" => vec![m("ip_family", &[I], Int)],

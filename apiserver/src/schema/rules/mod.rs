@@ -7,6 +7,31 @@
 //! `oldSelf` the correlated old value on update (transition rules run only where there is one), failures
 //! of unchanged values are ratcheted into warnings, and the 422 texts are the server's.
 //!
+//! When the CRD is written, rules are also checked as kube-apiserver checks them:
+//!
+//! - **Type check** ([`check`]): cel-go's checker over the schema's declarations ([`decls`]) and the
+//!   overloads of CEL's standard functions, the strings (v2), lists (v3) and sets extensions, optional
+//!   types and Kubernetes' libraries (lists, regex, urls, ip, cidr, quantity, format, semver)
+//!   ([`functions`]), with cel-go's error texts and positions ([`positions`]); a rule must be a `bool`, a
+//!   `messageExpression` a `string`.
+//! - **Cost** ([`cost`], [`budget`]): cel-go's static estimate with Kubernetes' call estimates and the sizes
+//!   from `maxLength`, `maxItems` and `maxProperties` (else from the largest request, 3 MiB); each rule's
+//!   cost times its cardinality must stay within `StaticEstimatedCostLimit`, and all together within
+//!   `StaticEstimatedCRDCostLimit`, refused with the server's messages and fields.
+//!
+//! Not checked (accepted where kube-apiserver may refuse, or differently reported):
+//!
+//! - Rules using macros the `cel` crate's parser does not expand (two-variable `all`/`exists`,
+//!   `transformList`, `transformMap`, `cel.bind`, `optMap`, `sortBy`) and the optional syntax (`?.`,
+//!   `[?`) are neither type-checked nor costed.
+//! - The first rule that does not compile refuses the CRD alone; kube-apiserver reports every rule's
+//!   compile and cost errors together. Errors at sibling properties are listed in name order (the server's
+//!   order follows Go's map iteration, which varies).
+//! - Type names of schema objects in messages are `selfType...` paths, not the server's
+//!   `selfType<nanoseconds>` names; the lists library's overloads are declared per element type there and
+//!   generically here (a `sort()` or `sum()` of a list of objects is not refused).
+//! - Rules under `allOf`, `anyOf`, `oneOf` and `not` are checked (kube-apiserver does not compile them).
+//!
 //! Expressions run on the `cel` crate with Kubernetes' library functions from `kube-cel` (quantities,
 //! lists, sets, regex, urls, ip and cidr, format, semver).
 
@@ -227,7 +252,10 @@ fn parse_rule(raw: &Value, path: &str, node: &Node, resource: bool) -> Result<Ru
             let (wanted, detail) = if field == "rule" {
                 (types::Type::Bool, "cel expression must evaluate to a bool")
             } else {
-                (types::Type::String, "messageExpression must evaluate to a string")
+                (
+                    types::Type::String,
+                    "messageExpression must evaluate to a string",
+                )
             };
             if found.output.to_string() != wanted.to_string() {
                 return Err(rule_error(

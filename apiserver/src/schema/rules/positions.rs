@@ -165,14 +165,18 @@ impl Visitor {
 }
 
 /// The macro a comprehension was expanded from, and its arguments as written, in source order.
-fn macro_parts(c: &kube_cel::cel::common::ast::ComprehensionExpr) -> (&'static str, Vec<&IdedExpr>) {
+fn macro_parts(
+    c: &kube_cel::cel::common::ast::ComprehensionExpr,
+) -> (&'static str, Vec<&IdedExpr>) {
     let step = match &c.loop_step.expr {
         Expr::Call(call) => Some(call),
         _ => None,
     };
     let arg = |i: usize| step.and_then(|s| s.args.get(i));
     match (&c.accu_init.expr, step.map(|s| s.func_name.as_str())) {
-        (Expr::Literal(LiteralValue::Boolean(b)), _) if **b => ("all", arg(1).into_iter().collect()),
+        (Expr::Literal(LiteralValue::Boolean(b)), _) if **b => {
+            ("all", arg(1).into_iter().collect())
+        }
         (Expr::Literal(LiteralValue::Boolean(_)), _) => ("exists", arg(1).into_iter().collect()),
         (Expr::Literal(LiteralValue::Int(_)), _) => ("exists_one", arg(0).into_iter().collect()),
         (_, Some("_+_")) => ("map", listed(arg(1)).into_iter().collect()),
@@ -254,7 +258,10 @@ fn lex(source: &str) -> Vec<Token> {
             while i < chars.len() && chars[i] != '\n' {
                 i += 1;
             }
-        } else if c == '"' || c == '\'' || (matches!(c, 'r' | 'R' | 'b' | 'B') && string_start(&chars, i + 1)) {
+        } else if c == '"'
+            || c == '\''
+            || (matches!(c, 'r' | 'R' | 'b' | 'B') && string_start(&chars, i + 1))
+        {
             let start = i;
             let mut raw = false;
             while matches!(chars[i], 'r' | 'R' | 'b' | 'B') {
@@ -269,13 +276,19 @@ fn lex(source: &str) -> Vec<Token> {
                     i += 2;
                     continue;
                 }
-                if chars[i] == q && (!triple || (chars.get(i + 1) == Some(&q) && chars.get(i + 2) == Some(&q))) {
+                if chars[i] == q
+                    && (!triple || (chars.get(i + 1) == Some(&q) && chars.get(i + 2) == Some(&q)))
+                {
                     i += if triple { 3 } else { 1 };
                     break;
                 }
                 i += 1;
             }
-            out.push(Token { text: "\"".into(), at: start, ident: false });
+            out.push(Token {
+                text: "\"".into(),
+                at: start,
+                ident: false,
+            });
         } else if c.is_ascii_alphabetic() || c == '_' {
             let start = i;
             while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
@@ -283,8 +296,14 @@ fn lex(source: &str) -> Vec<Token> {
             }
             let text: String = chars[start..i].iter().collect();
             let ident = !matches!(text.as_str(), "in" | "true" | "false" | "null");
-            out.push(Token { text, at: start, ident });
-        } else if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit)) {
+            out.push(Token {
+                text,
+                at: start,
+                ident,
+            });
+        } else if c.is_ascii_digit()
+            || (c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit))
+        {
             let start = i;
             while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '.') {
                 i += 1;
@@ -292,20 +311,35 @@ fn lex(source: &str) -> Vec<Token> {
             // A `-` in front of a number where an operand is expected belongs to the literal.
             let folded = out.last().is_some_and(|t| {
                 t.text == "-"
-                    && !out
-                        .len()
-                        .checked_sub(2)
-                        .map(|p| &out[p])
-                        .is_some_and(|p| p.ident || p.text == "\"" || p.text == ")" || p.text == "]" || p.text == "}" || p.text.starts_with(|c: char| c.is_ascii_digit()))
+                    && !out.len().checked_sub(2).map(|p| &out[p]).is_some_and(|p| {
+                        p.ident
+                            || p.text == "\""
+                            || p.text == ")"
+                            || p.text == "]"
+                            || p.text == "}"
+                            || p.text.starts_with(|c: char| c.is_ascii_digit())
+                    })
             });
             if folded {
                 out.pop();
             }
-            out.push(Token { text: "0".into(), at: start, ident: false });
+            out.push(Token {
+                text: "0".into(),
+                at: start,
+                ident: false,
+            });
         } else {
             let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
-            let len = if ["==", "!=", "<=", ">=", "&&", "||"].contains(&two.as_str()) { 2 } else { 1 };
-            out.push(Token { text: chars[i..i + len].iter().collect(), at: i, ident: false });
+            let len = if ["==", "!=", "<=", ">=", "&&", "||"].contains(&two.as_str()) {
+                2
+            } else {
+                1
+            };
+            out.push(Token {
+                text: chars[i..i + len].iter().collect(),
+                at: i,
+                ident: false,
+            });
             i += len;
         }
     }
@@ -313,7 +347,10 @@ fn lex(source: &str) -> Vec<Token> {
 }
 
 fn string_start(chars: &[char], mut i: usize) -> bool {
-    while chars.get(i).is_some_and(|c| matches!(c, 'r' | 'R' | 'b' | 'B')) {
+    while chars
+        .get(i)
+        .is_some_and(|c| matches!(c, 'r' | 'R' | 'b' | 'B'))
+    {
         i += 1;
     }
     chars.get(i).is_some_and(|c| *c == '"' || *c == '\'')
@@ -327,13 +364,20 @@ pub(super) fn locate(source: &str, key: &Key, nth: usize) -> Option<(usize, usiz
         let t = &tokens[i];
         let after_dot = i > 0 && is(i - 1, ".");
         match key {
-            Key::Ident(name) => (t.ident && t.text == *name && !after_dot && !is(i + 1, "(")).then_some(t.at),
-            Key::Global(name) => (t.ident && t.text == *name && !after_dot && is(i + 1, "(")).then(|| tokens[i + 1].at),
+            Key::Ident(name) => {
+                (t.ident && t.text == *name && !after_dot && !is(i + 1, "(")).then_some(t.at)
+            }
+            Key::Global(name) => (t.ident && t.text == *name && !after_dot && is(i + 1, "("))
+                .then(|| tokens[i + 1].at),
             Key::Member(name) => {
-                let named = t.ident && (t.text == *name || (name == "exists_one" && t.text == "existsOne"));
+                let named =
+                    t.ident && (t.text == *name || (name == "exists_one" && t.text == "existsOne"));
                 (named && after_dot && is(i + 1, "(")).then(|| tokens[i + 1].at)
             }
-            Key::Dot(name) => (t.text == "." && tokens.get(i + 1).is_some_and(|n| n.text == *name) && !is(i + 2, "(")).then_some(t.at),
+            Key::Dot(name) => (t.text == "."
+                && tokens.get(i + 1).is_some_and(|n| n.text == *name)
+                && !is(i + 2, "("))
+            .then_some(t.at),
             Key::Op(op) => (t.text == *op).then_some(t.at),
         }
     });

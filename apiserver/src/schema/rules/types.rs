@@ -57,9 +57,12 @@ impl Type {
     /// Whether values of the type have a size known before evaluation (cel-go's `isScalar`).
     pub(super) fn is_scalar(&self) -> bool {
         match self {
-            Type::Bool | Type::Double | Type::Duration | Type::Int | Type::Timestamp | Type::Uint => {
-                true
-            }
+            Type::Bool
+            | Type::Double
+            | Type::Duration
+            | Type::Int
+            | Type::Timestamp
+            | Type::Uint => true,
             Type::Optional(t) => t.is_scalar(),
             _ => false,
         }
