@@ -32,7 +32,7 @@ impl Total {
         }
         self.most_expensive.push((path, cost));
         // Go's sort.Slice, descending by cost (ties keep no particular order there).
-        self.most_expensive.sort_by(|a, b| b.1.cmp(&a.1));
+        self.most_expensive.sort_by_key(|e| std::cmp::Reverse(e.1));
         self.most_expensive.truncate(4);
     }
 }

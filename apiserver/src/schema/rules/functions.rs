@@ -55,7 +55,7 @@ pub(super) fn instantiate(p: &P, a: &Type, b: &Type) -> Type {
             Box::new(instantiate(v, a, b)),
         ),
         P::Opt(e) => Type::Optional(Box::new(instantiate(e, a, b))),
-        P::TypeOf(e) => Type::Type(Box::new(instantiate(e, a, b))),
+        P::TypeOf(e) => Type::Meta(Box::new(instantiate(e, a, b))),
         P::Named(n, s) => Type::Named(n, *s),
     }
 }
@@ -454,7 +454,7 @@ pub(super) fn overloads(name: &str) -> Option<Vec<Overload>> {
 
 /// The identifiers that name types (`int`, `list`, ...), with the type they denote.
 pub(super) fn type_ident(name: &str) -> Option<Type> {
-    Some(Type::Type(Box::new(match name {
+    Some(Type::Meta(Box::new(match name {
         "int" => Type::Int,
         "uint" => Type::Uint,
         "double" => Type::Double,
@@ -464,7 +464,7 @@ pub(super) fn type_ident(name: &str) -> Option<Type> {
         "null_type" => Type::Null,
         "list" => Type::list(Type::Dyn),
         "map" => Type::Map(Box::new(Type::Dyn), Box::new(Type::Dyn)),
-        "type" => Type::Type(Box::new(Type::Dyn)),
+        "type" => Type::Meta(Box::new(Type::Dyn)),
         "google.protobuf.Timestamp" => Type::Timestamp,
         "google.protobuf.Duration" => Type::Duration,
         _ => return None,

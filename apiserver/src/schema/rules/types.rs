@@ -30,7 +30,7 @@ pub(super) enum Type {
     Named(&'static str, bool),
     Optional(Box<Type>),
     /// The type of a type, e.g. `type(int)` for the identifier `int`.
-    Type(Box<Type>),
+    Meta(Box<Type>),
     /// A type variable of overload resolution.
     Param(u32),
 }
@@ -84,7 +84,7 @@ impl Type {
     /// The element type of a list (the first type parameter of a list or map).
     pub(super) fn first_parameter(&self) -> Option<&Type> {
         match self {
-            Type::List(e) | Type::Optional(e) | Type::Type(e) => Some(e),
+            Type::List(e) | Type::Optional(e) | Type::Meta(e) => Some(e),
             Type::Map(k, _) => Some(k),
             _ => None,
         }
@@ -94,7 +94,7 @@ impl Type {
         match (self, other) {
             (Type::List(a), Type::List(b))
             | (Type::Optional(a), Type::Optional(b))
-            | (Type::Type(a), Type::Type(b)) => a.same(b),
+            | (Type::Meta(a), Type::Meta(b)) => a.same(b),
             (Type::Map(a, b), Type::Map(c, d)) => a.same(c) && b.same(d),
             (Type::Object(a), Type::Object(b)) => a.name == b.name,
             (Type::Named(a, _), Type::Named(b, _)) => a == b,
@@ -123,7 +123,7 @@ impl fmt::Display for Type {
             Type::Object(d) => f.write_str(&d.name),
             Type::Named(n, _) => f.write_str(n),
             Type::Optional(t) => write!(f, "optional_type({t})"),
-            Type::Type(t) => write!(f, "type({t})"),
+            Type::Meta(t) => write!(f, "type({t})"),
             Type::Param(p) => write!(f, "_var{p}"),
         }
     }
@@ -153,7 +153,7 @@ impl Subst {
             },
             Type::List(e) => Type::List(Box::new(self.apply(e, to_dyn))),
             Type::Optional(e) => Type::Optional(Box::new(self.apply(e, to_dyn))),
-            Type::Type(e) => Type::Type(Box::new(self.apply(e, to_dyn))),
+            Type::Meta(e) => Type::Meta(Box::new(self.apply(e, to_dyn))),
             Type::Map(k, v) => Type::Map(
                 Box::new(self.apply(k, to_dyn)),
                 Box::new(self.apply(v, to_dyn)),
@@ -206,7 +206,7 @@ impl Subst {
         match (to, from) {
             (Type::List(a), Type::List(b))
             | (Type::Optional(a), Type::Optional(b))
-            | (Type::Type(a), Type::Type(b)) => self.unify(a, b),
+            | (Type::Meta(a), Type::Meta(b)) => self.unify(a, b),
             (Type::Map(a, b), Type::Map(c, d)) => self.unify(a, c) && self.unify(b, d),
             (Type::Object(_) | Type::Named(_, true), Type::Null) => true,
             _ => to.same(from),
@@ -217,7 +217,7 @@ impl Subst {
         match t {
             Type::Param(q) if *q == p => true,
             Type::Param(q) => self.bound.get(q).is_some_and(|b| self.occurs(p, b)),
-            Type::List(e) | Type::Optional(e) | Type::Type(e) => self.occurs(p, e),
+            Type::List(e) | Type::Optional(e) | Type::Meta(e) => self.occurs(p, e),
             Type::Map(k, v) => self.occurs(p, k) || self.occurs(p, v),
             _ => false,
         }
