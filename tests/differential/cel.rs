@@ -473,6 +473,39 @@ async fn rule_costs_and_types(client: Client, _ns: String) -> Transcript {
             typed("quantity(self.s) == '1'"),
         ),
         (
+            "several errors on one node, in the server's order",
+            "multia",
+            {
+                let mut n = list(None, "self.names.all(x, x.matches('^[a-z]+$'))");
+                n["x-kubernetes-validations"] = json!([
+                    {"rule": "self.names.all(x, x.matches('^[a-z]+$'))"},
+                    {"rule": "self.names.size() == 'a'"},
+                    {"rule": "self.names.size() > 0", "messageExpression": "1"},
+                    {"rule": "self.names.size() > 0", "optionalOldSelf": true},
+                    {"rule": "self.names.size() >"},
+                    {"rule": "self.names.size() < 5", "messageExpression": "self.names.all(a, self.names.all(b, a.startsWith(b))) ? 'a' : 'b'"},
+                ]);
+                n
+            },
+        ),
+        (
+            "a rule on a node without a type",
+            "multib",
+            json!({"type": "object", "properties": {"free": {"x-kubernetes-preserve-unknown-fields": true,
+                   "x-kubernetes-validations": [{"rule": "true"}]}}}),
+        ),
+        (
+            "a comparison of an int with null",
+            "typel",
+            typed("self.a == null"),
+        ),
+        (
+            "an int-or-string as the rule's value",
+            "typem",
+            json!({"type": "object", "properties": {"v": {"x-kubernetes-int-or-string": true}},
+                   "x-kubernetes-validations": [{"rule": "self.v"}]}),
+        ),
+        (
             "a field of an object that keeps unknown fields",
             "typek",
             json!({"type": "object", "properties": {"free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
@@ -557,6 +590,19 @@ async fn rule_costs_and_types(client: Client, _ns: String) -> Transcript {
             typed(
                 "self.l.map(x, x.size()).all(n, n > 0) && self.l.exists_one(x, x == 'a') && self.s.split(',').size() > 0",
             ),
+        ),
+        (
+            "transition rules, optionals, durations, timestamps and int-or-strings",
+            "oko",
+            json!({"type": "object", "properties": {
+                "s": {"type": "string", "maxLength": 64,
+                      "x-kubernetes-validations": [{"rule": "oldSelf.hasValue() ? oldSelf.value() == self : true", "optionalOldSelf": true}]},
+                "d": {"type": "string", "format": "duration"}, "t": {"type": "string", "format": "date-time"},
+                "v": {"x-kubernetes-int-or-string": true}},
+                "x-kubernetes-validations": [
+                    {"rule": "self.d > duration('1s') && self.t < timestamp('2030-01-01T00:00:00Z')"},
+                    {"rule": "type(self.v) == int ? self.v > 1 : self.v.matches('^[0-9]+%$')"},
+                    {"rule": "self.s == oldSelf.s", "messageExpression": "'was ' + oldSelf.s"}]}),
         ),
         (
             "numbers across types",

@@ -1,5 +1,6 @@
-//! The cost budgets kube-apiserver holds the rules of a CRD to when it is written (apiextensions'
-//! validation): each rule's estimated cost, multiplied by the most times it may run (the product of its
+//! The errors kube-apiserver reports about the rules of a CRD when it is written (apiextensions'
+//! validation), after the schema's own: rules that do not compile, `optionalOldSelf` set on rules that do
+//! not read `oldSelf`, and the cost budgets: each rule's estimated cost, multiplied by the most times it may run (the product of its
 //! ancestors' `maxItems` and `maxProperties`, else as many values as the largest request holds), must
 //! stay within `StaticEstimatedCostLimit`, and the sum over the whole schema within
 //! `StaticEstimatedCRDCostLimit`.
@@ -147,16 +148,26 @@ impl Walk {
             return;
         }
         let Some(decl) = decl_of(n, resource, "selfType") else {
+            self.errors.push(SchemaError::Rule {
+                path: format!("{path}.x-kubernetes-validations"),
+                reason: "InternalError",
+                message: "Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations".into(),
+            });
             return;
         };
         for (i, rule) in n.rules.iter().enumerate() {
-            let rule_path = format!("{path}.x-kubernetes-validations[{i}].rule");
-            let cost = rule_cost(
-                &rule.source,
-                rule.program.expression(),
-                &decl,
-                rule.optional_old_self,
-            );
+            let at = |field: &str| format!("{path}.x-kubernetes-validations[{i}].{field}");
+            let rule_path = at("rule");
+            let cost = if rule.errors.rule.is_some() {
+                0
+            } else {
+                rule_cost(
+                    &rule.source,
+                    rule.program.expression(),
+                    &decl,
+                    rule.optional_old_self,
+                )
+            };
             let by_request = (MAX_REQUEST_SIZE / (decl.min_size + 1)) as u64;
             let expression_cost = times(cost, cardinality.unwrap_or(by_request));
             if expression_cost > STATIC_ESTIMATED_COST_LIMIT {
@@ -169,12 +180,18 @@ impl Walk {
                     ),
                 ));
             }
-            self.total.observe(rule_path, expression_cost);
-            if let (Some(program), Some(source)) = (&rule.message_program, &rule.message_expression)
+            self.total.observe(rule_path.clone(), expression_cost);
+            if let Some(message) = &rule.errors.rule {
+                self.errors.push(invalid(rule_path, message.clone()));
+            }
+            if let Some(message) = &rule.errors.message_expression {
+                self.errors
+                    .push(invalid(at("messageExpression"), message.clone()));
+            } else if let (Some(program), Some(source)) =
+                (&rule.message_program, &rule.message_expression)
             {
                 let cost = rule_cost(source, program.expression(), &decl, rule.optional_old_self);
-                let message_path =
-                    format!("{path}.x-kubernetes-validations[{i}].messageExpression");
+                let message_path = at("messageExpression");
                 if cost > STATIC_ESTIMATED_COST_LIMIT {
                     self.errors.push(forbidden(
                         message_path.clone(),
@@ -187,7 +204,21 @@ impl Walk {
                 }
                 self.total.observe(message_path, cost);
             }
+            if let Some(set) = rule.errors.optional_old_self {
+                self.errors.push(invalid(
+                    at("optionalOldSelf"),
+                    format!("Invalid value: {set}: may not be set if oldSelf is not used in rule"),
+                ));
+            }
         }
+    }
+}
+
+fn invalid(path: String, message: String) -> SchemaError {
+    SchemaError::Rule {
+        path,
+        reason: "FieldValueInvalid",
+        message,
     }
 }
 

@@ -37,6 +37,7 @@
 
 mod budget;
 mod check;
+mod compilation;
 mod cost;
 mod decls;
 mod eval;
@@ -84,6 +85,19 @@ pub(super) struct Rule {
     pub(super) message_program: Option<Arc<Program>>,
     /// The `messageExpression` as written, when it has one.
     pub(super) message_expression: Option<String>,
+    /// What kube-apiserver's compilation of the rule reports.
+    pub(super) errors: RuleErrors,
+}
+
+/// The errors of a rule's compilation, reported (after the schema's own errors) by [`budget_errors`].
+#[derive(Clone, Debug, Default)]
+pub(super) struct RuleErrors {
+    /// The rule's: does not parse, does not type-check, is not a bool (`Invalid value: {...}: ...`).
+    pub(super) rule: Option<String>,
+    /// The messageExpression's, likewise (compiled only when the rule compiled).
+    pub(super) message_expression: Option<String>,
+    /// `optionalOldSelf` is set (to this) though the rule does not use `oldSelf`.
+    pub(super) optional_old_self: Option<bool>,
 }
 
 impl std::fmt::Debug for Rule {
@@ -200,83 +214,42 @@ fn parse_rule(raw: &Value, path: &str, node: &Node, resource: bool) -> Result<Ru
             ));
         }
     };
-    let compile_error =
-        |field: &str, what: &str, e: kube_cel::cel::ParseErrors| SchemaError::Rule {
-            path: format!("{path}.{field}"),
-            reason: "FieldValueInvalid",
-            message: format!(
-                "Invalid value: {}: {what} failed: {}",
-                go_rule(m),
-                go_cel_error(&e.to_string())
-            ),
-        };
-    let program = Program::compile(&source).map_err(|e| compile_error("rule", "compilation", e))?;
-    let message_program = match text("messageExpression")? {
-        Some(expr) if !expr.trim().is_empty() => {
-            Some(Arc::new(Program::compile(&expr).map_err(|e| {
-                compile_error("messageExpression", "messageExpression compilation", e)
-            })?))
-        }
-        _ => None,
-    };
-    // Type errors, as cel-go's type check reports them: the rule's first, then its messageExpression's.
     let optional_old_self = matches!(m.get("optionalOldSelf"), Some(Value::Bool(true)));
-    let message_expression = text("messageExpression")?.filter(|e| !e.trim().is_empty());
-    if let Some(decl) = decls::decl_of(node, resource, "selfType") {
-        let checked = [
-            ("rule", "compilation", source.as_str(), Some(&program)),
-            (
-                "messageExpression",
-                "messageExpression compilation",
-                message_expression.as_deref().unwrap_or(""),
-                message_program.as_deref(),
-            ),
-        ];
-        for (field, what, text, compiled) in checked {
-            let Some(compiled) = compiled else { continue };
-            let found = check::check(text, compiled.expression(), &decl, optional_old_self);
-            if found.unchecked {
-                continue;
-            }
-            if !found.errors.is_empty() {
-                return Err(rule_error(
-                    &format!("{path}.{field}"),
-                    "FieldValueInvalid",
-                    format!(
-                        "Invalid value: {}: {what} failed: {}",
-                        go_rule(m),
-                        found.errors.join("\n")
-                    ),
-                ));
-            }
-            let (wanted, detail) = if field == "rule" {
-                (types::Type::Bool, "cel expression must evaluate to a bool")
-            } else {
-                (
-                    types::Type::String,
-                    "messageExpression must evaluate to a string",
-                )
-            };
-            if found.output.to_string() != wanted.to_string() {
-                return Err(rule_error(
-                    &format!("{path}.{field}"),
-                    "FieldValueInvalid",
-                    format!("Invalid value: {}: {detail}", go_rule(m)),
-                ));
-            }
+    let message_expression = text("messageExpression")?.filter(|e| !e.is_empty());
+    let decl = decls::decl_of(node, resource, "selfType");
+    let compiled = compilation::compile(
+        &source,
+        message_expression.as_deref(),
+        decl.as_ref(),
+        optional_old_self,
+    );
+    // A rule that does not parse keeps a placeholder program: the CRD is refused, it never runs.
+    let program = match compiled.program {
+        Some(p) => p,
+        None => {
+            Program::compile("true").map_err(|e| invalid(&format!("{path}.rule"), e.to_string()))?
         }
-    }
-    let transition = program.references().has_variable("oldSelf");
+    };
+    let invalid_value = |detail: String| format!("Invalid value: {}: {detail}", go_rule(m));
+    let errors = RuleErrors {
+        rule: compiled.rule_error.map(invalid_value),
+        message_expression: compiled.message_error.map(invalid_value),
+        optional_old_self: match m.get("optionalOldSelf") {
+            Some(Value::Bool(b)) if !compiled.uses_old_self => Some(*b),
+            _ => None,
+        },
+    };
     Ok(Rule {
         source,
         message,
         reason,
         field_path: text("fieldPath")?.filter(|p| !p.is_empty()),
         optional_old_self,
-        transition,
+        transition: compiled.uses_old_self,
         program: Arc::new(program),
-        message_program,
+        message_program: compiled.message_program.map(Arc::new),
         message_expression,
+        errors,
     })
 }
 
@@ -303,7 +276,7 @@ fn go_rule(m: &Map<String, Value>) -> String {
 }
 
 /// A parse error as cel-go prints it: each error's source line and caret are indented by a space.
-fn go_cel_error(text: &str) -> String {
+pub(super) fn go_cel_error(text: &str) -> String {
     text.lines()
         .map(|l| {
             if l.starts_with('|') {

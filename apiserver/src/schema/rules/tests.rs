@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::super::compile::parse_node;
+use super::budget_errors;
 use super::check::check;
 use super::cost::estimate;
 use super::decls::decl_of;
@@ -330,9 +331,11 @@ fn costs_match_kube_apiserver() {
 
 /// The type errors of the node's first rule.
 fn errors_of(schema: Value) -> Vec<String> {
-    let node = parse_node(&schema, "openAPIV3Schema.properties[spec]");
-    match node {
-        Ok(_) => Vec::new(),
+    match parse_node(&schema, "openAPIV3Schema") {
+        Ok(node) => budget_errors(&node)
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
         Err(e) => vec![e.to_string()],
     }
 }
@@ -342,8 +345,8 @@ fn type_errors_are_cel_gos() {
     let object = |rule: &str| {
         with_rule(
             json!({"type": "object", "properties": {
-                "a": {"type": "integer"}, "s": {"type": "string"},
-                "l": {"type": "array", "items": {"type": "string"}}}}),
+                "a": {"type": "integer"}, "s": {"type": "string", "maxLength": 64},
+                "l": {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 64}}}}),
             rule,
         )
     };

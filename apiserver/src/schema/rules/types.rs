@@ -113,7 +113,7 @@ impl fmt::Display for Type {
             Type::String => f.write_str("string"),
             Type::Bool => f.write_str("bool"),
             Type::Bytes => f.write_str("bytes"),
-            Type::Null => f.write_str("null_type"),
+            Type::Null => f.write_str("null"),
             Type::Timestamp => f.write_str("google.protobuf.Timestamp"),
             Type::Duration => f.write_str("google.protobuf.Duration"),
             Type::Dyn => f.write_str("dyn"),
