@@ -394,7 +394,7 @@ pub(super) fn overloads(name: &str) -> Option<Vec<Overload>> {
         // Quantities.
         "quantity" => vec![g("string_to_quantity", &[Str], Q)],
         "isQuantity" => vec![g("is_quantity_string", &[Str], Bool)],
-        "sign" => vec![m("quantity_sign", &[Q], Int)],
+        "sign" => vec![g("quantity_sign", &[Q], Int)],
         "asApproximateFloat" => vec![m("quantity_get_float", &[Q], Double)],
         "asInteger" => vec![m("quantity_get_int", &[Q], Int)],
         "isInteger" => vec![m("quantity_is_integer", &[Q], Bool)],
