@@ -743,6 +743,15 @@ async fn rules_in_the_wild(client: Client, _ns: String) -> Transcript {
         "-self.replicas < 0 && !self.enabled",
         "self.hosts.exists(h, h == self.name) == ('x' in self.hosts)",
         "sign(quantity(self.name)) == 1 && quantity(self.name).isInteger()",
+        "self.hosts.min() != '' && self.ports.map(p, p.port).max() < 100",
+        "self.hosts.sort().size() > 0 && self.tags.sort().size() >= 0",
+        "[self.memory, 1].max() == 1",
+        "self.name.matches('[') || self.image.matches('^a(')",
+        "duration('1x') > self.timeout",
+        "timestamp('yesterday') < self.since && timestamp(1) < self.since",
+        "[1, 'a'].size() == 2 && {'a': 1, 'b': 'x'}.size() == 2",
+        "[[1], ['a']].size() == 2",
+        "self.hosts.all(h, h in ['a', self.name])",
     ];
     for (i, rule) in rules.into_iter().enumerate() {
         let crd: CustomResourceDefinition =

@@ -16,6 +16,7 @@ use super::decls::Decl;
 use super::functions::{fresh_pair, instantiate, overloads, type_ident};
 use super::positions::{keys, locate, render};
 use super::types::{Subst, Type};
+use super::validators::validate;
 
 /// What the type check found in one expression.
 pub(super) struct Checked {
@@ -75,9 +76,12 @@ pub(super) fn check(
         .iter()
         .map(|(id, t)| (*id, c.subst.apply(t, true)))
         .collect();
+    let mut found = c.errors;
+    if found.is_empty() && !c.unchecked {
+        found = validate(expr, &types);
+    }
     let positions = keys(expr);
-    let mut located: Vec<((usize, usize), String)> = c
-        .errors
+    let mut located: Vec<((usize, usize), String)> = found
         .iter()
         .map(|(id, message)| {
             let at = positions
@@ -181,7 +185,7 @@ impl Checker {
                     {
                         t = *inner;
                     }
-                    element = Some(self.join(x.id, element, t));
+                    element = Some(self.join(element, t));
                 }
                 let element = element.unwrap_or_else(|| self.subst.fresh());
                 Type::list(element)
@@ -191,9 +195,9 @@ impl Checker {
                 for entry in &m.entries {
                     if let EntryExpr::MapEntry(me) = &entry.expr {
                         let k = self.check(&me.key);
-                        key = Some(self.join(me.key.id, key, k));
+                        key = Some(self.join(key, k));
                         let v = self.check(&me.value);
-                        value = Some(self.join(me.value.id, value, v));
+                        value = Some(self.join(value, v));
                     }
                 }
                 let key = key.unwrap_or_else(|| self.subst.fresh());
@@ -288,17 +292,17 @@ impl Checker {
         }
     }
 
-    /// The element type of a list or map literal so far, joined with `t` (homogeneous literals).
-    fn join(&mut self, id: u64, previous: Option<Type>, t: Type) -> Type {
+    /// The element type of a list or map literal so far, joined with `t` (`dyn` when they differ; the
+    /// homogeneous-literal validator reports the difference).
+    fn join(&mut self, previous: Option<Type>, t: Type) -> Type {
         let Some(previous) = previous else { return t };
         if self.subst.assignable(&previous, &t) {
+            if matches!(self.subst.apply(&t, false), Type::Dyn) {
+                return Type::Dyn;
+            }
             return previous;
         }
-        let (want, found) = (
-            self.subst.apply(&previous, true),
-            self.subst.apply(&t, true),
-        );
-        self.error(id, format!("expected type '{want}' but found '{found}'"))
+        Type::Dyn
     }
 
     fn call(&mut self, e: &IdedExpr, call: &kube_cel::cel::common::ast::CallExpr) -> Type {

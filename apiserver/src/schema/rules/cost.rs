@@ -656,12 +656,15 @@ impl<'c> Coster<'c> {
                 let s = self.node_size(target?);
                 list_call(2.0, s.mul(s))
             }
-            "list_sort" if args.is_empty() => {
-                let t = target?;
-                let s = self.node_size(t);
-                let factor = match t.ty.first_parameter() {
-                    Some(Type::String | Type::Bytes) => 2.0 + STRING_TRAVERSAL,
-                    _ => 2.0,
+            _ if overload.starts_with("list_")
+                && overload.ends_with("_sort")
+                && args.is_empty() =>
+            {
+                let s = self.node_size(target?);
+                let factor = if overload == "list_string_sort" || overload == "list_bytes_sort" {
+                    2.0 + STRING_TRAVERSAL
+                } else {
+                    2.0
                 };
                 list_call(factor, s.mul(s))
             }

@@ -111,6 +111,38 @@ const FORMATS: &[&str] = &[
     "datetime",
 ];
 
+/// Lists of the element type `t`.
+fn l(t: P) -> P {
+    match t {
+        P::Int => P::ListOf(&P::Int),
+        P::Uint => P::ListOf(&P::Uint),
+        P::Double => P::ListOf(&P::Double),
+        P::Bool => P::ListOf(&P::Bool),
+        P::Dur => P::ListOf(&P::Dur),
+        P::Ts => P::ListOf(&P::Ts),
+        P::Str => P::ListOf(&P::Str),
+        P::Bytes => P::ListOf(&P::Bytes),
+        _ => P::ListOf(&P::Dyn),
+    }
+}
+
+/// One overload per comparable type (the lists libraries' templated overloads), named as they are.
+fn comparable(overload: impl Fn(P, &str) -> Overload) -> Vec<Overload> {
+    [
+        (P::Int, "int"),
+        (P::Uint, "uint"),
+        (P::Double, "double"),
+        (P::Bool, "bool"),
+        (P::Dur, "duration"),
+        (P::Ts, "timestamp"),
+        (P::Str, "string"),
+        (P::Bytes, "bytes"),
+    ]
+    .into_iter()
+    .map(|(t, name)| overload(t, name))
+    .collect()
+}
+
 /// The overloads of the function `name`; `None` when no such function is declared.
 pub(super) fn overloads(name: &str) -> Option<Vec<Overload>> {
     use P::*;
@@ -334,26 +366,18 @@ pub(super) fn overloads(name: &str) -> Option<Vec<Overload>> {
         "lists.range" => vec![g("lists_range", &[Int], P::ListOf(&Int))],
         "distinct" => vec![m("list_distinct", &[LA], LA)],
         "reverse" => vec![m("list_reverse", &[LA], LA)],
-        "sort" => vec![m("list_sort", &[LA], LA)],
+        "sort" => comparable(|t, name| m(format!("list_{name}_sort"), &[l(t)], l(t))),
         "first" => vec![m("list_first", &[LA], OA)],
         "last" => vec![m("list_last", &[LA], OA)],
         // Kubernetes' lists library.
-        "isSorted" => vec![m("list_is_sorted", &[LA], Bool)],
+        "isSorted" => comparable(|t, name| m(format!("list_{name}_is_sorted_bool"), &[l(t)], Bool)),
         "sum" => vec![
             m("list_int_sum", &[P::ListOf(&Int)], Int),
             m("list_uint_sum", &[P::ListOf(&Uint)], Uint),
             m("list_double_sum", &[P::ListOf(&Double)], Double),
             m("list_duration_sum", &[P::ListOf(&Dur)], Dur),
         ],
-        "min" | "max" => vec![m(
-            if name == "min" {
-                "list_min"
-            } else {
-                "list_max"
-            },
-            &[LA],
-            A,
-        )],
+        "min" | "max" => comparable(|t, n| m(format!("list_{n}_{name}_{n}"), &[l(t)], t)),
         // Regex.
         "find" => vec![m("string_find_string", &[Str, Str], Str)],
         "findAll" => vec![

@@ -46,6 +46,7 @@ mod positions;
 #[cfg(test)]
 mod tests;
 mod types;
+mod validators;
 mod values;
 
 use std::sync::Arc;

@@ -87,7 +87,15 @@ impl Visitor {
     fn visit(&mut self, e: &IdedExpr) {
         match &e.expr {
             Expr::Ident(name) => self.mark(e.id, Key::Ident(name.clone())),
-            Expr::Literal(_) | Expr::Unspecified => {}
+            Expr::Literal(LiteralValue::String(_) | LiteralValue::Bytes(_)) => {
+                self.mark(e.id, Key::Op("\""));
+            }
+            Expr::Literal(LiteralValue::Boolean(b)) => {
+                self.mark(e.id, Key::Op(if **b { "true" } else { "false" }));
+            }
+            Expr::Literal(LiteralValue::Null) => self.mark(e.id, Key::Op("null")),
+            Expr::Literal(_) => self.mark(e.id, Key::Op("0")),
+            Expr::Unspecified => {}
             Expr::Select(s) if s.test => {
                 self.mark(e.id, Key::Global("has".into()));
                 self.visit(&s.operand);
