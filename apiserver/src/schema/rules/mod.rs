@@ -42,6 +42,7 @@ mod cost;
 mod decls;
 mod eval;
 mod functions;
+mod library_cost;
 mod positions;
 #[cfg(test)]
 mod tests;
