@@ -500,6 +500,12 @@ async fn rule_costs_and_types(client: Client, _ns: String) -> Transcript {
             typed("self.a == null"),
         ),
         (
+            "a rule under allOf",
+            "typen",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}},
+                   "allOf": [{"x-kubernetes-validations": [{"rule": "self.a.startsWith("}]}]}),
+        ),
+        (
             "an int-or-string as the rule's value",
             "typem",
             json!({"type": "object", "properties": {"v": {"x-kubernetes-int-or-string": true}},

@@ -7,30 +7,38 @@
 //! `oldSelf` the correlated old value on update (transition rules run only where there is one), failures
 //! of unchanged values are ratcheted into warnings, and the 422 texts are the server's.
 //!
-//! When the CRD is written, rules are also checked as kube-apiserver checks them:
+//! When the CRD is written, rules are also checked as kube-apiserver checks them, and every failure is
+//! reported after the schema's own errors, in the server's order ([`budget_errors`]):
 //!
 //! - **Type check** ([`check`]): cel-go's checker over the schema's declarations ([`decls`]) and the
 //!   overloads of CEL's standard functions, the strings (v2), lists (v3) and sets extensions, optional
 //!   types and Kubernetes' libraries (lists, regex, urls, ip, cidr, quantity, format, semver)
-//!   ([`functions`]), with cel-go's error texts and positions ([`positions`]); a rule must be a `bool`, a
-//!   `messageExpression` a `string`.
-//! - **Cost** ([`cost`], [`budget`]): cel-go's static estimate with Kubernetes' call estimates and the sizes
-//!   from `maxLength`, `maxItems` and `maxProperties` (else from the largest request, 3 MiB); each rule's
-//!   cost times its cardinality must stay within `StaticEstimatedCostLimit`, and all together within
+//!   ([`functions`]), then kube-apiserver's AST validators ([`validators`]: literal arguments of
+//!   `duration`, `timestamp` and `matches`, homogeneous list and map literals), with cel-go's error texts
+//!   and positions ([`positions`]); a rule must be a `bool`, a `messageExpression` a `string`
+//!   ([`compilation`]).
+//! - **Cost** ([`cost`], [`library_cost`], [`budget`]): cel-go's static estimate with the extensions' and
+//!   Kubernetes' call estimates and the sizes from `maxLength`, `maxItems` and `maxProperties` (else from
+//!   the largest request, 3 MiB); each rule's cost times its cardinality must stay within
+//!   `StaticEstimatedCostLimit`, each messageExpression's within it too, and all together within
 //!   `StaticEstimatedCRDCostLimit`, refused with the server's messages and fields.
+//! - `optionalOldSelf` on a rule that does not read `oldSelf`, and rules on a node without a type.
 //!
-//! Not checked (accepted where kube-apiserver may refuse, or differently reported):
+//! Not checked, or not as kube-apiserver does:
 //!
-//! - Rules using macros the `cel` crate's parser does not expand (two-variable `all`/`exists`,
-//!   `transformList`, `transformMap`, `cel.bind`, `optMap`, `sortBy`) and the optional syntax (`?.`,
-//!   `[?`) are neither type-checked nor costed.
-//! - The first rule that does not compile refuses the CRD alone; kube-apiserver reports every rule's
-//!   compile and cost errors together. Errors at sibling properties are listed in name order (the server's
-//!   order follows Go's map iteration, which varies).
-//! - Type names of schema objects in messages are `selfType...` paths, not the server's
-//!   `selfType<nanoseconds>` names; the lists library's overloads are declared per element type there and
-//!   generically here (a `sort()` or `sum()` of a list of objects is not refused).
-//! - Rules under `allOf`, `anyOf`, `oneOf` and `not` are checked (kube-apiserver does not compile them).
+//! - The optional syntax (`self.?x`, `[?i]`) does not parse with the `cel` crate: such rules are refused as
+//!   syntax errors. Rules using macros its parser does not expand (two-variable `all`/`exists`/`existsOne`,
+//!   `transformList`, `transformMap`, `cel.bind`, `optMap`, `sortBy`) are accepted without a type check or
+//!   cost (0).
+//! - Schema object types are named `selfType.<path>` in messages; kube-apiserver names them
+//!   `selfType<nanoseconds>.<path>`, which differs from one write to the next.
+//! - Errors at sibling properties are listed in property-name order; kube-apiserver's order follows Go's
+//!   map iteration, which varies, and so does its order of equally expensive rules in the total's causes.
+//! - On update, kube-apiserver waives the per-rule limit for a version whose schema is unchanged (a CRD
+//!   stored before the limit existed); the in-memory server checks it again, which only matters for
+//!   schemas it could not have accepted in the first place.
+//!
+//! Rules under `allOf`, `anyOf`, `oneOf` and `not` refuse the CRD (`must be empty to be structural`).
 //!
 //! Expressions run on the `cel` crate with Kubernetes' library functions from `kube-cel` (quantities,
 //! lists, sets, regex, urls, ip and cidr, format, semver).
@@ -151,6 +159,20 @@ pub(super) fn parse_rules(
             ));
         }
     };
+    // Value validations (allOf, anyOf, oneOf, not) may not carry rules (structural schemas).
+    let in_value_validation = path.split('.').any(|segment| {
+        segment == "not"
+            || ["allOf[", "anyOf[", "oneOf["]
+                .iter()
+                .any(|p| segment.starts_with(p))
+    });
+    if in_value_validation && !list.is_empty() {
+        return Err(rule_error(
+            &format!("{path}.{key}"),
+            "FieldValueForbidden",
+            "Forbidden: must be empty to be structural".into(),
+        ));
+    }
     list.iter()
         .enumerate()
         .map(|(i, raw)| parse_rule(raw, &format!("{path}.{key}[{i}]"), node, resource))
