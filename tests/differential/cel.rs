@@ -759,6 +759,69 @@ async fn rules_in_the_wild(client: Client, _ns: String) -> Transcript {
         "[[1], ['a']].size() == 2",
         "self.hosts.all(h, h in ['a', self.name])",
     ];
+    // Rules whose estimated cost lands near the budget, to compare the estimates' factors.
+    let costly = |rule: &str| {
+        json!({"type": "object", "properties": {"items": {"type": "array", "items": {
+            "type": "object", "required": ["name"], "properties": {
+                "name": {"type": "string"}, "value": {"type": "integer"}, "short": {"type": "string", "maxLength": 20},
+                "tags": {"type": "array", "maxItems": 5, "items": {"type": "string", "maxLength": 10}},
+                "labels": {"type": "object", "maxProperties": 4, "additionalProperties": {"type": "string", "maxLength": 8}},
+                "data": {"type": "string", "format": "byte"}, "any": {"x-kubernetes-int-or-string": true}},
+            "x-kubernetes-validations": [{"rule": rule}]}}}})
+    };
+    let costly_rules = [
+        "self.name.size() < 10",
+        "self.name.startsWith('a') && self.name.endsWith('z')",
+        "self.name.contains('-')",
+        "self.name == 'x' || self.short == 'y'",
+        "self.name + self.short != ''",
+        "self.short.matches('^[a-z]+$')",
+        "self.tags.all(t, t.matches('^[a-z]+$'))",
+        "self.tags.exists(t, t == self.short)",
+        "self.tags.map(t, t + '-').size() > 0",
+        "self.tags.filter(t, t.size() > 2).size() > 0",
+        "self.labels.all(k, self.labels[k].size() < 5)",
+        "self.short in self.tags",
+        "self.tags.join(',').size() < 100",
+        "self.short.split(',').size() < 3",
+        "self.short.lowerAscii().upperAscii() == self.short",
+        "self.short.replace('a', 'bb').size() < 30",
+        "self.short.replace('', 'xyz').size() < 30",
+        "self.short.substring(1) != '' && self.short.trim() != ''",
+        "self.short.indexOf('a') >= 0 && self.short.lastIndexOf('a') >= 0",
+        "self.short.find('[0-9]+') != '' && self.short.findAll('[a-z]').size() > 0",
+        "isURL(self.short) && url(self.short).getHost() != ''",
+        "isIP(self.short) && ip(self.short).isGlobalUnicast()",
+        "isCIDR(self.short) && cidr(self.short).containsIP(self.short) && cidr(self.short).containsCIDR(self.short)",
+        "isQuantity(self.short) && quantity(self.short) == quantity('1')",
+        "isSemver(self.short) && semver(self.short).isGreaterThan(semver('1.0.0'))",
+        "format.dns1123Label().validate(self.short) == optional.none()",
+        "format.named('dns1123Label').value().validate(self.name).hasValue()",
+        "size(self.data) < 10 && self.data == b'abc'",
+        "self.any == 1 || string(self.any) == 'x'",
+        "[self.short, 'a'].exists(x, x == 'a') && {'a': self.short}['a'] != ''",
+        "self.value > 0 ? self.tags.size() > 1 : self.labels.size() > 1",
+        "sets.contains(self.tags, [self.short]) && self.tags.sort() == self.tags",
+        "self.tags.distinct().size() == self.tags.size() && self.tags.reverse().size() > 0",
+        "self.tags.slice(0, 2).size() == 2 && lists.range(3).size() == 3",
+        "self.tags.isSorted() && self.tags.min() != self.tags.max()",
+        "url('https://a.b') == url(self.short)",
+        "ip(self.short) == ip('1.2.3.4') && cidr(self.short) == cidr('1.2.3.0/24')",
+        "format.dns1123Label() == format.named('x').value()",
+        "self.short.format([1, 'a']) != '' && strings.quote(self.short) != ''",
+        "bytes(self.short).size() > 0 && string(self.data) != ''",
+        "self.tags.all(a, self.tags.all(b, a != b || a == b))",
+        "self.name.matches(self.short)",
+    ];
+    for (i, rule) in costly_rules.into_iter().enumerate() {
+        let crd: CustomResourceDefinition =
+            serde_json::from_value(named_crd(&format!("costly{i}"), costly(rule))).expect("a CRD");
+        let answer = match crds.create(&dry_run, &crd).await {
+            Ok(_) => json!("accepted"),
+            Err(e) => json!(e.to_string()),
+        };
+        t.note(rule, answer);
+    }
     for (i, rule) in rules.into_iter().enumerate() {
         let crd: CustomResourceDefinition =
             serde_json::from_value(named_crd(&format!("wild{i}"), spec(rule))).expect("a CRD");

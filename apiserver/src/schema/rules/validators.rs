@@ -1,6 +1,8 @@
 //! The AST validators kube-apiserver adds to cel-go's type check (they run only on expressions that
 //! type-checked): literal arguments of `duration()`, `timestamp()` and `matches()` must be valid, and
-//! list and map literals homogeneous (`expected type 'int' but found 'string'`).
+//! list and map literals homogeneous (`expected type 'int' but found 'string'`) except in arguments of
+//! `format`. The strings extension's check of literal format strings against literal arguments is not
+//! done.
 
 use std::collections::HashMap;
 
@@ -15,7 +17,7 @@ use super::types::Type;
 /// The validators' errors in `e`, by expression id, given every expression's type.
 pub(super) fn validate(e: &IdedExpr, types: &HashMap<u64, Type>) -> Vec<(u64, String)> {
     let mut errors = Vec::new();
-    visit(e, types, &mut errors);
+    visit(e, types, false, &mut errors);
     errors
 }
 
@@ -25,10 +27,13 @@ fn type_of(types: &HashMap<u64, Type>, e: &IdedExpr) -> String {
         .map_or_else(|| "dyn".into(), ToString::to_string)
 }
 
-fn visit(e: &IdedExpr, types: &HashMap<u64, Type>, errors: &mut Vec<(u64, String)>) {
+/// `exempt`: inside a call of `format` (the strings extension exempts its arguments from homogeneity).
+fn visit(e: &IdedExpr, types: &HashMap<u64, Type>, exempt: bool, errors: &mut Vec<(u64, String)>) {
+    let mut exempt = exempt;
     match &e.expr {
         Expr::Call(call) => {
             let name = call.func_name.as_str();
+            exempt |= name == "format";
             if let Some(arg) = call.args.first()
                 && let Expr::Literal(literal) = &arg.expr
                 && !valid_literal_argument(name, literal)
@@ -36,6 +41,7 @@ fn visit(e: &IdedExpr, types: &HashMap<u64, Type>, errors: &mut Vec<(u64, String
                 errors.push((arg.id, format!("invalid {name} argument")));
             }
         }
+        Expr::List(_) | Expr::Map(_) if exempt => {}
         Expr::List(l) => {
             let mut first: Option<String> = None;
             for (i, x) in l.elements.iter().enumerate() {
@@ -88,7 +94,7 @@ fn visit(e: &IdedExpr, types: &HashMap<u64, Type>, errors: &mut Vec<(u64, String
         _ => {}
     }
     for child in children(e) {
-        visit(child, types, errors);
+        visit(child, types, exempt, errors);
     }
 }
 
