@@ -758,6 +758,9 @@ async fn rules_in_the_wild(client: Client, _ns: String) -> Transcript {
         "[1, 'a'].size() == 2 && {'a': 1, 'b': 'x'}.size() == 2",
         "[[1], ['a']].size() == 2",
         "self.hosts.all(h, h in ['a', self.name])",
+        "optional.unwrap([optional.of(self.name)]).size() == 1 && [optional.of(1)].unwrapOpt().size() == 1",
+        "optional.of(self.hosts)[0].hasValue() && optional.of(self.labels)['a'].orValue('') == ''",
+        "self.hosts.unwrapOpt().size() == 0",
     ];
     // Rules whose estimated cost lands near the budget, to compare the estimates' factors.
     let costly = |rule: &str| {

@@ -5,7 +5,9 @@
 
 use super::types::{Subst, Type};
 
-/// A parameter or result type of an overload; `A` and `B` are type parameters.
+/// A parameter or result type of an overload, named as the CEL types they stand for (`Str` for
+/// `string`, `Ts` and `Dur` for timestamps and durations); `A` and `B` are type parameters, `Named` a type
+/// of Kubernetes' library (its name, and whether it is a struct).
 #[derive(Clone, Copy)]
 pub(super) enum P {
     Int,
@@ -29,9 +31,13 @@ pub(super) enum P {
 /// One overload: its id, whether it is called on a receiver (the first parameter), its parameters
 /// and its result.
 pub(super) struct Overload {
+    /// cel-go's overload id (the cost estimates are keyed by it).
     pub(super) id: String,
+    /// Called on a receiver, which is the first parameter.
     pub(super) member: bool,
+    /// The parameters' types.
     pub(super) params: Vec<P>,
+    /// The result's type.
     pub(super) result: P,
 }
 
@@ -227,10 +233,25 @@ pub(super) fn overloads(name: &str) -> Option<Vec<Overload>> {
             g("modulo_int64", &[Int, Int], Int),
             g("modulo_uint64", &[Uint, Uint], Uint),
         ],
-        "_[_]" => vec![g("index_list", &[LA, Int], A), g("index_map", &[MAB, A], B)],
+        "_[_]" => vec![
+            g("index_list", &[LA, Int], A),
+            g("index_map", &[MAB, A], B),
+            g("optional_list_index_int", &[P::Opt(&LA), Int], OA),
+            g("optional_map_index_value", &[P::Opt(&MAB), A], P::Opt(&B)),
+        ],
         "_[?_]" => vec![
             g("list_optindex_optional_int", &[LA, Int], OA),
+            g(
+                "optional_list_optindex_optional_int",
+                &[P::Opt(&LA), Int],
+                OA,
+            ),
             g("map_optindex_optional_value", &[MAB, A], P::Opt(&B)),
+            g(
+                "optional_map_optindex_optional_value",
+                &[P::Opt(&MAB), A],
+                P::Opt(&B),
+            ),
         ],
         "@in" => vec![g("in_list", &[A, LA], Bool), g("in_map", &[A, MAB], Bool)],
         "size" => vec![
@@ -465,6 +486,8 @@ pub(super) fn overloads(name: &str) -> Option<Vec<Overload>> {
         "value" => vec![m("optional_value", &[OA], A)],
         "or" => vec![m("optional_or_optional", &[OA, OA], OA)],
         "orValue" => vec![m("optional_orValue_value", &[OA, A], A)],
+        "optional.unwrap" => vec![g("optional_unwrap", &[P::ListOf(&OA)], LA)],
+        "unwrapOpt" => vec![m("optional_unwrapOpt", &[P::ListOf(&OA)], LA)],
         _ => {
             let format = name.strip_prefix("format.")?;
             if !FORMATS.contains(&format) {
