@@ -506,6 +506,24 @@ async fn rule_costs_and_types(client: Client, _ns: String) -> Transcript {
                    "allOf": [{"x-kubernetes-validations": [{"rule": "self.a.startsWith("}]}]}),
         ),
         (
+            "a type error on the second line of a rule",
+            "typeo",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}, "s": {"type": "string", "maxLength": 8}},
+                   "x-kubernetes-validations": [{"rule": "self.s == 'é' &&\n  self.a.startsWith('x') ||\n\tsize(self.a) > 0", "message": "m"}]}),
+        ),
+        (
+            "a type error after non-ASCII text",
+            "typep",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}, "s": {"type": "string", "maxLength": 8}},
+                   "x-kubernetes-validations": [{"rule": "self.s == 'héllo wörld' && self.a == 'x'"}]}),
+        ),
+        (
+            "a syntax error after non-ASCII text and a tab",
+            "typeq",
+            json!({"type": "object", "properties": {"s": {"type": "string", "maxLength": 8}},
+                   "x-kubernetes-validations": [{"rule": "self.s == 'wörld' &&\t)"}]}),
+        ),
+        (
             "an int-or-string as the rule's value",
             "typem",
             json!({"type": "object", "properties": {"v": {"x-kubernetes-int-or-string": true}},

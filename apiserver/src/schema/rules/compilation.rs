@@ -37,7 +37,7 @@ fn one(
     not_wanted: &str,
 ) -> Result<Program, String> {
     let program = Program::compile(source)
-        .map_err(|e| format!("{what} failed: {}", go_cel_error(&e.to_string())))?;
+        .map_err(|e| format!("{what} failed: {}", go_cel_error(source, &e.to_string())))?;
     if let Some(decl) = decl {
         let found = check(source, program.expression(), decl, optional_old_self);
         if !found.unchecked {

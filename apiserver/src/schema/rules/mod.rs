@@ -299,15 +299,20 @@ fn go_rule(m: &Map<String, Value>) -> String {
     )
 }
 
-/// A parse error as cel-go prints it: each error's source line and caret are indented by a space.
-pub(super) fn go_cel_error(text: &str) -> String {
+/// Parse errors of `source` as cel-go prints them: each error's location and message, then its source
+/// line and caret drawn as cel-go draws them ([`positions::render`]).
+pub(super) fn go_cel_error(source: &str, text: &str) -> String {
     text.lines()
+        .filter(|l| !l.starts_with('|'))
         .map(|l| {
-            if l.starts_with('|') {
-                format!(" {l}")
-            } else {
-                l.to_string()
-            }
+            let located = l.strip_prefix("ERROR: <input>:").and_then(|rest| {
+                let mut parts = rest.splitn(3, ':');
+                let line = parts.next()?.parse::<usize>().ok()?;
+                let column = parts.next()?.parse::<usize>().ok()?;
+                let message = parts.next()?.strip_prefix(' ')?;
+                Some(positions::render(source, Some((line, column)), message))
+            });
+            located.unwrap_or_else(|| l.to_string())
         })
         .collect::<Vec<_>>()
         .join("\n")

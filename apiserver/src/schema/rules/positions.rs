@@ -403,10 +403,25 @@ pub(super) fn locate(source: &str, key: &Key, nth: usize) -> Option<(usize, usiz
     Some((line, column))
 }
 
-/// An error as cel-go prints it: the location, the message, the source line and a caret.
+/// An error as cel-go prints it: the location, the message, the source line (tabs as spaces, omitted
+/// beyond 16384 characters) and a caret, with full-width dots and caret for multi-byte characters.
 pub(super) fn render(source: &str, at: Option<(usize, usize)>, message: &str) -> String {
     let (line, column) = at.unwrap_or((1, 1));
-    let text = source.split('\n').nth(line - 1).unwrap_or("");
-    let caret = format!("{}^", ".".repeat(column.saturating_sub(1)));
-    format!("ERROR: <input>:{line}:{column}: {message}\n | {text}\n | {caret}")
+    let mut out = format!("ERROR: <input>:{line}:{column}: {message}");
+    let text = source
+        .split('\n')
+        .nth(line - 1)
+        .unwrap_or("")
+        .replace('\t', " ");
+    if text.chars().count() <= 16384 {
+        let mut chars = text.chars();
+        let mut caret = String::new();
+        for c in chars.by_ref().take(column.saturating_sub(1)) {
+            caret.push(if c.len_utf8() > 1 { '\u{ff0e}' } else { '.' });
+        }
+        let wide = chars.next().is_some_and(|c| c.len_utf8() > 1);
+        caret.push(if wide { '\u{ff3e}' } else { '^' });
+        out.push_str(&format!("\n | {text}\n | {caret}"));
+    }
+    out
 }
