@@ -407,3 +407,40 @@ fn type_errors_are_cel_gos() {
         assert_eq!(errors_of(object(rule)), Vec::<String>::new(), "{rule}");
     }
 }
+
+#[test]
+fn cost_factors_are_formatted_as_the_server_formats_them() {
+    use super::budget::cost_error_message;
+    let factor = |cost: u64| {
+        let m = cost_error_message("estimated rule cost", cost, 10_000_000);
+        m["estimated rule cost exceeds budget by factor of ".len()..]
+            .split(' ')
+            .next()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert_eq!(factor(14_034_780), "1.403478x");
+    assert_eq!(factor(25_000_000), "2.5x");
+    assert!(
+        cost_error_message("estimated rule cost", 1_000_000_001, 10_000_000)
+            .contains("by factor of more than 100x (try simplifying")
+    );
+    assert_eq!(factor(1_000_000_000), "100.0x");
+}
+
+#[test]
+fn errors_are_drawn_as_cel_go_draws_them() {
+    use super::positions::render;
+    assert_eq!(
+        render("a == 'é' &&\n\tb", Some((2, 2)), "m"),
+        "ERROR: <input>:2:2: m\n |  b\n | .^"
+    );
+    assert_eq!(
+        render("'wö' == 1", Some((1, 3)), "m"),
+        "ERROR: <input>:1:3: m\n | 'wö' == 1\n | ..＾"
+    );
+    assert_eq!(
+        render("'wö' == 1", Some((1, 4)), "m"),
+        "ERROR: <input>:1:4: m\n | 'wö' == 1\n | ..．^"
+    );
+}
