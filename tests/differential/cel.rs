@@ -779,6 +779,13 @@ async fn rules_in_the_wild(client: Client, _ns: String) -> Transcript {
         "optional.unwrap([optional.of(self.name)]).size() == 1 && [optional.of(1)].unwrapOpt().size() == 1",
         "optional.of(self.hosts)[0].hasValue() && optional.of(self.labels)['a'].orValue('') == ''",
         "self.hosts.unwrapOpt().size() == 0",
+        "self.labels.all(k, v, k.startsWith('a') && v.size() < 10)",
+        "self.hosts.exists(i, h, i > 0 && h == 'a') && self.hosts.existsOne(i, h, h == 'a')",
+        "self.tags.all(i, t, t.matches('^[a-z]+$'))",
+        "self.annotations.exists(k, v, v.contains(k))",
+        "self.labels.all(k, v, v > 1)",
+        "self.hosts.all(i, h, h)",
+        "self.replicas.all(i, h, true)",
     ];
     // Rules whose estimated cost lands near the budget, to compare the estimates' factors.
     let costly = |rule: &str| {
@@ -833,6 +840,9 @@ async fn rules_in_the_wild(client: Client, _ns: String) -> Transcript {
         "bytes(self.short).size() > 0 && string(self.data) != ''",
         "self.tags.all(a, self.tags.all(b, a != b || a == b))",
         "self.name.matches(self.short)",
+        "self.tags.exists(i, t, t == self.short)",
+        "self.labels.all(k, v, v.matches('^[a-z]+$') && k.size() > 0)",
+        "self.tags.existsOne(i, t, i == 0 && t == self.short)",
     ];
     for (i, rule) in costly_rules.into_iter().enumerate() {
         let crd: CustomResourceDefinition =

@@ -13,6 +13,7 @@ use std::rc::Rc;
 use kube_cel::cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
 use super::decls::Decl;
+use super::expand::expand;
 use super::functions::{fresh_pair, instantiate, overloads, type_ident};
 use super::positions::{keys, locate, render};
 use super::types::{Subst, Type};
@@ -30,6 +31,9 @@ pub(super) struct Checked {
     pub(super) overloads: HashMap<u64, Vec<String>>,
     /// Calls on a namespace (`optional.of(x)`, `format.named(n)`) resolved as global functions.
     pub(super) qualified: HashMap<u64, String>,
+    /// The expression with its two-variable macros expanded, when it has some: what the types, overloads
+    /// and positions are of.
+    pub(super) expanded: Option<IdedExpr>,
     /// The expression uses a macro the parser does not expand (two-variable comprehensions, `cel.bind`,
     /// `optMap`, ...): nothing was checked.
     pub(super) unchecked: bool,
@@ -54,6 +58,8 @@ pub(super) fn check(
     decl: &Rc<Decl>,
     optional_old_self: bool,
 ) -> Checked {
+    let expanded = expand(expr);
+    let expr = expanded.as_ref().unwrap_or(expr);
     let self_type = decl.cel_type();
     let old_self = if optional_old_self {
         Type::Optional(Box::new(self_type.clone()))
@@ -108,6 +114,7 @@ pub(super) fn check(
         overloads: c.overloads,
         qualified: c.qualified,
         unchecked: c.unchecked,
+        expanded,
     }
 }
 

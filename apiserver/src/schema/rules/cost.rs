@@ -117,6 +117,7 @@ pub(super) struct Node<'e> {
 
 /// The estimated cost range of `expr`, type-checked as `checked`, `self` being of `root`.
 pub(super) fn estimate(expr: &IdedExpr, checked: &Checked, root: &Rc<Decl>) -> Est {
+    let expr = checked.expanded.as_ref().unwrap_or(expr);
     let mut c = Coster {
         checked,
         root,

@@ -27,9 +27,12 @@
 //! Not checked, or not as kube-apiserver does:
 //!
 //! - The optional syntax (`self.?x`, `[?i]`) does not parse with the `cel` crate: such rules are refused as
-//!   syntax errors. Rules using macros its parser does not expand (two-variable `all`/`exists`/`existsOne`,
-//!   `transformList`, `transformMap`, `cel.bind`, `optMap`, `sortBy`) are accepted without a type check or
-//!   cost (0).
+//!   syntax errors. The two-variable `all`, `exists` and `existsOne`, which its parser leaves as calls, are
+//!   expanded here as cel-go expands them ([`expand`]); rules using the other macros it does not expand
+//!   (`transformList`, `transformMap`, `transformMapEntry`, `cel.bind`, `optMap`, `optFlatMap`, `sortBy`) are
+//!   accepted without a type check or cost (0).
+//! - The strings extension's check of literal format strings against literal arguments
+//!   (`'%d'.format(['a'])`) is not done.
 //! - Schema object types are named `selfType.<path>` in messages; kube-apiserver names them
 //!   `selfType<nanoseconds>.<path>`, which differs from one write to the next.
 //! - Errors at sibling properties are listed in property-name order; kube-apiserver's order follows Go's
@@ -49,6 +52,7 @@ mod compilation;
 mod cost;
 mod decls;
 mod eval;
+mod expand;
 mod functions;
 mod library_cost;
 mod positions;

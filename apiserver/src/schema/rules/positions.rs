@@ -161,6 +161,9 @@ impl Visitor {
                 self.mark(e.id, Key::Member(name.into()));
                 // The variable's declaration is an identifier in the source.
                 self.skip(Key::Ident(c.iter_var.clone()));
+                if let Some(v2) = &c.iter_var2 {
+                    self.skip(Key::Ident(v2.clone()));
+                }
                 for u in &user {
                     self.visit(u);
                 }
