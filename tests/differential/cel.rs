@@ -786,6 +786,14 @@ async fn rules_in_the_wild(client: Client, _ns: String) -> Transcript {
         "self.labels.all(k, v, v > 1)",
         "self.hosts.all(i, h, h)",
         "self.replicas.all(i, h, true)",
+        "self.hosts.transformList(i, h, h.size()).all(s, s > 0)",
+        "self.hosts.transformList(i, h, i > 0, h + 'x').size() >= 0",
+        "self.labels.transformMap(k, v, v.size()).all(k, k != '')",
+        "self.labels.transformMap(k, v, k != 'a', v + v).size() >= 0",
+        "self.labels.transformMapEntry(k, v, {k + 'x': v}).size() >= 0",
+        "self.tags.transformList(i, t, t.matches('^a')).size() > 0",
+        "self.labels.transformMap(k, v, v > 1).size() > 0",
+        "self.hosts.transformList(i, h, h, 1).size() > 0",
     ];
     // Rules whose estimated cost lands near the budget, to compare the estimates' factors.
     let costly = |rule: &str| {
@@ -843,6 +851,9 @@ async fn rules_in_the_wild(client: Client, _ns: String) -> Transcript {
         "self.tags.exists(i, t, t == self.short)",
         "self.labels.all(k, v, v.matches('^[a-z]+$') && k.size() > 0)",
         "self.tags.existsOne(i, t, i == 0 && t == self.short)",
+        "self.tags.transformList(i, t, t + self.short).size() > 0",
+        "self.labels.transformMap(k, v, k + v).all(x, x != '')",
+        "self.labels.transformMapEntry(k, v, {v: k}).size() > 0",
     ];
     for (i, rule) in costly_rules.into_iter().enumerate() {
         let crd: CustomResourceDefinition =

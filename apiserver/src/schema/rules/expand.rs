@@ -1,8 +1,11 @@
 //! The two-variable comprehension macros of cel-go (`all`, `exists` and `existsOne` with a key and a
-//! value variable), which the `cel` crate's parser leaves as calls, expanded as cel-go expands them, so that
-//! they are type-checked and costed like the other macros.
+//! value variable, `transformList`, `transformMap`, `transformMapEntry`), which the `cel` crate's parser
+//! leaves as calls, expanded as cel-go expands them, so that they are type-checked and costed like the
+//! other macros.
 
-use kube_cel::cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue};
+use kube_cel::cel::common::ast::{
+    CallExpr, ComprehensionExpr, Expr, IdedExpr, ListExpr, LiteralValue, MapExpr,
+};
 
 use super::positions::children;
 
@@ -17,11 +20,12 @@ pub(super) fn expand(e: &IdedExpr) -> Option<IdedExpr> {
 }
 
 fn two_variable(call: &CallExpr) -> Option<(&str, &str)> {
-    let macro_name = matches!(
-        call.func_name.as_str(),
-        "all" | "exists" | "existsOne" | "exists_one"
-    );
-    if !macro_name || call.target.is_none() || call.args.len() != 3 {
+    let arguments = match call.func_name.as_str() {
+        "all" | "exists" | "existsOne" | "exists_one" => 3..=3,
+        "transformList" | "transformMap" | "transformMapEntry" => 3..=4,
+        _ => return None,
+    };
+    if call.target.is_none() || !arguments.contains(&call.args.len()) {
         return None;
     }
     match (&call.args[0].expr, &call.args[1].expr) {
@@ -66,6 +70,7 @@ fn rewrite(e: &IdedExpr, next: &mut u64) -> IdedExpr {
     {
         let range = rewrite(target, next);
         let predicate = rewrite(&c.args[2], next);
+        let transform = c.args.get(3).map(|t| rewrite(t, next));
         let accu = "@result";
         let ident = |next: &mut u64| new(next, Expr::Ident(accu.into()));
         let (init, cond, step, result) = match c.func_name.as_str() {
@@ -84,6 +89,40 @@ fn rewrite(e: &IdedExpr, next: &mut u64) -> IdedExpr {
                 let cond = call(next, "@not_strictly_false", vec![not]);
                 let a = ident(next);
                 let step = call(next, "_||_", vec![a, predicate]);
+                (init, cond, step, ident(next))
+            }
+            "transformList" | "transformMap" | "transformMapEntry" => {
+                // With four arguments the third is a filter.
+                let (filter, transform) = match transform {
+                    Some(t) => (Some(predicate), t),
+                    None => (None, predicate),
+                };
+                let list = c.func_name == "transformList";
+                let init = if list {
+                    new(next, Expr::List(ListExpr::new(Vec::new())))
+                } else {
+                    new(
+                        next,
+                        Expr::Map(MapExpr {
+                            entries: Vec::new(),
+                        }),
+                    )
+                };
+                let cond = new(next, Expr::Literal(LiteralValue::Boolean(true.into())));
+                let a = ident(next);
+                let mut step = if list {
+                    let element = new(next, Expr::List(ListExpr::new(vec![transform])));
+                    call(next, "_+_", vec![a, element])
+                } else if c.func_name == "transformMap" {
+                    let k = new(next, Expr::Ident(key.into()));
+                    call(next, "cel.@mapInsert", vec![a, k, transform])
+                } else {
+                    call(next, "cel.@mapInsert", vec![a, transform])
+                };
+                if let Some(filter) = filter {
+                    let a = ident(next);
+                    step = call(next, "_?_:_", vec![filter, step, a]);
+                }
                 (init, cond, step, ident(next))
             }
             _ => {

@@ -486,6 +486,11 @@ pub(super) fn overloads(name: &str) -> Option<Vec<Overload>> {
         "value" => vec![m("optional_value", &[OA], A)],
         "or" => vec![m("optional_or_optional", &[OA, OA], OA)],
         "orValue" => vec![m("optional_orValue_value", &[OA, A], A)],
+        // The two-variable comprehensions' map insertion.
+        "cel.@mapInsert" => vec![
+            g("@mapInsert_map_key_value", &[MAB, A, B], MAB),
+            g("@mapInsert_map_map", &[MAB, MAB], MAB),
+        ],
         "optional.unwrap" => vec![g("optional_unwrap", &[P::ListOf(&OA)], LA)],
         "unwrapOpt" => vec![m("optional_unwrapOpt", &[P::ListOf(&OA)], LA)],
         _ => {

@@ -27,10 +27,10 @@
 //! Not checked, or not as kube-apiserver does:
 //!
 //! - The optional syntax (`self.?x`, `[?i]`) does not parse with the `cel` crate: such rules are refused as
-//!   syntax errors. The two-variable `all`, `exists` and `existsOne`, which its parser leaves as calls, are
-//!   expanded here as cel-go expands them ([`expand`]); rules using the other macros it does not expand
-//!   (`transformList`, `transformMap`, `transformMapEntry`, `cel.bind`, `optMap`, `optFlatMap`, `sortBy`) are
-//!   accepted without a type check or cost (0).
+//!   syntax errors. The two-variable macros (`all`, `exists`, `existsOne`, `transformList`, `transformMap`,
+//!   `transformMapEntry`), which its parser leaves as calls, are expanded here as cel-go expands them
+//!   ([`expand`]); rules using the other macros it does not expand (`cel.bind`, `optMap`, `optFlatMap`,
+//!   `sortBy`) are accepted without a type check or cost (0).
 //! - The strings extension's check of literal format strings against literal arguments
 //!   (`'%d'.format(['a'])`) is not done.
 //! - Schema object types are named `selfType.<path>` in messages; kube-apiserver names them

@@ -190,6 +190,42 @@ fn macro_parts(
         }
         (Expr::Literal(LiteralValue::Boolean(_)), _) => ("exists", arg(1).into_iter().collect()),
         (Expr::Literal(LiteralValue::Int(_)), _) => ("exists_one", arg(0).into_iter().collect()),
+        (Expr::List(_), _) if c.iter_var2.is_some() => {
+            // transformList: the filter (if any), then the transform.
+            match step.map(|s| s.func_name.as_str()) {
+                Some("_?_:_") => {
+                    let transform =
+                        step.and_then(|s| s.args.get(1))
+                            .and_then(|add| match &add.expr {
+                                Expr::Call(a) => listed(a.args.get(1)),
+                                _ => None,
+                            });
+                    (
+                        "transformList",
+                        arg(0).into_iter().chain(transform).collect(),
+                    )
+                }
+                _ => ("transformList", listed(arg(1)).into_iter().collect()),
+            }
+        }
+        (Expr::Map(_), _) => {
+            let (filter, insert) = match step.map(|s| s.func_name.as_str()) {
+                Some("_?_:_") => (arg(0), step.and_then(|s| s.args.get(1))),
+                _ => (None, Some(&c.loop_step)),
+            };
+            let insert = insert.and_then(|i| match &i.expr {
+                Expr::Call(call) => Some(call),
+                _ => None,
+            });
+            let entry = insert.is_some_and(|i| i.args.len() == 2);
+            let transform = insert.and_then(|i| i.args.last());
+            let name = if entry {
+                "transformMapEntry"
+            } else {
+                "transformMap"
+            };
+            (name, filter.into_iter().chain(transform).collect())
+        }
         (_, Some("_+_")) => ("map", listed(arg(1)).into_iter().collect()),
         (_, Some("_?_:_")) => {
             let element = step
