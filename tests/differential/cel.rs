@@ -794,6 +794,7 @@ async fn rules_in_the_wild(client: Client, _ns: String) -> Transcript {
         "self.tags.transformList(i, t, t.matches('^a')).size() > 0",
         "self.labels.transformMap(k, v, v > 1).size() > 0",
         "self.hosts.transformList(i, h, h, 1).size() > 0",
+        "cel.bind(x, self.name, x.size() > 0)",
     ];
     // Rules whose estimated cost lands near the budget, to compare the estimates' factors.
     let costly = |rule: &str| {

@@ -40,7 +40,7 @@ pub(super) struct Checked {
 }
 
 /// Macros of cel-go that the `cel` crate's parser leaves as calls.
-const UNEXPANDED: &[&str] = &["optMap", "optFlatMap", "sortBy", "bind"];
+const UNEXPANDED: &[&str] = &["optMap", "optFlatMap", "sortBy"];
 
 /// Type-checks `expr` (parsed from `source`), `self` being of the declaration `decl`; `oldSelf` is
 /// optional with `optional_old_self`.

@@ -29,8 +29,9 @@
 //! - The optional syntax (`self.?x`, `[?i]`) does not parse with the `cel` crate: such rules are refused as
 //!   syntax errors. The two-variable macros (`all`, `exists`, `existsOne`, `transformList`, `transformMap`,
 //!   `transformMapEntry`), which its parser leaves as calls, are expanded here as cel-go expands them
-//!   ([`expand`]); rules using the other macros it does not expand (`cel.bind`, `optMap`, `optFlatMap`,
-//!   `sortBy`) are accepted without a type check or cost (0).
+//!   ([`expand`]); rules using the other macros it does not expand (`optMap`, `optFlatMap`, `sortBy`)
+//!   are accepted without a type check or cost (0). (`cel.bind` is not in kube-apiserver's environment: it
+//!   is refused as an undeclared reference, here too.)
 //! - The strings extension's check of literal format strings against literal arguments
 //!   (`'%d'.format(['a'])`) is not done.
 //! - Schema object types are named `selfType.<path>` in messages; kube-apiserver names them
