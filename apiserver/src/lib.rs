@@ -69,9 +69,9 @@
 //!   CRD is written they are type-checked and their cost estimated as kube-apiserver does (cel-go's checker
 //!   and cost estimator, the Kubernetes library's estimates, the per-rule and per-CRD budgets, with the
 //!   server's messages), except: rules using the optional syntax (`self.?x`) do not parse here; rules using
-//!   `optMap`/`optFlatMap` or `sortBy` are accepted unchecked; literal format strings are not checked against their arguments; schema object
-//!   types in type errors are named `selfType.<path>` where the server names them
-//!   `selfType<nanoseconds>.<path>`.
+//!   `optMap`/`optFlatMap` or `sortBy` are accepted unchecked; literal format strings are not checked
+//!   against their arguments; schema object types in type errors are named `selfType.<path>` where the
+//!   server names them `selfType<nanoseconds>.<path>`.
 //! - Garbage collection and namespace termination run synchronously inside the request that triggers them
 //!   (a real cluster does this asynchronously in kube-controller-manager).
 //! - The workload controllers are played, not run: every pod of a Deployment, StatefulSet, ReplicaSet or
