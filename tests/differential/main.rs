@@ -38,7 +38,8 @@
 //! maps, quantities, macros and the lists library, rules blocked by schema errors, ratcheting with its
 //! warning, status writes), rules that do not compile (syntax errors, undefined fields, mismatched
 //! comparisons, rules that are not bools), rules' type errors and cost budgets (per rule and per CRD, with
-//! every cause in the server's order), and 90-odd rules as written in the wild, accepted or refused alike. `crud`: create/get/list, AlreadyExists, NotFound, Conflict on stale updates, Invalid custom resources
+//! every cause in the server's order), and some 160 rules as written in the wild or near the budget, accepted
+//! or refused alike. `crud`: create/get/list, AlreadyExists, NotFound, Conflict on stale updates, Invalid custom resources
 //! (schema and scale checks), generateName, dryRun, unknown fields under `fieldValidation` Warn, Ignore,
 //! Strict and an unknown mode. `lifecycle`: generation, the status and scale
 //! subresources, finalizers and deletion (with the watch events), watch event sequences with and without a
