@@ -108,20 +108,29 @@ pub fn validate(crd: &Value, name: &str) -> ApiResult<()> {
             if let Some(schema) = v["schema"].get("openAPIV3Schema") {
                 match Schema::new(schema) {
                     Ok(_) => {}
-                    Err(SchemaError::Rule {
-                        path,
-                        reason,
-                        message,
-                    }) => {
+                    Err(e @ (SchemaError::Rule { .. } | SchemaError::Rules(_))) => {
                         if shared && i > 0 {
                             continue;
                         }
-                        let field = if shared {
-                            format!("spec.validation.{path}")
-                        } else {
-                            format!("spec.versions[{i}].schema.{path}")
+                        let errors = match e {
+                            SchemaError::Rules(errors) => errors,
+                            one => vec![one],
                         };
-                        causes.push(cause(&field, reason, message));
+                        for e in errors {
+                            if let SchemaError::Rule {
+                                path,
+                                reason,
+                                message,
+                            } = e
+                            {
+                                let field = if shared {
+                                    format!("spec.validation.{path}")
+                                } else {
+                                    format!("spec.versions[{i}].schema.{path}")
+                                };
+                                causes.push(cause(&field, reason, message));
+                            }
+                        }
                     }
                     Err(e) => causes.push(cause(
                         &format!("spec.versions[{i}].schema.openAPIV3Schema"),

@@ -69,11 +69,12 @@
 //!   variables, fields, operators and common functions go.
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
 //!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). When a
-//!   CRD is written they are parsed and type-checked as far as the schema pins types down (undefined fields,
-//!   comparisons no overload accepts, rules that are not bools), but not fully: kube-apiserver also refuses
-//!   other type errors (a function called with arguments of the wrong types) and rules whose estimated cost
-//!   exceeds the budget (a rule over a list without `maxItems`). Such a rule is accepted here and fails, or
-//!   passes, when evaluated.
+//!   CRD is written they are type-checked and their cost estimated as kube-apiserver does (cel-go's checker
+//!   and cost estimator, the Kubernetes library's estimates, the per-rule and per-CRD budgets, with the
+//!   server's messages), except: rules using the optional syntax (`self.?x`) do not parse here; rules using
+//!   `optMap`/`optFlatMap` or `sortBy` are accepted unchecked; literal format strings are not checked
+//!   against their arguments; schema object types in type errors are named `selfType.<path>` where the
+//!   server names them `selfType<nanoseconds>.<path>`.
 //! - Garbage collection and namespace termination run synchronously inside the request that triggers them
 //!   (a real cluster does this asynchronously in kube-controller-manager).
 //! - The workload controllers are played, not run: every pod of a Deployment, StatefulSet, ReplicaSet or

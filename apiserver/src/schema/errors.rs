@@ -36,6 +36,10 @@ pub enum SchemaError {
         /// The cause's message, e.g. `Invalid value: {"Rule":...}: compilation failed: ERROR: ...`.
         message: String,
     },
+    /// Several CEL rule errors at once (rules over the cost budget), each a [`SchemaError::Rule`], in the
+    /// server's order.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Rules(Vec<SchemaError>),
     /// Any other malformed or unsupported part of the schema.
     #[error("{path}: {message}")]
     Invalid {

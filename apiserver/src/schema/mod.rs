@@ -73,9 +73,12 @@ impl Schema {
     /// Regular expressions are compiled once, here. Fails on invalid patterns, `items` given as an
     /// array, unsupported keywords (`$ref`, `patternProperties`, ...) and malformed keywords.
     pub fn new(open_api_v3_schema: &Value) -> Result<Schema, SchemaError> {
-        Ok(Schema {
-            root: parse_node(open_api_v3_schema, "openAPIV3Schema")?,
-        })
+        let root = parse_node(open_api_v3_schema, "openAPIV3Schema")?;
+        let over_budget = rules::budget_errors(&root);
+        if !over_budget.is_empty() {
+            return Err(SchemaError::Rules(over_budget));
+        }
+        Ok(Schema { root })
     }
 
     /// Applies `default`s as the server does on create/update and when reading: missing fields,

@@ -1,360 +1,418 @@
-//! The part of cel-go's type check that rules most often fail, refused by kube-apiserver when the CRD is
-//! written, with its error texts and positions: selecting a field the schema does not declare
-//! (`self.replicsa`), comparing values of types no overload accepts (`self.replicas == 'a'`, an int with a
-//! double under `==`), and a rule whose value is not a bool (`self.replicas`).
+//! cel-go's type check of a rule, as kube-apiserver runs it when a CRD is written: every expression gets
+//! a type from the schema's declarations (`self`, `oldSelf`), the variables of macros, literals and the
+//! overloads of the functions it calls ([`functions`](super::functions)); what does not type-check is
+//! reported with cel-go's texts (`undefined field 'x'`, `found no matching overload for 'startsWith'
+//! applied to 'int.(string)'`, `undeclared reference to 'f' (in container '')`, `expected type 'bool' but
+//! found 'int'`, ...) at cel-go's positions.
 //!
-//! Only what the schema pins down is checked: fields of objects (without `additionalProperties` or
-//! `x-kubernetes-preserve-unknown-fields`), the root's and embedded resources' `apiVersion`, `kind` and
-//! `metadata` (`name` and `generateName` only), through indexes and the variables of macros (`all`,
-//! `exists`, `map`, `filter`); the types of scalar fields, literals and `size()`. Anything else (calls with
-//! arguments of other types, the cost estimate) is left to evaluation.
+//! The types and overloads found are kept for the cost estimate ([`cost`](super::cost)).
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
-use kube_cel::cel::common::ast::{Expr, IdedExpr, LiteralValue};
+use kube_cel::cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
-use super::super::compile::{Additional, Node};
-use super::values::escape;
-use crate::cel::errors::{OPERATORS, token_column};
-
-/// What the checker knows of an expression's type.
-#[derive(Clone, Copy)]
-enum Ty<'n> {
-    /// A schema node; `true` for the root or an embedded resource (which have `apiVersion`, `kind` and a
-    /// reduced `metadata`).
-    Node(&'n Node, bool),
-    /// The reduced `metadata` of the root or an embedded resource.
-    Meta,
-    /// A value whose CEL type is known.
-    Scalar(Prim),
-    Unknown,
-}
-
-/// CEL's scalar types, as cel-go names them in its errors.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Prim {
-    Int,
-    Uint,
-    Double,
-    String,
-    Bool,
-    Bytes,
-    Null,
-    Timestamp,
-    Duration,
-}
-
-impl Prim {
-    fn name(self) -> &'static str {
-        match self {
-            Prim::Int => "int",
-            Prim::Uint => "uint",
-            Prim::Double => "double",
-            Prim::String => "string",
-            Prim::Bool => "bool",
-            Prim::Bytes => "bytes",
-            Prim::Null => "null_type",
-            Prim::Timestamp => "google.protobuf.Timestamp",
-            Prim::Duration => "google.protobuf.Duration",
-        }
-    }
-
-    fn numeric(self) -> bool {
-        matches!(self, Prim::Int | Prim::Uint | Prim::Double)
-    }
-}
-
-/// The scalar type of a schema node's values, when it has one.
-fn prim_of(n: &Node) -> Option<Prim> {
-    if n.types.len() != 1 {
-        return None;
-    }
-    Some(match n.types[0].as_str() {
-        "integer" => Prim::Int,
-        "number" => Prim::Double,
-        "boolean" => Prim::Bool,
-        "string" => match n.format.as_str() {
-            "byte" => Prim::Bytes,
-            "date-time" | "datetime" | "date" => Prim::Timestamp,
-            "duration" => Prim::Duration,
-            _ => Prim::String,
-        },
-        _ => return None,
-    })
-}
-
-/// A call no overload accepts: the operator, its argument types, and which occurrence of the operator in
-/// the source it is.
-struct Mismatch {
-    function: &'static str,
-    token: &'static str,
-    nth: usize,
-    args: (Prim, Prim),
-}
-
-/// One undefined field, in the order the expression names them.
-struct Undefined {
-    field: String,
-    /// Selected inside `has()`, which cel-go reports at the macro's parenthesis.
-    in_has: bool,
-}
+use super::decls::Decl;
+use super::expand::expand;
+use super::functions::{fresh_pair, instantiate, overloads, type_ident};
+use super::positions::{keys, locate, render};
+use super::types::{Subst, Type};
+use super::validators::validate;
 
 /// What the type check found in one expression.
 pub(super) struct Checked {
-    /// cel-go's errors (undefined fields, operators no overload accepts), in source order.
-    pub errors: Vec<String>,
-    /// The expression's type is known and is not `bool`.
-    pub not_bool: bool,
+    /// cel-go's errors, rendered, in source order.
+    pub(super) errors: Vec<String>,
+    /// The expression's type (`dyn` where unknown).
+    pub(super) output: Type,
+    /// Every expression's type.
+    pub(super) types: HashMap<u64, Type>,
+    /// The overloads each call may resolve to.
+    pub(super) overloads: HashMap<u64, Vec<String>>,
+    /// Calls on a namespace (`optional.of(x)`, `format.named(n)`) resolved as global functions.
+    pub(super) qualified: HashMap<u64, String>,
+    /// The expression with its two-variable macros expanded, when it has some: what the types, overloads
+    /// and positions are of.
+    pub(super) expanded: Option<IdedExpr>,
+    /// The expression uses a macro the parser does not expand (two-variable comprehensions, `cel.bind`,
+    /// `optMap`, ...): nothing was checked.
+    pub(super) unchecked: bool,
 }
 
-/// Type-checks `expr` (parsed from `source`) as cel-go does, as far as the schema pins types down: `self`
-/// (and `oldSelf`) being `node` (`root` for the root or an embedded resource).
-pub(super) fn check(source: &str, expr: &IdedExpr, node: &Node, root: bool) -> Checked {
-    let mut checker = Checker {
-        node,
-        root,
-        scopes: Vec::new(),
-        found: Vec::new(),
-        mismatches: Vec::new(),
-        operators: HashMap::new(),
+/// Macros of cel-go that the `cel` crate's parser leaves as calls.
+const UNEXPANDED: &[&str] = &["optMap", "optFlatMap", "sortBy"];
+
+/// Type-checks `expr` (parsed from `source`), `self` being of the declaration `decl`; `oldSelf` is
+/// optional with `optional_old_self`.
+pub(super) fn check(
+    source: &str,
+    expr: &IdedExpr,
+    decl: &Rc<Decl>,
+    optional_old_self: bool,
+) -> Checked {
+    let expanded = expand(expr);
+    let expr = expanded.as_ref().unwrap_or(expr);
+    let self_type = decl.cel_type();
+    let old_self = if optional_old_self {
+        Type::Optional(Box::new(self_type.clone()))
+    } else {
+        self_type.clone()
     };
-    let result = checker.resolve(expr);
-    let not_bool = match result {
-        Ty::Scalar(p) => p != Prim::Bool,
-        Ty::Meta => true,
-        Ty::Node(n, _) => n.types.iter().any(|t| t == "object" || t == "array"),
-        Ty::Unknown => false,
+    let mut c = Checker {
+        subst: Subst::default(),
+        scopes: vec![("self".into(), self_type), ("oldSelf".into(), old_self)],
+        types: HashMap::new(),
+        overloads: HashMap::new(),
+        qualified: HashMap::new(),
+        errors: Vec::new(),
+        unchecked: false,
     };
-    let mut located: Vec<(usize, String)> = Vec::new();
-    let mut seen: HashMap<(String, bool), usize> = HashMap::new();
-    for u in &checker.found {
-        let nth = seen.entry((u.field.clone(), u.in_has)).or_default();
-        let column = crate::cel::errors::select_column(source, &u.field, u.in_has, *nth);
-        *nth += 1;
-        located.push((column, format!("undefined field '{}'", u.field)));
-    }
-    for m in &checker.mismatches {
-        let column = token_column(source, m.token, m.nth);
-        located.push((
-            column,
-            format!(
-                "found no matching overload for '{}' applied to '({}, {})'",
-                m.function,
-                m.args.0.name(),
-                m.args.1.name()
-            ),
-        ));
-    }
-    located.sort_by_key(|(column, _)| *column);
-    let errors = located
-        .into_iter()
-        .map(|(column, what)| crate::cel::errors::located(source, column, &what))
+    let output = c.check(expr);
+    let output = c.subst.apply(&output, true);
+    let types = c
+        .types
+        .iter()
+        .map(|(id, t)| (*id, c.subst.apply(t, true)))
         .collect();
-    Checked { errors, not_bool }
+    let mut found = c.errors;
+    if found.is_empty() && !c.unchecked {
+        found = validate(expr, &types);
+    }
+    let positions = keys(expr);
+    let mut located: Vec<((usize, usize), String)> = found
+        .iter()
+        .map(|(id, message)| {
+            let at = positions
+                .get(id)
+                .and_then(|(key, nth)| locate(source, key, *nth))
+                .unwrap_or((1, 1));
+            (at, message.clone())
+        })
+        .collect();
+    located.sort_by_key(|(at, _)| *at);
+    located.dedup();
+    let errors = if c.unchecked {
+        Vec::new()
+    } else {
+        located
+            .into_iter()
+            .map(|(at, message)| render(source, Some(at), &message))
+            .collect()
+    };
+    Checked {
+        errors,
+        output,
+        types,
+        overloads: c.overloads,
+        qualified: c.qualified,
+        unchecked: c.unchecked,
+        expanded,
+    }
 }
 
-struct Checker<'n> {
-    node: &'n Node,
-    root: bool,
-    /// Macro variables in scope, innermost last.
-    scopes: Vec<(String, Ty<'n>)>,
-    found: Vec<Undefined>,
-    mismatches: Vec<Mismatch>,
-    /// How many of each operator were passed, in source order.
-    operators: HashMap<&'static str, usize>,
+struct Checker {
+    subst: Subst,
+    /// Variables in scope, innermost last.
+    scopes: Vec<(String, Type)>,
+    types: HashMap<u64, Type>,
+    overloads: HashMap<u64, Vec<String>>,
+    qualified: HashMap<u64, String>,
+    errors: Vec<(u64, String)>,
+    unchecked: bool,
 }
 
-impl<'n> Checker<'n> {
-    fn resolve(&mut self, e: &IdedExpr) -> Ty<'n> {
+/// The dotted name an expression spells (`a.b.c`), if it is one.
+fn qualified_name(e: &IdedExpr) -> Option<String> {
+    match &e.expr {
+        Expr::Ident(n) => Some(n.clone()),
+        Expr::Select(s) if !s.test => Some(format!("{}.{}", qualified_name(&s.operand)?, s.field)),
+        _ => None,
+    }
+}
+
+impl Checker {
+    fn check(&mut self, e: &IdedExpr) -> Type {
+        let t = self.infer(e);
+        self.types.insert(e.id, t.clone());
+        t
+    }
+
+    fn error(&mut self, id: u64, message: String) -> Type {
+        self.errors.push((id, message));
+        Type::Error
+    }
+
+    fn lookup(&self, name: &str) -> Option<Type> {
+        self.scopes
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t.clone())
+    }
+
+    fn infer(&mut self, e: &IdedExpr) -> Type {
         match &e.expr {
-            Expr::Ident(name) => {
-                if let Some((_, ty)) = self.scopes.iter().rev().find(|(n, _)| n == name) {
-                    return *ty;
-                }
-                match name.as_str() {
-                    "self" | "oldSelf" => match prim_of(self.node) {
-                        Some(prim) => Ty::Scalar(prim),
-                        None => Ty::Node(self.node, self.root),
-                    },
-                    _ => Ty::Unknown,
-                }
-            }
+            Expr::Literal(l) => match l {
+                LiteralValue::Boolean(_) => Type::Bool,
+                LiteralValue::Bytes(_) => Type::Bytes,
+                LiteralValue::Double(_) => Type::Double,
+                LiteralValue::Int(_) => Type::Int,
+                LiteralValue::Null => Type::Null,
+                LiteralValue::String(_) => Type::String,
+                LiteralValue::UInt(_) => Type::Uint,
+            },
+            Expr::Ident(name) => match self.lookup(name).or_else(|| type_ident(name)) {
+                Some(t) => t,
+                None => self.error(
+                    e.id,
+                    format!("undeclared reference to '{name}' (in container '')"),
+                ),
+            },
             Expr::Select(s) => {
-                let operand = self.resolve(&s.operand);
-                match field_of(operand, &s.field) {
-                    Some(ty) if s.test => {
-                        let _ = ty;
-                        Ty::Scalar(Prim::Bool)
-                    }
-                    Some(ty) => ty,
-                    None => {
-                        self.found.push(Undefined {
-                            field: s.field.clone(),
-                            in_has: s.test,
-                        });
-                        Ty::Unknown
-                    }
-                }
+                let operand = self.check(&s.operand);
+                let operand = self.subst.apply(&operand, false);
+                let field = self.select(e.id, &operand, &s.field);
+                if s.test { Type::Bool } else { field }
             }
-            Expr::Call(call) => {
-                let target = call.target.as_deref().map(|t| self.resolve(t));
-                let function = call.func_name.as_str();
-                let operator = OPERATORS.iter().find(|(f, _)| *f == function);
-                let mut args: Vec<Ty<'n>> = Vec::new();
-                for (i, a) in call.args.iter().enumerate() {
-                    // The operator's token sits between its operands: count it in source order.
-                    if i == 1
-                        && let Some((f, _)) = operator
+            Expr::Call(call) => self.call(e, call),
+            Expr::List(l) => {
+                let mut element: Option<Type> = None;
+                for (i, x) in l.elements.iter().enumerate() {
+                    let mut t = self.check(x);
+                    if l.optional_indices.contains(&i)
+                        && let Type::Optional(inner) = self.subst.apply(&t, false)
                     {
-                        *self.operators.entry(f).or_default() += 1;
+                        t = *inner;
                     }
-                    args.push(self.resolve(a));
+                    element = Some(self.join(element, t));
                 }
-                if let (Some((f, token)), [Ty::Scalar(a), Ty::Scalar(b)]) =
-                    (operator, args.as_slice())
-                {
-                    let ordering = !matches!(*f, "_==_" | "_!=_");
-                    // Comparisons with null are left to evaluation (nullable fields compare with it).
-                    let accepted = a == b
-                        || *a == Prim::Null
-                        || *b == Prim::Null
-                        || (ordering && a.numeric() && b.numeric());
-                    if !accepted {
-                        self.mismatches.push(Mismatch {
-                            function: f,
-                            token,
-                            nth: self.operators.get(f).copied().unwrap_or(1) - 1,
-                            args: (*a, *b),
-                        });
+                let element = element.unwrap_or_else(|| self.subst.fresh());
+                Type::list(element)
+            }
+            Expr::Map(m) => {
+                let (mut key, mut value) = (None, None);
+                for entry in &m.entries {
+                    if let EntryExpr::MapEntry(me) = &entry.expr {
+                        let k = self.check(&me.key);
+                        key = Some(self.join(key, k));
+                        let v = self.check(&me.value);
+                        value = Some(self.join(value, v));
                     }
-                    return Ty::Scalar(Prim::Bool);
                 }
-                match (function, target, args.first()) {
-                    ("_[_]", None, Some(operand)) => element_of(*operand),
-                    (f, _, _) if operator.is_some() || f == "_&&_" || f == "_||_" || f == "!_" => {
-                        Ty::Scalar(Prim::Bool)
+                let key = key.unwrap_or_else(|| self.subst.fresh());
+                let value = value.unwrap_or_else(|| self.subst.fresh());
+                Type::Map(Box::new(key), Box::new(value))
+            }
+            Expr::Struct(s) => {
+                for entry in &s.entries {
+                    if let EntryExpr::StructField(f) = &entry.expr {
+                        self.check(&f.value);
                     }
-                    ("size", _, _) => Ty::Scalar(Prim::Int),
-                    _ => Ty::Unknown,
                 }
+                self.error(
+                    e.id,
+                    format!(
+                        "undeclared reference to '{}' (in container '')",
+                        s.type_name
+                    ),
+                )
             }
             Expr::Comprehension(c) => {
-                let range = self.resolve(&c.iter_range);
-                let element = match range {
-                    Ty::Node(n, _) if n.items.is_some() => element_of(range),
-                    _ => Ty::Unknown,
+                let range = self.check(&c.iter_range);
+                let range = self.subst.apply(&range, false);
+                let (first, second) = match &range {
+                    Type::List(el) => match &c.iter_var2 {
+                        Some(_) => (Type::Int, (**el).clone()),
+                        None => ((**el).clone(), Type::Dyn),
+                    },
+                    Type::Map(k, v) => ((**k).clone(), (**v).clone()),
+                    Type::Dyn | Type::Error | Type::Param(_) => (Type::Dyn, Type::Dyn),
+                    other => {
+                        let message = format!(
+                            "expression of type '{other}' cannot be range of a comprehension (must be list, map, or dynamic)"
+                        );
+                        self.error(c.iter_range.id, message);
+                        (Type::Dyn, Type::Dyn)
+                    }
                 };
-                let accu = self.resolve(&c.accu_init);
-                self.scopes.push((c.iter_var.clone(), element));
-                if let Some(second) = &c.iter_var2 {
-                    self.scopes.push((second.clone(), Ty::Unknown));
+                let accu = self.check(&c.accu_init);
+                self.scopes.push((c.accu_var.clone(), accu.clone()));
+                self.scopes.push((c.iter_var.clone(), first));
+                if let Some(v2) = &c.iter_var2 {
+                    self.scopes.push((v2.clone(), second));
                 }
-                self.scopes.push((c.accu_var.clone(), accu));
-                self.resolve(&c.loop_cond);
-                self.resolve(&c.loop_step);
-                self.resolve(&c.result);
+                let cond = self.check(&c.loop_cond);
+                if !self.subst.assignable(&Type::Bool, &cond) {
+                    let found = self.subst.apply(&cond, true);
+                    self.error(
+                        c.loop_cond.id,
+                        format!("expected type 'bool' but found '{found}'"),
+                    );
+                }
+                let step = self.check(&c.loop_step);
+                if !self.subst.assignable(&accu, &step) {
+                    let (want, found) =
+                        (self.subst.apply(&accu, true), self.subst.apply(&step, true));
+                    self.error(
+                        c.loop_step.id,
+                        format!("expected type '{want}' but found '{found}'"),
+                    );
+                }
                 self.scopes.pop();
                 if c.iter_var2.is_some() {
                     self.scopes.pop();
                 }
+                let result = self.check(&c.result);
                 self.scopes.pop();
-                Ty::Unknown
+                result
             }
-            Expr::List(l) => {
-                for item in &l.elements {
-                    self.resolve(item);
-                }
-                Ty::Unknown
-            }
-            Expr::Map(m) => {
-                for entry in &m.entries {
-                    if let kube_cel::cel::common::ast::EntryExpr::MapEntry(me) = &entry.expr {
-                        self.resolve(&me.key);
-                        self.resolve(&me.value);
-                    }
-                }
-                Ty::Unknown
-            }
-            Expr::Struct(s) => {
-                for entry in &s.entries {
-                    if let kube_cel::cel::common::ast::EntryExpr::StructField(f) = &entry.expr {
-                        self.resolve(&f.value);
-                    }
-                }
-                Ty::Unknown
-            }
-            Expr::Literal(l) => Ty::Scalar(match l {
-                LiteralValue::Boolean(_) => Prim::Bool,
-                LiteralValue::Bytes(_) => Prim::Bytes,
-                LiteralValue::Double(_) => Prim::Double,
-                LiteralValue::Int(_) => Prim::Int,
-                LiteralValue::Null => Prim::Null,
-                LiteralValue::String(_) => Prim::String,
-                LiteralValue::UInt(_) => Prim::Uint,
-            }),
-            Expr::Unspecified => Ty::Unknown,
+            Expr::Unspecified => Type::Dyn,
         }
     }
-}
 
-/// The type of `operand.field`; `None` when the schema says there is no such field.
-fn field_of<'n>(operand: Ty<'n>, field: &str) -> Option<Ty<'n>> {
-    match operand {
-        Ty::Unknown => Some(Ty::Unknown),
-        Ty::Meta => matches!(field, "name" | "generateName").then_some(Ty::Scalar(Prim::String)),
-        Ty::Scalar(_) => Some(Ty::Unknown),
-        Ty::Node(n, resource) => {
-            if resource {
-                match field {
-                    "metadata" => return Some(Ty::Meta),
-                    "apiVersion" | "kind" => return Some(Ty::Scalar(Prim::String)),
-                    _ => {}
+    /// The type of `operand.field`.
+    fn select(&mut self, id: u64, operand: &Type, field: &str) -> Type {
+        match operand {
+            Type::Object(d) => match d.field(field) {
+                Some(f) => f.cel_type(),
+                None => self.error(id, format!("undefined field '{field}'")),
+            },
+            Type::Named(_, true) => self.error(id, format!("undefined field '{field}'")),
+            Type::Map(_, v) => (**v).clone(),
+            Type::Dyn | Type::Error | Type::Param(_) => Type::Dyn,
+            Type::Optional(inner) => {
+                let inner = self.select(id, inner, field);
+                Type::Optional(Box::new(inner))
+            }
+            other => self.error(
+                id,
+                format!("type '{other}' does not support field selection"),
+            ),
+        }
+    }
+
+    /// The element type of a list or map literal so far, joined with `t` (`dyn` when they differ; the
+    /// homogeneous-literal validator reports the difference).
+    fn join(&mut self, previous: Option<Type>, t: Type) -> Type {
+        let Some(previous) = previous else { return t };
+        if self.subst.assignable(&previous, &t) {
+            if matches!(self.subst.apply(&t, false), Type::Dyn) {
+                return Type::Dyn;
+            }
+            return previous;
+        }
+        Type::Dyn
+    }
+
+    fn call(&mut self, e: &IdedExpr, call: &kube_cel::cel::common::ast::CallExpr) -> Type {
+        let name = call.func_name.as_str();
+        let macro_like = UNEXPANDED.contains(&name)
+            || (call.target.is_some()
+                && call.args.len() == 3
+                && matches!(name, "all" | "exists" | "existsOne" | "exists_one"));
+        if macro_like {
+            self.unchecked = true;
+            return Type::Dyn;
+        }
+        let arg_types: Vec<Type> = call.args.iter().map(|a| self.check(a)).collect();
+        let Some(target) = call.target.as_deref() else {
+            return self.resolve(e.id, name, None, &call.args, arg_types);
+        };
+        if let Some(prefix) = qualified_name(target) {
+            let full = format!("{prefix}.{name}");
+            if self.lookup(&prefix).is_none() && overloads(&full).is_some() {
+                self.qualified.insert(e.id, full.clone());
+                return self.resolve(e.id, &full, None, &call.args, arg_types);
+            }
+        }
+        let t = self.check(target);
+        self.resolve(e.id, name, Some(t), &call.args, arg_types)
+    }
+
+    fn resolve(
+        &mut self,
+        id: u64,
+        name: &str,
+        target: Option<Type>,
+        args: &[IdedExpr],
+        arg_types: Vec<Type>,
+    ) -> Type {
+        let Some(candidates) = overloads(name) else {
+            return self.error(
+                id,
+                format!("undeclared reference to '{name}' (in container '')"),
+            );
+        };
+        let member = target.is_some();
+        let all: Vec<Type> = target.into_iter().chain(arg_types).collect();
+        if name == "_&&_" || name == "_||_" {
+            let mut failed = false;
+            for (a, t) in args.iter().zip(&all) {
+                if !self.subst.assignable(&Type::Bool, t) {
+                    let found = self.subst.apply(t, true);
+                    self.error(a.id, format!("expected type 'bool' but found '{found}'"));
+                    failed = true;
                 }
             }
-            if let Some(p) = n
-                .properties
+            self.overloads.insert(
+                id,
+                vec![
+                    if name == "_&&_" {
+                        "logical_and"
+                    } else {
+                        "logical_or"
+                    }
+                    .into(),
+                ],
+            );
+            return if failed { Type::Error } else { Type::Bool };
+        }
+        let mut result: Option<Type> = None;
+        let mut matched = Vec::new();
+        for o in candidates.iter().filter(|o| o.member == member) {
+            if o.params.len() != all.len() {
+                continue;
+            }
+            let (a, b) = fresh_pair(&mut self.subst);
+            let mut trial = self.subst.clone();
+            let fits = o
+                .params
                 .iter()
-                .find(|(name, _)| escape(name).as_deref() == Some(field))
-                .map(|(_, p)| p)
-            {
-                return Some(match prim_of(p) {
-                    Some(prim) => Ty::Scalar(prim),
-                    None => Ty::Node(p, p.embedded_resource),
-                });
+                .zip(&all)
+                .all(|(p, t)| trial.assignable(&instantiate(p, &a, &b), t));
+            if !fits {
+                continue;
             }
-            match &n.additional_properties {
-                Some(Additional::Schema(values)) => return Some(Ty::Node(values, false)),
-                Some(Additional::Bool(true)) => return Some(Ty::Unknown),
-                _ => {}
+            self.subst = trial;
+            matched.push(o.id.clone());
+            let r = self.subst.apply(&instantiate(&o.result, &a, &b), false);
+            result = Some(match result {
+                None => r,
+                Some(prev) if prev.is_dyn_or_error() => prev,
+                Some(prev) if format!("{prev}") == format!("{r}") => prev,
+                Some(_) => Type::Dyn,
+            });
+        }
+        match result {
+            Some(r) => {
+                self.overloads.insert(id, matched);
+                r
             }
-            // An object that declares no properties (and keeps no unknown fields) has no fields at all.
-            let object = n.types.iter().any(|t| t == "object");
-            let declared = !n.properties.is_empty() || resource || object;
-            if declared && !n.preserve_unknown_fields {
-                None
-            } else {
-                Some(Ty::Unknown)
+            None => {
+                let shown: Vec<String> = all
+                    .iter()
+                    .map(|t| self.subst.apply(t, true).to_string())
+                    .collect();
+                let signature = if member {
+                    format!("{}.({})", shown[0], shown[1..].join(", "))
+                } else {
+                    format!("({})", shown.join(", "))
+                };
+                self.error(
+                    id,
+                    format!("found no matching overload for '{name}' applied to '{signature}'"),
+                )
             }
         }
-    }
-}
-
-/// The type of a value at schema node `n`.
-fn typed(n: &Node) -> Ty<'_> {
-    match prim_of(n) {
-        Some(prim) => Ty::Scalar(prim),
-        None => Ty::Node(n, n.embedded_resource),
-    }
-}
-
-/// The type of `operand[i]`: a list's items or a map's values.
-fn element_of(operand: Ty<'_>) -> Ty<'_> {
-    match operand {
-        Ty::Node(n, _) => match (&n.items, &n.additional_properties) {
-            (Some(items), _) => typed(items),
-            (None, Some(Additional::Schema(values))) => typed(values),
-            _ => Ty::Unknown,
-        },
-        _ => Ty::Unknown,
     }
 }

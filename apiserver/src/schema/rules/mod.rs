@@ -7,11 +7,60 @@
 //! `oldSelf` the correlated old value on update (transition rules run only where there is one), failures
 //! of unchanged values are ratcheted into warnings, and the 422 texts are the server's.
 //!
+//! When the CRD is written, rules are also checked as kube-apiserver checks them, and every failure is
+//! reported after the schema's own errors, in the server's order ([`budget_errors`]):
+//!
+//! - **Type check** ([`check`]): cel-go's checker over the schema's declarations ([`decls`]) and the
+//!   overloads of CEL's standard functions, the strings (v2), lists (v3) and sets extensions, optional
+//!   types and Kubernetes' libraries (lists, regex, urls, ip, cidr, quantity, format, semver)
+//!   ([`functions`]), then kube-apiserver's AST validators ([`validators`]: literal arguments of
+//!   `duration`, `timestamp` and `matches`, homogeneous list and map literals), with cel-go's error texts
+//!   and positions ([`positions`]); a rule must be a `bool`, a `messageExpression` a `string`
+//!   ([`compilation`]).
+//! - **Cost** ([`cost`], [`library_cost`], [`budget`]): cel-go's static estimate with the extensions' and
+//!   Kubernetes' call estimates and the sizes from `maxLength`, `maxItems` and `maxProperties` (else from
+//!   the largest request, 3 MiB); each rule's cost times its cardinality must stay within
+//!   `StaticEstimatedCostLimit`, each messageExpression's within it too, and all together within
+//!   `StaticEstimatedCRDCostLimit`, refused with the server's messages and fields.
+//! - `optionalOldSelf` on a rule that does not read `oldSelf`, and rules on a node without a type.
+//!
+//! Not checked, or not as kube-apiserver does:
+//!
+//! - The optional syntax (`self.?x`, `[?i]`) does not parse with the `cel` crate: such rules are refused as
+//!   syntax errors. The two-variable macros (`all`, `exists`, `existsOne`, `transformList`, `transformMap`,
+//!   `transformMapEntry`), which its parser leaves as calls, are expanded here as cel-go expands them
+//!   ([`expand`]); rules using the other macros it does not expand (`optMap`, `optFlatMap`, `sortBy`)
+//!   are accepted without a type check or cost (0). (`cel.bind` is not in kube-apiserver's environment: it
+//!   is refused as an undeclared reference, here too.)
+//! - The strings extension's check of literal format strings against literal arguments
+//!   (`'%d'.format(['a'])`) is not done.
+//! - Schema object types are named `selfType.<path>` in messages; kube-apiserver names them
+//!   `selfType<nanoseconds>.<path>`, which differs from one write to the next.
+//! - Errors at sibling properties are listed in property-name order; kube-apiserver's order follows Go's
+//!   map iteration, which varies, and so does its order of equally expensive rules in the total's causes.
+//! - On update, kube-apiserver waives the per-rule limit for a version whose schema is unchanged (a CRD
+//!   stored before the limit existed); the in-memory server checks it again, which only matters for
+//!   schemas it could not have accepted in the first place.
+//!
+//! Rules under `allOf`, `anyOf`, `oneOf` and `not` refuse the CRD (`must be empty to be structural`).
+//!
 //! Expressions run on the `cel` crate with Kubernetes' library functions from `kube-cel` (quantities,
 //! lists, sets, regex, urls, ip and cidr, format, semver).
 
+mod budget;
 mod check;
+mod compilation;
+mod cost;
+mod decls;
 mod eval;
+mod expand;
+mod functions;
+mod library_cost;
+mod positions;
+#[cfg(test)]
+mod tests;
+mod types;
+mod validators;
 mod values;
 
 use std::sync::Arc;
@@ -23,6 +72,7 @@ use super::compile::Node;
 use super::errors::SchemaError;
 use super::go_format::{go_json, go_quote};
 
+pub(super) use budget::budget_errors;
 pub(super) use eval::{blocking_error, has_rules, is_blocking, validate};
 
 /// The `reason` a rule's failures are reported with.
@@ -48,6 +98,21 @@ pub(super) struct Rule {
     pub(super) transition: bool,
     pub(super) program: Arc<Program>,
     pub(super) message_program: Option<Arc<Program>>,
+    /// The `messageExpression` as written, when it has one.
+    pub(super) message_expression: Option<String>,
+    /// What kube-apiserver's compilation of the rule reports.
+    pub(super) errors: RuleErrors,
+}
+
+/// The errors of a rule's compilation, reported (after the schema's own errors) by [`budget_errors`].
+#[derive(Clone, Debug, Default)]
+pub(super) struct RuleErrors {
+    /// The rule's: does not parse, does not type-check, is not a bool (`Invalid value: {...}: ...`).
+    pub(super) rule: Option<String>,
+    /// The messageExpression's, likewise (compiled only when the rule compiled).
+    pub(super) message_expression: Option<String>,
+    /// `optionalOldSelf` is set (to this) though the rule does not use `oldSelf`.
+    pub(super) optional_old_self: Option<bool>,
 }
 
 impl std::fmt::Debug for Rule {
@@ -99,6 +164,20 @@ pub(super) fn parse_rules(
             ));
         }
     };
+    // Value validations (allOf, anyOf, oneOf, not) may not carry rules (structural schemas).
+    let in_value_validation = path.split('.').any(|segment| {
+        segment == "not"
+            || ["allOf[", "anyOf[", "oneOf["]
+                .iter()
+                .any(|p| segment.starts_with(p))
+    });
+    if in_value_validation && !list.is_empty() {
+        return Err(rule_error(
+            &format!("{path}.{key}"),
+            "FieldValueForbidden",
+            "Forbidden: must be empty to be structural".into(),
+        ));
+    }
     list.iter()
         .enumerate()
         .map(|(i, raw)| parse_rule(raw, &format!("{path}.{key}[{i}]"), node, resource))
@@ -164,72 +243,42 @@ fn parse_rule(raw: &Value, path: &str, node: &Node, resource: bool) -> Result<Ru
             ));
         }
     };
-    let compile_error =
-        |field: &str, what: &str, e: kube_cel::cel::ParseErrors| SchemaError::Rule {
-            path: format!("{path}.{field}"),
-            reason: "FieldValueInvalid",
-            message: format!(
-                "Invalid value: {}: {what} failed: {}",
-                go_rule(m),
-                crate::cel::errors::parse_error(&e.to_string())
-            ),
-        };
-    let program = Program::compile(&source).map_err(|e| compile_error("rule", "compilation", e))?;
-    let message_program = match text("messageExpression")? {
-        Some(expr) if !expr.trim().is_empty() => {
-            Some(Arc::new(Program::compile(&expr).map_err(|e| {
-                compile_error("messageExpression", "messageExpression compilation", e)
-            })?))
-        }
-        _ => None,
-    };
-    // Type errors, as cel-go's type check reports them: the rule's first, then its messageExpression's.
-    let message_expression = text("messageExpression")?.unwrap_or_default();
-    let checked = [
-        ("rule", "compilation", source.as_str(), Some(&program)),
-        (
-            "messageExpression",
-            "messageExpression compilation",
-            message_expression.as_str(),
-            message_program.as_deref(),
-        ),
-    ];
-    for (field, what, text, compiled) in checked {
-        let Some(compiled) = compiled else { continue };
-        let found = check::check(text, compiled.expression(), node, resource);
-        if !found.errors.is_empty() {
-            return Err(rule_error(
-                &format!("{path}.{field}"),
-                "FieldValueInvalid",
-                format!(
-                    "Invalid value: {}: {what} failed: {}",
-                    go_rule(m),
-                    found.errors.join("\n")
-                ),
-            ));
-        }
-        if field == "rule" && found.not_bool {
-            return Err(rule_error(
-                &format!("{path}.rule"),
-                "FieldValueInvalid",
-                format!(
-                    "Invalid value: {}: cel expression must evaluate to a bool",
-                    go_rule(m)
-                ),
-            ));
-        }
-    }
     let optional_old_self = matches!(m.get("optionalOldSelf"), Some(Value::Bool(true)));
-    let transition = program.references().has_variable("oldSelf");
+    let message_expression = text("messageExpression")?.filter(|e| !e.is_empty());
+    let decl = decls::decl_of(node, resource, "selfType");
+    let compiled = compilation::compile(
+        &source,
+        message_expression.as_deref(),
+        decl.as_ref(),
+        optional_old_self,
+    );
+    // A rule that does not parse keeps a placeholder program: the CRD is refused, it never runs.
+    let program = match compiled.program {
+        Some(p) => p,
+        None => {
+            Program::compile("true").map_err(|e| invalid(&format!("{path}.rule"), e.to_string()))?
+        }
+    };
+    let invalid_value = |detail: String| format!("Invalid value: {}: {detail}", go_rule(m));
+    let errors = RuleErrors {
+        rule: compiled.rule_error.map(invalid_value),
+        message_expression: compiled.message_error.map(invalid_value),
+        optional_old_self: match m.get("optionalOldSelf") {
+            Some(Value::Bool(b)) if !compiled.uses_old_self => Some(*b),
+            _ => None,
+        },
+    };
     Ok(Rule {
         source,
         message,
         reason,
         field_path: text("fieldPath")?.filter(|p| !p.is_empty()),
         optional_old_self,
-        transition,
+        transition: compiled.uses_old_self,
         program: Arc::new(program),
-        message_program,
+        message_program: compiled.message_program.map(Arc::new),
+        message_expression,
+        errors,
     })
 }
 
@@ -253,6 +302,25 @@ fn go_rule(m: &Map<String, Value>) -> String {
         string("fieldPath"),
         optional("optionalOldSelf"),
     )
+}
+
+/// Parse errors of `source` as cel-go prints them: each error's location and message, then its source
+/// line and caret drawn as cel-go draws them ([`positions::render`]).
+pub(super) fn go_cel_error(source: &str, text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.starts_with('|'))
+        .map(|l| {
+            let located = l.strip_prefix("ERROR: <input>:").and_then(|rest| {
+                let mut parts = rest.splitn(3, ':');
+                let line = parts.next()?.parse::<usize>().ok()?;
+                let column = parts.next()?.parse::<usize>().ok()?;
+                let message = parts.next()?.strip_prefix(' ')?;
+                Some(positions::render(source, Some((line, column)), message))
+            });
+            located.unwrap_or_else(|| l.to_string())
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn rule_error(path: &str, reason: &'static str, message: String) -> SchemaError {
