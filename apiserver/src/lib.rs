@@ -92,10 +92,9 @@
 //!   --output=plaintext-openapiv2` fails). `/openapi/v3` publishes, per group-version, the schemas of the kinds
 //!   served and of the types they refer to, with kube-apiserver's names and `x-kubernetes-group-version-kind`:
 //!   built-in kinds from k8s-openapi, custom resources from their CRD's `openAPIV3Schema` (with `apiVersion`,
-//!   `kind` and a reference to `ObjectMeta`). k8s-openapi's schemas carry kube-apiserver's descriptions but no
-//!   `enum` (so `kubectl explain` of a field such as a Service port's `protocol` lacks the `enum:` line and the
-//!   "Possible enum values"), no `default`, and none of the `x-kubernetes-patch-*`, list-type or map-type
-//!   extensions. Not published: List kinds, `DeleteOptions`, `Status`, `Scale` and the other types no kind
+//!   `kind` and a reference to `ObjectMeta`). k8s-openapi's schemas carry kube-apiserver's descriptions (the
+//!   `enum` lists and "Possible enum values" paragraphs of enum fields are added from a table of the 1.35
+//!   release) but no `default`, and none of the `x-kubernetes-patch-*`, list-type or map-type extensions. Not published: List kinds, `DeleteOptions`, `Status`, `Scale` and the other types no kind
 //!   refers to, and request bodies of operations (so kubectl's client-side apply computes strategic merge
 //!   patches from its own Go types, as it does when a server publishes none).
 //! - `fieldValidation=Strict` answers a patch, as a create or an update, with 400 `<Kind> in version "<v>" cannot

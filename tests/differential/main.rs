@@ -60,7 +60,8 @@
 //! -w` watch, and CRDs whose printer columns kube-apiserver refuses; ages and timestamps in cells are
 //! normalized. `more_tables`: the tables of 33 more built-in kinds with printers
 //! (HorizontalPodAutoscalers also through `autoscaling/v1`). `openapi`: the `/openapi/v3` index and, as
-//! `kubectl explain` reads them, the schemas of seven built-in types and the Widget CRD's whole schema. Of the kinds kube-apiserver has printers for,
+//! `kubectl explain` reads them, the schemas of seven built-in types and the Widget CRD's whole schema, and
+//! the `enum` lists and descriptions of every enum field of the built-in schemas served. Of the kinds kube-apiserver has printers for,
 //! only APIServices are not compared: kube-apiserver serves its own, the in-memory server has none.
 
 mod apply;

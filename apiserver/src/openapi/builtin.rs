@@ -1,6 +1,7 @@
 //! The component schemas of built-in kinds, generated from their k8s-openapi types (which carry kube-apiserver's
 //! schema names and descriptions) in OpenAPI 3.0 form: a reference with a description beside it becomes
-//! `allOf: [{$ref}]`, as kube-apiserver writes it.
+//! `allOf: [{$ref}]`, as kube-apiserver writes it. Enum fields get their `enum` lists and "Possible enum
+//! values" paragraphs from `enums.rs`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -9,7 +10,7 @@ use k8s_openapi::schemars::SchemaGenerator;
 use k8s_openapi::schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
-use super::gvk_extension;
+use super::{enums, gvk_extension};
 use crate::registry::{OpenApiSource, ResourceType};
 
 /// The generator every document uses: references point into `#/components/schemas/`.
@@ -65,7 +66,8 @@ fn build(kinds: &[&ResourceType]) -> Map<String, Value> {
         }
     }
     let mut defs = generator.take_definitions(true);
-    for schema in defs.values_mut() {
+    for (name, schema) in defs.iter_mut() {
+        enums::add(name, schema);
         if let Value::Object(schema) = schema {
             metadata_optional(schema);
         }

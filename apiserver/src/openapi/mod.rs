@@ -4,8 +4,8 @@
 //! (`io.k8s.api.core.v1.ConfigMap`, `dev.example.v1.WebApp`, each kind with `x-kubernetes-group-version-kind`).
 //! `kubectl explain` reads them.
 //!
-//! The schemas of built-in kinds come from k8s-openapi (`builtin.rs`), those of custom resources from their
-//! CRD's `openAPIV3Schema` (`custom.rs`).
+//! The schemas of built-in kinds come from k8s-openapi (`builtin.rs`), with the enum lists kube-openapi adds
+//! (`enums.rs`); those of custom resources from their CRD's `openAPIV3Schema` (`custom.rs`).
 
 use serde_json::{Map, Value, json};
 
@@ -14,6 +14,7 @@ use super::registry::{OpenApiSource, Registry, ResourceType};
 
 mod builtin;
 mod custom;
+mod enums;
 
 /// The URL path of a group-version under `/apis` or `/api`, without the leading slash.
 fn gv_path(group: &str, version: &str) -> String {

@@ -18,9 +18,6 @@
 //!   `authorization.k8s.io` (`NOT_SERVED` of the differential suite).
 //! - A new Deployment shows `status: {}` and a new Service `status: {loadBalancer: {}}` on kube-apiserver, and
 //!   no `status` in memory (`EMPTY_BUILTIN_STATUS` of the differential suite).
-//! - `kubectl explain` of a field with Go enum values (a Service port's `protocol`) shows `enum: ...` and the
-//!   "Possible enum values" on kube-apiserver, not in memory: the built-in schemas come from k8s-openapi,
-//!   which has neither.
 //!
 //! # Left out
 //!
@@ -66,6 +63,8 @@ wait --for=condition=Established crd/gadgets.parity.example.dev --timeout=30s
 explain configmap
 explain deployment.spec
 explain service.spec.ports
+explain service.spec
+explain service.spec.type
 explain pod.spec.containers.resources
 
 # Field validation: unknown fields
@@ -445,36 +444,6 @@ const DEVIATIONS: &[Deviation] = &[
         command: "get service web -o yaml",
         line: "    loadBalancer: {}",
         reason: "a new Service has status: {loadBalancer: {}} on kube-apiserver, no status in memory (EMPTY_BUILTIN_STATUS)",
-    },
-    Deviation {
-        command: "explain service.spec.ports",
-        line: "enum: SCTP, TCP, UDP",
-        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
-    },
-    Deviation {
-        command: "explain service.spec.ports",
-        line: " ",
-        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
-    },
-    Deviation {
-        command: "explain service.spec.ports",
-        line: "Possible enum values:",
-        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
-    },
-    Deviation {
-        command: "explain service.spec.ports",
-        line: "is the SCTP protocol.",
-        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
-    },
-    Deviation {
-        command: "explain service.spec.ports",
-        line: "is the TCP protocol.",
-        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
-    },
-    Deviation {
-        command: "explain service.spec.ports",
-        line: "is the UDP protocol.",
-        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
     },
     Deviation {
         command: "get deployment imp-web -o yaml",
