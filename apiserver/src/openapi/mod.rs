@@ -15,6 +15,7 @@ use super::registry::{OpenApiSource, Registry, ResourceType};
 mod builtin;
 mod custom;
 mod enums;
+pub mod v2;
 
 /// The URL path of a group-version under `/apis` or `/api`, without the leading slash.
 fn gv_path(group: &str, version: &str) -> String {

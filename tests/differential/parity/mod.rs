@@ -94,6 +94,19 @@ explain gadget.spec
 explain gadget.status.conditions
 explain gadget.metadata.ownerReferences
 explain widget.spec
+explain thing.spec
+
+# kubectl explain from /openapi/v2 (gnostic's protobuf)
+explain --output plaintext-openapiv2 configmap
+explain --output plaintext-openapiv2 service.spec
+explain --output plaintext-openapiv2 service.spec.ports
+explain --output plaintext-openapiv2 deployment.spec.template.spec.containers
+explain --output plaintext-openapiv2 gadget.spec
+explain --output plaintext-openapiv2 gadget.status.conditions
+explain --output plaintext-openapiv2 widget.spec
+explain --output plaintext-openapiv2 thing.spec
+explain --output plaintext-openapiv2 thing.spec.inner
+explain --output plaintext-openapiv2 thing --recursive
 
 # Built-in objects
 apply -f {dir}/configmap.yaml
@@ -502,11 +515,16 @@ async fn kubectl_answers_alike_on_both_servers() {
     serving
         .write_kubeconfig(&memory_config)
         .expect("the in-memory kubeconfig");
-    // Other tests of this process install the Widget CRD on the control plane: both servers serve it.
+    // Other tests of this process install the Widget, Gadget and Thing CRDs on the control plane: both
+    // servers serve them.
     crate::support::install_crd(&server.client()).await;
-    cp.install_crds([Widget::crd()])
-        .await
-        .expect("the CRD installs on the control plane");
+    cp.install_crds([
+        Widget::crd(),
+        crate::support::gadget_definition(),
+        crate::openapi_v2::thing_definition(),
+    ])
+    .await
+    .expect("the CRD installs on the control plane");
     let memory_ns = crate::support::namespace(&server.client()).await;
     let real_config = dir.path().join("real.kubeconfig");
     cp.write_kubeconfig(&real_config)
