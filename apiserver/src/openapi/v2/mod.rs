@@ -75,9 +75,12 @@ pub fn document(reg: &Registry) -> Value {
     })
 }
 
+/// Definitions shared by every document that has them.
+type Definitions = Arc<Map<String, Value>>;
+
 /// The v2 definitions of the built-in kinds `kinds` and of the types they refer to, converted once per set.
-fn builtin_definitions(kinds: &[&ResourceType]) -> Arc<Map<String, Value>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<Map<String, Value>>>>> = OnceLock::new();
+fn builtin_definitions(kinds: &[&ResourceType]) -> Definitions {
+    static CACHE: OnceLock<Mutex<HashMap<String, Definitions>>> = OnceLock::new();
     let key = kinds
         .iter()
         .map(|t| format!("{}/{}/{}", t.group, t.version, t.kind))
