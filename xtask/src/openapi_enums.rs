@@ -155,7 +155,7 @@ fn without_strings(line: &str) -> String {
 fn schema_names(src: &str) -> HashMap<String, String> {
     let mut imports = HashMap::new();
     for line in src.lines() {
-        let parts: Vec<&str> = line.trim().split_whitespace().collect();
+        let parts: Vec<&str> = line.split_whitespace().collect();
         if let [alias, path] = parts[..]
             && let Some(path) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"'))
         {
