@@ -95,12 +95,12 @@
 //!   form, CRDs converted as kube-apiserver converts structural schemas to v2), as JSON or as gnostic's
 //!   protobuf (what kubectl asks for: `kubectl explain --output plaintext-openapiv2` reads it), with
 //!   kube-apiserver's content negotiation, ETag and `304`, but not gzip-compressed and without
-//!   `Last-Modified`. k8s-openapi's schemas carry kube-apiserver's descriptions (the `enum` lists and
-//!   "Possible enum values" paragraphs of enum fields are added from a table of the 1.35 release) but no
-//!   `default`, none of the `x-kubernetes-patch-*`, list-type, map-type or union extensions, and list their
-//!   `required` fields alphabetically (kube-apiserver: in Go field order); a few differ in what they require
-//!   (`LocalObjectReference` and the config map and secret sources require `name`, an events.k8s.io Event
-//!   does not require `eventTime`). Not published: List kinds, `DeleteOptions`, `Status`, `Scale` and the
+//!   `Last-Modified`. k8s-openapi's schemas carry kube-apiserver's descriptions; the `enum` lists and
+//!   "Possible enum values" paragraphs of enum fields, the `required` fields in Go order and the
+//!   `x-kubernetes-*` extensions (list and map types, patch strategies, unions) are set from a table of the
+//!   1.35 release's generated definitions. They have no `default` (kube-apiserver's v3 schemas have some,
+//!   such as a port's `protocol: TCP`; its v2 document none), and `apiextensions.k8s.io/v1.JSON` says
+//!   `type: object` (kube-apiserver: no type). Not published: List kinds, `DeleteOptions`, `Status`, `Scale` and the
 //!   other types no kind refers to, and in both documents only the path of one object of each resource (read,
 //!   replace, patch, delete) with no request body; v2 declares no `consumes` on PATCH and no shared
 //!   `parameters`. So kubectl's client-side apply computes strategic merge patches from its own Go types, as it

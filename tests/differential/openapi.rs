@@ -2,7 +2,8 @@
 //! document holds the schema of each kind under kube-apiserver's name, marked with
 //! `x-kubernetes-group-version-kind`, with the same fields, types, references, descriptions and required
 //! fields, and a custom resource's schema exactly as kube-apiserver publishes it from its CRD. Every enum field
-//! of every built-in schema the in-memory server publishes has kube-apiserver's `enum` list and description.
+//! of every built-in schema the in-memory server publishes has kube-apiserver's `enum` list and description,
+//! and every schema its required fields and `x-kubernetes-*` extensions.
 
 use std::time::Duration;
 
@@ -115,27 +116,37 @@ async fn openapi_v3_documents_name_and_describe_kinds_alike() {
     .await;
 }
 
-/// Every node of `schema` that has an `enum`, by JSON pointer: its values and description.
-fn enum_fields(schema: &Value, pointer: String, out: &mut Map<String, Value>) {
+/// Every node of `schema` that has an `enum`, `required` fields or `x-kubernetes-*` extensions (other than
+/// the kind marker), by JSON pointer: those, and its description when it has an `enum`.
+fn marked_fields(schema: &Value, pointer: String, out: &mut Map<String, Value>) {
     match schema {
         Value::Object(map) => {
-            // A field named `enum` (of `JSONSchemaProps`) is not the keyword.
-            if let Some(values) = map
-                .get("enum")
-                .filter(|_| !pointer.ends_with("/properties"))
-            {
-                out.insert(
-                    pointer.clone(),
-                    json!({ "enum": values, "description": map.get("description") }),
-                );
+            // A field named `enum` or `required` (of `JSONSchemaProps`) is not the keyword.
+            if !pointer.ends_with("/properties") {
+                let mut marks = Map::new();
+                if let Some(values) = map.get("enum") {
+                    marks.insert("enum".into(), values.clone());
+                    marks.insert("description".into(), json!(map.get("description")));
+                }
+                if let Some(required) = map.get("required") {
+                    marks.insert("required".into(), required.clone());
+                }
+                for (k, v) in map {
+                    if k.starts_with("x-kubernetes-") && k != "x-kubernetes-group-version-kind" {
+                        marks.insert(k.clone(), v.clone());
+                    }
+                }
+                if !marks.is_empty() {
+                    out.insert(pointer.clone(), Value::Object(marks));
+                }
             }
             for (k, v) in map {
-                enum_fields(v, format!("{pointer}/{k}"), out);
+                marked_fields(v, format!("{pointer}/{k}"), out);
             }
         }
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
-                enum_fields(v, format!("{pointer}/{i}"), out);
+                marked_fields(v, format!("{pointer}/{i}"), out);
             }
         }
         _ => {}
@@ -154,11 +165,14 @@ async fn get_json(client: &Client, path: &str) -> Value {
 
 /// The enum fields of every built-in schema the in-memory server publishes, in every group-version it lists,
 /// are kube-apiserver's: the same values in the same order, and the same description (with its "Possible
-/// enum values" paragraph). A schema kube-apiserver does not publish in that group-version is a difference.
+/// enum values" paragraph); so are the required fields (in the same order) and the `x-kubernetes-*`
+/// extensions of every schema and field. A schema kube-apiserver does not publish in that group-version is a
+/// difference.
 #[tokio::test]
-async fn openapi_v3_enum_fields_are_kube_apiservers() {
+async fn openapi_v3_enums_required_fields_and_extensions_are_kube_apiservers() {
     let Some([(memory, _), (real, _)]) =
-        crate::support::both("openapi_v3_enum_fields_are_kube_apiservers").await
+        crate::support::both("openapi_v3_enums_required_fields_and_extensions_are_kube_apiservers")
+            .await
     else {
         return;
     };
@@ -178,8 +192,8 @@ async fn openapi_v3_enum_fields_are_kube_apiservers() {
                 continue;
             };
             let (mut a, mut b) = (Map::new(), Map::new());
-            enum_fields(schema, String::new(), &mut a);
-            enum_fields(their_schema, String::new(), &mut b);
+            marked_fields(schema, String::new(), &mut a);
+            marked_fields(their_schema, String::new(), &mut b);
             compared += b.len();
             if a != b {
                 differences.push(format!(
@@ -196,5 +210,5 @@ async fn openapi_v3_enum_fields_are_kube_apiservers() {
         differences.len(),
         differences.join("\n")
     );
-    assert!(compared > 50, "only {compared} enum fields compared");
+    assert!(compared > 500, "only {compared} fields compared");
 }

@@ -4,8 +4,9 @@
 //! (`io.k8s.api.core.v1.ConfigMap`, `dev.example.v1.WebApp`, each kind with `x-kubernetes-group-version-kind`).
 //! `kubectl explain` reads them.
 //!
-//! The schemas of built-in kinds come from k8s-openapi (`builtin.rs`), with the enum lists kube-openapi adds
-//! (`enums.rs`); those of custom resources from their CRD's `openAPIV3Schema` (`custom.rs`).
+//! The schemas of built-in kinds come from k8s-openapi (`builtin.rs`), with the enum lists, required fields
+//! and extensions kube-openapi's definitions have (`fields.rs`); those of custom resources from their CRD's
+//! `openAPIV3Schema` (`custom.rs`). `v2/` serves the same schemas as `/openapi/v2`.
 
 use serde_json::{Map, Value, json};
 
@@ -14,7 +15,7 @@ use super::registry::{OpenApiSource, Registry, ResourceType};
 
 mod builtin;
 mod custom;
-mod enums;
+mod fields;
 pub mod v2;
 
 /// The URL path of a group-version under `/apis` or `/api`, without the leading slash.
