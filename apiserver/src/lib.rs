@@ -99,8 +99,7 @@
 //!   "Possible enum values" paragraphs of enum fields, the `required` fields in Go order and the
 //!   `x-kubernetes-*` extensions (list and map types, patch strategies, unions) are set from a table of the
 //!   1.35 release's generated definitions. They have no `default` (kube-apiserver's v3 schemas have some,
-//!   such as a port's `protocol: TCP`; its v2 document none), and `apiextensions.k8s.io/v1.JSON` says
-//!   `type: object` (kube-apiserver: no type). Not published: List kinds, `DeleteOptions`, `Status`, `Scale` and the
+//!   such as a port's `protocol: TCP`; its v2 document none). Not published: List kinds, `DeleteOptions`, `Status`, `Scale` and the
 //!   other types no kind refers to, and in both documents only the path of one object of each resource (read,
 //!   replace, patch, delete) with no request body; v2 declares no `consumes` on PATCH and no shared
 //!   `parameters`. So kubectl's client-side apply computes strategic merge patches from its own Go types, as it

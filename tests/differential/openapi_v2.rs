@@ -5,6 +5,8 @@
 //!   `Accept` header kube-openapi's handler distinguishes (JSON, gnostic's protobuf under both names, `*/*`,
 //!   none, one it refuses), the protobuf's first field, and `304` on `If-None-Match` with the server's own ETag;
 //! - the document's head (`swagger`, `info`, security);
+//! - the protobuf: the chosen definitions below, decoded (with the gnostic messages the in-memory server
+//!   encodes with) from each server's protobuf answer, compared whole;
 //! - chosen built-in definitions, whole (their enums, required fields in Go order and `x-kubernetes-*`
 //!   extensions included);
 //! - the definitions of two custom resources, whole: the Widget CRD, and a CRD whose schema uses what the
@@ -24,6 +26,10 @@ use kube::Client;
 use serde_json::{Map, Value, json};
 
 use crate::support::{Transcript, run};
+
+/// gnostic's `openapi.v2` messages, as the in-memory server has them.
+#[path = "../../apiserver/src/openapi/v2/gnostic/mod.rs"]
+mod gnostic;
 
 /// The built-in definitions compared.
 const BUILTIN: &[&str] = &[
@@ -214,6 +220,28 @@ async fn scenario(client: Client, _ns: String) -> Transcript {
     t.note("If-None-Match another", json!(status));
 
     let doc = document(&client, "dev.example.openapi2.v1.Thing").await;
+    let (_, _, body) = get(
+        &client,
+        Some("application/com.github.proto-openapi.spec.v2@v1.0+protobuf"),
+        None,
+    )
+    .await;
+    let decoded = <gnostic::openapi::v2::Document as prost::Message>::decode(body.as_slice())
+        .expect("the protobuf decodes as an openapi.v2.Document");
+    let definitions = decoded
+        .definitions
+        .map(|d| d.additional_properties)
+        .unwrap_or_default();
+    for name in BUILTIN.iter().chain(&[
+        "dev.example.diff.v1.Widget",
+        "dev.example.openapi2.v1.Thing",
+    ]) {
+        let schema = definitions
+            .iter()
+            .find(|d| d.name == *name)
+            .map(|d| format!("{:#?}", d.value));
+        t.note(&format!("protobuf {name}"), json!(schema));
+    }
     for key in ["swagger", "info", "securityDefinitions", "security"] {
         t.note(key, doc[key].clone());
     }

@@ -73,6 +73,7 @@ fn build(kinds: &[&ResourceType]) -> Map<String, Value> {
         }
         fields::add(name, schema);
         number_or_string(name, schema);
+        any_json(name, schema);
     }
     for (name, t) in named {
         if let Some(Value::Object(schema)) = defs.get_mut(&name) {
@@ -100,6 +101,21 @@ fn number_or_string(name: &str, schema: &mut Value) {
         out["format"] = format.into();
     }
     *schema = out;
+}
+
+/// The types of `apiextensions.k8s.io/v1` that hold any JSON (a default, an example, an enum member) or one
+/// of several shapes (`JSONSchemaPropsOrArray`, ...): kube-apiserver's schemas of them have a description and
+/// nothing else (k8s-openapi gives `JSON` `type: object` and the others `oneOf`).
+fn any_json(name: &str, schema: &mut Value) {
+    const UNTYPED: &[&str] = &[
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON",
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray",
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool",
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray",
+    ];
+    if UNTYPED.contains(&name) {
+        *schema = serde_json::json!({ "description": schema.get("description") });
+    }
 }
 
 /// k8s-openapi lists `metadata` as required wherever a type embeds `ObjectMeta` (a kind, or the

@@ -1,6 +1,7 @@
 //! The YAML gnostic keeps of a free value (an extension's value, a `default`, an `enum` member), written as
 //! gnostic writes it (go-yaml v3, indent 2): block style, keys in order, a string quoted only when it would
-//! otherwise read as something else.
+//! otherwise read as something else. Strings with line breaks, which go-yaml writes as literal blocks, are
+//! double-quoted here (no free value of a Kubernetes document has one).
 
 use serde_json::Value;
 
@@ -71,25 +72,55 @@ fn scalar(v: &Value) -> String {
     }
 }
 
-/// A string, plain when YAML reads it back as that string, double-quoted otherwise.
+/// A string as go-yaml writes it: double-quoted when YAML would read it as another type (empty, a null, a
+/// YAML 1.1 boolean, a number) or it holds a character that needs escaping; single-quoted when it starts
+/// with an indicator or holds one that would end a plain scalar (`: `, ` #`), or has spaces at its ends;
+/// plain otherwise.
 fn scalar_string(s: &str) -> String {
-    let reserved = [
-        "true", "false", "yes", "no", "on", "off", "y", "n", "null", "~",
-    ];
-    let plain = !s.is_empty()
-        && !reserved.contains(&s.to_ascii_lowercase().as_str())
-        && s.parse::<f64>().is_err()
-        && s.chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '/' || c == '_')
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || " ._/-()".contains(c))
-        && !s.ends_with(' ');
-    if plain {
-        s.to_string()
-    } else {
-        serde_json::to_string(s).unwrap_or_default()
+    let double = || serde_json::to_string(s).unwrap_or_default();
+    if s.is_empty() || resolves_to_another_type(s) || s.chars().any(|c| c.is_control()) {
+        return double();
     }
+    let chars: Vec<char> = s.chars().collect();
+    let spaced = |i: usize| chars.get(i).is_none_or(|c| *c == ' ');
+    let indicator = "#,[]{}&*!|>'\"%@`".contains(chars[0])
+        || ("?:-".contains(chars[0]) && spaced(1))
+        || chars.iter().enumerate().any(|(i, c)| {
+            (*c == ':' && spaced(i + 1)) || (*c == '#' && i > 0 && chars[i - 1] == ' ')
+        })
+        || s.starts_with(' ')
+        || s.ends_with(' ');
+    if indicator {
+        format!("'{}'", s.replace('\'', "''"))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Whether YAML (go-yaml v3, which also quotes YAML 1.1's booleans) reads `s` as a null, a boolean or a
+/// number.
+fn resolves_to_another_type(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "~", "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "y", "Y",
+        "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF",
+        ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan",
+        ".NaN", ".NAN",
+    ];
+    if WORDS.contains(&s) {
+        return true;
+    }
+    let plain = s.replace('_', "");
+    let unsigned = plain.trim_start_matches(['+', '-']);
+    plain.parse::<f64>().is_ok()
+        || unsigned
+            .strip_prefix("0x")
+            .is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()))
+        || unsigned
+            .strip_prefix("0o")
+            .is_some_and(|o| !o.is_empty() && o.chars().all(|c| ('0'..='7').contains(&c)))
+        || unsigned
+            .strip_prefix("0b")
+            .is_some_and(|b| !b.is_empty() && b.chars().all(|c| c == '0' || c == '1'))
 }
 
 #[cfg(test)]
@@ -104,6 +135,12 @@ mod tests {
         assert_eq!(yaml(&json!("TCP")), "TCP\n");
         assert_eq!(yaml(&json!("")), "\"\"\n");
         assert_eq!(yaml(&json!("80")), "\"80\"\n");
+        assert_eq!(yaml(&json!("*")), "'*'\n");
+        assert_eq!(yaml(&json!("SIGRTMIN+10")), "SIGRTMIN+10\n");
+        assert_eq!(yaml(&json!("merge,retainKeys")), "merge,retainKeys\n");
+        assert_eq!(yaml(&json!("cert sign")), "cert sign\n");
+        assert_eq!(yaml(&json!("s/mime")), "s/mime\n");
+        assert_eq!(yaml(&json!("yes")), "\"yes\"\n");
         assert_eq!(yaml(&json!(["port", "protocol"])), "- port\n- protocol\n");
         assert_eq!(
             yaml(&json!([{ "group": "", "kind": "ConfigMap", "version": "v1" }])),
