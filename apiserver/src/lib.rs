@@ -101,9 +101,9 @@
 //!   1.35 release's generated definitions. They have no `default` (kube-apiserver's v3 schemas have some,
 //!   such as a port's `protocol: TCP`; its v2 document none). Not published: List kinds, `DeleteOptions`, `Status`, `Scale` and the
 //!   other types no kind refers to, and in both documents only the path of one object of each resource (read,
-//!   replace, patch, delete) with no request body; v2 declares no `consumes` on PATCH and no shared
-//!   `parameters`. So kubectl's client-side apply computes strategic merge patches from its own Go types, as it
-//!   does when a server publishes no schema.
+//!   replace, patch, delete), whose PATCH declares the patch types accepted (so kubectl's client-side apply
+//!   computes strategic merge patches of built-in kinds from these schemas, as against kube-apiserver) but
+//!   no other request body; v2 has no shared `parameters`.
 //! - `fieldValidation=Strict` answers a patch, as a create or an update, with 400 `<Kind> in version "<v>" cannot
 //!   be handled as a <Kind>: strict decoding error: unknown field "<f>"` (kube-apiserver answers a JSON or merge
 //!   patch with 422 `patch: Invalid value: "map[...]": strict decoding error: ...`, and a server-side apply with

@@ -12,11 +12,10 @@
 //! - the definitions of two custom resources, whole: the Widget CRD, and a CRD whose schema uses what the
 //!   v2 conversion drops or changes (`nullable`, `oneOf`, int-or-string, preserved unknown fields, embedded
 //!   resources, an array without items, defaults, enums, list and map types, validation rules);
-//! - what kubectl reads of a kind's object path: the group-version-kind and action of each operation and the
-//!   query parameters of PATCH it checks (`fieldValidation`, `dryRun`). Not compared: the rest of the
-//!   operations (kube-apiserver shares parameters through `#/parameters/...` and declares more operations
-//!   and paths), and PATCH's `consumes`, which the in-memory server leaves out on purpose (see
-//!   `apiserver::openapi::v2`).
+//! - what kubectl reads of a kind's object path: the group-version-kind and action of each operation, the
+//!   patch types PATCH consumes (how kubectl's client-side apply chooses its patch) and the query parameters
+//!   of PATCH it checks (`fieldValidation`, `dryRun`). Not compared: the rest of the operations
+//!   (kube-apiserver shares parameters through `#/parameters/...` and declares more operations and paths).
 
 use std::time::Duration;
 
@@ -278,6 +277,7 @@ async fn scenario(client: Client, _ns: String) -> Transcript {
             .filter(|n| ["fieldValidation", "dryRun"].contains(n))
             .collect();
         seen.insert("patch parameters".into(), json!(checked));
+        seen.insert("patch consumes".into(), item["patch"]["consumes"].clone());
         t.note(path, Value::Object(seen));
     }
     t

@@ -172,6 +172,12 @@ diff --server-side --force-conflicts -f {dir}/deployment-v2.yaml
 diff --server-side --force-conflicts -f {dir}/gadget.yaml
 get deployment web -o jsonpath={.spec.template.spec.containers[0].image}
 
+# Client-side apply of a change: the strategic merge patch kubectl computes from /openapi/v3's schema
+apply -f {dir}/deployment-v2.yaml
+get deployment web -o 'jsonpath={.spec.replicas} {.spec.template.spec.containers} {.metadata.annotations}'
+apply -f {dir}/deployment.yaml
+get deployment web -o 'jsonpath={.spec.replicas} {.spec.template.spec.containers}'
+
 # kubectl wait
 wait --for=condition=Ready gadget/g1 --timeout=2s
 & wait --for=condition=Ready gadget/g1 --timeout=60s

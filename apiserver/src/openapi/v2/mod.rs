@@ -9,11 +9,9 @@
 //! as gnostic's protobuf `openapi.v2.Document` (`proto.rs`), which is what client-go's `OpenAPISchema()`
 //! (behind kubectl) asks for, with kube-apiserver's content negotiation and ETag (`serve.rs`).
 //!
-//! The operations declare the query parameters kubectl checks, but no request body, and no `consumes` on
-//! PATCH: kubectl computes a client-side apply's strategic merge patch from these schemas when the PATCH
-//! operation of the kind consumes `application/strategic-merge-patch+json`, and k8s-openapi's schemas lack
-//! the `x-kubernetes-patch-*` extensions that patch needs; without it, kubectl falls back to its own Go types,
-//! as it does from `/openapi/v3`.
+//! The operations declare the query parameters kubectl checks and, on PATCH, the patch types accepted
+//! (`consumes`; strategic merge patches for built-in kinds only), but no request body. kubectl reads the
+//! latter to choose how to compute a client-side apply's patch when `/openapi/v3` does not tell it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -140,7 +138,7 @@ fn path_item(t: &ResourceType, definition: &str) -> (String, Value) {
     };
     let gvk = json!({ "group": t.group, "kind": t.kind, "version": t.version });
     let query = |name: &str, ty: &str| json!({ "uniqueItems": true, "type": ty, "name": name, "in": "query" });
-    let op = |action: &str, description: String, params: Vec<Value>, consumes: bool| {
+    let op = |action: &str, description: String, params: Vec<Value>, consumes: Vec<&str>| {
         let mut op = json!({
             "description": description,
             "produces": ["application/json", "application/yaml"],
@@ -153,9 +151,7 @@ fn path_item(t: &ResourceType, definition: &str) -> (String, Value) {
             "x-kubernetes-action": action,
             "x-kubernetes-group-version-kind": gvk,
         });
-        if consumes {
-            op["consumes"] = json!(["*/*"]);
-        }
+        op["consumes"] = json!(consumes);
         op
     };
     let kind = &t.kind;
@@ -171,10 +167,15 @@ fn path_item(t: &ResourceType, definition: &str) -> (String, Value) {
         params
     };
     let mut item = json!({
-        "get": op("get", format!("read the specified {kind}"), Vec::new(), true),
-        "put": op("put", format!("replace the specified {kind}"), writes(false), true),
-        "patch": op("patch", format!("partially update the specified {kind}"), writes(true), false),
-        "delete": op("delete", format!("delete a {kind}"), vec![query("dryRun", "string")], true),
+        "get": op("get", format!("read the specified {kind}"), Vec::new(), vec!["*/*"]),
+        "put": op("put", format!("replace the specified {kind}"), writes(false), vec!["*/*"]),
+        "patch": op(
+            "patch",
+            format!("partially update the specified {kind}"),
+            writes(true),
+            super::patch_types(t),
+        ),
+        "delete": op("delete", format!("delete a {kind}"), vec![query("dryRun", "string")], vec!["*/*"]),
     });
     let mut params = vec![json!({
         "uniqueItems": true,
@@ -218,7 +219,15 @@ mod tests {
         );
         let path = &doc["paths"]["/api/v1/namespaces/{namespace}/configmaps/{name}"];
         assert_eq!(path["patch"]["x-kubernetes-action"], "patch");
-        assert!(path["patch"].get("consumes").is_none());
+        assert_eq!(
+            path["patch"]["consumes"],
+            json!([
+                "application/json-patch+json",
+                "application/merge-patch+json",
+                "application/strategic-merge-patch+json",
+                "application/apply-patch+yaml"
+            ])
+        );
         assert_eq!(
             doc["definitions"]["io.k8s.api.core.v1.ServicePort"]["properties"]["protocol"]["enum"],
             json!(["SCTP", "TCP", "UDP"])
