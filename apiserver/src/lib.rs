@@ -92,16 +92,22 @@
 //!   415 rather than read in part; CBOR is not read. Responses are JSON (an object, a Table, or
 //!   PartialObjectMetadata) whatever `Accept` asks, never protobuf: client-go's typed clients, behind kubectl,
 //!   ask for `application/vnd.kubernetes.protobuf,application/json`.
-//! - `/openapi/v2` is not served (kubectl explains from `/openapi/v3`; `kubectl explain
-//!   --output=plaintext-openapiv2` fails). `/openapi/v3` publishes, per group-version, the schemas of the kinds
-//!   served and of the types they refer to, with kube-apiserver's names and `x-kubernetes-group-version-kind`:
-//!   built-in kinds from k8s-openapi, custom resources from their CRD's `openAPIV3Schema` (with `apiVersion`,
-//!   `kind` and a reference to `ObjectMeta`). k8s-openapi's schemas carry kube-apiserver's descriptions but no
-//!   `enum` (so `kubectl explain` of a field such as a Service port's `protocol` lacks the `enum:` line and the
-//!   "Possible enum values"), no `default`, and none of the `x-kubernetes-patch-*`, list-type or map-type
-//!   extensions. Not published: List kinds, `DeleteOptions`, `Status`, `Scale` and the other types no kind
-//!   refers to, and request bodies of operations (so kubectl's client-side apply computes strategic merge
-//!   patches from its own Go types, as it does when a server publishes none).
+//! - `/openapi/v3` publishes, per group-version, the schemas of the kinds served and of the types they refer
+//!   to, with kube-apiserver's names and `x-kubernetes-group-version-kind`: built-in kinds from k8s-openapi,
+//!   custom resources from their CRD's `openAPIV3Schema` (with `apiVersion`, `kind` and a reference to
+//!   `ObjectMeta`). `/openapi/v2` publishes the same schemas as one swagger 2.0 document (built-in ones in v2
+//!   form, CRDs converted as kube-apiserver converts structural schemas to v2), as JSON or as gnostic's
+//!   protobuf (what kubectl asks for: `kubectl explain --output plaintext-openapiv2` reads it), with
+//!   kube-apiserver's content negotiation, ETag and `304`, but not gzip-compressed and without
+//!   `Last-Modified`. k8s-openapi's schemas carry kube-apiserver's descriptions; the `enum` lists and
+//!   "Possible enum values" paragraphs of enum fields, the `required` fields in Go order and the
+//!   `x-kubernetes-*` extensions (list and map types, patch strategies, unions) are set from a table of the
+//!   1.35 release's generated definitions. They have no `default` (kube-apiserver's v3 schemas have some,
+//!   such as a port's `protocol: TCP`; its v2 document none). Not published: List kinds, `DeleteOptions`, `Status`, `Scale` and the
+//!   other types no kind refers to, and in both documents only the path of one object of each resource (read,
+//!   replace, patch, delete), whose PATCH declares the patch types accepted (so kubectl's client-side apply
+//!   computes strategic merge patches of built-in kinds from these schemas, as against kube-apiserver) but
+//!   no other request body; v2 has no shared `parameters`.
 //! - `fieldValidation=Strict` answers a patch, as a create or an update, with 400 `<Kind> in version "<v>" cannot
 //!   be handled as a <Kind>: strict decoding error: unknown field "<f>"` (kube-apiserver answers a JSON or merge
 //!   patch with 422 `patch: Invalid value: "map[...]": strict decoding error: ...`, and a server-side apply with

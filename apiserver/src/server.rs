@@ -381,6 +381,30 @@ impl ApiServer {
             )
         };
 
+        if route == Route::OpenApiV2 {
+            // kube-openapi's handler answers any method.
+            let doc = openapi::v2::document(&relock(&self.shared.state).registry);
+            let if_none_match = header(::http::header::IF_NONE_MATCH);
+            return match openapi::v2::respond(&doc, &accept, &if_none_match) {
+                Ok(reply) => {
+                    log(reply.status, None);
+                    let mut builder = ::http::Response::builder().status(reply.status);
+                    for (name, value) in &reply.headers {
+                        builder = builder.header(*name, value);
+                    }
+                    builder
+                        .body(ResponseBody::full(reply.body))
+                        .unwrap_or_else(|_| ::http::Response::new(ResponseBody::empty()))
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "the OpenAPI v2 document");
+                    let e = ApiError::internal(e.to_string());
+                    log(e.code, Some(e.to_status()));
+                    error_response(&e)
+                }
+            };
+        }
+
         let mut end_watch_after = None;
         if let Route::Resource(rr) = &route {
             // A create names its object in the body; faults match on that name too.
@@ -521,7 +545,7 @@ impl ApiServer {
                     .map(|v| Reply::Json(200, v, Vec::new()))
                     .ok_or_else(ApiError::no_route)
             }
-            Route::OpenApiV2 => Err(ApiError::no_route()),
+            Route::OpenApiV2 => Err(ApiError::no_route()), // answered in `handle`
             Route::Health => Ok(Reply::Json(200, Value::String("ok".into()), Vec::new())),
             Route::Unknown => Err(ApiError::no_route()),
             Route::Resource(rr) => {

@@ -58,7 +58,11 @@
 //! -w` watch, and CRDs whose printer columns kube-apiserver refuses; ages and timestamps in cells are
 //! normalized. `more_tables`: the tables of 33 more built-in kinds with printers
 //! (HorizontalPodAutoscalers also through `autoscaling/v1`). `openapi`: the `/openapi/v3` index and, as
-//! `kubectl explain` reads them, the schemas of seven built-in types and the Widget CRD's whole schema. Of the kinds kube-apiserver has printers for,
+//! `kubectl explain` reads them, the schemas of seven built-in types and the Widget CRD's whole schema, and
+//! the `enum` lists and descriptions of every enum field, the required fields and the `x-kubernetes-*`
+//! extensions of every built-in schema served. `openapi_v2`: the
+//! content negotiation of `/openapi/v2` (JSON, protobuf, ETag, 304, 406), chosen built-in definitions, two
+//! CRDs' definitions (one exercising the v2 conversion) and the object paths kubectl reads. Of the kinds kube-apiserver has printers for,
 //! only APIServices are not compared: kube-apiserver serves its own, the in-memory server has none.
 //! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
 //! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`
@@ -78,6 +82,7 @@ mod lifecycle;
 mod list;
 mod more_tables;
 mod openapi;
+mod openapi_v2;
 mod parity;
 mod patch;
 mod quantities;

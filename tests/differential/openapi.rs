@@ -1,8 +1,9 @@
 //! The OpenAPI v3 documents `kubectl explain` reads: the index lists the group-versions, and a group-version's
 //! document holds the schema of each kind under kube-apiserver's name, marked with
 //! `x-kubernetes-group-version-kind`, with the same fields, types, references, descriptions and required
-//! fields (built-in kinds chosen without Go enum fields: k8s-openapi has no `enum`, see the parity script's
-//! deviations), and a custom resource's schema exactly as kube-apiserver publishes it from its CRD.
+//! fields, and a custom resource's schema exactly as kube-apiserver publishes it from its CRD. Every enum field
+//! of every built-in schema the in-memory server publishes has kube-apiserver's `enum` list and description,
+//! and every schema its required fields and `x-kubernetes-*` extensions.
 
 use std::time::Duration;
 
@@ -113,4 +114,101 @@ async fn openapi_v3_documents_name_and_describe_kinds_alike() {
         documents,
     )
     .await;
+}
+
+/// Every node of `schema` that has an `enum`, `required` fields or `x-kubernetes-*` extensions (other than
+/// the kind marker), by JSON pointer: those, and its description when it has an `enum`.
+fn marked_fields(schema: &Value, pointer: String, out: &mut Map<String, Value>) {
+    match schema {
+        Value::Object(map) => {
+            // A field named `enum` or `required` (of `JSONSchemaProps`) is not the keyword.
+            if !pointer.ends_with("/properties") {
+                let mut marks = Map::new();
+                if let Some(values) = map.get("enum") {
+                    marks.insert("enum".into(), values.clone());
+                    marks.insert("description".into(), json!(map.get("description")));
+                }
+                if let Some(required) = map.get("required") {
+                    marks.insert("required".into(), required.clone());
+                }
+                for (k, v) in map {
+                    if k.starts_with("x-kubernetes-") && k != "x-kubernetes-group-version-kind" {
+                        marks.insert(k.clone(), v.clone());
+                    }
+                }
+                if !marks.is_empty() {
+                    out.insert(pointer.clone(), Value::Object(marks));
+                }
+            }
+            for (k, v) in map {
+                marked_fields(v, format!("{pointer}/{k}"), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                marked_fields(v, format!("{pointer}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+async fn get_json(client: &Client, path: &str) -> Value {
+    let request = http::Request::get(path)
+        .body(Vec::new())
+        .expect("a request");
+    client
+        .request::<Value>(request)
+        .await
+        .unwrap_or_else(|e| panic!("GET {path}: {e}"))
+}
+
+/// The enum fields of every built-in schema the in-memory server publishes, in every group-version it lists,
+/// are kube-apiserver's: the same values in the same order, and the same description (with its "Possible
+/// enum values" paragraph); so are the required fields (in the same order) and the `x-kubernetes-*`
+/// extensions of every schema and field. A schema kube-apiserver does not publish in that group-version is a
+/// difference.
+#[tokio::test]
+async fn openapi_v3_enums_required_fields_and_extensions_are_kube_apiservers() {
+    let Some([(memory, _), (real, _)]) =
+        crate::support::both("openapi_v3_enums_required_fields_and_extensions_are_kube_apiservers")
+            .await
+    else {
+        return;
+    };
+    let index = get_json(&memory, "/openapi/v3").await;
+    let mut differences = Vec::new();
+    let mut compared = 0;
+    for gv in index["paths"].as_object().expect("paths").keys() {
+        if gv.contains(".example.dev") {
+            continue;
+        }
+        let path = format!("/openapi/v3/{gv}");
+        let (ours, theirs) = (get_json(&memory, &path).await, get_json(&real, &path).await);
+        let schemas = ours["components"]["schemas"].as_object().expect("schemas");
+        for (name, schema) in schemas {
+            let Some(their_schema) = theirs["components"]["schemas"].get(name) else {
+                differences.push(format!("{gv} {name}: not published by kube-apiserver"));
+                continue;
+            };
+            let (mut a, mut b) = (Map::new(), Map::new());
+            marked_fields(schema, String::new(), &mut a);
+            marked_fields(their_schema, String::new(), &mut b);
+            compared += b.len();
+            if a != b {
+                differences.push(format!(
+                    "{gv} {name}:\n  in memory: {}\n  kube-apiserver: {}",
+                    Value::Object(a),
+                    Value::Object(b)
+                ));
+            }
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+    assert!(compared > 500, "only {compared} fields compared");
 }

@@ -103,7 +103,8 @@ pub fn gadget_crd() -> Value {
     })
 }
 
-fn gadget_definition() -> CustomResourceDefinition {
+/// The Gadget CRD of the table scenarios.
+pub fn gadget_definition() -> CustomResourceDefinition {
     serde_json::from_value(gadget_crd()).expect("the Gadget CRD deserializes")
 }
 
@@ -430,22 +431,26 @@ fn dump(dir: &std::path::Path, name: &str, memory: &[Normalized], real: &[Normal
 }
 
 /// A client and a fresh namespace (with the Widget CRD installed) on the in-memory server, then on the real
-/// one, both with the Gadget CRD of the table scenarios too; `None` (after a message) without a control plane.
+/// one, both with the Gadget CRD of the table scenarios and the Thing CRD of `openapi_v2` too; `None` (after a message) without a control plane.
 pub async fn both(name: &str) -> Option<[(Client, String); 2]> {
     let cp = ControlPlane::shared_or_skip(name).await?;
     let server = ApiServer::builder().controllers(false).build();
     let memory = server.client();
     install_crd(&memory).await;
     let memory_ns = namespace(&memory).await;
-    cp.install_crds([Widget::crd(), gadget_definition()])
-        .await
-        .expect("the CRD installs on the control plane");
+    cp.install_crds([
+        Widget::crd(),
+        gadget_definition(),
+        crate::openapi_v2::thing_definition(),
+    ])
+    .await
+    .expect("the CRD installs on the control plane");
     let real = cp.client().expect("a client");
     let real_ns = cp.namespace().await.expect("a namespace");
     Some([(memory, memory_ns), (real, real_ns)])
 }
 
-/// Creates the Widget and Gadget CRDs on the in-memory server and waits (bounded) until widgets are served.
+/// Creates the Widget, Gadget and Thing CRDs on the in-memory server and waits (bounded) until widgets are served.
 pub async fn install_crd(client: &Client) {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     crds.create(&PostParams::default(), &Widget::crd())
@@ -454,6 +459,12 @@ pub async fn install_crd(client: &Client) {
     crds.create(&PostParams::default(), &gadget_definition())
         .await
         .expect("the Gadget CRD is created");
+    crds.create(
+        &PostParams::default(),
+        &crate::openapi_v2::thing_definition(),
+    )
+    .await
+    .expect("the Thing CRD is created");
     let widgets: Api<Widget> = Api::default_namespaced(client.clone());
     for _ in 0..200 {
         if widgets.list(&Default::default()).await.is_ok() {

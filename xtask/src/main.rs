@@ -3,12 +3,14 @@
 //! ```text
 //! cargo xtask envtest                                  # build etcd and kube-apiserver (or reuse them)
 //! cargo xtask control-plane --write-kubeconfig FILE    # run a control plane until Ctrl-C
+//! cargo xtask openapi-fields zz_generated.openapi.go > apiserver/src/openapi/fields.json
 //! cargo xtask bench-cluster --example webapp --parents 1000   # an example on a real control plane
 //! ```
 
 mod bench;
 mod build;
 mod control_plane;
+mod openapi_fields;
 
 use clap::{Parser, Subcommand};
 
@@ -30,6 +32,10 @@ enum Task {
     /// Measure the webapp example converging WebApps on a fresh real control plane (release build): wall
     /// time, CPU, memory, requests by verb, idle and restart writes, patch-to-update latency.
     BenchCluster(bench::Args),
+    /// Print the table of what kube-openapi's generated Go definitions of a Kubernetes release say of the
+    /// built-in schemas that k8s-openapi does not (`apiserver/src/openapi/fields.json`): enum fields,
+    /// required fields, extensions.
+    OpenapiFields(openapi_fields::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -45,6 +51,7 @@ fn main() -> std::process::ExitCode {
         }),
         Task::ControlPlane(args) => control_plane::run(args),
         Task::BenchCluster(args) => bench::run(args),
+        Task::OpenapiFields(args) => openapi_fields::run(&args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

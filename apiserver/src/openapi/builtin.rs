@@ -1,6 +1,8 @@
 //! The component schemas of built-in kinds, generated from their k8s-openapi types (which carry kube-apiserver's
 //! schema names and descriptions) in OpenAPI 3.0 form: a reference with a description beside it becomes
-//! `allOf: [{$ref}]`, as kube-apiserver writes it.
+//! `allOf: [{$ref}]`, as kube-apiserver writes it. Enum fields get their `enum` lists and "Possible enum
+//! values" paragraphs, and schemas their required fields (in Go order) and `x-kubernetes-*` extensions, from
+//! `fields.rs`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -9,7 +11,7 @@ use k8s_openapi::schemars::SchemaGenerator;
 use k8s_openapi::schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
-use super::gvk_extension;
+use super::{fields, gvk_extension};
 use crate::registry::{OpenApiSource, ResourceType};
 
 /// The generator every document uses: references point into `#/components/schemas/`.
@@ -65,10 +67,13 @@ fn build(kinds: &[&ResourceType]) -> Map<String, Value> {
         }
     }
     let mut defs = generator.take_definitions(true);
-    for schema in defs.values_mut() {
+    for (name, schema) in defs.iter_mut() {
         if let Value::Object(schema) = schema {
             metadata_optional(schema);
         }
+        fields::add(name, schema);
+        number_or_string(name, schema);
+        any_json(name, schema);
     }
     for (name, t) in named {
         if let Some(Value::Object(schema)) = defs.get_mut(&name) {
@@ -78,9 +83,45 @@ fn build(kinds: &[&ResourceType]) -> Map<String, Value> {
     defs
 }
 
+/// kube-apiserver's v3 schemas of the types that hold a number or a string: `oneOf` the two types
+/// (k8s-openapi marks them `x-kubernetes-int-or-string` instead).
+fn number_or_string(name: &str, schema: &mut Value) {
+    let (format, types) = match name {
+        "io.k8s.apimachinery.pkg.util.intstr.IntOrString" => {
+            (Some("int-or-string"), ["integer", "string"])
+        }
+        "io.k8s.apimachinery.pkg.api.resource.Quantity" => (None, ["string", "number"]),
+        _ => return,
+    };
+    let mut out = serde_json::json!({
+        "description": schema.get("description"),
+        "oneOf": [{ "type": types[0] }, { "type": types[1] }],
+    });
+    if let Some(format) = format {
+        out["format"] = format.into();
+    }
+    *schema = out;
+}
+
+/// The types of `apiextensions.k8s.io/v1` that hold any JSON (a default, an example, an enum member) or one
+/// of several shapes (`JSONSchemaPropsOrArray`, ...): kube-apiserver's schemas of them have a description and
+/// nothing else (k8s-openapi gives `JSON` `type: object` and the others `oneOf`).
+fn any_json(name: &str, schema: &mut Value) {
+    const UNTYPED: &[&str] = &[
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON",
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray",
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool",
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray",
+    ];
+    if UNTYPED.contains(&name) {
+        *schema = serde_json::json!({ "description": schema.get("description") });
+    }
+}
+
 /// k8s-openapi lists `metadata` as required wherever a type embeds `ObjectMeta` (a kind, or the
 /// PersistentVolumeClaim template of a StatefulSet), since its Rust field is not optional; kube-apiserver
-/// does not, so it is dropped from `required`.
+/// does not (but for a core Event), so it is dropped from `required` before `fields.rs` sets the required
+/// fields kube-apiserver lists.
 fn metadata_optional(schema: &mut Map<String, Value>) {
     if let Some(Value::Array(required)) = schema.get_mut("required") {
         required.retain(|r| r != "metadata");

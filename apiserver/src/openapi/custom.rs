@@ -13,9 +13,21 @@ use crate::registry::{OpenApiSource, ResourceType};
 
 /// The name kube-apiserver gives the schema of a custom resource: the group's labels reversed, the version,
 /// the kind (`WebApp` of `example.dev/v1` is `dev.example.v1.WebApp`).
-fn schema_name(t: &ResourceType) -> String {
+pub(super) fn schema_name(t: &ResourceType) -> String {
     let group: Vec<&str> = t.group.split('.').rev().collect();
     format!("{}.{}.{}", group.join("."), t.version, t.kind)
+}
+
+/// The schemas of every kind's `apiVersion` and `kind` (TypeMeta's), and the description of `metadata`,
+/// taken from one kind.
+pub(super) fn common_fields() -> (Value, Value, Value) {
+    let common = k8s_openapi::schemars::schema_for!(ConfigMap).to_value();
+    let description = |field: &str| common["properties"][field]["description"].clone();
+    (
+        json!({ "description": description("apiVersion"), "type": "string" }),
+        json!({ "description": description("kind"), "type": "string" }),
+        description("metadata"),
+    )
 }
 
 /// The schemas of the custom resources `kinds`, with `ObjectMeta` and the types it refers to.
@@ -23,9 +35,7 @@ pub(super) fn components(kinds: &[&ResourceType]) -> Map<String, Value> {
     let mut generator = generator();
     let meta_ref = generator.subschema_for::<ObjectMeta>().to_value();
     let meta_name = ref_name(&meta_ref).unwrap_or_default();
-    // The descriptions of `apiVersion`, `kind` and `metadata` are those of every kind; take them from one.
-    let common = k8s_openapi::schemars::schema_for!(ConfigMap).to_value();
-    let description = |field: &str| common["properties"][field]["description"].clone();
+    let (api_version, kind, metadata) = common_fields();
     let mut defs = generator.take_definitions(true);
     for t in kinds {
         let Some(OpenApiSource::Custom(schema)) = &t.openapi else {
@@ -40,18 +50,12 @@ pub(super) fn components(kinds: &[&ResourceType]) -> Map<String, Value> {
             .entry("properties")
             .or_insert_with(|| Value::Object(Map::new()));
         if let Some(properties) = properties.as_object_mut() {
-            properties.insert(
-                "apiVersion".into(),
-                json!({ "description": description("apiVersion"), "type": "string" }),
-            );
-            properties.insert(
-                "kind".into(),
-                json!({ "description": description("kind"), "type": "string" }),
-            );
+            properties.insert("apiVersion".into(), api_version.clone());
+            properties.insert("kind".into(), kind.clone());
             properties.insert(
                 "metadata".into(),
                 json!({
-                    "description": description("metadata"),
+                    "description": metadata,
                     "allOf": [{ "$ref": format!("#/components/schemas/{meta_name}") }],
                 }),
             );
@@ -64,7 +68,7 @@ pub(super) fn components(kinds: &[&ResourceType]) -> Map<String, Value> {
 
 /// Writes numbers with no fraction as integers (`minimum: 0.0` as `0`), as kube-apiserver's Go encoder writes
 /// the float64 fields of a schema.
-fn integral_numbers(v: &mut Value) {
+pub(super) fn integral_numbers(v: &mut Value) {
     match v {
         Value::Number(n) => {
             if let Some(f) = n

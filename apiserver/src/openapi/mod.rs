@@ -4,8 +4,9 @@
 //! (`io.k8s.api.core.v1.ConfigMap`, `dev.example.v1.WebApp`, each kind with `x-kubernetes-group-version-kind`).
 //! `kubectl explain` reads them.
 //!
-//! The schemas of built-in kinds come from k8s-openapi (`builtin.rs`), those of custom resources from their
-//! CRD's `openAPIV3Schema` (`custom.rs`).
+//! The schemas of built-in kinds come from k8s-openapi (`builtin.rs`), with the enum lists, required fields
+//! and extensions kube-openapi's definitions have (`fields.rs`); those of custom resources from their CRD's
+//! `openAPIV3Schema` (`custom.rs`). `v2/` serves the same schemas as `/openapi/v2`.
 
 use serde_json::{Map, Value, json};
 
@@ -14,6 +15,8 @@ use super::registry::{OpenApiSource, Registry, ResourceType};
 
 mod builtin;
 mod custom;
+mod fields;
+pub mod v2;
 
 /// The URL path of a group-version under `/apis` or `/api`, without the leading slash.
 fn gv_path(group: &str, version: &str) -> String {
@@ -86,13 +89,26 @@ pub fn v3_document(reg: &Registry, group: &str, version: &str) -> Option<Value> 
     }))
 }
 
+/// The patch types kube-apiserver accepts for a resource: strategic merge patches for built-in kinds only.
+fn patch_types(t: &ResourceType) -> Vec<&'static str> {
+    let mut types = vec![
+        "application/json-patch+json",
+        "application/merge-patch+json",
+    ];
+    if matches!(t.openapi, Some(OpenApiSource::Builtin(_))) {
+        types.push("application/strategic-merge-patch+json");
+    }
+    types.push("application/apply-patch+yaml");
+    types
+}
+
 /// The path of one object of a resource, whose operations declare the `fieldValidation` parameter: what
 /// kubectl checks before leaving field validation (`--validate=strict`) to the server.
 ///
-/// The operations declare no request body. kubectl computes a client-side apply's strategic merge patch from
-/// these schemas only when the PATCH operation accepts `application/strategic-merge-patch+json`, and
-/// k8s-openapi's schemas lack the `x-kubernetes-patch-*` extensions that patch needs; without a body, kubectl
-/// falls back to its own Go types, as it does on a server that publishes no schema.
+/// PATCH declares the patch types it accepts as its request body's content: when that includes
+/// `application/strategic-merge-patch+json` (built-in kinds), kubectl computes a client-side apply's
+/// strategic merge patch from the kind's schema here (its `x-kubernetes-patch-*` extensions), as it does
+/// against kube-apiserver; for a custom resource it sends a merge patch.
 fn path_item(t: &ResourceType) -> (String, Value) {
     let base = format!("/{}", gv_path(&t.group, &t.version));
     let path = if t.namespaced {
@@ -115,9 +131,15 @@ fn path_item(t: &ResourceType) -> (String, Value) {
             "responses": { "200": { "description": "OK" } },
         })
     };
+    let mut patch = op("patch");
+    let content: Map<String, Value> = patch_types(t)
+        .into_iter()
+        .map(|ty| (ty.to_string(), json!({ "schema": { "type": "object" } })))
+        .collect();
+    patch["requestBody"] = json!({ "content": content, "required": true });
     (
         path,
-        json!({ "get": op("get"), "put": op("put"), "patch": op("patch"), "delete": op("delete") }),
+        json!({ "get": op("get"), "put": op("put"), "patch": patch, "delete": op("delete") }),
     )
 }
 

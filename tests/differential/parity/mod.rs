@@ -18,9 +18,6 @@
 //!   `authorization.k8s.io` (`NOT_SERVED` of the differential suite).
 //! - A new Deployment shows `status: {}` and a new Service `status: {loadBalancer: {}}` on kube-apiserver, and
 //!   no `status` in memory (`EMPTY_BUILTIN_STATUS` of the differential suite).
-//! - `kubectl explain` of a field with Go enum values (a Service port's `protocol`) shows `enum: ...` and the
-//!   "Possible enum values" on kube-apiserver, not in memory: the built-in schemas come from k8s-openapi,
-//!   which has neither.
 //!
 //! # Left out
 //!
@@ -66,6 +63,8 @@ wait --for=condition=Established crd/gadgets.parity.example.dev --timeout=30s
 explain configmap
 explain deployment.spec
 explain service.spec.ports
+explain service.spec
+explain service.spec.type
 explain pod.spec.containers.resources
 
 # Field validation: unknown fields
@@ -95,6 +94,19 @@ explain gadget.spec
 explain gadget.status.conditions
 explain gadget.metadata.ownerReferences
 explain widget.spec
+explain thing.spec
+
+# kubectl explain from /openapi/v2 (gnostic's protobuf)
+explain --output plaintext-openapiv2 configmap
+explain --output plaintext-openapiv2 service.spec
+explain --output plaintext-openapiv2 service.spec.ports
+explain --output plaintext-openapiv2 deployment.spec.template.spec.containers
+explain --output plaintext-openapiv2 gadget.spec
+explain --output plaintext-openapiv2 gadget.status.conditions
+explain --output plaintext-openapiv2 widget.spec
+explain --output plaintext-openapiv2 thing.spec
+explain --output plaintext-openapiv2 thing.spec.inner
+explain --output plaintext-openapiv2 thing --recursive
 
 # Built-in objects
 apply -f {dir}/configmap.yaml
@@ -159,6 +171,12 @@ diff --server-side -f {dir}/deployment-v2.yaml
 diff --server-side --force-conflicts -f {dir}/deployment-v2.yaml
 diff --server-side --force-conflicts -f {dir}/gadget.yaml
 get deployment web -o jsonpath={.spec.template.spec.containers[0].image}
+
+# Client-side apply of a change: the strategic merge patch kubectl computes from /openapi/v3's schema
+apply -f {dir}/deployment-v2.yaml
+get deployment web -o 'jsonpath={.spec.replicas} {.spec.template.spec.containers} {.metadata.annotations}'
+apply -f {dir}/deployment.yaml
+get deployment web -o 'jsonpath={.spec.replicas} {.spec.template.spec.containers}'
 
 # kubectl wait
 wait --for=condition=Ready gadget/g1 --timeout=2s
@@ -447,36 +465,6 @@ const DEVIATIONS: &[Deviation] = &[
         reason: "a new Service has status: {loadBalancer: {}} on kube-apiserver, no status in memory (EMPTY_BUILTIN_STATUS)",
     },
     Deviation {
-        command: "explain service.spec.ports",
-        line: "enum: SCTP, TCP, UDP",
-        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
-    },
-    Deviation {
-        command: "explain service.spec.ports",
-        line: " ",
-        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
-    },
-    Deviation {
-        command: "explain service.spec.ports",
-        line: "Possible enum values:",
-        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
-    },
-    Deviation {
-        command: "explain service.spec.ports",
-        line: "is the SCTP protocol.",
-        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
-    },
-    Deviation {
-        command: "explain service.spec.ports",
-        line: "is the TCP protocol.",
-        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
-    },
-    Deviation {
-        command: "explain service.spec.ports",
-        line: "is the UDP protocol.",
-        reason: "the built-in schemas come from k8s-openapi, which has no `enum` and lacks Go's \"Possible enum values\" in descriptions",
-    },
-    Deviation {
         command: "get deployment imp-web -o yaml",
         line: "  status: {}",
         reason: "a new Deployment has status: {} on kube-apiserver, no status in memory (EMPTY_BUILTIN_STATUS)",
@@ -533,11 +521,16 @@ async fn kubectl_answers_alike_on_both_servers() {
     serving
         .write_kubeconfig(&memory_config)
         .expect("the in-memory kubeconfig");
-    // Other tests of this process install the Widget CRD on the control plane: both servers serve it.
+    // Other tests of this process install the Widget, Gadget and Thing CRDs on the control plane: both
+    // servers serve them.
     crate::support::install_crd(&server.client()).await;
-    cp.install_crds([Widget::crd()])
-        .await
-        .expect("the CRD installs on the control plane");
+    cp.install_crds([
+        Widget::crd(),
+        crate::support::gadget_definition(),
+        crate::openapi_v2::thing_definition(),
+    ])
+    .await
+    .expect("the CRD installs on the control plane");
     let memory_ns = crate::support::namespace(&server.client()).await;
     let real_config = dir.path().join("real.kubeconfig");
     cp.write_kubeconfig(&real_config)

@@ -1,0 +1,176 @@
+//! What kube-openapi's generated definitions of the built-in schemas say that k8s-openapi's schemas do not:
+//!
+//! - the `enum` lists of enum fields (Service `spec.type`, a container port's `protocol`, ...) and the
+//!   "Possible enum values" paragraph kube-openapi appends to their descriptions (`kubectl explain` shows
+//!   both; k8s-openapi's descriptions stop before the paragraph, so there is nothing in them to derive the
+//!   lists from);
+//! - each schema's `required` fields, in Go field order (k8s-openapi sorts them, requires `name` of a
+//!   `LocalObjectReference` and of the config map and secret sources, and not `eventTime` of an
+//!   events.k8s.io Event);
+//! - the `x-kubernetes-*` extensions of schemas and fields: list and map types, patch strategies and merge
+//!   keys, unions.
+//!
+//! They come from `fields.json`, a table read from kube-openapi's generated Go definitions of the Kubernetes
+//! release served (`cargo xtask openapi-fields`), keyed by schema name and the JSON pointer of the field
+//! inside the schema (`""`, `/properties/type`, `/properties/ipFamilies/items`).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// One schema or field of the table.
+#[derive(Debug, Deserialize)]
+struct Field {
+    /// The enum values, in kube-apiserver's order.
+    #[serde(default, rename = "enum")]
+    values: Option<Vec<String>>,
+    /// What kube-openapi appends to the field's (trimmed) description: the blank line and the paragraph, or
+    /// the paragraph alone when there is no description (absent for the items of a list, which have none).
+    #[serde(default, rename = "values")]
+    paragraph: Option<String>,
+    /// The required fields, in Go field order (empty: none).
+    #[serde(default)]
+    required: Option<Vec<String>>,
+    /// The `x-kubernetes-*` extensions.
+    #[serde(default)]
+    extensions: Map<String, Value>,
+}
+
+/// The table: schema name, JSON pointer, field.
+type Table = HashMap<String, HashMap<String, Field>>;
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| match serde_json::from_str(include_str!("fields.json")) {
+        Ok(table) => table,
+        Err(error) => {
+            tracing::error!(%error, "the table of kube-openapi's fields does not parse; none is added");
+            Table::new()
+        }
+    })
+}
+
+/// Adds to the schema `name` the enum lists and paragraphs, required fields and extensions of the table.
+pub(super) fn add(name: &str, schema: &mut Value) {
+    let Some(fields) = table().get(name) else {
+        return;
+    };
+    for (pointer, field) in fields {
+        let Some(Value::Object(target)) = schema.pointer_mut(pointer) else {
+            continue;
+        };
+        if let Some(values) = &field.values {
+            target.insert(
+                "enum".into(),
+                Value::Array(values.iter().cloned().map(Value::String).collect()),
+            );
+        }
+        if let Some(paragraph) = &field.paragraph {
+            append_paragraph(target, paragraph);
+        }
+        if let Some(required) = &field.required {
+            if required.is_empty() {
+                target.remove("required");
+            } else {
+                target.insert(
+                    "required".into(),
+                    Value::Array(required.iter().cloned().map(Value::String).collect()),
+                );
+            }
+        }
+        for (key, value) in &field.extensions {
+            target.insert(key.clone(), value.clone());
+        }
+    }
+}
+
+/// Appends `paragraph` to the description of `target`, as kube-openapi does.
+fn append_paragraph(target: &mut Map<String, Value>, paragraph: &str) {
+    let description = match target.get("description").and_then(Value::as_str) {
+        Some(d) => format!("{d}{paragraph}"),
+        None => paragraph.trim_start().to_string(),
+    };
+    target.insert("description".into(), Value::String(description));
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::{LocalObjectReference, ServicePort, ServiceSpec};
+    use k8s_openapi::schemars::{JsonSchema, SchemaGenerator};
+    use serde_json::json;
+
+    use super::*;
+
+    fn schema<T: JsonSchema>() -> Value {
+        T::json_schema(&mut SchemaGenerator::default()).to_value()
+    }
+
+    #[test]
+    fn the_table_parses() {
+        assert!(table().len() > 90, "{}", table().len());
+    }
+
+    #[test]
+    fn a_service_type_gets_its_values_and_their_descriptions() {
+        let mut spec = schema::<ServiceSpec>();
+        add("io.k8s.api.core.v1.ServiceSpec", &mut spec);
+        let ty = &spec["properties"]["type"];
+        assert_eq!(
+            ty["enum"],
+            json!(["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"])
+        );
+        let description = ty["description"].as_str().expect("a description");
+        assert!(description.starts_with("type determines how the Service is exposed."));
+        assert!(description.contains(
+            "service-types\n\nPossible enum values:\n - `\"ClusterIP\"` means a service will only be accessible"
+        ));
+        assert_eq!(
+            spec["properties"]["ipFamilies"]["items"]["enum"],
+            json!(["", "IPv4", "IPv6"])
+        );
+        assert!(
+            spec["properties"]["ipFamilies"]["items"]
+                .get("description")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn required_fields_and_extensions_are_kube_apiservers() {
+        let mut spec = schema::<ServiceSpec>();
+        add("io.k8s.api.core.v1.ServiceSpec", &mut spec);
+        assert_eq!(spec["properties"]["ports"]["x-kubernetes-list-type"], "map");
+        assert_eq!(
+            spec["properties"]["ports"]["x-kubernetes-list-map-keys"],
+            json!(["port", "protocol"])
+        );
+        assert_eq!(
+            spec["properties"]["ports"]["x-kubernetes-patch-merge-key"],
+            "port"
+        );
+        let mut reference = schema::<LocalObjectReference>();
+        assert_eq!(reference["required"], json!(["name"]));
+        add("io.k8s.api.core.v1.LocalObjectReference", &mut reference);
+        assert!(reference.get("required").is_none());
+        assert_eq!(reference["x-kubernetes-map-type"], "atomic");
+    }
+
+    #[test]
+    fn k8s_openapi_descriptions_stop_before_the_paragraph() {
+        let mut port = schema::<ServicePort>();
+        let before = port["properties"]["protocol"]["description"].clone();
+        assert!(
+            !before
+                .as_str()
+                .unwrap_or("")
+                .contains("Possible enum values")
+        );
+        add("io.k8s.api.core.v1.ServicePort", &mut port);
+        assert_eq!(
+            port["properties"]["protocol"]["enum"],
+            json!(["SCTP", "TCP", "UDP"])
+        );
+    }
+}
