@@ -328,6 +328,8 @@ async fn scenario(client: Client, ns: String) -> Transcript {
                 ("string", "request.operation"),
                 ("list", "request.userInfo.groups"),
                 ("object", "request.userInfo"),
+                ("timestamp", "namespaceObject.metadata.creationTimestamp"),
+                ("null", "null"),
                 ("spaces", "  object.x  "),
             ])})),
         ),
@@ -393,6 +395,7 @@ async fn scenario(client: Client, ns: String) -> Transcript {
                 ("negate", "-request.name == ''"),
                 ("list-string", "request.userInfo.groups + 'x' == []"),
                 ("timestamp", "namespaceObject.metadata.creationTimestamp + 1 > now()"),
+                ("duration", "duration('1s') + 1 == duration('2s')"),
             ])})),
         ),
         (

@@ -274,6 +274,19 @@ mod tests {
                 "found no matching overload for '_+_' applied to '(int, string)'"
             )
         );
+        let e = "duration('1s') + 1 == duration('2s')";
+        assert_eq!(
+            check(e),
+            error(
+                e,
+                16,
+                "found no matching overload for '_+_' applied to '(duration, int)'"
+            )
+        );
+        assert_eq!(
+            check("namespaceObject.metadata.creationTimestamp"),
+            Err("must evaluate to bool but got google.protobuf.Timestamp".into())
+        );
         let e = "'a' in request.dryRun";
         assert_eq!(
             check(e),
