@@ -65,8 +65,9 @@
 //!   `matchConditions` have no cost budget (their `authorizer` allows every check; a field selected from a
 //!   null `object` in an expression that also compares it is `false` instead of an error), mutating
 //!   webhooks are never reinvoked, and a denial carries no warnings. The configurations are defaulted and validated as
-//!   kube-apiserver does, except that match condition expressions are type-checked only as far as
-//!   variables, fields, operators and common functions go.
+//!   kube-apiserver does (match condition expressions are type-checked by the CEL rules' checker in the
+//!   admission environment), except that match conditions using the optional syntax (`object.?x`) do not
+//!   parse here.
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
 //!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). When a
 //!   CRD is written they are type-checked and their cost estimated as kube-apiserver does (cel-go's checker

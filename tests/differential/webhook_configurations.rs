@@ -3,8 +3,10 @@
 //! `caBundle` as Go's `omitempty` stores them), then one configuration per
 //! rule of `admissionregistration` validation (names, rules with their wildcards, policies, side effects,
 //! timeouts, review versions, label selectors, client configs, reinvocation, match conditions that are
-//! missing, duplicated, too many, that do not compile, are not bools, name undeclared variables or compare
-//! values of types no overload accepts), several
+//! missing, duplicated, too many, that do not compile, are not bools, name undeclared variables, functions
+//! or fields, compare values of types no overload accepts, pass arguments of the wrong types, apply
+//! logical operators to what is not a bool, mix types in arithmetic or misuse the authorizer; and match
+//! conditions the type check accepts: the authorizer's calls, quantities, urls, ips, `has()`), several
 //! causes at once, an invalid configuration name listed with the webhooks' causes, and updates (an invalid change refused, a valid one stored). No configuration matches a
 //! resource anything writes.
 
@@ -113,6 +115,66 @@ async fn scenario(client: Client, ns: String) -> Transcript {
         "a minimal mutating configuration with a service is defaulted",
         MUTATING,
         &mwc("defaults", vec![service]),
+    )
+    .await;
+
+    let mut accepted = hook("a.example.dev");
+    accepted["matchConditions"] = conditions(&[
+        (
+            "request-resource",
+            "authorizer.requestResource.check('get').allowed()",
+        ),
+        (
+            "service-account",
+            "authorizer.serviceAccount('ns', 'sa').group('apps').resource('deployments').namespace('a').name('b').subresource('status').check('update').allowed()",
+        ),
+        (
+            "path-and-selectors",
+            "authorizer.path('/healthz').check('get').reason() == '' || authorizer.group('').resource('pods').fieldSelector('a=b').labelSelector('c=d').check('list').errored()",
+        ),
+        (
+            "groups",
+            "request.userInfo.groups.exists(g, g.startsWith('system:'))",
+        ),
+        (
+            "extra",
+            "request.userInfo.extra.exists(k, k == 'x') || request.kind.group == ''",
+        ),
+        (
+            "has",
+            "has(object.metadata.labels) && object.metadata.labels.all(k, k != '')",
+        ),
+        (
+            "quantity",
+            "quantity('1Gi').isGreaterThan(quantity('100Mi')) && isQuantity('1')",
+        ),
+        (
+            "url",
+            "isURL('https://a.dev/x') && url('https://a.dev/x').getHost() == 'a.dev'",
+        ),
+        (
+            "ip",
+            "isIP('10.0.0.1') && ip('10.0.0.1').family() == 4 && cidr('10.0.0.0/8').containsIP('10.1.2.3')",
+        ),
+        (
+            "namespace",
+            "namespaceObject.metadata.labels['env'] == 'prod' || namespaceObject.status.phase == 'Active'",
+        ),
+        ("numbers", "size(request.userInfo.groups) < 1.5 && 2u > 0"),
+        (
+            "old-object",
+            "oldObject == null || object.spec == oldObject.spec",
+        ),
+    ]);
+    t.post(
+        "match conditions kube-apiserver's type check accepts",
+        VALIDATING,
+        &vwc("accepted", vec![accepted]),
+    )
+    .await;
+    t.delete(
+        "the accepted configuration is deleted",
+        &format!("{VALIDATING}/accepted-{ns}"),
     )
     .await;
 
@@ -266,6 +328,8 @@ async fn scenario(client: Client, ns: String) -> Transcript {
                 ("string", "request.operation"),
                 ("list", "request.userInfo.groups"),
                 ("object", "request.userInfo"),
+                ("timestamp", "namespaceObject.metadata.creationTimestamp"),
+                ("null", "null"),
                 ("spaces", "  object.x  "),
             ])})),
         ),
@@ -289,6 +353,57 @@ async fn scenario(client: Client, ns: String) -> Transcript {
                 ("numbers", "size(request.userInfo.groups) < 1.5"),
                 ("dyn", "object.x == 1 && request.kind.kind == 'a'"),
                 ("null", "request.operation == null"),
+            ])})),
+        ),
+        (
+            "match conditions calling functions that are not declared",
+            changed(json!({"matchConditions": conditions(&[
+                ("global", "nope(object)"),
+                ("member", "request.name.nope() && request.dryRun"),
+                ("bind", "cel.bind(x, 1, x == 1)"),
+                ("authorizer", "authorizer.group('').resources('pods').check('get').allowed()"),
+            ])})),
+        ),
+        (
+            "match conditions passing arguments of the wrong types",
+            changed(json!({"matchConditions": conditions(&[
+                ("starts-with", "request.name.startsWith(1)"),
+                ("quantity", "quantity(1).isInteger()"),
+                ("group", "authorizer.group(1).resource('pods').check('get').allowed()"),
+                ("size", "size(request.dryRun) == 1"),
+                ("url", "url('https://a.dev').getHost() == 1"),
+                ("matches", "request.userInfo.groups.matches('a')"),
+            ])})),
+        ),
+        (
+            "match conditions applying logical operators to what is not a bool",
+            changed(json!({"matchConditions": conditions(&[
+                ("not", "!request.name"),
+                ("and", "request.dryRun && request.name"),
+                ("or", "request.userInfo.groups || true"),
+                ("in", "'a' in request.dryRun"),
+                ("in-map", "1 in request.userInfo.extra"),
+                ("ternary", "request.name ? true : false"),
+            ])})),
+        ),
+        (
+            "match conditions mixing types in arithmetic",
+            changed(json!({"matchConditions": conditions(&[
+                ("int-string", "1 + 'a' == 2"),
+                ("int-double", "size(request.userInfo.groups) * 1.5 > 2.0"),
+                ("uint-int", "1u - 1 == 0u"),
+                ("negate", "-request.name == ''"),
+                ("list-string", "request.userInfo.groups + 'x' == []"),
+                ("timestamp", "namespaceObject.metadata.creationTimestamp + 1 > now()"),
+                ("duration", "duration('1s') + 1 == duration('2s')"),
+            ])})),
+        ),
+        (
+            "match conditions misusing the authorizer",
+            changed(json!({"matchConditions": conditions(&[
+                ("field", "authorizer.user == 'a'"),
+                ("decision", "authorizer.path('/healthz').check('get')"),
+                ("order", "authorizer.resource('pods').check('get').allowed()"),
             ])})),
         ),
         (

@@ -604,7 +604,7 @@ fn match_conditions(conditions: &Value, path: &str, causes: &mut Vec<Cause>) {
         let expression = condition["expression"].as_str().unwrap_or_default().trim();
         if expression.is_empty() {
             causes.push(required(&format!("{at}.expression"), ""));
-        } else if let Err(detail) = expression::check(expression, false) {
+        } else if let Err(detail) = expression::check(expression) {
             causes.push(invalid(
                 &format!("{at}.expression"),
                 &go_quote(expression),

@@ -61,6 +61,7 @@ use embedded::embedded_validate;
 pub use errors::{FieldError, ListType, SchemaError};
 use list_types::list_validate_map;
 use pruning::{Tracker, coerce, prune_nulls, prune_rec};
+pub(crate) use rules::{Decl as CelDecl, Type as CelType, check_declared as check_cel};
 use validation::{to_field_error, validate_schema};
 
 /// A compiled structural schema (one CRD version's `schema.openAPIV3Schema`), with its CEL rules.

@@ -6,6 +6,9 @@
 //! found 'int'`, ...) at cel-go's positions.
 //!
 //! The types and overloads found are kept for the cost estimate ([`cost`](super::cost)).
+//!
+//! The same checker compiles webhooks' `matchConditions` ([`check_declared`]), with the admission
+//! environment's variables (`admission/expression.rs`) in place of `self` and `oldSelf`.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -50,17 +53,45 @@ pub(super) fn check(
     decl: &Rc<Decl>,
     optional_old_self: bool,
 ) -> Checked {
-    let expanded = expand(expr);
-    let expr = expanded.as_ref().unwrap_or(expr);
     let self_type = decl.cel_type();
     let old_self = if optional_old_self {
         Type::Optional(Box::new(self_type.clone()))
     } else {
         self_type.clone()
     };
+    check_in(
+        source,
+        expr,
+        vec![("self".into(), self_type), ("oldSelf".into(), old_self)],
+    )
+}
+
+/// Type-checks `expr` (parsed from `source`) in an environment declaring `variables` (names may be
+/// qualified, as `authorizer.requestResource` is) besides CEL's and Kubernetes' functions: cel-go's
+/// rendered errors (`Err`), else the expression's type (`None` when it uses a macro the parser does not
+/// expand, which is left unchecked).
+pub(crate) fn check_declared(
+    source: &str,
+    expr: &IdedExpr,
+    variables: Vec<(String, Type)>,
+) -> Result<Option<Type>, Vec<String>> {
+    let checked = check_in(source, expr, variables);
+    if checked.unchecked {
+        Ok(None)
+    } else if checked.errors.is_empty() {
+        Ok(Some(checked.output))
+    } else {
+        Err(checked.errors)
+    }
+}
+
+/// Type-checks `expr` (parsed from `source`) with `variables` declared.
+fn check_in(source: &str, expr: &IdedExpr, variables: Vec<(String, Type)>) -> Checked {
+    let expanded = expand(expr);
+    let expr = expanded.as_ref().unwrap_or(expr);
     let mut c = Checker {
         subst: Subst::default(),
-        scopes: vec![("self".into(), self_type), ("oldSelf".into(), old_self)],
+        scopes: variables,
         types: HashMap::new(),
         overloads: HashMap::new(),
         qualified: HashMap::new(),
@@ -169,6 +200,12 @@ impl Checker {
                 ),
             },
             Expr::Select(s) => {
+                // A qualified variable (`authorizer.requestResource`) is resolved before selection.
+                if !s.test
+                    && let Some(t) = qualified_name(e).and_then(|n| self.lookup(&n))
+                {
+                    return t;
+                }
                 let operand = self.check(&s.operand);
                 let operand = self.subst.apply(&operand, false);
                 let field = self.select(e.id, &operand, &s.field);
@@ -277,6 +314,10 @@ impl Checker {
                 Some(f) => f.cel_type(),
                 None => self.error(id, format!("undefined field '{field}'")),
             },
+            // The authorizer library's types are declared without being known to the type provider.
+            Type::Named(name, true) if name.starts_with("kubernetes.authorization.") => {
+                self.error(id, format!("unexpected failed resolution of '{name}'"))
+            }
             Type::Named(_, true) => self.error(id, format!("undefined field '{field}'")),
             Type::Map(_, v) => (**v).clone(),
             Type::Dyn | Type::Error | Type::Param(_) => Type::Dyn,

@@ -26,7 +26,7 @@ const MAX_DATETIME_SIZE: i64 = 32;
 
 /// A declared CEL type with its size bounds (apiserver's `DeclType`).
 #[derive(Debug)]
-pub(super) struct Decl {
+pub(crate) struct Decl {
     /// What the value is.
     pub(super) kind: DeclKind,
     /// The most elements (characters, bytes, items, properties) a value may have.
@@ -51,6 +51,26 @@ pub(super) enum DeclKind {
 }
 
 impl Decl {
+    /// An object type named `name` (as cel-go's messages name it) with the declared `fields`, for an
+    /// environment's own types (the admission request's); its sizes are not bounded.
+    pub(crate) fn object(name: &str, fields: Vec<(&str, Rc<Decl>)>) -> Rc<Decl> {
+        let fields = fields
+            .into_iter()
+            .map(|(field, d)| (field.to_string(), d))
+            .collect();
+        Rc::new(Decl {
+            kind: DeclKind::Object(fields),
+            max_elements: 0,
+            min_size: 0,
+            name: name.to_string(),
+        })
+    }
+
+    /// A field of the CEL type `t` (a scalar, `dyn`, a list or map, an object's type), sizes not bounded.
+    pub(crate) fn of(t: Type) -> Rc<Decl> {
+        Rc::new(scalar(t, 0, 0))
+    }
+
     /// The CEL type of values of this declaration.
     pub(super) fn cel_type(self: &Rc<Self>) -> Type {
         match &self.kind {

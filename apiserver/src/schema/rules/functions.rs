@@ -1,7 +1,8 @@
 //! The functions a CRD rule may call, with their overloads as kube-apiserver 1.35 declares them: CEL's
 //! standard functions and operators (with cross-type numeric comparisons and optional types), the
 //! strings (version 2), sets and lists (version 3) extensions, and Kubernetes' libraries (lists, regex,
-//! urls, ip, cidr, quantity, format, semver).
+//! urls, ip, cidr, quantity, format, semver, and the authorizer's, which only expressions declaring
+//! `authorizer` can reach).
 
 use super::types::{Subst, Type};
 
@@ -81,6 +82,11 @@ const I: P = P::Named("net.IP", false);
 const C: P = P::Named("net.CIDR", false);
 const F: P = P::Named("kubernetes.NamedFormat", true);
 const SV: P = P::Named("kubernetes.Semver", true);
+const AUTHZ: P = P::Named("kubernetes.authorization.Authorizer", true);
+const PATH_CHECK: P = P::Named("kubernetes.authorization.PathCheck", true);
+const GROUP_CHECK: P = P::Named("kubernetes.authorization.GroupCheck", true);
+const RESOURCE_CHECK: P = P::Named("kubernetes.authorization.ResourceCheck", true);
+const DECISION: P = P::Named("kubernetes.authorization.Decision", true);
 
 fn g(id: impl Into<String>, params: &[P], result: P) -> Overload {
     Overload {
@@ -475,6 +481,48 @@ pub(super) fn overloads(name: &str) -> Option<Vec<Overload>> {
         "major" => vec![m("semver_major", &[SV], Int)],
         "minor" => vec![m("semver_minor", &[SV], Int)],
         "patch" => vec![m("semver_patch", &[SV], Int)],
+        // The authorizer (with its selectors).
+        "path" => vec![m("authorizer_path", &[AUTHZ, Str], PATH_CHECK)],
+        "group" => vec![m("authorizer_group", &[AUTHZ, Str], GROUP_CHECK)],
+        "serviceAccount" => vec![m("authorizer_serviceaccount", &[AUTHZ, Str, Str], AUTHZ)],
+        "resource" => vec![m(
+            "groupcheck_resource",
+            &[GROUP_CHECK, Str],
+            RESOURCE_CHECK,
+        )],
+        "subresource" => vec![m(
+            "resourcecheck_subresource",
+            &[RESOURCE_CHECK, Str],
+            RESOURCE_CHECK,
+        )],
+        "namespace" => vec![m(
+            "resourcecheck_namespace",
+            &[RESOURCE_CHECK, Str],
+            RESOURCE_CHECK,
+        )],
+        "name" => vec![m(
+            "resourcecheck_name",
+            &[RESOURCE_CHECK, Str],
+            RESOURCE_CHECK,
+        )],
+        "fieldSelector" => vec![m(
+            "authorizer_fieldselector",
+            &[RESOURCE_CHECK, Str],
+            RESOURCE_CHECK,
+        )],
+        "labelSelector" => vec![m(
+            "authorizer_labelselector",
+            &[RESOURCE_CHECK, Str],
+            RESOURCE_CHECK,
+        )],
+        "check" => vec![
+            m("pathcheck_check", &[PATH_CHECK, Str], DECISION),
+            m("resourcecheck_check", &[RESOURCE_CHECK, Str], DECISION),
+        ],
+        "errored" => vec![m("decision_errored", &[DECISION], Bool)],
+        "error" => vec![m("decision_error", &[DECISION], Str)],
+        "allowed" => vec![m("decision_allowed", &[DECISION], Bool)],
+        "reason" => vec![m("decision_reason", &[DECISION], Str)],
         // Formats.
         "format.named" => vec![g("format-named", &[Str], P::Opt(&F))],
         "validate" => vec![m("format-validate", &[F, Str], P::Opt(&LS))],

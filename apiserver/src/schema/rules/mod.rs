@@ -12,7 +12,7 @@
 //!
 //! - **Type check** ([`check`]): cel-go's checker over the schema's declarations ([`decls`]) and the
 //!   overloads of CEL's standard functions, the strings (v2), lists (v3) and sets extensions, optional
-//!   types and Kubernetes' libraries (lists, regex, urls, ip, cidr, quantity, format, semver)
+//!   types and Kubernetes' libraries (lists, regex, urls, ip, cidr, quantity, format, semver, authorizer)
 //!   ([`functions`]), then kube-apiserver's AST validators ([`validators`]: literal arguments of
 //!   `duration`, `timestamp` and `matches`, homogeneous list and map literals), with cel-go's error texts
 //!   and positions ([`positions`]); a rule must be a `bool`, a `messageExpression` a `string`
@@ -73,7 +73,10 @@ use super::errors::SchemaError;
 use super::go_format::{go_json, go_quote};
 
 pub(super) use budget::budget_errors;
+pub(crate) use check::check_declared;
+pub(crate) use decls::Decl;
 pub(super) use eval::{blocking_error, has_rules, is_blocking, validate};
+pub(crate) use types::Type;
 
 /// The `reason` a rule's failures are reported with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use super::decls::Decl;
 
 /// A CEL type.
 #[derive(Clone, Debug)]
-pub(super) enum Type {
+pub(crate) enum Type {
     Int,
     Uint,
     Double,
@@ -104,6 +104,7 @@ impl Type {
     }
 }
 
+/// The type as cel-go's checker formats it in its errors (`FormatCELType`).
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -114,8 +115,8 @@ impl fmt::Display for Type {
             Type::Bool => f.write_str("bool"),
             Type::Bytes => f.write_str("bytes"),
             Type::Null => f.write_str("null"),
-            Type::Timestamp => f.write_str("google.protobuf.Timestamp"),
-            Type::Duration => f.write_str("google.protobuf.Duration"),
+            Type::Timestamp => f.write_str("timestamp"),
+            Type::Duration => f.write_str("duration"),
             Type::Dyn => f.write_str("dyn"),
             Type::Error => f.write_str("*error*"),
             Type::List(e) => write!(f, "list({e})"),
