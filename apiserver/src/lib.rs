@@ -66,13 +66,12 @@
 //!   null `object` in an expression that also compares it is `false` instead of an error), mutating
 //!   webhooks are never reinvoked, and a denial carries no warnings. The configurations are defaulted and validated as
 //!   kube-apiserver does (match condition expressions are type-checked by the CEL rules' checker in the
-//!   admission environment), except that match conditions using the optional syntax (`object.?x`) do not
-//!   parse here.
+//!   admission environment).
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
 //!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). When a
 //!   CRD is written they are type-checked and their cost estimated as kube-apiserver does (cel-go's checker
 //!   and cost estimator, the Kubernetes library's estimates, the per-rule and per-CRD budgets, with the
-//!   server's messages), except: rules using the optional syntax (`self.?x`) do not parse here; rules using
+//!   server's messages), except: rules using
 //!   `optMap`/`optFlatMap` or `sortBy` are accepted unchecked; literal format strings are not checked
 //!   against their arguments; schema object types in type errors are named `selfType.<path>` where the
 //!   server names them `selfType<nanoseconds>.<path>`.

@@ -14,7 +14,9 @@
 
 use kube_cel::KubeCelExt;
 use kube_cel::cel::common::ast::{EntryExpr, Expr, IdedExpr};
-use kube_cel::cel::{Context, Program, Value as Cel};
+use kube_cel::cel::{Context, Value as Cel};
+
+use crate::cel::program::Program;
 use serde_json::Value;
 
 use crate::cel::errors::{parse_error, runtime_error};

@@ -22,8 +22,7 @@
 //! own `managedFields` (the webhooks' changes are owned by no manager, as on kube-apiserver).
 //!
 //! The `authorizer` variable of match conditions allows every check (this server authorizes every
-//! request). Not done here: the runtime cost budget of match conditions, the optional syntax
-//! (`object.?x`, which does not parse here; see `expression.rs`); and a field selected from a null
+//! request). Not done here: the runtime cost budget of match conditions; and a field selected from a null
 //! `object` in an expression that also compares it is `false`, where cel-go fails (`conditions.rs`).
 
 mod authorizer;

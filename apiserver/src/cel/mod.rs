@@ -1,6 +1,8 @@
 //! CEL support shared by the CRD validation rules (`schema/rules`) and the admission webhooks'
 //! `matchConditions` (`admission/conditions.rs`): JSON values as the CEL values kube-apiserver builds from
-//! unstructured objects, and the texts cel-go gives its parse and evaluation errors.
+//! unstructured objects, the texts cel-go gives its parse and evaluation errors, and expressions parsed with
+//! the optional syntax kube-apiserver enables (`program.rs`).
 
 pub(crate) mod errors;
+pub(crate) mod program;
 pub(crate) mod values;

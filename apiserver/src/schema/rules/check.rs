@@ -332,6 +332,47 @@ impl Checker {
         }
     }
 
+    /// `operand.?field`, which the parser writes as the call `_?._(operand, "field")`: the field's type,
+    /// optional (cel-go's `checkOptSelect`; an optional operand is unwrapped first).
+    fn optional_select(
+        &mut self,
+        e: &IdedExpr,
+        call: &kube_cel::cel::common::ast::CallExpr,
+    ) -> Type {
+        let field = match (call.target.as_deref(), call.args.as_slice()) {
+            (None, [_, f]) => match &f.expr {
+                Expr::Literal(LiteralValue::String(s)) => s.to_string(),
+                _ => {
+                    return self.error(
+                        f.id,
+                        "unsupported optional field selection: the field is not a name".into(),
+                    );
+                }
+            },
+            (target, args) => {
+                let member = if target.is_some() {
+                    " member call with"
+                } else {
+                    ""
+                };
+                let message = format!(
+                    "unsupported optional field selection: incorrect signature.{member} argument count: {}",
+                    args.len()
+                );
+                return self.error(e.id, message);
+            }
+        };
+        let operand = self.check(&call.args[0]);
+        let operand = match self.subst.apply(&operand, false) {
+            Type::Optional(inner) => *inner,
+            other => other,
+        };
+        let selected = self.select(e.id, &operand, &field);
+        self.overloads
+            .insert(e.id, vec!["select_optional_field".to_string()]);
+        Type::Optional(Box::new(selected))
+    }
+
     /// The element type of a list or map literal so far, joined with `t` (`dyn` when they differ; the
     /// homogeneous-literal validator reports the difference).
     fn join(&mut self, previous: Option<Type>, t: Type) -> Type {
@@ -347,6 +388,9 @@ impl Checker {
 
     fn call(&mut self, e: &IdedExpr, call: &kube_cel::cel::common::ast::CallExpr) -> Type {
         let name = call.func_name.as_str();
+        if name == "_?._" {
+            return self.optional_select(e, call);
+        }
         let macro_like = UNEXPANDED.contains(&name)
             || (call.target.is_some()
                 && call.args.len() == 3

@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use kube_cel::cel::Program;
+use crate::cel::program::Program;
 
 use super::check::check;
 use super::decls::Decl;

@@ -529,7 +529,7 @@ pub(super) fn overloads(name: &str) -> Option<Vec<Overload>> {
         // Optional types.
         "optional.of" => vec![g("optional_of", &[A], OA)],
         "optional.ofNonZeroValue" => vec![g("optional_ofNonZeroValue", &[A], OA)],
-        "optional.none" => vec![g("optional_none", &[], P::Opt(&Dyn))],
+        "optional.none" => vec![g("optional_none", &[], OA)],
         "hasValue" => vec![m("optional_hasValue", &[OA], Bool)],
         "value" => vec![m("optional_value", &[OA], A)],
         "or" => vec![m("optional_or_optional", &[OA, OA], OA)],

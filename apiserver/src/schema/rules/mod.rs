@@ -26,8 +26,9 @@
 //!
 //! Not checked, or not as kube-apiserver does:
 //!
-//! - The optional syntax (`self.?x`, `[?i]`) does not parse with the `cel` crate: such rules are refused as
-//!   syntax errors. The two-variable macros (`all`, `exists`, `existsOne`, `transformList`, `transformMap`,
+//! - The optional syntax (`self.?x`, `[?i]`, `[?e]`, `{?k: v}`) is parsed with the `cel` crate's parser
+//!   option for it (`cel/program.rs`); `self.?x` is evaluated as `self[?'x']`, which the crate's
+//!   evaluator gets right where its own `.?` fails on a missing key. The two-variable macros (`all`, `exists`, `existsOne`, `transformList`, `transformMap`,
 //!   `transformMapEntry`), which its parser leaves as calls, are expanded here as cel-go expands them
 //!   ([`expand`]); rules using the other macros it does not expand (`optMap`, `optFlatMap`, `sortBy`)
 //!   are accepted without a type check or cost (0). (`cel.bind` is not in kube-apiserver's environment: it
@@ -65,7 +66,7 @@ mod values;
 
 use std::sync::Arc;
 
-use kube_cel::cel::Program;
+use crate::cel::program::Program;
 use serde_json::{Map, Value};
 
 use super::compile::Node;

@@ -17,6 +17,8 @@ pub(super) enum Key {
     Ident(String),
     /// The `.` of a field selection.
     Dot(String),
+    /// The `.` of an optional field selection (`.?name`).
+    OptionalDot(String),
     /// The `(` of a call on a receiver (`x.name(`), also of a macro.
     Member(String),
     /// The `(` of a global call (`name(`), also of `has(`.
@@ -104,6 +106,13 @@ impl Visitor {
             Expr::Select(s) => {
                 self.visit(&s.operand);
                 self.mark(e.id, Key::Dot(s.field.clone()));
+            }
+            // `operand.?field`: the parser's `_?._(operand, "field")`, whose literal is not in the source.
+            Expr::Call(c) if c.func_name == "_?._" && c.target.is_none() && c.args.len() == 2 => {
+                self.visit(&c.args[0]);
+                if let Expr::Literal(LiteralValue::String(field)) = &c.args[1].expr {
+                    self.mark(e.id, Key::OptionalDot(field.to_string()));
+                }
             }
             Expr::Call(c) => match (&c.target, operator(&c.func_name)) {
                 (None, Some(op)) if c.args.len() >= 2 => {
@@ -424,6 +433,10 @@ pub(super) fn locate(source: &str, key: &Key, nth: usize) -> Option<(usize, usiz
             Key::Dot(name) => (t.text == "."
                 && tokens.get(i + 1).is_some_and(|n| n.text == *name)
                 && !is(i + 2, "("))
+            .then_some(t.at),
+            Key::OptionalDot(name) => (t.text == "."
+                && is(i + 1, "?")
+                && tokens.get(i + 2).is_some_and(|n| n.text == *name))
             .then_some(t.at),
             Key::Op(op) => (t.text == *op).then_some(t.at),
         }

@@ -6,8 +6,10 @@
 
 use std::collections::HashMap;
 
+use kube_cel::cel::Context;
 use kube_cel::cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
-use kube_cel::cel::{Context, Program};
+
+use crate::cel::program::Program;
 use regex::Regex;
 
 use super::super::go_regex::translate_go_regex;
