@@ -63,7 +63,10 @@
 //! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
 //! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`
 //! (true, false, failing under `Fail` and `Ignore`, reading `object`, `oldObject` and `request`) on create,
-//! update and delete, validating and mutating. `webhook_configurations`: the defaults kube-apiserver stores in
+//! update and delete, validating and mutating. `webhook_warnings`: webhooks' warnings on allowed and refused
+//! writes (mutating and validating refusals, both validating webhooks refusing, a dry run), repeated, escaped,
+//! dropped and cut ones. It uses webhooks whose answers
+//! the scenario writes (`hook_server.rs`). `webhook_configurations`: the defaults kube-apiserver stores in
 //! webhook configurations and the 422s of invalid ones (a cause per validation rule, several at once, on
 //! create and update).
 
@@ -73,6 +76,7 @@ mod compare;
 mod crud;
 mod deviations;
 mod dry_run;
+mod hook_server;
 mod kinds;
 mod lifecycle;
 mod list;
@@ -86,4 +90,5 @@ mod support;
 mod tables;
 mod webhook_conditions;
 mod webhook_configurations;
+mod webhook_warnings;
 mod webhooks;

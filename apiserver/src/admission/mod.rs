@@ -9,7 +9,10 @@
 //! `Ignore`. It is reached at `clientConfig.url`, verified with `clientConfig.caBundle`, or, for
 //! `clientConfig.service`, at the in-process handler registered for that Service
 //! ([`crate::ApiServer::serve_webhook`]). Denials, warnings, JSON patches, timeouts and `failurePolicy` are
-//! handled as kube-apiserver does.
+//! handled as kube-apiserver does; the warnings of the webhooks that answered come with a refusal too.
+//!
+//! Validating webhooks are called side by side, all of
+//! them, and the first refusal is the answer.
 //!
 //! The configurations themselves are defaulted and validated when written, as kube-apiserver does
 //! (`defaults.rs`, `validation.rs`; match condition expressions are compiled and type-checked by
@@ -24,7 +27,10 @@
 //! The `authorizer` variable of match conditions allows every check (this server authorizes every
 //! request). Not done here: the runtime cost budget of match conditions, and type checks beyond
 //! variables, fields, operators and the common functions (see `expression.rs`); and a field selected from
-//! a null `object` in an expression that also compares it is `false`, where cel-go fails (`conditions.rs`).
+//! a null `object` in an expression that also compares it is `false`, where cel-go fails (`conditions.rs`);
+//! the first refusal and the
+//! warnings of validating webhooks come in the webhooks' order, where kube-apiserver takes them in the
+//! order the answers arrive.
 
 mod authorizer;
 mod conditions;

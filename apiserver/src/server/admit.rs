@@ -52,9 +52,45 @@ impl ApiServer {
         relock(&self.shared.webhooks).insert((namespace.to_string(), name.to_string()), handler);
     }
 
+    /// Admits and makes a write that webhooks may see. The webhooks' warnings come with the answer, a
+    /// refusal too: kube-apiserver writes them to the response as each webhook answers.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn admit(
         &self,
+        rr: &ResourceRequest,
+        method: &http::Method,
+        query: &Query,
+        content_type: &str,
+        user_agent: &str,
+        body: &Bytes,
+    ) -> Result<Reply, ApiError> {
+        let mut warnings = Vec::new();
+        let reply = self
+            .admit_with(
+                &mut warnings,
+                rr,
+                method,
+                query,
+                content_type,
+                user_agent,
+                body,
+            )
+            .await;
+        match reply {
+            Ok(Reply::Json(code, value, mut own)) => {
+                warnings.append(&mut own);
+                Ok(Reply::Json(code, value, warnings))
+            }
+            Err(e) if !warnings.is_empty() => Ok(Reply::Json(e.code, e.to_status(), warnings)),
+            other => other,
+        }
+    }
+
+    /// [`ApiServer::admit`], adding the webhooks' warnings to `warnings` as they answer.
+    #[allow(clippy::too_many_arguments)]
+    async fn admit_with(
+        &self,
+        warnings: &mut Vec<String>,
         rr: &ResourceRequest,
         method: &http::Method,
         query: &Query,
@@ -169,8 +205,6 @@ impl ApiServer {
             dry_run: client_dry_run,
             namespace_labels: namespace_labels.as_ref(),
         };
-        let mut warnings = Vec::new();
-
         let mut current = object.clone();
         let mut mutated = false;
         // Mutating webhooks are called on deletes too (with no object; what they patch is not written).
@@ -261,30 +295,38 @@ impl ApiServer {
                 validating.push(hook);
             }
         }
-        for hook in validating {
-            let Some(verdict) = self
-                .ask(&hook, &with_object(&base, object), &handlers)
-                .await?
-            else {
-                continue;
-            };
-            warnings.extend(verdict.warnings.iter().cloned());
-            if !verdict.allowed {
-                return Err(denied(&hook, &verdict));
+        // They are called side by side, all of them even when one refuses; the first refusal (in the
+        // webhooks' order here, in the order of their answers on kube-apiserver) is the answer.
+        let review = with_object(&base, object);
+        let answers = futures::future::join_all(
+            validating
+                .iter()
+                .map(|hook| self.ask(hook, &review, &handlers)),
+        )
+        .await;
+        let mut refusal = None;
+        for (hook, answer) in validating.iter().zip(answers) {
+            match answer {
+                Ok(Some(verdict)) => {
+                    warnings.extend(verdict.warnings.iter().cloned());
+                    if !verdict.allowed && refusal.is_none() {
+                        refusal = Some(denied(hook, &verdict));
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    refusal.get_or_insert(e);
+                }
             }
         }
-        let reply = if client_dry_run {
-            run(&write, &query.with("dryRun", "All"))?
+        if let Some(e) = refusal {
+            return Err(e);
+        }
+        if client_dry_run {
+            run(&write, &query.with("dryRun", "All"))
         } else {
-            run(&write, &query)?
-        };
-        Ok(match reply {
-            Reply::Json(code, value, mut w) => {
-                warnings.append(&mut w);
-                Reply::Json(code, value, warnings)
-            }
-            other => other,
-        })
+            run(&write, &query)
+        }
     }
 
     /// Calls one webhook; `None` when it failed and its failure policy ignores that.
