@@ -2,6 +2,7 @@
 //! to the resource handlers, with its configuration, its clock, fault injection and the request log.
 
 mod admit;
+mod mutate;
 mod warnings;
 
 use std::collections::HashMap;

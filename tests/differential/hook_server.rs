@@ -130,3 +130,11 @@ impl Drop for HookServer {
         self.serving.abort();
     }
 }
+
+/// A JSON patch as a webhook's `response.patch` (base64) with its `patchType`.
+pub fn with_patch(mut response: Value, patch: &Value) -> Value {
+    let bytes = serde_json::to_vec(patch).expect("JSON");
+    response["patch"] = serde_json::to_value(k8s_openapi::ByteString(bytes)).expect("base64");
+    response["patchType"] = json!("JSONPatch");
+    response
+}

@@ -65,7 +65,9 @@
 //! (true, false, failing under `Fail` and `Ignore`, reading `object`, `oldObject` and `request`) on create,
 //! update and delete, validating and mutating. `webhook_warnings`: webhooks' warnings on allowed and refused
 //! writes (mutating and validating refusals, both validating webhooks refusing, a dry run), repeated, escaped,
-//! dropped and cut ones. It uses webhooks whose answers
+//! dropped and cut ones. `webhook_reinvocation`: mutating webhooks' `reinvocationPolicy` (`IfNeeded` and
+//! `Never`, patches that change nothing, chains, webhooks that only match later, a refusal when called again),
+//! with the webhooks called in order. These two use webhooks whose answers
 //! the scenario writes (`hook_server.rs`). `webhook_configurations`: the defaults kube-apiserver stores in
 //! webhook configurations and the 422s of invalid ones (a cause per validation rule, several at once, on
 //! create and update).
@@ -90,5 +92,6 @@ mod support;
 mod tables;
 mod webhook_conditions;
 mod webhook_configurations;
+mod webhook_reinvocation;
 mod webhook_warnings;
 mod webhooks;

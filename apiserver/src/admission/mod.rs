@@ -11,7 +11,8 @@
 //! ([`crate::ApiServer::serve_webhook`]). Denials, warnings, JSON patches, timeouts and `failurePolicy` are
 //! handled as kube-apiserver does; the warnings of the webhooks that answered come with a refusal too.
 //!
-//! Validating webhooks are called side by side, all of
+//! Mutating webhooks with `reinvocationPolicy: IfNeeded` are called once more when a later
+//! webhook changed the object (`server/mutate.rs`). Validating webhooks are called side by side, all of
 //! them, and the first refusal is the answer.
 //!
 //! The configurations themselves are defaulted and validated when written, as kube-apiserver does
@@ -28,7 +29,9 @@
 //! request). Not done here: the runtime cost budget of match conditions, and type checks beyond
 //! variables, fields, operators and the common functions (see `expression.rs`); and a field selected from
 //! a null `object` in an expression that also compares it is `false`, where cel-go fails (`conditions.rs`);
-//! the first refusal and the
+//! the object is not defaulted again between two mutating webhooks (kube-apiserver applies the schema's
+//! defaults after each patch); a patch changes the object when its JSON changes (kube-apiserver compares
+//! built-in kinds as Go structs, where an empty map equals a missing one); the first refusal and the
 //! warnings of validating webhooks come in the webhooks' order, where kube-apiserver takes them in the
 //! order the answers arrive.
 
@@ -42,7 +45,9 @@ mod validation;
 
 pub(crate) use conditions::{Decision, Inputs, decide};
 pub(crate) use defaults::default_configuration;
-pub(crate) use review::{Hook, Review, Verdict, matching, request as review_request, verdict};
+pub(crate) use review::{
+    Hook, Review, Verdict, hook, matching, ordered, request as review_request, verdict,
+};
 pub use transport::WebhookHandler;
 pub(crate) use transport::{Call, call};
 pub(crate) use validation::validate_configuration;

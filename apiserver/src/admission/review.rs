@@ -7,14 +7,21 @@ use crate::selector::LabelSelector;
 /// A mutating or validating webhook from a stored configuration.
 #[derive(Debug, Clone)]
 pub(crate) struct Hook {
+    /// Which webhook it is: its configuration's name and its index there (names may repeat across
+    /// configurations).
+    pub id: String,
     /// `webhooks[].name`.
     pub name: String,
     /// `clientConfig`.
     pub client: Value,
+    /// `failurePolicy: Ignore`.
     pub fail_open: bool,
+    /// `timeoutSeconds`, clamped to 1..=30.
     pub timeout_seconds: u64,
     /// `matchConditions`, evaluated once the rules and selectors matched.
     pub match_conditions: Value,
+    /// `reinvocationPolicy: IfNeeded` (mutating webhooks).
+    pub reinvoke: bool,
 }
 
 /// What is being admitted.
@@ -51,28 +58,49 @@ pub(crate) struct Verdict {
 /// The webhooks of `configurations` (a list of stored configurations, mutating or not) that `r` meets, in
 /// the order of the configurations' names and then their webhooks.
 pub(crate) fn matching(configurations: &[Value], r: &Review<'_>) -> Vec<Hook> {
+    ordered(configurations)
+        .into_iter()
+        .filter_map(|(id, w)| hook(id, w, r))
+        .collect()
+}
+
+/// Every webhook of `configurations`, in the order kube-apiserver calls them (by configuration name, then
+/// as listed), each with its id.
+pub(crate) fn ordered(configurations: &[Value]) -> Vec<(String, &Value)> {
     let mut sorted: Vec<&Value> = configurations.iter().collect();
     sorted.sort_by(|a, b| {
         a["metadata"]["name"]
             .as_str()
             .cmp(&b["metadata"]["name"].as_str())
     });
-    let mut out = Vec::new();
-    for c in sorted {
-        for w in c["webhooks"].as_array().into_iter().flatten() {
-            if !rules_match(&w["rules"], r) || !selectors_match(w, r) {
-                continue;
-            }
-            out.push(Hook {
-                name: w["name"].as_str().unwrap_or_default().to_string(),
-                client: w["clientConfig"].clone(),
-                fail_open: w["failurePolicy"].as_str() == Some("Ignore"),
-                timeout_seconds: w["timeoutSeconds"].as_u64().unwrap_or(10).clamp(1, 30),
-                match_conditions: w["matchConditions"].clone(),
-            });
-        }
+    sorted
+        .into_iter()
+        .flat_map(|c| {
+            let name = c["metadata"]["name"].as_str().unwrap_or_default();
+            c["webhooks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(move |(i, w)| (format!("{name}/{i}"), w))
+        })
+        .collect()
+}
+
+/// The webhook `w` (with `id`) when `r` meets its rules and selectors.
+pub(crate) fn hook(id: String, w: &Value, r: &Review<'_>) -> Option<Hook> {
+    if !rules_match(&w["rules"], r) || !selectors_match(w, r) {
+        return None;
     }
-    out
+    Some(Hook {
+        id,
+        name: w["name"].as_str().unwrap_or_default().to_string(),
+        client: w["clientConfig"].clone(),
+        fail_open: w["failurePolicy"].as_str() == Some("Ignore"),
+        timeout_seconds: w["timeoutSeconds"].as_u64().unwrap_or(10).clamp(1, 30),
+        match_conditions: w["matchConditions"].clone(),
+        reinvoke: w["reinvocationPolicy"].as_str() == Some("IfNeeded"),
+    })
 }
 
 fn listed(list: &Value, want: &str) -> bool {

@@ -205,41 +205,18 @@ impl ApiServer {
             dry_run: client_dry_run,
             namespace_labels: namespace_labels.as_ref(),
         };
-        let mut current = object.clone();
-        let mut mutated = false;
         // Mutating webhooks are called on deletes too (with no object; what they patch is not written).
         let deleting = operation == "DELETE";
-        for hook in matching(
-            &configurations.0,
-            &with_object(&base, (!deleting).then_some(&current)),
-        ) {
-            let review = with_object(&base, (!deleting).then_some(&current));
-            if !conditions_hold(&hook, &review)? {
-                continue;
-            }
-            let Some(verdict) = self.ask(&hook, &review, &handlers).await? else {
-                continue;
-            };
-            warnings.extend(verdict.warnings.iter().cloned());
-            if !verdict.allowed {
-                return Err(denied(&hook, &verdict));
-            }
-            if let Some(patch) = verdict.patch.filter(|_| !deleting) {
-                let patch: json_patch::Patch = serde_json::from_value(patch).map_err(|e| {
-                    ApiError::internal(format!(
-                        "failed calling webhook \"{}\": the patch is not a JSON patch: {e}",
-                        hook.name
-                    ))
-                })?;
-                json_patch::patch(&mut current, &patch).map_err(|e| {
-                    ApiError::internal(format!(
-                        "failed calling webhook \"{}\": the patch does not apply: {e}",
-                        hook.name
-                    ))
-                })?;
-                mutated = true;
-            }
-        }
+        let mutated = self
+            .mutate(
+                &configurations.0,
+                &base,
+                (!deleting).then(|| object.clone()),
+                &handlers,
+                warnings,
+            )
+            .await?;
+        let (current, mutated) = (mutated.object, mutated.patched);
         // A mutated object is written whole, by the request's field manager.
         let write = if mutated {
             let mut obj = current.clone();
@@ -330,7 +307,7 @@ impl ApiServer {
     }
 
     /// Calls one webhook; `None` when it failed and its failure policy ignores that.
-    async fn ask(
+    pub(super) async fn ask(
         &self,
         hook: &Hook,
         review: &Review<'_>,
@@ -367,7 +344,7 @@ impl ApiServer {
 
 /// Whether `hook`'s `matchConditions` let it be called for `review`; `Err` (403 Forbidden) when they failed
 /// to evaluate under `failurePolicy: Fail`.
-fn conditions_hold(hook: &Hook, review: &Review<'_>) -> Result<bool, ApiError> {
+pub(super) fn conditions_hold(hook: &Hook, review: &Review<'_>) -> Result<bool, ApiError> {
     if hook.match_conditions.as_array().is_none_or(Vec::is_empty) {
         return Ok(true);
     }
@@ -420,7 +397,8 @@ fn with_generated_name<'a>(write: Write<'a>, rr: &ResourceRequest, probed: &Valu
     }
 }
 
-fn with_object<'a>(base: &Review<'a>, object: Option<&'a Value>) -> Review<'a> {
+/// `base` with `object`.
+pub(super) fn with_object<'a>(base: &Review<'a>, object: Option<&'a Value>) -> Review<'a> {
     Review {
         object,
         ..base.clone()
@@ -429,7 +407,7 @@ fn with_object<'a>(base: &Review<'a>, object: Option<&'a Value>) -> Review<'a> {
 
 /// kube-apiserver's error for a denial: `admission webhook "NAME" denied the request: MESSAGE`, with the
 /// webhook's code (at least 400) and reason.
-fn denied(hook: &Hook, v: &Verdict) -> ApiError {
+pub(super) fn denied(hook: &Hook, v: &Verdict) -> ApiError {
     let code = v.status["code"]
         .as_u64()
         .filter(|c| *c >= 400)

@@ -1,0 +1,153 @@
+//! The mutating webhooks of a write, called as kube-apiserver's mutating dispatcher calls them
+//! (`k8s.io/apiserver/pkg/admission/plugin/webhook/mutating`), reinvocation included.
+//!
+//! Each webhook is matched (rules, selectors, then match conditions) against the object as the webhooks
+//! before it left it. A webhook whose patch changes the object makes every webhook with
+//! `reinvocationPolicy: IfNeeded` called before it (since the last such change) due for a second call; once
+//! every webhook ran, the due ones still matching are called again, in the same order, each once (a webhook
+//! that did not run the first time is not called then). A patch that leaves the object as it was changes
+//! nothing.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::ApiServer;
+use super::admit::{conditions_hold, denied, with_object};
+use crate::admission::{Review, WebhookHandler, hook, ordered};
+use crate::error::ApiError;
+
+/// What the mutating webhooks made of the object.
+pub(super) struct Mutated {
+    /// The object after every patch.
+    pub object: Value,
+    /// Whether any webhook answered with a patch.
+    pub patched: bool,
+}
+
+/// Which webhooks are due for a second call (kube-apiserver's `webhookReinvokeContext`).
+#[derive(Debug, Default)]
+struct Reinvocation {
+    /// `IfNeeded` webhooks called since the object last changed.
+    since_change: HashSet<String>,
+    /// The webhooks to call again.
+    due: HashSet<String>,
+    /// Whether any webhook changed the object (a second round is held).
+    again: bool,
+}
+
+impl Reinvocation {
+    /// A webhook's patch changed the object: the webhooks called before it are due.
+    fn changed(&mut self) {
+        self.due.extend(self.since_change.drain());
+        self.again = true;
+    }
+}
+
+impl ApiServer {
+    /// Calls the mutating webhooks of `configurations` on `object` (`None` on a delete, whose patches are
+    /// not applied), adding their warnings to `warnings`; `Err` when one refuses or cannot be called under
+    /// `failurePolicy: Fail`.
+    pub(super) async fn mutate(
+        &self,
+        configurations: &[Value],
+        base: &Review<'_>,
+        object: Option<Value>,
+        handlers: &HashMap<(String, String), WebhookHandler>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Mutated, ApiError> {
+        let deleting = object.is_none();
+        let mut current = object.unwrap_or(Value::Null);
+        let mut patched = false;
+        let mut state = Reinvocation::default();
+        let webhooks = ordered(configurations);
+        for round in 0..2 {
+            if round == 1 && !state.again {
+                break;
+            }
+            for (id, w) in &webhooks {
+                let review = with_object(base, (!deleting).then_some(&current));
+                let Some(hook) = hook(id.clone(), w, &review) else {
+                    continue;
+                };
+                if !conditions_hold(&hook, &review)? {
+                    continue;
+                }
+                if round == 1 && !state.due.contains(&hook.id) {
+                    continue;
+                }
+                let verdict = self.ask(&hook, &review, handlers).await?;
+                let mut changed = false;
+                if let Some(verdict) = verdict {
+                    warnings.extend(verdict.warnings.iter().cloned());
+                    if !verdict.allowed {
+                        return Err(denied(&hook, &verdict));
+                    }
+                    if let Some(patch) = verdict.patch.filter(|_| !deleting) {
+                        let next = apply(&hook.name, &current, patch)?;
+                        changed = next != current;
+                        current = next;
+                        patched = true;
+                    }
+                }
+                if changed {
+                    state.changed();
+                }
+                if hook.reinvoke {
+                    state.since_change.insert(hook.id.clone());
+                }
+            }
+        }
+        Ok(Mutated {
+            object: current,
+            patched,
+        })
+    }
+}
+
+/// `object` with a webhook's JSON `patch` applied; `Err` (500) when it is not a JSON patch or does not
+/// apply.
+fn apply(webhook: &str, object: &Value, patch: Value) -> Result<Value, ApiError> {
+    let patch: json_patch::Patch = serde_json::from_value(patch).map_err(|e| {
+        ApiError::internal(format!(
+            "failed calling webhook \"{webhook}\": the patch is not a JSON patch: {e}"
+        ))
+    })?;
+    let mut next = object.clone();
+    json_patch::patch(&mut next, &patch).map_err(|e| {
+        ApiError::internal(format!(
+            "failed calling webhook \"{webhook}\": the patch does not apply: {e}"
+        ))
+    })?;
+    Ok(next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_makes_the_webhooks_called_before_it_due() {
+        let mut state = Reinvocation::default();
+        state.since_change.insert("a".into());
+        state.changed();
+        state.since_change.insert("b".into());
+        assert!(state.again);
+        assert!(state.due.contains("a"));
+        assert!(!state.due.contains("b"));
+        state.changed();
+        assert!(state.due.contains("b"));
+        assert!(state.since_change.is_empty());
+    }
+
+    #[test]
+    fn a_patch_is_applied_or_refused() {
+        let object = serde_json::json!({"data": {"a": "1"}});
+        let patch = serde_json::json!([{"op": "add", "path": "/data/b", "value": "2"}]);
+        let next = apply("w", &object, patch).expect("the patch applies");
+        assert_eq!(next["data"]["b"], "2");
+        let bad = serde_json::json!([{"op": "remove", "path": "/nope"}]);
+        let e = apply("w", &object, bad).expect_err("the patch does not apply");
+        assert_eq!(e.code, 500);
+    }
+}
