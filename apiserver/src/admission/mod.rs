@@ -11,7 +11,10 @@
 //! ([`crate::ApiServer::serve_webhook`]). Denials, warnings, JSON patches, timeouts and `failurePolicy` are
 //! handled as kube-apiserver does; the warnings of the webhooks that answered come with a refusal too.
 //!
-//! Mutating webhooks with `reinvocationPolicy: IfNeeded` are called once more when a later
+//! Under `matchPolicy: Equivalent` (the default) a webhook whose rules name another version of the
+//! requested resource (or another resource stored with it, see `equivalents.rs`) is called with the object
+//! converted to that version, `kind` and `resource` of that version and `requestKind`/`requestResource` of
+//! the request. Mutating webhooks with `reinvocationPolicy: IfNeeded` are called once more when a later
 //! webhook changed the object (`server/mutate.rs`). Validating webhooks are called side by side, all of
 //! them, and the first refusal is the answer.
 //!
@@ -38,6 +41,7 @@
 mod authorizer;
 mod conditions;
 mod defaults;
+mod equivalents;
 mod expression;
 mod review;
 mod transport;
@@ -45,6 +49,7 @@ mod validation;
 
 pub(crate) use conditions::{Decision, Inputs, decide};
 pub(crate) use defaults::default_configuration;
+pub(crate) use equivalents::{Equivalent, equivalents, unversioned, versioned};
 pub(crate) use review::{
     Hook, Review, Verdict, hook, matching, ordered, request as review_request, verdict,
 };

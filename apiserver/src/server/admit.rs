@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::{ApiServer, relock};
 use crate::admission::{
     self, Call, Decision, Hook, Inputs, Review, Verdict, WebhookHandler, decide, matching,
+    versioned,
 };
 use crate::error::{ApiError, Target};
 use crate::handlers::{Admission, Reply};
@@ -158,7 +159,7 @@ impl ApiServer {
                 _ => None,
             }
         };
-        let (kind, namespaced, configurations, namespace_labels, handlers) = {
+        let (kind, namespaced, configurations, namespace_labels, handlers, equivalents) = {
             let state = relock(&self.shared.state);
             let rt = state.registry.get(&rr.group, &rr.version, &rr.resource);
             let list = |plural: &str| -> Vec<Value> {
@@ -173,6 +174,29 @@ impl ApiServer {
                     .get(&(String::new(), "namespaces".into()), &ObjKey::new("", ns))
                     .and_then(|n| n["metadata"]["labels"].as_object().cloned())
             });
+            let equivalents = rt
+                .as_ref()
+                .map(|t| {
+                    let crd = t
+                        .custom
+                        .then(|| {
+                            state.get(
+                                &(
+                                    "apiextensions.k8s.io".to_string(),
+                                    "customresourcedefinitions".to_string(),
+                                ),
+                                &ObjKey::new("", &t.group_resource()),
+                            )
+                        })
+                        .flatten();
+                    admission::equivalents(
+                        &state.registry,
+                        crd.as_deref(),
+                        t,
+                        rr.subresource.as_deref(),
+                    )
+                })
+                .unwrap_or_default();
             (
                 rt.as_ref().map(|t| t.kind.clone()).unwrap_or_default(),
                 rt.as_ref().is_some_and(|t| t.namespaced),
@@ -182,6 +206,7 @@ impl ApiServer {
                 ),
                 labels,
                 relock(&self.shared.webhooks).clone(),
+                equivalents,
             )
         };
         let name = object["metadata"]["name"]
@@ -204,6 +229,8 @@ impl ApiServer {
             old_object: old.as_ref(),
             dry_run: client_dry_run,
             namespace_labels: namespace_labels.as_ref(),
+            equivalents: &equivalents,
+            invocation: None,
         };
         // Mutating webhooks are called on deletes too (with no object; what they patch is not written).
         let deleting = operation == "DELETE";
@@ -265,24 +292,37 @@ impl ApiServer {
         let object = (operation != "DELETE").then_some(&validated);
         // kube-apiserver decides which validating webhooks to call (match conditions included) before
         // calling any of them.
+        // Each sees the object in the version its rules name.
         let mut validating = Vec::new();
         // A delete's object selector is matched on the object deleted (the dry run answers a Status).
         for hook in matching(&configurations.1, &with_object(&base, object)) {
-            if conditions_hold(&hook, &with_object(&base, object))? {
-                validating.push(hook);
+            let invocation = hook.invocation.clone();
+            let seen = versioned(&base, invocation.as_ref(), object);
+            let old = versioned(&base, invocation.as_ref(), base.old_object);
+            validating.push((hook, invocation, seen, old));
+        }
+        let mut called = Vec::new();
+        for (hook, invocation, seen, old) in &validating {
+            let review = Review {
+                object: seen.as_ref(),
+                old_object: old.as_ref(),
+                invocation: invocation.as_ref(),
+                ..base.clone()
+            };
+            if conditions_hold(hook, &review)? {
+                called.push((hook, review));
             }
         }
         // They are called side by side, all of them even when one refuses; the first refusal (in the
         // webhooks' order here, in the order of their answers on kube-apiserver) is the answer.
-        let review = with_object(&base, object);
         let answers = futures::future::join_all(
-            validating
+            called
                 .iter()
-                .map(|hook| self.ask(hook, &review, &handlers)),
+                .map(|(hook, review)| self.ask(hook, review, &handlers)),
         )
         .await;
         let mut refusal = None;
-        for (hook, answer) in validating.iter().zip(answers) {
+        for ((hook, _), answer) in called.iter().zip(answers) {
             match answer {
                 Ok(Some(verdict)) => {
                     warnings.extend(verdict.warnings.iter().cloned());

@@ -7,6 +7,9 @@
 //! every webhook ran, the due ones still matching are called again, in the same order, each once (a webhook
 //! that did not run the first time is not called then). A patch that leaves the object as it was changes
 //! nothing.
+//!
+//! A webhook matched through an equivalent resource (`matchPolicy: Equivalent`) sees the object in that
+//! resource's version, and its patch applies there.
 
 use std::collections::{HashMap, HashSet};
 
@@ -14,7 +17,7 @@ use serde_json::Value;
 
 use super::ApiServer;
 use super::admit::{conditions_hold, denied, with_object};
-use crate::admission::{Review, WebhookHandler, hook, ordered};
+use crate::admission::{Review, WebhookHandler, hook, ordered, unversioned, versioned};
 use crate::error::ApiError;
 
 /// What the mutating webhooks made of the object.
@@ -66,9 +69,22 @@ impl ApiServer {
                 break;
             }
             for (id, w) in &webhooks {
-                let review = with_object(base, (!deleting).then_some(&current));
-                let Some(hook) = hook(id.clone(), w, &review) else {
+                let Some(hook) = hook(
+                    id.clone(),
+                    w,
+                    &with_object(base, (!deleting).then_some(&current)),
+                ) else {
                     continue;
+                };
+                // The webhook sees the object in the version its rules name.
+                let invocation = hook.invocation.as_ref();
+                let seen = versioned(base, invocation, (!deleting).then_some(&current));
+                let old = versioned(base, invocation, base.old_object);
+                let review = Review {
+                    object: seen.as_ref(),
+                    old_object: old.as_ref(),
+                    invocation,
+                    ..base.clone()
                 };
                 if !conditions_hold(&hook, &review)? {
                     continue;
@@ -83,10 +99,10 @@ impl ApiServer {
                     if !verdict.allowed {
                         return Err(denied(&hook, &verdict));
                     }
-                    if let Some(patch) = verdict.patch.filter(|_| !deleting) {
-                        let next = apply(&hook.name, &current, patch)?;
-                        changed = next != current;
-                        current = next;
+                    if let (Some(patch), Some(seen)) = (verdict.patch, &seen) {
+                        let next = apply(&hook.name, seen, patch)?;
+                        changed = &next != seen;
+                        current = unversioned(base, invocation, next);
                         patched = true;
                     }
                 }
