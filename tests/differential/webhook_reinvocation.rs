@@ -15,6 +15,9 @@
 //! second although it matches then; `late`, which ran after `second`, is due once `first` changes the object
 //! again), `denyagain` (first refuses when called again: its warnings of both
 //! calls come with the refusal). Which webhooks each request reached, in order, is noted after it.
+//!
+//! And a mutating webhook on deletes (`deleter`): a patch is refused with a 500 (there is no object to
+//! patch), an empty one is no patch.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -60,6 +63,7 @@ const HOOKS: &[(&str, &str, &[&str])] = &[
     ("second-if", "IfNeeded", &["chain"]),
     ("third", "Never", &["chain"]),
     ("late", "IfNeeded", &["label"]),
+    ("deleter", "Never", &["patchdelete", "emptydelete"]),
 ];
 
 /// What the webhook at `path` answers.
@@ -105,6 +109,11 @@ fn answer(path: &str, request: &Value) -> Value {
         "/third" if !data.contains_key("third") => {
             with_patch(allow, &add("/data/third", json!("yes")))
         }
+        // On a delete there is no object: only the old one carries the case.
+        "/deleter" => match request["oldObject"]["metadata"]["labels"]["case"].as_str() {
+            Some("patchdelete") => with_patch(allow, &add("/data/deleted", json!("yes"))),
+            _ => with_patch(allow, &json!([])),
+        },
         "/late" | "/early" => with_patch(
             allow,
             &add(path.replacen('/', "/data/", 1).as_str(), json!("yes")),
@@ -128,7 +137,8 @@ async fn install(client: &Client, server: &HookServer, ns: &str) {
                 "name": format!("{name}.reinvocation.example.dev"),
                 "clientConfig": server.client_config(&format!("/{name}")),
                 "rules": [{"apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"],
-                           "operations": ["CREATE"], "scope": "Namespaced"}],
+                           "operations": [if *name == "deleter" { "DELETE" } else { "CREATE" }],
+                           "scope": "Namespaced"}],
                 "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}},
                 "objectSelector": selector,
                 "failurePolicy": "Fail",
@@ -185,6 +195,14 @@ async fn scenario(client: Client, ns: String) -> Transcript {
         "denyagain",
     ] {
         t.post(case, &cms, &labelled(case, case)).await;
+        let called: Vec<String> = server.take().into_iter().map(|r| r.path).collect();
+        t.note(&format!("{case}: the webhooks called"), json!(called));
+    }
+    for case in ["patchdelete", "emptydelete"] {
+        t.post(&format!("{case} is created"), &cms, &labelled(case, case))
+            .await;
+        t.delete(&format!("{case} is deleted"), &format!("{cms}/{case}"))
+            .await;
         let called: Vec<String> = server.take().into_iter().map(|r| r.path).collect();
         t.note(&format!("{case}: the webhooks called"), json!(called));
     }

@@ -232,7 +232,7 @@ impl ApiServer {
             equivalents: &equivalents,
             invocation: None,
         };
-        // Mutating webhooks are called on deletes too (with no object; what they patch is not written).
+        // Mutating webhooks are called on deletes too, with no object (and may not patch it).
         let deleting = operation == "DELETE";
         let mutated = self
             .mutate(

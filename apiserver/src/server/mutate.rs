@@ -8,6 +8,9 @@
 //! that did not run the first time is not called then). A patch that leaves the object as it was changes
 //! nothing.
 //!
+//! An empty patch is no patch; a patch on a delete (which has no object) is refused with a 500, whatever
+//! the failure policy.
+//!
 //! A webhook matched through an equivalent resource (`matchPolicy: Equivalent`) sees the object in that
 //! resource's version, and its patch applies there.
 
@@ -48,8 +51,8 @@ impl Reinvocation {
 }
 
 impl ApiServer {
-    /// Calls the mutating webhooks of `configurations` on `object` (`None` on a delete, whose patches are
-    /// not applied), adding their warnings to `warnings`; `Err` when one refuses or cannot be called under
+    /// Calls the mutating webhooks of `configurations` on `object` (`None` on a delete, where a webhook's
+    /// patch is refused with a 500), adding their warnings to `warnings`; `Err` when one refuses or cannot be called under
     /// `failurePolicy: Fail`.
     pub(super) async fn mutate(
         &self,
@@ -99,11 +102,19 @@ impl ApiServer {
                     if !verdict.allowed {
                         return Err(denied(&hook, &verdict));
                     }
-                    if let (Some(patch), Some(seen)) = (verdict.patch, &seen) {
-                        let next = apply(&hook.name, seen, patch)?;
-                        changed = &next != seen;
-                        current = unversioned(base, invocation, next);
-                        patched = true;
+                    // An empty patch is no patch; there is nothing to patch on a delete.
+                    let patch = verdict
+                        .patch
+                        .filter(|p| p.as_array().is_none_or(|ops| !ops.is_empty()));
+                    match (patch, &seen) {
+                        (Some(patch), Some(seen)) => {
+                            let next = apply(&hook.name, seen, patch)?;
+                            changed = &next != seen;
+                            current = unversioned(base, invocation, next);
+                            patched = true;
+                        }
+                        (Some(_), None) => return Err(no_object(&hook.name)),
+                        (None, _) => {}
                     }
                 }
                 if changed {
@@ -119,6 +130,16 @@ impl ApiServer {
             patched,
         })
     }
+}
+
+/// kube-apiserver's error for a patch where there is no object (a delete): 500, whatever the failure policy.
+fn no_object(webhook: &str) -> ApiError {
+    let cause = format!(
+        "admission webhook \"{webhook}\" attempted to modify the object, which is not supported for this operation"
+    );
+    let mut error = ApiError::internal(cause.clone());
+    error.details = Some(serde_json::json!({"causes": [{"message": cause}]}));
+    error
 }
 
 /// `object` with a webhook's JSON `patch` applied; `Err` (500) when it is not a JSON patch or does not
