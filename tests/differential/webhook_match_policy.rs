@@ -5,7 +5,9 @@
 //! other version too and sees the object (and old object) converted to the version it named, with `kind` and
 //! `resource` of that version and `requestKind`/`requestResource` of the request; an `Exact` one is not
 //! called. Each webhook tells what it saw in a warning (the validating ones answer one after the other),
-//! and the mutating ones write it into the object (through a patch of the version they saw).
+//! and the mutating ones write it into the object (through a patch of the version they saw). The first
+//! mutating webhook also removes `spec.color`, which the schema defaults: the next one sees it defaulted
+//! again.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,7 +34,8 @@ const HOOKS: &[(&str, bool, &str, &str)] = &[
 
 fn crd() -> Value {
     let schema = json!({"openAPIV3Schema": {"type": "object", "properties": {
-        "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+        "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                 "properties": {"color": {"type": "string", "default": "red"}}},
     }}});
     json!({
         "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -74,13 +77,14 @@ fn seen(request: &Value) -> String {
         )
     };
     format!(
-        "kind {}, resource {}, requestKind {}, requestResource {}, object {}, oldObject {}",
+        "kind {}, resource {}, requestKind {}, requestResource {}, object {}, oldObject {}, color {}",
         gvk(&request["kind"]),
         gvk(&request["resource"]),
         gvk(&request["requestKind"]),
         gvk(&request["requestResource"]),
         request["object"]["apiVersion"].as_str().unwrap_or("-"),
         request["oldObject"]["apiVersion"].as_str().unwrap_or("-"),
+        request["object"]["spec"]["color"].as_str().unwrap_or("-"),
     )
 }
 
@@ -99,7 +103,12 @@ fn answer(path: &str, request: &Value) -> Value {
     let text = format!("{name} saw {}", seen(request));
     let response = json!({"allowed": true, "warnings": [text]});
     if name.starts_with("m-") {
-        let patch = json!([{"op": "add", "path": format!("/spec/{name}"), "value": text}]);
+        let mut patch = vec![json!({"op": "add", "path": format!("/spec/{name}"), "value": text})];
+        // The first removes the defaulted color: the next sees it defaulted again.
+        if name == "m-equivalent" {
+            patch.push(json!({"op": "remove", "path": "/spec/color"}));
+        }
+        let patch = Value::Array(patch);
         return with_patch(response, &patch);
     }
     // kube-apiserver calls validating webhooks side by side and writes their warnings as they answer: each

@@ -82,6 +82,17 @@ pub(crate) fn unversioned(r: &Review<'_>, invocation: Option<&Equivalent>, objec
     }
 }
 
+/// Applies the schema defaults of the version the webhook called for `invocation` saw (`None`: the
+/// requested one) to `object`, as kube-apiserver defaults a custom resource after each webhook's patch.
+pub(crate) fn default_in(r: &Review<'_>, invocation: Option<&Equivalent>, object: &mut Value) {
+    if let Some(schema) = invocation
+        .or_else(|| own(r))
+        .and_then(|e| e.rt.schema.as_ref())
+    {
+        schema.apply_defaults(object);
+    }
+}
+
 /// The requested resource among `r`'s equivalents.
 fn own<'a>(r: &Review<'a>) -> Option<&'a Equivalent> {
     r.equivalents.iter().find(|e| {

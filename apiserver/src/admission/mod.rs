@@ -32,8 +32,8 @@
 //! request). Not done here: the runtime cost budget of match conditions, and type checks beyond
 //! variables, fields, operators and the common functions (see `expression.rs`); and a field selected from
 //! a null `object` in an expression that also compares it is `false`, where cel-go fails (`conditions.rs`);
-//! the object is not defaulted again between two mutating webhooks (kube-apiserver applies the schema's
-//! defaults after each patch); a patch changes the object when its JSON changes (kube-apiserver compares
+//! a built-in object is not defaulted again between two mutating webhooks (kube-apiserver applies its
+//! defaulting functions after each patch; custom resources get their schema's defaults here too); a patch changes the object when its JSON changes (kube-apiserver compares
 //! built-in kinds as Go structs, where an empty map equals a missing one); the first refusal and the
 //! warnings of validating webhooks come in the webhooks' order, where kube-apiserver takes them in the
 //! order the answers arrive.
@@ -49,7 +49,7 @@ mod validation;
 
 pub(crate) use conditions::{Decision, Inputs, decide};
 pub(crate) use defaults::default_configuration;
-pub(crate) use equivalents::{Equivalent, equivalents, unversioned, versioned};
+pub(crate) use equivalents::{Equivalent, default_in, equivalents, unversioned, versioned};
 pub(crate) use review::{
     Hook, Review, Verdict, hook, matching, ordered, request as review_request, verdict,
 };

@@ -8,7 +8,8 @@
 //! that did not run the first time is not called then). A patch that leaves the object as it was changes
 //! nothing.
 //!
-//! An empty patch is no patch; a patch on a delete (which has no object) is refused with a 500, whatever
+//! After a patch a custom resource gets its schema's defaults again (a change is judged before). An empty
+//! patch is no patch; a patch on a delete (which has no object) is refused with a 500, whatever
 //! the failure policy.
 //!
 //! A webhook matched through an equivalent resource (`matchPolicy: Equivalent`) sees the object in that
@@ -20,7 +21,7 @@ use serde_json::Value;
 
 use super::ApiServer;
 use super::admit::{conditions_hold, denied, with_object};
-use crate::admission::{Review, WebhookHandler, hook, ordered, unversioned, versioned};
+use crate::admission::{Review, WebhookHandler, default_in, hook, ordered, unversioned, versioned};
 use crate::error::ApiError;
 
 /// What the mutating webhooks made of the object.
@@ -108,8 +109,10 @@ impl ApiServer {
                         .filter(|p| p.as_array().is_none_or(|ops| !ops.is_empty()));
                     match (patch, &seen) {
                         (Some(patch), Some(seen)) => {
-                            let next = apply(&hook.name, seen, patch)?;
+                            let mut next = apply(&hook.name, seen, patch)?;
                             changed = &next != seen;
+                            // The next webhook sees the patched object defaulted again.
+                            default_in(base, invocation, &mut next);
                             current = unversioned(base, invocation, next);
                             patched = true;
                         }
