@@ -63,9 +63,13 @@
 //!   `MutatingWebhookConfiguration`s and `ValidatingWebhookConfiguration`s are called (over HTTPS, or
 //!   in-process for a Service registered with [`ApiServer::serve_webhook`]), with these differences:
 //!   `matchConditions` have no cost budget (their `authorizer` allows every check; a field selected from a
-//!   null `object` in an expression that also compares it is `false` instead of an error), mutating
-//!   webhooks are never reinvoked, and a denial carries no warnings. The configurations are defaulted and validated as
-//!   kube-apiserver does (match condition expressions are type-checked by the CEL rules' checker in the
+//!   null `object` in an expression that also compares it is `false` instead of an error); a built-in object
+//!   is not defaulted again between two mutating webhooks (custom resources get their schema's defaults, as
+//!   there); a patch counts as a change (for reinvocation) when the object's JSON changes, where
+//!   kube-apiserver compares built-in kinds as Go structs (an empty map equal to a missing one); the warnings
+//!   and the first refusal of validating webhooks (called side by side) come in the webhooks' order, where
+//!   kube-apiserver takes them in the order of their answers. The configurations are defaulted and validated
+//!   as kube-apiserver does (match condition expressions are type-checked by the CEL rules' checker in the
 //!   admission environment).
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
 //!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). When a

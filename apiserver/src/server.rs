@@ -2,6 +2,8 @@
 //! to the resource handlers, with its configuration, its clock, fault injection and the request log.
 
 mod admit;
+mod mutate;
+mod warnings;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -620,9 +622,8 @@ fn json_response(code: u16, value: &Value, warnings: &[String]) -> ::http::Respo
     let mut builder = ::http::Response::builder()
         .status(code)
         .header(::http::header::CONTENT_TYPE, "application/json");
-    for w in warnings {
-        let escaped = w.replace('\\', "\\\\").replace('"', "\\\"");
-        builder = builder.header("Warning", format!("299 - \"{escaped}\""));
+    for header in warnings::headers(warnings) {
+        builder = builder.header("Warning", header);
     }
     builder
         .body(ResponseBody::full(bytes))

@@ -67,7 +67,14 @@
 //! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
 //! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`
 //! (true, false, failing under `Fail` and `Ignore`, reading `object`, `oldObject` and `request`) on create,
-//! update and delete, validating and mutating. `webhook_configurations`: the defaults kube-apiserver stores in
+//! update and delete, validating and mutating. `webhook_warnings`: webhooks' warnings on allowed and refused
+//! writes (mutating and validating refusals, both validating webhooks refusing, a dry run), repeated, escaped,
+//! dropped and cut ones. `webhook_reinvocation`: mutating webhooks' `reinvocationPolicy` (`IfNeeded` and
+//! `Never`, patches that change nothing, chains, webhooks that only match later, a refusal when called again),
+//! with the webhooks called in order. `webhook_match_policy`: `matchPolicy` `Equivalent` and `Exact` on a CRD
+//! served in two versions (the version each webhook sees, `kind`, `resource`, `requestKind`,
+//! `requestResource`, the patches of a webhook of the other version). These three use webhooks whose answers
+//! the scenario writes (`hook_server.rs`). `webhook_configurations`: the defaults kube-apiserver stores in
 //! webhook configurations and the 422s of invalid ones (a cause per validation rule, several at once, on
 //! create and update).
 
@@ -77,6 +84,7 @@ mod compare;
 mod crud;
 mod deviations;
 mod dry_run;
+mod hook_server;
 mod kinds;
 mod lifecycle;
 mod list;
@@ -91,4 +99,7 @@ mod support;
 mod tables;
 mod webhook_conditions;
 mod webhook_configurations;
+mod webhook_match_policy;
+mod webhook_reinvocation;
+mod webhook_warnings;
 mod webhooks;

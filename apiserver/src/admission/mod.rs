@@ -9,7 +9,14 @@
 //! `Ignore`. It is reached at `clientConfig.url`, verified with `clientConfig.caBundle`, or, for
 //! `clientConfig.service`, at the in-process handler registered for that Service
 //! ([`crate::ApiServer::serve_webhook`]). Denials, warnings, JSON patches, timeouts and `failurePolicy` are
-//! handled as kube-apiserver does.
+//! handled as kube-apiserver does; the warnings of the webhooks that answered come with a refusal too.
+//!
+//! Under `matchPolicy: Equivalent` (the default) a webhook whose rules name another version of the
+//! requested resource (or another resource stored with it, see `equivalents.rs`) is called with the object
+//! converted to that version, `kind` and `resource` of that version and `requestKind`/`requestResource` of
+//! the request. Mutating webhooks with `reinvocationPolicy: IfNeeded` are called once more when a later
+//! webhook changed the object (`server/mutate.rs`). Validating webhooks are called side by side, all of
+//! them, and the first refusal is the answer.
 //!
 //! The configurations themselves are defaulted and validated when written, as kube-apiserver does
 //! (`defaults.rs`, `validation.rs`; match condition expressions are compiled and type-checked by
@@ -22,12 +29,18 @@
 //! own `managedFields` (the webhooks' changes are owned by no manager, as on kube-apiserver).
 //!
 //! The `authorizer` variable of match conditions allows every check (this server authorizes every
-//! request). Not done here: the runtime cost budget of match conditions; and a field selected from a null
-//! `object` in an expression that also compares it is `false`, where cel-go fails (`conditions.rs`).
+//! request). Not done here: the runtime cost budget of match conditions; a field selected from a null
+//! `object` in an expression that also compares it is `false`, where cel-go fails (`conditions.rs`);
+//! a built-in object is not defaulted again between two mutating webhooks (kube-apiserver applies its
+//! defaulting functions after each patch; custom resources get their schema's defaults here too); a patch
+//! changes the object when its JSON changes (kube-apiserver compares built-in kinds as Go structs, where an
+//! empty map equals a missing one); the first refusal and the warnings of validating webhooks come in the
+//! webhooks' order, where kube-apiserver takes them in the order the answers arrive.
 
 mod authorizer;
 mod conditions;
 mod defaults;
+mod equivalents;
 mod expression;
 mod review;
 mod transport;
@@ -35,7 +48,10 @@ mod validation;
 
 pub(crate) use conditions::{Decision, Inputs, decide};
 pub(crate) use defaults::default_configuration;
-pub(crate) use review::{Hook, Review, Verdict, matching, request as review_request, verdict};
+pub(crate) use equivalents::{Equivalent, default_in, equivalents, unversioned, versioned};
+pub(crate) use review::{
+    Hook, Review, Verdict, hook, matching, ordered, request as review_request, verdict,
+};
 pub use transport::WebhookHandler;
 pub(crate) use transport::{Call, call};
 pub(crate) use validation::validate_configuration;

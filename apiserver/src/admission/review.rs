@@ -2,19 +2,30 @@
 
 use serde_json::{Value, json};
 
+use super::Equivalent;
 use crate::selector::LabelSelector;
 
 /// A mutating or validating webhook from a stored configuration.
 #[derive(Debug, Clone)]
 pub(crate) struct Hook {
+    /// Which webhook it is: its configuration's name and its index there (names may repeat across
+    /// configurations).
+    pub id: String,
     /// `webhooks[].name`.
     pub name: String,
     /// `clientConfig`.
     pub client: Value,
+    /// `failurePolicy: Ignore`.
     pub fail_open: bool,
+    /// `timeoutSeconds`, clamped to 1..=30.
     pub timeout_seconds: u64,
     /// `matchConditions`, evaluated once the rules and selectors matched.
     pub match_conditions: Value,
+    /// `reinvocationPolicy: IfNeeded` (mutating webhooks).
+    pub reinvoke: bool,
+    /// The equivalent resource its rules name, when only that one matched (`matchPolicy: Equivalent`):
+    /// the webhook sees the object in that version.
+    pub invocation: Option<Equivalent>,
 }
 
 /// What is being admitted.
@@ -35,6 +46,12 @@ pub(crate) struct Review<'a> {
     pub dry_run: bool,
     /// The labels of the request's namespace (for `namespaceSelector`).
     pub namespace_labels: Option<&'a serde_json::Map<String, Value>>,
+    /// The resources equivalent to the requested one, the requested one included, in kube-apiserver's
+    /// order.
+    pub equivalents: &'a [Equivalent],
+    /// The equivalent resource the webhook is called for (its version of the object is `object`); `None`
+    /// for the requested one.
+    pub invocation: Option<&'a Equivalent>,
 }
 
 /// A webhook's answer.
@@ -51,28 +68,83 @@ pub(crate) struct Verdict {
 /// The webhooks of `configurations` (a list of stored configurations, mutating or not) that `r` meets, in
 /// the order of the configurations' names and then their webhooks.
 pub(crate) fn matching(configurations: &[Value], r: &Review<'_>) -> Vec<Hook> {
+    ordered(configurations)
+        .into_iter()
+        .filter_map(|(id, w)| hook(id, w, r))
+        .collect()
+}
+
+/// Every webhook of `configurations`, in the order kube-apiserver calls them (by configuration name, then
+/// as listed), each with its id.
+pub(crate) fn ordered(configurations: &[Value]) -> Vec<(String, &Value)> {
     let mut sorted: Vec<&Value> = configurations.iter().collect();
     sorted.sort_by(|a, b| {
         a["metadata"]["name"]
             .as_str()
             .cmp(&b["metadata"]["name"].as_str())
     });
-    let mut out = Vec::new();
-    for c in sorted {
-        for w in c["webhooks"].as_array().into_iter().flatten() {
-            if !rules_match(&w["rules"], r) || !selectors_match(w, r) {
-                continue;
-            }
-            out.push(Hook {
-                name: w["name"].as_str().unwrap_or_default().to_string(),
-                client: w["clientConfig"].clone(),
-                fail_open: w["failurePolicy"].as_str() == Some("Ignore"),
-                timeout_seconds: w["timeoutSeconds"].as_u64().unwrap_or(10).clamp(1, 30),
-                match_conditions: w["matchConditions"].clone(),
-            });
-        }
+    sorted
+        .into_iter()
+        .flat_map(|c| {
+            let name = c["metadata"]["name"].as_str().unwrap_or_default();
+            c["webhooks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(move |(i, w)| (format!("{name}/{i}"), w))
+        })
+        .collect()
+}
+
+/// The webhook `w` (with `id`) when `r` meets its rules and selectors.
+pub(crate) fn hook(id: String, w: &Value, r: &Review<'_>) -> Option<Hook> {
+    if !selectors_match(w, r) {
+        return None;
     }
-    out
+    let invocation = if rules_match(&w["rules"], r) {
+        None
+    } else if w["matchPolicy"].as_str() != Some("Exact") {
+        Some(equivalent_match(&w["rules"], r)?)
+    } else {
+        return None;
+    };
+    Some(Hook {
+        id,
+        name: w["name"].as_str().unwrap_or_default().to_string(),
+        client: w["clientConfig"].clone(),
+        fail_open: w["failurePolicy"].as_str() == Some("Ignore"),
+        timeout_seconds: w["timeoutSeconds"].as_u64().unwrap_or(10).clamp(1, 30),
+        match_conditions: w["matchConditions"].clone(),
+        reinvoke: w["reinvocationPolicy"].as_str() == Some("IfNeeded"),
+        invocation,
+    })
+}
+
+/// The first resource equivalent to `r`'s that a rule names (earlier rules first), as kube-apiserver
+/// looks for one when no rule names `r`'s resource itself.
+fn equivalent_match(rules: &Value, r: &Review<'_>) -> Option<Equivalent> {
+    rules.as_array().into_iter().flatten().find_map(|rule| {
+        r.equivalents
+            .iter()
+            .filter(|e| {
+                (
+                    e.rt.group.as_str(),
+                    e.rt.version.as_str(),
+                    e.rt.plural.as_str(),
+                ) != (r.group, r.version, r.resource)
+            })
+            .find(|e| {
+                let other = Review {
+                    group: &e.rt.group,
+                    version: &e.rt.version,
+                    resource: &e.rt.plural,
+                    ..r.clone()
+                };
+                rule_matches(rule, &other)
+            })
+            .cloned()
+    })
 }
 
 fn listed(list: &Value, want: &str) -> bool {
@@ -84,36 +156,42 @@ fn listed(list: &Value, want: &str) -> bool {
 }
 
 fn rules_match(rules: &Value, r: &Review<'_>) -> bool {
+    rules
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|rule| rule_matches(rule, r))
+}
+
+fn rule_matches(rule: &Value, r: &Review<'_>) -> bool {
     let resource = match r.subresource {
         Some(sub) => format!("{}/{sub}", r.resource),
         None => r.resource.to_string(),
     };
-    rules.as_array().into_iter().flatten().any(|rule| {
-        let resources = rule["resources"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str);
-        let resource_ok = resources.clone().any(|p| {
-            p == "*/*"
-                || p == resource
-                || (r.subresource.is_none() && p == "*")
-                || p.strip_suffix("/*")
-                    .is_some_and(|base| base == r.resource && r.subresource.is_some())
-                || p.strip_prefix("*/")
-                    .is_some_and(|sub| Some(sub) == r.subresource)
-        });
-        let scope_ok = match rule["scope"].as_str().unwrap_or("*") {
-            "Namespaced" => r.namespaced,
-            "Cluster" => !r.namespaced,
-            _ => true,
-        };
-        listed(&rule["apiGroups"], r.group)
-            && listed(&rule["apiVersions"], r.version)
-            && listed(&rule["operations"], r.operation)
-            && resource_ok
-            && scope_ok
-    })
+    let resources = rule["resources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str);
+    let resource_ok = resources.clone().any(|p| {
+        p == "*/*"
+            || p == resource
+            || (r.subresource.is_none() && p == "*")
+            || p.strip_suffix("/*")
+                .is_some_and(|base| base == r.resource && r.subresource.is_some())
+            || p.strip_prefix("*/")
+                .is_some_and(|sub| Some(sub) == r.subresource)
+    });
+    let scope_ok = match rule["scope"].as_str().unwrap_or("*") {
+        "Namespaced" => r.namespaced,
+        "Cluster" => !r.namespaced,
+        _ => true,
+    };
+    listed(&rule["apiGroups"], r.group)
+        && listed(&rule["apiVersions"], r.version)
+        && listed(&rule["operations"], r.operation)
+        && resource_ok
+        && scope_ok
 }
 
 fn selector_matches(selector: &Value, labels: Option<&serde_json::Map<String, Value>>) -> bool {
@@ -139,10 +217,19 @@ fn selectors_match(w: &Value, r: &Review<'_>) -> bool {
 
 /// The AdmissionReview v1 request for `r`, with `uid`.
 pub(crate) fn request(r: &Review<'_>, uid: &str) -> Value {
+    let (group, version, kind, resource) = match r.invocation {
+        Some(e) => (
+            e.rt.group.as_str(),
+            e.rt.version.as_str(),
+            e.rt.kind.as_str(),
+            e.rt.plural.as_str(),
+        ),
+        None => (r.group, r.version, r.kind, r.resource),
+    };
     let mut request = json!({
         "uid": uid,
-        "kind": {"group": r.group, "version": r.version, "kind": r.kind},
-        "resource": {"group": r.group, "version": r.version, "resource": r.resource},
+        "kind": {"group": group, "version": version, "kind": kind},
+        "resource": {"group": group, "version": version, "resource": resource},
         "requestKind": {"group": r.group, "version": r.version, "kind": r.kind},
         "requestResource": {"group": r.group, "version": r.version, "resource": r.resource},
         "name": r.name,

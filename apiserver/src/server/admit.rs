@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::{ApiServer, relock};
 use crate::admission::{
     self, Call, Decision, Hook, Inputs, Review, Verdict, WebhookHandler, decide, matching,
+    versioned,
 };
 use crate::error::{ApiError, Target};
 use crate::handlers::{Admission, Reply};
@@ -52,9 +53,45 @@ impl ApiServer {
         relock(&self.shared.webhooks).insert((namespace.to_string(), name.to_string()), handler);
     }
 
+    /// Admits and makes a write that webhooks may see. The webhooks' warnings come with the answer, a
+    /// refusal too: kube-apiserver writes them to the response as each webhook answers.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn admit(
         &self,
+        rr: &ResourceRequest,
+        method: &http::Method,
+        query: &Query,
+        content_type: &str,
+        user_agent: &str,
+        body: &Bytes,
+    ) -> Result<Reply, ApiError> {
+        let mut warnings = Vec::new();
+        let reply = self
+            .admit_with(
+                &mut warnings,
+                rr,
+                method,
+                query,
+                content_type,
+                user_agent,
+                body,
+            )
+            .await;
+        match reply {
+            Ok(Reply::Json(code, value, mut own)) => {
+                warnings.append(&mut own);
+                Ok(Reply::Json(code, value, warnings))
+            }
+            Err(e) if !warnings.is_empty() => Ok(Reply::Json(e.code, e.to_status(), warnings)),
+            other => other,
+        }
+    }
+
+    /// [`ApiServer::admit`], adding the webhooks' warnings to `warnings` as they answer.
+    #[allow(clippy::too_many_arguments)]
+    async fn admit_with(
+        &self,
+        warnings: &mut Vec<String>,
         rr: &ResourceRequest,
         method: &http::Method,
         query: &Query,
@@ -122,7 +159,7 @@ impl ApiServer {
                 _ => None,
             }
         };
-        let (kind, namespaced, configurations, namespace_labels, handlers) = {
+        let (kind, namespaced, configurations, namespace_labels, handlers, equivalents) = {
             let state = relock(&self.shared.state);
             let rt = state.registry.get(&rr.group, &rr.version, &rr.resource);
             let list = |plural: &str| -> Vec<Value> {
@@ -137,6 +174,29 @@ impl ApiServer {
                     .get(&(String::new(), "namespaces".into()), &ObjKey::new("", ns))
                     .and_then(|n| n["metadata"]["labels"].as_object().cloned())
             });
+            let equivalents = rt
+                .as_ref()
+                .map(|t| {
+                    let crd = t
+                        .custom
+                        .then(|| {
+                            state.get(
+                                &(
+                                    "apiextensions.k8s.io".to_string(),
+                                    "customresourcedefinitions".to_string(),
+                                ),
+                                &ObjKey::new("", &t.group_resource()),
+                            )
+                        })
+                        .flatten();
+                    admission::equivalents(
+                        &state.registry,
+                        crd.as_deref(),
+                        t,
+                        rr.subresource.as_deref(),
+                    )
+                })
+                .unwrap_or_default();
             (
                 rt.as_ref().map(|t| t.kind.clone()).unwrap_or_default(),
                 rt.as_ref().is_some_and(|t| t.namespaced),
@@ -146,6 +206,7 @@ impl ApiServer {
                 ),
                 labels,
                 relock(&self.shared.webhooks).clone(),
+                equivalents,
             )
         };
         let name = object["metadata"]["name"]
@@ -168,44 +229,21 @@ impl ApiServer {
             old_object: old.as_ref(),
             dry_run: client_dry_run,
             namespace_labels: namespace_labels.as_ref(),
+            equivalents: &equivalents,
+            invocation: None,
         };
-        let mut warnings = Vec::new();
-
-        let mut current = object.clone();
-        let mut mutated = false;
-        // Mutating webhooks are called on deletes too (with no object; what they patch is not written).
+        // Mutating webhooks are called on deletes too, with no object (and may not patch it).
         let deleting = operation == "DELETE";
-        for hook in matching(
-            &configurations.0,
-            &with_object(&base, (!deleting).then_some(&current)),
-        ) {
-            let review = with_object(&base, (!deleting).then_some(&current));
-            if !conditions_hold(&hook, &review)? {
-                continue;
-            }
-            let Some(verdict) = self.ask(&hook, &review, &handlers).await? else {
-                continue;
-            };
-            warnings.extend(verdict.warnings.iter().cloned());
-            if !verdict.allowed {
-                return Err(denied(&hook, &verdict));
-            }
-            if let Some(patch) = verdict.patch.filter(|_| !deleting) {
-                let patch: json_patch::Patch = serde_json::from_value(patch).map_err(|e| {
-                    ApiError::internal(format!(
-                        "failed calling webhook \"{}\": the patch is not a JSON patch: {e}",
-                        hook.name
-                    ))
-                })?;
-                json_patch::patch(&mut current, &patch).map_err(|e| {
-                    ApiError::internal(format!(
-                        "failed calling webhook \"{}\": the patch does not apply: {e}",
-                        hook.name
-                    ))
-                })?;
-                mutated = true;
-            }
-        }
+        let mutated = self
+            .mutate(
+                &configurations.0,
+                &base,
+                (!deleting).then(|| object.clone()),
+                &handlers,
+                warnings,
+            )
+            .await?;
+        let (current, mutated) = (mutated.object, mutated.patched);
         // A mutated object is written whole, by the request's field manager.
         let write = if mutated {
             let mut obj = current.clone();
@@ -254,41 +292,62 @@ impl ApiServer {
         let object = (operation != "DELETE").then_some(&validated);
         // kube-apiserver decides which validating webhooks to call (match conditions included) before
         // calling any of them.
+        // Each sees the object in the version its rules name.
         let mut validating = Vec::new();
         // A delete's object selector is matched on the object deleted (the dry run answers a Status).
         for hook in matching(&configurations.1, &with_object(&base, object)) {
-            if conditions_hold(&hook, &with_object(&base, object))? {
-                validating.push(hook);
-            }
+            let invocation = hook.invocation.clone();
+            let seen = versioned(&base, invocation.as_ref(), object);
+            let old = versioned(&base, invocation.as_ref(), base.old_object);
+            validating.push((hook, invocation, seen, old));
         }
-        for hook in validating {
-            let Some(verdict) = self
-                .ask(&hook, &with_object(&base, object), &handlers)
-                .await?
-            else {
-                continue;
+        let mut called = Vec::new();
+        for (hook, invocation, seen, old) in &validating {
+            let review = Review {
+                object: seen.as_ref(),
+                old_object: old.as_ref(),
+                invocation: invocation.as_ref(),
+                ..base.clone()
             };
-            warnings.extend(verdict.warnings.iter().cloned());
-            if !verdict.allowed {
-                return Err(denied(&hook, &verdict));
+            if conditions_hold(hook, &review)? {
+                called.push((hook, review));
             }
         }
-        let reply = if client_dry_run {
-            run(&write, &query.with("dryRun", "All"))?
-        } else {
-            run(&write, &query)?
-        };
-        Ok(match reply {
-            Reply::Json(code, value, mut w) => {
-                warnings.append(&mut w);
-                Reply::Json(code, value, warnings)
+        // They are called side by side, all of them even when one refuses; the first refusal (in the
+        // webhooks' order here, in the order of their answers on kube-apiserver) is the answer.
+        let answers = futures::future::join_all(
+            called
+                .iter()
+                .map(|(hook, review)| self.ask(hook, review, &handlers)),
+        )
+        .await;
+        let mut refusal = None;
+        for ((hook, _), answer) in called.iter().zip(answers) {
+            match answer {
+                Ok(Some(verdict)) => {
+                    warnings.extend(verdict.warnings.iter().cloned());
+                    if !verdict.allowed && refusal.is_none() {
+                        refusal = Some(denied(hook, &verdict));
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    refusal.get_or_insert(e);
+                }
             }
-            other => other,
-        })
+        }
+        if let Some(e) = refusal {
+            return Err(e);
+        }
+        if client_dry_run {
+            run(&write, &query.with("dryRun", "All"))
+        } else {
+            run(&write, &query)
+        }
     }
 
     /// Calls one webhook; `None` when it failed and its failure policy ignores that.
-    async fn ask(
+    pub(super) async fn ask(
         &self,
         hook: &Hook,
         review: &Review<'_>,
@@ -325,7 +384,7 @@ impl ApiServer {
 
 /// Whether `hook`'s `matchConditions` let it be called for `review`; `Err` (403 Forbidden) when they failed
 /// to evaluate under `failurePolicy: Fail`.
-fn conditions_hold(hook: &Hook, review: &Review<'_>) -> Result<bool, ApiError> {
+pub(super) fn conditions_hold(hook: &Hook, review: &Review<'_>) -> Result<bool, ApiError> {
     if hook.match_conditions.as_array().is_none_or(Vec::is_empty) {
         return Ok(true);
     }
@@ -378,7 +437,8 @@ fn with_generated_name<'a>(write: Write<'a>, rr: &ResourceRequest, probed: &Valu
     }
 }
 
-fn with_object<'a>(base: &Review<'a>, object: Option<&'a Value>) -> Review<'a> {
+/// `base` with `object`.
+pub(super) fn with_object<'a>(base: &Review<'a>, object: Option<&'a Value>) -> Review<'a> {
     Review {
         object,
         ..base.clone()
@@ -387,7 +447,7 @@ fn with_object<'a>(base: &Review<'a>, object: Option<&'a Value>) -> Review<'a> {
 
 /// kube-apiserver's error for a denial: `admission webhook "NAME" denied the request: MESSAGE`, with the
 /// webhook's code (at least 400) and reason.
-fn denied(hook: &Hook, v: &Verdict) -> ApiError {
+pub(super) fn denied(hook: &Hook, v: &Verdict) -> ApiError {
     let code = v.status["code"]
         .as_u64()
         .filter(|c| *c >= 400)
