@@ -60,7 +60,13 @@ fn spec_schema(image_rule: &str) -> Value {
             {"rule": "self.replicas >= oldSelf.replicas", "message": "replicas may not shrink",
              "reason": "FieldValueRequired"},
             {"rule": "self.?labels.?region.orValue('eu') != 'mars' && self.?hosts[?0].orValue('a') != 'b'",
-             "message": "no region mars"}
+             "message": "no region mars"},
+            {"rule": "!has(self.labels) || self.labels.all(k, v, !(k == 'tier' && v == 'gold'))",
+             "message": "no gold tier"},
+            {"rule": "!has(self.hosts) || self.hosts.transformList(i, h, i).size() == self.hosts.size() && self.hosts.exists(i, h, i == 0)",
+             "message": "hosts transform"},
+            {"rule": "!has(self.labels) || self.labels.transformMap(k, v, v + '!').size() == self.labels.size() && self.labels.transformMapEntry(k, v, {v: k}).size() <= 10",
+             "message": "labels transform"}
         ],
         "properties": {
             "replicas": {"type": "integer", "maximum": 100},
@@ -213,6 +219,11 @@ async fn rules(client: Client, ns: String) -> Transcript {
         ("a map value", json!({"labels": {"x": "toolong"}})),
         ("the optional syntax", json!({"labels": {"region": "mars"}})),
         ("the optional syntax on a list", json!({"hosts": ["b"]})),
+        ("a two-variable macro", json!({"labels": {"tier": "gold"}})),
+        (
+            "two-variable transforms",
+            json!({"labels": {"a": "x", "b": "y"}}),
+        ),
         ("quantities", json!({"memory": "2Gi"})),
         ("an int-or-string given as an int", json!({"memory": 1024})),
         ("macros", json!({"hosts": ["A.example"]})),

@@ -50,6 +50,7 @@ pub(crate) fn decide(conditions: &Value, inputs: Inputs<'_>, fail_open: bool) ->
         return Decision::Call;
     };
     let mut context = Context::default().with_all();
+    crate::cel::comprehensions::register(&mut context);
     super::authorizer::register(&mut context);
     context.add_variable_from_value("authorizer", super::authorizer::value());
     context.add_variable_from_value("object", inputs.object.map_or(Cel::Null, json));

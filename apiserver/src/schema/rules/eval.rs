@@ -126,9 +126,11 @@ impl Walk {
         let this = to_cel(new, Some(node), root);
         let before = old.map(|o| to_cel(o, Some(node), root));
         let unchanged = old.is_some_and(|o| o == new);
-        let base = self
-            .ctx
-            .get_or_insert_with(|| Context::default().with_all());
+        let base = self.ctx.get_or_insert_with(|| {
+            let mut context = Context::default().with_all();
+            crate::cel::comprehensions::register(&mut context);
+            context
+        });
         let mut scope = base.new_inner_scope();
         scope.add_variable_from_value("self", this);
         let mut failures = Vec::new();
