@@ -76,8 +76,8 @@
 //!   CRD is written they are type-checked and their cost estimated as kube-apiserver does (cel-go's checker
 //!   and cost estimator, the Kubernetes library's estimates, the per-rule and per-CRD budgets, with the
 //!   server's messages; the optional syntax and the two-variable comprehensions included), except: rules
-//!   using `optMap`/`optFlatMap` or `sortBy` are accepted unchecked and fail when evaluated (the `cel` crate
-//!   does not run them, where kube-apiserver does); literal format strings are not checked
+//!   using `optMap`/`optFlatMap` or `sortBy` are evaluated but accepted without a type check or cost
+//!   estimate; literal format strings are not checked
 //!   against their arguments; schema object types in type errors are named `selfType.<path>` where the
 //!   server names them `selfType<nanoseconds>.<path>`.
 //! - Garbage collection and namespace termination run synchronously inside the request that triggers them

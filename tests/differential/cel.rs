@@ -66,7 +66,9 @@ fn spec_schema(image_rule: &str) -> Value {
             {"rule": "!has(self.hosts) || self.hosts.transformList(i, h, i).size() == self.hosts.size() && self.hosts.exists(i, h, i == 0)",
              "message": "hosts transform"},
             {"rule": "!has(self.labels) || self.labels.transformMap(k, v, v + '!').size() == self.labels.size() && self.labels.transformMapEntry(k, v, {v: k}).size() <= 10",
-             "message": "labels transform"}
+             "message": "labels transform"},
+            {"rule": "!has(self.hosts) || (self.hosts.sortBy(h, h)[0] != 'b' && !optional.of(1).optFlatMap(x, optional.none()).hasValue()) || optional.of(self.hosts).optMap(l, l.size()).value() > 5",
+             "message": "sorted hosts"}
         ],
         "properties": {
             "replicas": {"type": "integer", "maximum": 100},
@@ -223,6 +225,10 @@ async fn rules(client: Client, ns: String) -> Transcript {
         (
             "two-variable transforms",
             json!({"labels": {"a": "x", "b": "y"}}),
+        ),
+        (
+            "sortBy, optMap and optFlatMap",
+            json!({"hosts": ["c", "b"]}),
         ),
         ("quantities", json!({"memory": "2Gi"})),
         ("an int-or-string given as an int", json!({"memory": 1024})),

@@ -1,8 +1,9 @@
-//! CEL's two-variable comprehensions, evaluated: `all`, `exists` and `existsOne` with an index (or key) and
-//! a value variable, `transformList`, `transformMap` and `transformMapEntry`, as kube-apiserver's CEL
-//! environment offers them. The `cel` crate's parser leaves these as calls (its one-variable macros are
-//! expanded while parsing), so they are registered here as functions that receive the unevaluated
-//! arguments and evaluate them once per element, with the two variables in an inner scope.
+//! The macros of kube-apiserver's CEL environment that the `cel` crate's parser leaves as calls (it expands
+//! only the one-variable `all`, `exists`, `exists_one`, `map`, `filter` and `has`), evaluated: the
+//! two-variable comprehensions `all`, `exists` and `existsOne` with an index (or key) and a value variable,
+//! `transformList`, `transformMap` and `transformMapEntry`; the optional library's `optMap` and
+//! `optFlatMap`; the lists library's `sortBy`. They are registered as functions that receive the unevaluated
+//! arguments and evaluate them per element, with the variables in an inner scope.
 //!
 //! On a list the first variable is the index and the second the element; on a map, the key and the value.
 
@@ -10,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use kube_cel::cel::common::ast::Expr;
-use kube_cel::cel::objects::{Key, Map};
+use kube_cel::cel::objects::{Key, Map, OptionalValue};
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, IdedExpr, Value};
 
 type Result<T> = std::result::Result<T, ExecutionError>;
@@ -32,6 +33,9 @@ pub(crate) fn register(context: &mut Context<'_>) {
     context.add_function("transformList", transform_list);
     context.add_function("transformMap", transform_map);
     context.add_function("transformMapEntry", transform_map_entry);
+    context.add_function("optMap", opt_map);
+    context.add_function("optFlatMap", opt_flat_map);
+    context.add_function("sortBy", sort_by);
 }
 
 #[derive(Clone, Copy)]
@@ -195,6 +199,89 @@ fn transform_map_entry(ftx: &FunctionContext) -> Result<Value> {
     Ok(Value::Map(Map { map: Arc::new(out) }))
 }
 
+/// `opt.optMap(x, expr)`: `optional.of(expr)` with `x` the optional's value, or `optional.none()`.
+fn opt_map(ftx: &FunctionContext) -> Result<Value> {
+    optional_then(ftx, |value| {
+        Ok(Value::Opaque(Arc::new(OptionalValue::of(value))))
+    })
+}
+
+/// `opt.optFlatMap(x, expr)`: `expr` (an optional) with `x` the optional's value, or `optional.none()`.
+fn opt_flat_map(ftx: &FunctionContext) -> Result<Value> {
+    optional_then(ftx, |value| match &value {
+        Value::Opaque(o) if o.downcast_ref::<OptionalValue>().is_some() => Ok(value),
+        _ => Err(ExecutionError::function_error(ftx.name, "no such overload")),
+    })
+}
+
+/// Evaluates `expr` (the second argument) with the first argument bound to the target optional's value and
+/// passes the result to `then`; `optional.none()` when the optional is empty.
+fn optional_then(
+    ftx: &FunctionContext,
+    then: impl FnOnce(Value) -> Result<Value>,
+) -> Result<Value> {
+    let optional = match &ftx.this {
+        Some(Value::Opaque(o)) => o.downcast_ref::<OptionalValue>(),
+        _ => None,
+    }
+    .ok_or_else(|| ExecutionError::function_error(ftx.name, "no such overload"))?;
+    let (name, expr) = match ftx.args {
+        [
+            IdedExpr {
+                expr: Expr::Ident(name),
+                ..
+            },
+            expr,
+        ] => (name.as_str(), expr),
+        args => return Err(ExecutionError::invalid_argument_count(2, args.len())),
+    };
+    let Some(value) = optional.value() else {
+        return Ok(Value::Opaque(Arc::new(OptionalValue::none())));
+    };
+    let mut scope = ftx.ptx.new_inner_scope();
+    scope.add_variable_from_value(name, value.clone());
+    then(Value::resolve(expr, &scope)?)
+}
+
+/// `list.sortBy(x, key)`: the list sorted (stably, ascending) by `key` evaluated for each element.
+fn sort_by(ftx: &FunctionContext) -> Result<Value> {
+    let Some(Value::List(items)) = &ftx.this else {
+        return Err(ExecutionError::function_error(ftx.name, "no such overload"));
+    };
+    let (name, expr) = match ftx.args {
+        [
+            IdedExpr {
+                expr: Expr::Ident(name),
+                ..
+            },
+            expr,
+        ] => (name.as_str(), expr),
+        args => return Err(ExecutionError::invalid_argument_count(2, args.len())),
+    };
+    let mut keyed = Vec::with_capacity(items.len());
+    for item in items.iter() {
+        let mut scope = ftx.ptx.new_inner_scope();
+        scope.add_variable_from_value(name, item.clone());
+        keyed.push((Value::resolve(expr, &scope)?, item.clone()));
+    }
+    let mut incomparable = false;
+    keyed.sort_by(|(a, _), (b, _)| {
+        a.partial_cmp(b).unwrap_or_else(|| {
+            incomparable = true;
+            std::cmp::Ordering::Equal
+        })
+    });
+    if incomparable {
+        return Err(ExecutionError::function_error(
+            ftx.name,
+            "sortBy keys must be comparable values of one type",
+        ));
+    }
+    Ok(Value::List(Arc::new(
+        keyed.into_iter().map(|(_, item)| item).collect(),
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,6 +309,15 @@ mod tests {
         t("{'a': 'x', 'b': 'y'}.transformMapEntry(k, v, {v: k}) == {'x': 'a', 'y': 'b'}");
         t("[1, 2].all(i, v, [3, 4].exists(j, w, w == v + 2))");
         assert!(eval("{'a': 'x', 'b': 'x'}.transformMapEntry(k, v, {v: k})").is_err());
+        t(
+            "optional.of(2).optMap(x, x * 3).value() == 6 && !optional.none().optMap(x, x).hasValue()",
+        );
+        t("optional.of(2).optFlatMap(x, optional.of(x + 1)).value() == 3");
+        t("!optional.of(2).optFlatMap(x, optional.none()).hasValue()");
+        t(
+            "['b', 'c', 'a'].sortBy(s, s) == ['a', 'b', 'c'] && [3, 1, 2].sortBy(n, -n) == [3, 2, 1]",
+        );
+        assert!(eval("[1, 'a'].sortBy(x, x)").is_err());
         // One-variable macros are the parser's, untouched.
         t("[1, 2].all(v, v > 0) && [1, 2].exists(v, v == 2)");
     }

@@ -32,8 +32,8 @@
 //!   `exists`, `existsOne`, `transformList`, `transformMap`, `transformMapEntry`), which its parser leaves
 //!   as calls, are expanded here as cel-go expands them for the check and the cost ([`expand`]), and
 //!   evaluated by functions of `cel/comprehensions.rs`; rules using the other macros it does not expand
-//!   (`optMap`, `optFlatMap`, `sortBy`) are accepted without a type check or cost (0) and fail when
-//!   evaluated. (`cel.bind` is not in kube-apiserver's environment: it
+//!   (`optMap`, `optFlatMap`, `sortBy`) are evaluated there too but accepted without a type check or cost
+//!   (0). (`cel.bind` is not in kube-apiserver's environment: it
 //!   is refused as an undeclared reference, here too.)
 //! - The strings extension's check of literal format strings against literal arguments
 //!   (`'%d'.format(['a'])`) is not done.
