@@ -10,6 +10,11 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
+use k8s_openapi::api::admissionregistration::v1::{
+    MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
+};
+use kube::Client;
+use kube::api::{Api, DeleteParams};
 use operator::admission::Certificates;
 use serde_json::{Value, json};
 
@@ -137,4 +142,14 @@ pub fn with_patch(mut response: Value, patch: &Value) -> Value {
     response["patch"] = serde_json::to_value(k8s_openapi::ByteString(bytes)).expect("base64");
     response["patchType"] = json!("JSONPatch");
     response
+}
+
+/// Removes both configurations (so that no later scenario meets them).
+pub async fn uninstall(client: &Client, name: &str) {
+    let _ = Api::<ValidatingWebhookConfiguration>::all(client.clone())
+        .delete(name, &DeleteParams::default())
+        .await;
+    let _ = Api::<MutatingWebhookConfiguration>::all(client.clone())
+        .delete(name, &DeleteParams::default())
+        .await;
 }

@@ -20,10 +20,11 @@ use k8s_openapi::api::admissionregistration::v1::{
 };
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Client;
-use kube::api::{Api, DeleteParams, PostParams};
+use kube::api::{Api, PostParams};
 use operator::admission::{Certificates, ClientConfig, Verdict, WebhookServer, Webhooks};
 use serde_json::{Value, json};
 
+use crate::hook_server::uninstall;
 use crate::support::{Transcript, configmap, configmaps, run};
 
 /// The webhooks: name, operations, failure policy, conditions. Each is picked by the label `case=NAME`.
@@ -473,13 +474,7 @@ async fn scenario(client: Client, ns: String) -> Transcript {
     )
     .await;
     serving.abort();
-    let name = format!("conditions-{ns}");
-    let _ = Api::<ValidatingWebhookConfiguration>::all(client.clone())
-        .delete(&name, &DeleteParams::default())
-        .await;
-    let _ = Api::<MutatingWebhookConfiguration>::all(client)
-        .delete(&name, &DeleteParams::default())
-        .await;
+    uninstall(&client, &format!("conditions-{ns}")).await;
     t
 }
 

@@ -17,10 +17,10 @@ use k8s_openapi::api::admissionregistration::v1::{
 };
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Client;
-use kube::api::{Api, DeleteParams, PostParams};
+use kube::api::{Api, PostParams};
 use serde_json::{Value, json};
 
-use crate::hook_server::{DELAY, HookServer, with_patch};
+use crate::hook_server::{DELAY, HookServer, uninstall, with_patch};
 use crate::support::{Transcript, run};
 
 /// The webhooks: name (also the path), whether it mutates, `matchPolicy`, the version its rule names.
@@ -229,13 +229,7 @@ async fn scenario(client: Client, ns: String) -> Transcript {
         )
         .await;
     }
-    let name = format!("policy-{ns}");
-    let _ = Api::<ValidatingWebhookConfiguration>::all(client.clone())
-        .delete(&name, &DeleteParams::default())
-        .await;
-    let _ = Api::<MutatingWebhookConfiguration>::all(client)
-        .delete(&name, &DeleteParams::default())
-        .await;
+    uninstall(&client, &format!("policy-{ns}")).await;
     t
 }
 

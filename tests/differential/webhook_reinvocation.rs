@@ -25,10 +25,10 @@ use std::time::Duration;
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Client;
-use kube::api::{Api, DeleteParams, PostParams};
+use kube::api::{Api, PostParams};
 use serde_json::{Value, json};
 
-use crate::hook_server::{HookServer, with_patch};
+use crate::hook_server::{HookServer, uninstall, with_patch};
 use crate::support::{Transcript, configmap, configmaps, run};
 
 /// The webhooks: name (also the path), reinvocation policy, the cases that meet it.
@@ -207,9 +207,7 @@ async fn scenario(client: Client, ns: String) -> Transcript {
         t.note(&format!("{case}: the webhooks called"), json!(called));
     }
     t.get("the stored objects", &cms).await;
-    let _ = Api::<MutatingWebhookConfiguration>::all(client)
-        .delete(&format!("reinvocation-{ns}"), &DeleteParams::default())
-        .await;
+    uninstall(&client, &format!("reinvocation-{ns}")).await;
     t
 }
 

@@ -23,10 +23,10 @@ use k8s_openapi::api::admissionregistration::v1::{
 };
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Client;
-use kube::api::{Api, DeleteParams, PostParams};
+use kube::api::{Api, PostParams};
 use serde_json::{Value, json};
 
-use crate::hook_server::{DELAY, HookServer};
+use crate::hook_server::{DELAY, HookServer, uninstall};
 use crate::support::{Transcript, configmap, configmaps, run};
 
 /// What the webhook at `path` answers for an object of `case`.
@@ -135,16 +135,6 @@ async fn install(client: &Client, server: &HookServer, ns: &str) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     panic!("the webhooks are not in force");
-}
-
-/// Removes both configurations (so that no later scenario meets them).
-pub async fn uninstall(client: &Client, name: &str) {
-    let _ = Api::<ValidatingWebhookConfiguration>::all(client.clone())
-        .delete(name, &DeleteParams::default())
-        .await;
-    let _ = Api::<MutatingWebhookConfiguration>::all(client.clone())
-        .delete(name, &DeleteParams::default())
-        .await;
 }
 
 async fn scenario(client: Client, ns: String) -> Transcript {
