@@ -36,7 +36,7 @@ pub struct Operator {
     /// Asks the API server, with a watch of the first controller's parent kind, whether caches can stream
     /// their first lists (when streaming is asked for).
     probe: Option<ListProbe>,
-    /// How caches get their first lists, when chosen.
+    /// How caches get their first lists, when chosen (default: streamed where the server can).
     lists: Option<ListStrategy>,
 }
 
@@ -121,9 +121,11 @@ impl Operator {
         self
     }
 
-    /// How the caches get their first lists: in pages by default. With [`ListStrategy::Streaming`],
-    /// [`Operator::run_until`] first asks the API server ([`probe_list_strategy`](crate::cache::probe_list_strategy),
-    /// one watch that selects nothing) and streams them where it can, as client-go does, else lists in pages.
+    /// How the caches get their first lists. By default ([`ListStrategy::Streaming`]) [`Operator::run_until`]
+    /// first asks the API server ([`probe_list_strategy`](crate::cache::probe_list_strategy), one watch that
+    /// selects nothing) and streams them where it can, as client-go does (no LIST request, no whole list in one
+    /// response), else lists in pages; a cache whose streamed list the server refuses later lists in pages too.
+    /// [`ListStrategy::Paged`] always lists in pages.
     pub fn list_strategy(mut self, strategy: ListStrategy) -> Self {
         self.lists = Some(strategy);
         self
@@ -255,13 +257,15 @@ impl Operator {
             }
             None => None,
         };
-        // Streamed first lists when asked for and the server supports them (no LIST request, no whole list
-        // in one response); paged lists otherwise.
-        if lists == Some(ListStrategy::Streaming)
-            && let Some(probe) = probe
-        {
-            let namespace = caches.namespaces().first().cloned();
-            caches.set_list_strategy(probe(client.clone(), namespace).await);
+        // Streamed first lists unless paged ones are asked for, where the server supports them (no LIST
+        // request, no whole list in one response); paged lists otherwise.
+        match (lists.unwrap_or(ListStrategy::Streaming), probe) {
+            (ListStrategy::Streaming, Some(probe)) => {
+                let namespace = caches.namespaces().first().cloned();
+                caches.set_list_strategy(probe(client.clone(), namespace).await);
+            }
+            (ListStrategy::Streaming, None) => {}
+            (ListStrategy::Paged, _) => caches.set_list_strategy(ListStrategy::Paged),
         }
         let mut watches = tokio::task::JoinSet::new();
         for w in caches.take_watches() {

@@ -90,7 +90,8 @@ fn start_with(
     tokio::task::JoinHandle<Result<(), operator::RunError>>,
 ) {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let operator = Operator::new(client).list_strategy(operator::ListStrategy::Streaming);
+    // Caches stream their first lists by default.
+    let operator = Operator::new(client);
     let running = tokio::spawn(controller(operator).run_until(async move {
         let _ = stopped.await;
     }));

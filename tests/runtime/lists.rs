@@ -1,6 +1,6 @@
-//! Caches list in pages by default; with `Operator::list_strategy(ListStrategy::Streaming)` they stream their
-//! first lists where the API server can (one watch per kind with `sendInitialEvents`, no LIST request), as
-//! client-go does.
+//! Caches stream their first lists by default where the API server can (one watch per kind with
+//! `sendInitialEvents`, no LIST request), as client-go does; a cache whose streamed list is refused lists in
+//! pages, and `Operator::list_strategy(ListStrategy::Paged)` always lists in pages.
 
 use std::time::Duration;
 
@@ -9,7 +9,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, PostParams};
 use kube::{Client, CustomResourceExt};
 use operator::testing::ApiServer;
-use operator::testing::apiserver::Verb;
+use operator::testing::apiserver::{Fault, Verb};
 use operator::{ListStrategy, Operator};
 
 async fn server_with_a_webapp() -> ApiServer {
@@ -77,9 +77,9 @@ fn count(requests: &[(Verb, String, String)], verb: Verb, query: &str) -> usize 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn caches_stream_their_first_lists_when_asked_where_the_server_can() {
+async fn caches_stream_their_first_lists_by_default_where_the_server_can() {
     let server = server_with_a_webapp().await;
-    let requests = run(&server, Some(ListStrategy::Streaming)).await;
+    let requests = run(&server, None).await;
     assert_eq!(count(&requests, Verb::List, ""), 0, "{requests:#?}");
     // WebApps, Deployments, Services, ConfigMaps: each cache's watch sent its objects first.
     assert!(
@@ -89,13 +89,38 @@ async fn caches_stream_their_first_lists_when_asked_where_the_server_can() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn caches_list_in_pages_by_default() {
+async fn caches_list_in_pages_when_asked() {
     let server = server_with_a_webapp().await;
-    let requests = run(&server, None).await;
+    let requests = run(&server, Some(ListStrategy::Paged)).await;
     assert!(count(&requests, Verb::List, "limit=") >= 4, "{requests:#?}");
     assert_eq!(
         count(&requests, Verb::Watch, "sendInitialEvents=true"),
         0,
+        "{requests:#?}"
+    );
+}
+
+/// kube-apiserver answers a streamed watch with 429 while its resource's watch cache (re)initializes (after
+/// a CRD is created, or when the cache fell behind etcd), where a paged LIST is served from etcd: the cache
+/// lists in pages then, as client-go's reflector does, instead of retrying the streamed watch with a backoff.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cache_whose_streamed_list_is_refused_lists_in_pages() {
+    let server = server_with_a_webapp().await;
+    server.inject(
+        Fault::on(Verb::Watch)
+            .resource("deployments")
+            .fail(429, "TooManyRequests")
+            .times(1),
+    );
+    let requests = run(&server, None).await;
+    let lists: Vec<&String> = requests
+        .iter()
+        .filter(|(v, _, q)| *v == Verb::List && q.contains("limit="))
+        .map(|(_, resource, _)| resource)
+        .collect();
+    assert_eq!(lists, ["deployments"], "{requests:#?}");
+    assert!(
+        count(&requests, Verb::Watch, "sendInitialEvents=true") >= 4,
         "{requests:#?}"
     );
 }

@@ -4,9 +4,11 @@
 
 use std::time::Duration;
 
-use futures::TryStreamExt;
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
 use kube::Client;
 use kube::api::{Api, ApiResource, DynamicObject, WatchEvent, WatchParams};
+use kube::runtime::watcher::{self, Event};
 
 use super::{CachedKind, is_namespaced};
 
@@ -69,4 +71,61 @@ pub async fn probe_list_strategy<K: CachedKind>(
         .unwrap_or_default();
     tracing::debug!(kind = %K::kind(&()), ?strategy, "how caches get their first lists");
     strategy
+}
+
+/// The watch events of one cache: `watch` called with `config`, streaming the first list when `strategy` is
+/// [`ListStrategy::Streaming`].
+///
+/// A streamed list the server refuses falls back to paged lists for this cache from then on, as client-go's
+/// reflector falls back "because making progress is better than deadlocking": kube-apiserver answers a streamed
+/// watch with 429 while the watch cache of its resource is (re)initializing (after a CRD is created, or when the
+/// cache fell behind etcd), where a paged LIST is served from etcd at once. Without the fallback the cache would
+/// retry the streamed watch with a growing backoff and stay unsynced (and the operator unready) meanwhile.
+pub(crate) fn events<K, W>(
+    kind: &str,
+    strategy: ListStrategy,
+    config: watcher::Config,
+    watch: W,
+) -> BoxStream<'static, watcher::Result<Event<K>>>
+where
+    K: Send + 'static,
+    W: Fn(watcher::Config) -> BoxStream<'static, watcher::Result<Event<K>>> + Send + 'static,
+{
+    if strategy == ListStrategy::Paged {
+        return watch(config);
+    }
+    struct Streamed<K, W> {
+        kind: String,
+        current: BoxStream<'static, watcher::Result<Event<K>>>,
+        /// How to list in pages instead; taken when the fallback happens.
+        paged: Option<(W, watcher::Config)>,
+        /// Between the start of a (re)list and the end of its initial events.
+        listing: bool,
+    }
+    let state = Streamed {
+        kind: kind.to_string(),
+        current: watch(config.clone().streaming_lists()),
+        paged: Some((watch, config)),
+        listing: true,
+    };
+    futures::stream::unfold(state, |mut s| async move {
+        let event = s.current.next().await?;
+        match &event {
+            Ok(Event::Init) => s.listing = true,
+            Ok(Event::InitDone) => s.listing = false,
+            Err(error) if s.listing => {
+                if let Some((watch, config)) = s.paged.take() {
+                    tracing::info!(
+                        kind = %s.kind,
+                        %error,
+                        "the API server did not stream the first list; listing in pages instead"
+                    );
+                    s.current = watch(config);
+                }
+            }
+            _ => {}
+        }
+        Some((event, s))
+    })
+    .boxed()
 }

@@ -510,32 +510,34 @@ impl Caches {
                     let mut pending = None;
                     let mut listed: Option<HashSet<ObjectRef<K>>> = None;
                     let options = options.read().unwrap_or_else(|e| e.into_inner()).clone();
-                    let mut config = options.watcher_config();
-                    if *lists.read().unwrap_or_else(|e| e.into_inner()) == ListStrategy::Streaming {
-                        config = config.streaming_lists();
-                    }
-                    let events = if !namespaces.is_empty() {
-                        namespaces::watch(
-                            &client,
-                            &namespaces,
-                            config,
-                            options.is_metadata_only(),
-                            relist_store,
-                        )
-                    } else if options.is_metadata_only() {
-                        let api: Api<PartialObjectMeta<K>> = Api::all(client);
-                        watcher::watcher(api, config)
-                            .default_backoff()
-                            .filter_map(|ev| {
-                                futures::future::ready(namespaces::convert(ev, |o| {
-                                    options::from_metadata::<K>(o.metadata)
-                                }))
-                            })
-                            .boxed()
-                    } else {
-                        let api: Api<K> = Api::all(client);
-                        watcher::watcher(api, config).default_backoff().boxed()
+                    let strategy = *lists.read().unwrap_or_else(|e| e.into_inner());
+                    let config = options.watcher_config();
+                    let metadata_only = options.is_metadata_only();
+                    let watch = move |config: watcher::Config| {
+                        if !namespaces.is_empty() {
+                            namespaces::watch(
+                                &client,
+                                &namespaces,
+                                config,
+                                metadata_only,
+                                relist_store.clone(),
+                            )
+                        } else if metadata_only {
+                            let api: Api<PartialObjectMeta<K>> = Api::all(client.clone());
+                            watcher::watcher(api, config)
+                                .default_backoff()
+                                .filter_map(|ev| {
+                                    futures::future::ready(namespaces::convert(ev, |o| {
+                                        options::from_metadata::<K>(o.metadata)
+                                    }))
+                                })
+                                .boxed()
+                        } else {
+                            let api: Api<K> = Api::all(client.clone());
+                            watcher::watcher(api, config).default_backoff().boxed()
+                        }
                     };
+                    let events = lists::events(&kind, strategy, config, watch);
                     let stream = events
                         .modify(strip::<K>)
                         .map(move |ev| {
