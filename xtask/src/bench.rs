@@ -8,7 +8,10 @@
 //! verb during the converge (from kube-apiserver's `apiserver_request_total`, the benchmark's own lists taken
 //! out), writes while idle and after a restart, and the latency from a spec patch to the workload's update
 //! (p50 / p99). No kube-controller-manager runs, so workloads never become ready: converged means written.
-//! Figures, not assertions: run it on a quiet machine, several times, and read medians.
+//! Figures, not assertions: run it on a quiet machine, several times, and read medians: `--runs N` repeats the
+//! whole measurement on a fresh control plane each time and prints the median and range of every figure;
+//! `--against BINARY` (another build of the same example, e.g. from an earlier commit) interleaves its runs with
+//! this build's (this, other, this, other, ...), so both meet the same load on a shared machine.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -35,6 +38,12 @@ pub struct Args {
     /// How many spec patches to time.
     #[arg(long, default_value_t = 100)]
     patches: usize,
+    /// How many times to measure (each on a fresh control plane); with more than one, medians are printed.
+    #[arg(long, default_value_t = 1)]
+    runs: usize,
+    /// Another build of the same example to measure in turn with this one (`--runs` times each).
+    #[arg(long)]
+    against: Option<PathBuf>,
 }
 
 /// The example operators the benchmark knows.
@@ -109,7 +118,68 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Err(e) => return Err(e.into()),
     };
     let runtime = tokio::runtime::Runtime::new().context("starting a tokio runtime")?;
-    runtime.block_on(measure(args, binary, assets))
+    let mut builds = vec![("this build".to_string(), binary, Vec::new())];
+    if let Some(other) = &args.against {
+        if !other.exists() {
+            bail!("--against {}: no such file", other.display());
+        }
+        builds.push((other.display().to_string(), other.clone(), Vec::new()));
+    }
+    for run in 0..args.runs.max(1) {
+        for (name, binary, figures) in &mut builds {
+            eprintln!(
+                "bench-cluster: run {} of {}: {name}",
+                run + 1,
+                args.runs.max(1)
+            );
+            figures.push(runtime.block_on(measure(&args, binary, assets.clone()))?);
+        }
+    }
+    if args.runs > 1 || builds.len() > 1 {
+        for (name, _, figures) in &builds {
+            summarize(name, figures);
+        }
+    }
+    Ok(())
+}
+
+/// What one run measured.
+struct Figures {
+    converge_s: f64,
+    cpu_s: f64,
+    peak_mib: f64,
+    steady_mib: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    /// Writes while idle and after a restart, all verbs together.
+    idle_writes: u64,
+    restart_writes: u64,
+}
+
+/// Prints the median and range of every figure of `runs`.
+fn summarize(name: &str, runs: &[Figures]) {
+    println!(
+        "bench-cluster: {name}, median [min - max] of {} runs",
+        runs.len()
+    );
+    let line = |label: &str, unit: &str, get: fn(&Figures) -> f64| {
+        let values: Vec<f64> = runs.iter().map(get).collect();
+        let min = values.iter().cloned().fold(f64::INFINITY, f64::min);
+        let max = values.iter().cloned().fold(0.0, f64::max);
+        println!(
+            "{label:<26}{:>10.2} {unit} [{min:.2} - {max:.2}]",
+            percentile(&values, 0.5)
+        );
+    };
+    line("converge wall time", "s", |f| f.converge_s);
+    line("operator CPU (user+sys)", "s", |f| f.cpu_s);
+    line("peak resident memory", "MiB", |f| f.peak_mib);
+    line("steady resident memory", "MiB", |f| f.steady_mib);
+    line("spec patch -> workload p50", "ms", |f| f.p50_ms);
+    line("spec patch -> workload p99", "ms", |f| f.p99_ms);
+    let idle: u64 = runs.iter().map(|f| f.idle_writes).sum();
+    let restart: u64 = runs.iter().map(|f| f.restart_writes).sum();
+    println!("writes idle / restarted   {idle} / {restart} (all runs together)");
 }
 
 /// `cargo build --release -p examples --example NAME`, returning the binary's path.
@@ -130,7 +200,7 @@ fn build_example(name: &str) -> anyhow::Result<PathBuf> {
     Ok(binary)
 }
 
-async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<()> {
+async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<Figures> {
     let cp = ControlPlane::builder()
         .assets(assets)
         .name("bench-cluster")
@@ -141,7 +211,7 @@ async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<
     cp.write_kubeconfig(&kubeconfig)?;
     let client = cp.client()?;
     let example = args.example;
-    install_crd(&binary, &client, example).await?;
+    install_crd(binary, &client, example).await?;
     let parents = parents_api(&client, example);
     let pp = PostParams::default();
     let cms: Api<DynamicObject> = Api::namespaced_with(
@@ -164,7 +234,7 @@ async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<
 
     let before = request_counts(&client).await?;
     let started = Instant::now();
-    let mut operator = spawn(&binary, &kubeconfig)?;
+    let mut operator = spawn(binary, &kubeconfig)?;
     let own_lists = wait_converged(&parents, args.parents, example).await?;
     let converge = started.elapsed();
     let mut converged = request_counts(&client).await?;
@@ -182,7 +252,7 @@ async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<
     stop(&mut operator)?;
 
     let before_restart = request_counts(&client).await?;
-    let mut restarted = spawn(&binary, &kubeconfig)?;
+    let mut restarted = spawn(binary, &kubeconfig)?;
     tokio::time::sleep(Duration::from_secs(15)).await;
     let after_restart = request_counts(&client).await?;
     stop(&mut restarted)?;
@@ -210,14 +280,10 @@ async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<
         "requests while converging {}",
         describe(&delta(&before, &converged, |_| true))
     );
-    println!(
-        "writes while idle (10 s)  {}",
-        describe(&delta(&converged, &idle, is_write))
-    );
-    println!(
-        "writes after a restart    {}",
-        describe(&delta(&before_restart, &after_restart, is_write))
-    );
+    let idle_writes = delta(&converged, &idle, is_write);
+    let restart_writes = delta(&before_restart, &after_restart, is_write);
+    println!("writes while idle (10 s)  {}", describe(&idle_writes));
+    println!("writes after a restart    {}", describe(&restart_writes));
     println!(
         "spec patch -> workload    p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} patches)",
         percentile(&latencies, 0.50),
@@ -226,7 +292,16 @@ async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<
         latencies.len()
     );
     cp.stop();
-    Ok(())
+    Ok(Figures {
+        converge_s: converge.as_secs_f64(),
+        cpu_s: usage_converged.cpu,
+        peak_mib: usage_idle.peak_mib,
+        steady_mib: usage_idle.rss_mib,
+        p50_ms: percentile(&latencies, 0.50),
+        p99_ms: percentile(&latencies, 0.99),
+        idle_writes: idle_writes.values().sum(),
+        restart_writes: restart_writes.values().sum(),
+    })
 }
 
 /// Installs the CRD `<example> manifests` prints.
