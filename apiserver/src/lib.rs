@@ -113,10 +113,15 @@
 //!   replace, patch, delete), whose PATCH declares the patch types accepted (so kubectl's client-side apply
 //!   computes strategic merge patches of built-in kinds from these schemas, as against kube-apiserver) but
 //!   no other request body; v2 has no shared `parameters`.
-//! - `fieldValidation=Strict` answers a patch, as a create or an update, with 400 `<Kind> in version "<v>" cannot
-//!   be handled as a <Kind>: strict decoding error: unknown field "<f>"` (kube-apiserver answers a JSON or merge
-//!   patch with 422 `patch: Invalid value: "map[...]": strict decoding error: ...`, and a server-side apply with
-//!   `failed to create typed patch object ...: .<f>: field not declared in schema`).
+//! - `fieldValidation` on patches is kube-apiserver's: duplicate keys (with their paths), a JSON patch
+//!   operation's unknown fields and the patched object's unknown fields are warned about (`Warn`, the default)
+//!   or refused (`Strict`: 422 `patch: Invalid value: "...": strict decoding error: ...`, showing the patched
+//!   object for a JSON or merge patch and Go's `%+v` of the patch for a strategic merge patch); server-side
+//!   apply refuses fields the schema does not declare with 500 `failed to create typed patch object (...)`
+//!   whatever the mode, and duplicate YAML keys (with their lines) under `Strict`. The patched object shown
+//!   for a built-in kind has its keys sorted (kube-apiserver keeps the Go field order of the parts the patch
+//!   does not touch), and a JSON patch value's duplicate keys are not kept in it; an item of an associative
+//!   list in an undeclared field's path is named by its keys only where the schema gives the list's keys.
 //! - Watch history is kept per resource (`history_limit` changes), not compacted by time.
 //! - The managedFields of built-in kinds mark every struct with `.` (kube-apiserver skips those a Go zero value
 //!   already has, such as `spec` and `spec.template`) and track atomic structs such as a `LabelSelector` field by field.
@@ -185,6 +190,7 @@ mod selector;
 mod server;
 mod store;
 mod strategic;
+mod strict;
 mod table;
 mod validation;
 mod watch;
