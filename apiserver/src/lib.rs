@@ -105,10 +105,10 @@
 //!   protobuf (what kubectl asks for: `kubectl explain --output plaintext-openapiv2` reads it), with
 //!   kube-apiserver's content negotiation, ETag and `304`, but not gzip-compressed and without
 //!   `Last-Modified`. k8s-openapi's schemas carry kube-apiserver's descriptions; the `enum` lists and
-//!   "Possible enum values" paragraphs of enum fields, the `required` fields in Go order and the
-//!   `x-kubernetes-*` extensions (list and map types, patch strategies, unions) are set from a table of the
-//!   1.35 release's generated definitions. They have no `default` (kube-apiserver's v3 schemas have some,
-//!   such as a port's `protocol: TCP`; its v2 document none). Not published: List kinds, `DeleteOptions`, `Status`, `Scale` and the
+//!   "Possible enum values" paragraphs of enum fields, the `required` fields in Go order, the
+//!   `x-kubernetes-*` extensions (list and map types, patch strategies, unions) and the `default`s of v3
+//!   (`""`, `0`, `{}` beside a reference, a port's `protocol: TCP`; v2 has none, as on kube-apiserver) are
+//!   set from a table of the 1.35 release's generated definitions. Not published: List kinds, `DeleteOptions`, `Status`, `Scale` and the
 //!   other types no kind refers to, and in both documents only the path of one object of each resource (read,
 //!   replace, patch, delete), whose PATCH declares the patch types accepted (so kubectl's client-side apply
 //!   computes strategic merge patches of built-in kinds from these schemas, as against kube-apiserver) but

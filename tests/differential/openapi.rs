@@ -3,7 +3,7 @@
 //! `x-kubernetes-group-version-kind`, with the same fields, types, references, descriptions and required
 //! fields, and a custom resource's schema exactly as kube-apiserver publishes it from its CRD. Every enum field
 //! of every built-in schema the in-memory server publishes has kube-apiserver's `enum` list and description,
-//! and every schema its required fields and `x-kubernetes-*` extensions.
+//! and every schema its required fields, `x-kubernetes-*` extensions and `default`s.
 
 use std::time::Duration;
 
@@ -131,6 +131,13 @@ fn marked_fields(schema: &Value, pointer: String, out: &mut Map<String, Value>) 
                 if let Some(required) = map.get("required") {
                     marks.insert("required".into(), required.clone());
                 }
+                if let Some(default) = map.get("default") {
+                    // With how the schema refers to its type: a default beside a reference is written
+                    // `allOf: [{$ref}]`.
+                    marks.insert("default".into(), default.clone());
+                    marks.insert("$ref".into(), json!(map.get("$ref")));
+                    marks.insert("allOf".into(), json!(map.get("allOf")));
+                }
                 for (k, v) in map {
                     if k.starts_with("x-kubernetes-") && k != "x-kubernetes-group-version-kind" {
                         marks.insert(k.clone(), v.clone());
@@ -165,8 +172,9 @@ async fn get_json(client: &Client, path: &str) -> Value {
 
 /// The enum fields of every built-in schema the in-memory server publishes, in every group-version it lists,
 /// are kube-apiserver's: the same values in the same order, and the same description (with its "Possible
-/// enum values" paragraph); so are the required fields (in the same order) and the `x-kubernetes-*`
-/// extensions of every schema and field. A schema kube-apiserver does not publish in that group-version is a
+/// enum values" paragraph); so are the required fields (in the same order), the `x-kubernetes-*`
+/// extensions of every schema and field, and every `default` (with the `allOf: [{$ref}]` a default beside a
+/// reference takes). A schema kube-apiserver does not publish in that group-version is a
 /// difference.
 #[tokio::test]
 async fn openapi_v3_enums_required_fields_and_extensions_are_kube_apiservers() {
@@ -178,7 +186,7 @@ async fn openapi_v3_enums_required_fields_and_extensions_are_kube_apiservers() {
     };
     let index = get_json(&memory, "/openapi/v3").await;
     let mut differences = Vec::new();
-    let mut compared = 0;
+    let (mut compared, mut defaults) = (0, 0);
     for gv in index["paths"].as_object().expect("paths").keys() {
         if gv.contains(".example.dev") {
             continue;
@@ -195,6 +203,7 @@ async fn openapi_v3_enums_required_fields_and_extensions_are_kube_apiservers() {
             marked_fields(schema, String::new(), &mut a);
             marked_fields(their_schema, String::new(), &mut b);
             compared += b.len();
+            defaults += b.values().filter(|m| m.get("default").is_some()).count();
             if a != b {
                 differences.push(format!(
                     "{gv} {name}:\n  in memory: {}\n  kube-apiserver: {}",
@@ -211,4 +220,5 @@ async fn openapi_v3_enums_required_fields_and_extensions_are_kube_apiservers() {
         differences.join("\n")
     );
     assert!(compared > 500, "only {compared} fields compared");
+    assert!(defaults > 500, "only {defaults} defaults compared");
 }

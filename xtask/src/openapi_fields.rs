@@ -16,6 +16,8 @@
 //!   required; k8s-openapi sorts them, and requires a few that kube-apiserver does not).
 //! - `extensions`: the `x-kubernetes-*` extensions of a schema or field (list and map types, patch strategies
 //!   and merge keys, unions), none of which k8s-openapi's schemas carry.
+//! - `default`: a field's default as kube-openapi publishes it (`""`, `0`, `false`, `{}` for a struct,
+//!   `"TCP"`), which k8s-openapi's schemas do not carry either.
 //!
 //! The generated file is Go, read line by line: each `schema_<...>` function defines one schema (its name
 //! taken from the registration map `alias.Type{}.OpenAPIModelName(): schema_<...>(ref)` and the import of
@@ -43,20 +45,20 @@ const PARAGRAPH: &str = "Possible enum values:\n";
 pub fn run(args: &Args) -> Result<()> {
     let src = std::fs::read_to_string(&args.source)
         .with_context(|| format!("reading {}", args.source.display()))?;
-    let table = table(&src)?;
+    let table = table(args, &src)?;
     println!("{}", serde_json::to_string_pretty(&table)?);
     Ok(())
 }
 
 /// The table of `src`: the enum fields, every schema's `required`, and the extensions of every schema and
 /// field, keyed by schema name and JSON pointer inside the schema.
-fn table(src: &str) -> Result<Value> {
+fn table(args: &Args, src: &str) -> Result<Value> {
     let names = schema_names(src);
     let mut out: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
     let mut current: Option<&String> = None;
     let mut stack: Vec<Option<String>> = Vec::new();
     let mut description: Option<(Vec<Option<String>>, String)> = None;
-    let (mut enums, mut extensions) = (0, 0);
+    let (mut enums, mut extensions, mut defaults) = (0, 0, 0);
     let lines: Vec<&str> = src.lines().collect();
     let mut i = 0;
     while i < lines.len() {
@@ -116,6 +118,19 @@ fn table(src: &str) -> Result<Value> {
                 .with_context(|| format!("the required fields of {schema}: {required}"))?;
             entry(&mut out, schema, &pointer).insert("required".into(), json!(required));
         }
+        if let Some(value) = trimmed.strip_prefix("Default:") {
+            let value = value.trim().trim_end_matches(',');
+            let value = if value == "map[string]interface{}{}" {
+                json!({})
+            } else if let Ok(literal) = serde_json::from_str(value) {
+                literal
+            } else {
+                constant(&args.source, src, value)
+                    .with_context(|| format!("a default of {schema}{pointer}: {value}"))?
+            };
+            entry(&mut out, schema, &pointer).insert("default".into(), value);
+            defaults += 1;
+        }
         if let Some(text) = trimmed.strip_prefix("Description:") {
             let text = text.trim().trim_end_matches(',');
             let text: String = serde_json::from_str(text)
@@ -159,10 +174,65 @@ fn table(src: &str) -> Result<Value> {
         bail!("no Enum: or Extensions: line found in the source");
     }
     eprintln!(
-        "{} schemas, {enums} enum fields, {extensions} extension sets",
+        "{} schemas, {enums} enum fields, {extensions} extension sets, {defaults} defaults",
         out.len()
     );
     Ok(serde_json::to_value(out)?)
+}
+
+/// The string value of a Go constant a default names (`corev1.AzureDataDiskCachingReadWrite`): the import of
+/// its package in `src`, found in the `k8s.io/api` module beside the `k8s.io/kubernetes` one `source` is in
+/// (the Go module cache holds `k8s.io/api@v0.X.Y` for `k8s.io/kubernetes@v1.X.Y`).
+fn constant(source: &std::path::Path, src: &str, name: &str) -> Result<Value> {
+    let (alias, constant) = name
+        .split_once('.')
+        .context("not a qualified Go constant")?;
+    let import = src
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix(&format!("{alias} \""))
+                .and_then(|p| p.strip_suffix('"'))
+        })
+        .with_context(|| format!("no import of {alias}"))?;
+    let package = import
+        .strip_prefix("k8s.io/api/")
+        .with_context(|| format!("{import} is not in k8s.io/api"))?;
+    let kubernetes = source
+        .ancestors()
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("kubernetes@v1."))
+        })
+        .context("the source is not in a k8s.io/kubernetes module")?;
+    let version = kubernetes
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix("kubernetes@v1."))
+        .context("the module's version")?;
+    let dir = kubernetes
+        .with_file_name(format!("api@v0.{version}"))
+        .join(package);
+    for entry in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.extension().is_none_or(|e| e != "go") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)?;
+        for line in text.lines() {
+            let mut words = line.split_whitespace();
+            if words.next() != Some(constant) {
+                continue;
+            }
+            if let Some((_, value)) = line.split_once('=') {
+                if let Ok(value) = serde_json::from_str::<Value>(value.trim()) {
+                    return Ok(value);
+                }
+            }
+        }
+    }
+    bail!("{name} is not a constant of {}", dir.display())
 }
 
 /// The entry of `pointer` in `schema`'s part of the table.

@@ -1,8 +1,8 @@
 //! The component schemas of built-in kinds, generated from their k8s-openapi types (which carry kube-apiserver's
 //! schema names and descriptions) in OpenAPI 3.0 form: a reference with a description beside it becomes
 //! `allOf: [{$ref}]`, as kube-apiserver writes it. Enum fields get their `enum` lists and "Possible enum
-//! values" paragraphs, and schemas their required fields (in Go order) and `x-kubernetes-*` extensions, from
-//! `fields.rs`.
+//! values" paragraphs, and schemas their required fields (in Go order), `x-kubernetes-*` extensions and
+//! defaults, from `fields.rs`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

@@ -8,7 +8,9 @@
 //!   `LocalObjectReference` and of the config map and secret sources, and not `eventTime` of an
 //!   events.k8s.io Event);
 //! - the `x-kubernetes-*` extensions of schemas and fields: list and map types, patch strategies and merge
-//!   keys, unions.
+//!   keys, unions;
+//! - the `default` of fields (`""`, `0`, `false`, `{}` beside a reference, which then becomes `allOf:
+//!   [{$ref}]`, a port's `protocol: TCP`).
 //!
 //! They come from `fields.json`, a table read from kube-openapi's generated Go definitions of the Kubernetes
 //! release served (`cargo xtask openapi-fields`), keyed by schema name and the JSON pointer of the field
@@ -36,6 +38,9 @@ struct Field {
     /// The `x-kubernetes-*` extensions.
     #[serde(default)]
     extensions: Map<String, Value>,
+    /// The default kube-openapi publishes (`""`, `0`, `false`, `{}` for a struct, `"TCP"`).
+    #[serde(default)]
+    default: Option<Value>,
 }
 
 /// The table: schema name, JSON pointer, field.
@@ -82,6 +87,19 @@ pub(super) fn add(name: &str, schema: &mut Value) {
         }
         for (key, value) in &field.extensions {
             target.insert(key.clone(), value.clone());
+        }
+        if let Some(default) = &field.default {
+            // Nothing may stand beside a reference in OpenAPI 3.0: kube-openapi writes `allOf: [{$ref}]`.
+            if let Some(reference) = target.remove("$ref") {
+                target.insert(
+                    "allOf".into(),
+                    Value::Array(vec![Value::Object(Map::from_iter([(
+                        "$ref".to_string(),
+                        reference,
+                    )]))]),
+                );
+            }
+            target.insert("default".into(), default.clone());
         }
     }
 }
@@ -172,5 +190,19 @@ mod tests {
             port["properties"]["protocol"]["enum"],
             json!(["SCTP", "TCP", "UDP"])
         );
+    }
+
+    #[test]
+    fn defaults_are_kube_openapis_and_a_default_beside_a_reference_takes_all_of() {
+        let mut port = schema::<ServicePort>();
+        add("io.k8s.api.core.v1.ServicePort", &mut port);
+        assert_eq!(port["properties"]["protocol"]["default"], "TCP");
+        assert_eq!(port["properties"]["port"]["default"], 0);
+        let mut spec = schema::<ServiceSpec>();
+        add("io.k8s.api.core.v1.ServiceSpec", &mut spec);
+        let item = &spec["properties"]["ports"]["items"];
+        assert_eq!(item["default"], json!({}));
+        assert!(item.get("$ref").is_none());
+        assert!(item["allOf"][0]["$ref"].is_string(), "{item}");
     }
 }
