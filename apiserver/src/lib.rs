@@ -108,11 +108,15 @@
 //!   "Possible enum values" paragraphs of enum fields, the `required` fields in Go order, the
 //!   `x-kubernetes-*` extensions (list and map types, patch strategies, unions) and the `default`s of v3
 //!   (`""`, `0`, `{}` beside a reference, a port's `protocol: TCP`; v2 has none, as on kube-apiserver) are
-//!   set from a table of the 1.35 release's generated definitions. Not published: List kinds, `DeleteOptions`, `Status`, `Scale` and the
-//!   other types no kind refers to, and in both documents only the path of one object of each resource (read,
-//!   replace, patch, delete), whose PATCH declares the patch types accepted (so kubectl's client-side apply
-//!   computes strategic merge patches of built-in kinds from these schemas, as against kube-apiserver) but
-//!   no other request body; v2 has no shared `parameters`.
+//!   set from a table of the 1.35 release's generated definitions. Each built-in group-version document also
+//!   publishes its List kinds (built from the same table), `DeleteOptions`, `Status`, `WatchEvent`, `Patch`,
+//!   `ListMeta`, `APIResourceList` and, where a scale subresource is served, `Scale`, and the v2 document the
+//!   discovery types (`APIGroupList`, `APIVersions`, the version `Info`); not the schemas only the resources
+//!   not served refer to (the review kinds, `Binding`, `ComponentStatus`, `Eviction`, `TokenRequest`).
+//!   Both documents have only the path of one object of each resource (read, replace, patch, delete), whose
+//!   PATCH declares the patch types accepted (so kubectl's client-side apply computes strategic merge
+//!   patches of built-in kinds from these schemas, as against kube-apiserver) but no other request body; v2
+//!   has no shared `parameters`.
 //! - `fieldValidation` on patches is kube-apiserver's: duplicate keys (with their paths), a JSON patch
 //!   operation's unknown fields and the patched object's unknown fields are warned about (`Warn`, the default)
 //!   or refused (`Strict`: 422 `patch: Invalid value: "...": strict decoding error: ...`, showing the patched

@@ -8,7 +8,8 @@
 //! - the protobuf: the chosen definitions below, decoded (with the gnostic messages the in-memory server
 //!   encodes with) from each server's protobuf answer, compared whole;
 //! - chosen built-in definitions, whole (their enums, required fields in Go order and `x-kubernetes-*`
-//!   extensions included);
+//!   extensions included; List kinds, the shared meta types, `Scale`, the discovery types among them), and
+//!   the names of every built-in definition (but those of resources the in-memory server does not serve);
 //! - the definitions of two custom resources, whole: the Widget CRD, and a CRD whose schema uses what the
 //!   v2 conversion drops or changes (`nullable`, `oneOf`, int-or-string, preserved unknown fields, embedded
 //!   resources, an array without items, defaults, enums, list and map types, validation rules);
@@ -46,6 +47,18 @@ const BUILTIN: &[&str] = &[
     "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
     "io.k8s.apimachinery.pkg.api.resource.Quantity",
+    "io.k8s.api.apps.v1.DeploymentList",
+    "io.k8s.api.core.v1.ConfigMapList",
+    "io.k8s.api.autoscaling.v1.Scale",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Status",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Patch",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions",
+    "io.k8s.apimachinery.pkg.version.Info",
 ];
 
 /// The CRD whose schema exercises the v2 conversion, installed on both servers with the Widget CRD
@@ -247,6 +260,25 @@ async fn scenario(client: Client, _ns: String) -> Transcript {
     for name in BUILTIN {
         t.note(name, doc["definitions"][name].clone());
     }
+    // Every built-in definition, less those of what the in-memory server does not serve: the review kinds
+    // (`authentication.k8s.io`, `authorization.k8s.io`, with the field selector requirement of theirs),
+    // `bindings`, `componentstatuses`, `pods/eviction`, `serviceaccounts/token`.
+    let served = |n: &str| {
+        !n.starts_with("io.k8s.api.authentication.v1.")
+            && !n.starts_with("io.k8s.api.authorization.v1.")
+            && n != "io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement"
+            && !crate::openapi::OF_RESOURCES_NOT_SERVED.contains(&n)
+    };
+    let names: Map<String, Value> = doc["definitions"]
+        .as_object()
+        .map(|d| {
+            d.keys()
+                .filter(|n| n.starts_with("io.k8s.") && served(n))
+                .map(|n| (n.clone(), json!(true)))
+                .collect()
+        })
+        .unwrap_or_default();
+    t.note("built-in definitions", Value::Object(names));
     for name in [
         "dev.example.diff.v1.Widget",
         "dev.example.openapi2.v1.Thing",

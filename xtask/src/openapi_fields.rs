@@ -16,6 +16,8 @@
 //!   required; k8s-openapi sorts them, and requires a few that kube-apiserver does not).
 //! - `extensions`: the `x-kubernetes-*` extensions of a schema or field (list and map types, patch strategies
 //!   and merge keys, unions), none of which k8s-openapi's schemas carry.
+//! - `schema`: for the List kinds, which k8s-openapi has no schema of, the keywords of each node of their
+//!   schema (`description`, `type`, `format`, `$ref` as the name referred to), to build them whole.
 //! - `default`: a field's default as kube-openapi publishes it (`""`, `0`, `false`, `{}` for a struct,
 //!   `"TCP"`), which k8s-openapi's schemas do not carry either.
 //!
@@ -54,6 +56,7 @@ pub fn run(args: &Args) -> Result<()> {
 /// field, keyed by schema name and JSON pointer inside the schema.
 fn table(args: &Args, src: &str) -> Result<Value> {
     let names = schema_names(src);
+    let imports = imports(src);
     let mut out: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
     let mut current: Option<&String> = None;
     let mut stack: Vec<Option<String>> = Vec::new();
@@ -130,6 +133,18 @@ fn table(args: &Args, src: &str) -> Result<Value> {
             };
             entry(&mut out, schema, &pointer).insert("default".into(), value);
             defaults += 1;
+        }
+        if schema.ends_with("List")
+            && let Some(prop) = whole_schema_prop(trimmed, &imports)
+                .with_context(|| format!("{schema}{pointer}: {trimmed}"))?
+        {
+            let field = entry(&mut out, schema, &pointer);
+            let props = field
+                .entry("schema")
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+                .context("a schema entry")?;
+            props.insert(prop.0.into(), prop.1);
         }
         if let Some(text) = trimmed.strip_prefix("Description:") {
             let text = text.trim().trim_end_matches(',');
@@ -371,8 +386,8 @@ fn without_strings(line: &str) -> String {
     out
 }
 
-/// The schema name of each generated function, from the registration map and the file's imports.
-fn schema_names(src: &str) -> HashMap<String, String> {
+/// The file's imports: alias, package path.
+fn imports(src: &str) -> HashMap<String, String> {
     let mut imports = HashMap::new();
     for line in src.lines() {
         let parts: Vec<&str> = line.split_whitespace().collect();
@@ -382,6 +397,58 @@ fn schema_names(src: &str) -> HashMap<String, String> {
             imports.insert(alias.to_string(), path.to_string());
         }
     }
+    imports
+}
+
+/// One keyword of a List kind's schema, written whole in the table (k8s-openapi has no schema of the List
+/// kinds): `Description`, `Type` (its one type), a non-empty `Format`, or `Ref` (the name referred to).
+fn whole_schema_prop(
+    trimmed: &str,
+    imports: &HashMap<String, String>,
+) -> Result<Option<(&'static str, Value)>> {
+    let Some((key, value)) = trimmed.split_once(':') else {
+        return Ok(None);
+    };
+    let value = value.trim().trim_end_matches(',');
+    Ok(match key {
+        "Description" => Some(("description", serde_json::from_str(value)?)),
+        "Type" => {
+            let types: Vec<String> = serde_json::from_str(&format!(
+                "[{}]",
+                value
+                    .strip_prefix("[]string{")
+                    .and_then(|v| v.strip_suffix('}'))
+                    .context("a type")?
+            ))?;
+            types.first().map(|t| ("type", json!(t)))
+        }
+        "Format" => {
+            let format: String = serde_json::from_str(value)?;
+            (!format.is_empty()).then(|| ("format", json!(format)))
+        }
+        "Ref" => {
+            let inner = value
+                .strip_prefix("ref(")
+                .and_then(|v| v.strip_suffix(')'))
+                .context("a reference")?;
+            let name = if let Ok(name) = serde_json::from_str::<String>(inner) {
+                name
+            } else {
+                let typed = inner
+                    .strip_suffix("{}.OpenAPIModelName()")
+                    .context("a model name")?;
+                let (alias, ty) = typed.split_once('.').context("a qualified type")?;
+                model_name(imports.get(alias).context("an import")?, ty)
+            };
+            Some(("$ref", json!(name)))
+        }
+        _ => None,
+    })
+}
+
+/// The schema name of each generated function, from the registration map and the file's imports.
+fn schema_names(src: &str) -> HashMap<String, String> {
+    let imports = imports(src);
     let mut names = HashMap::new();
     for line in src.lines() {
         let line = line.trim();

@@ -16,6 +16,7 @@ use super::registry::{OpenApiSource, Registry, ResourceType};
 mod builtin;
 mod custom;
 mod fields;
+mod meta;
 pub mod v2;
 
 /// The URL path of a group-version under `/apis` or `/api`, without the leading slash.

@@ -88,7 +88,11 @@ fn builtin_definitions(kinds: &[&ResourceType]) -> Definitions {
     if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return hit.clone();
     }
-    let built = Arc::new(schema::builtin(builtin::components(kinds)));
+    let mut components = builtin::components(kinds);
+    for (name, schema) in builtin::discovery() {
+        components.entry(name).or_insert(schema);
+    }
+    let built = Arc::new(schema::builtin(components));
     cache
         .lock()
         .unwrap_or_else(|e| e.into_inner())
