@@ -113,10 +113,15 @@
 //!   `ListMeta`, `APIResourceList` and, where a scale subresource is served, `Scale`, and the v2 document the
 //!   discovery types (`APIGroupList`, `APIVersions`, the version `Info`); not the schemas only the resources
 //!   not served refer to (the review kinds, `Binding`, `ComponentStatus`, `Eviction`, `TokenRequest`).
-//!   Both documents have only the path of one object of each resource (read, replace, patch, delete), whose
-//!   PATCH declares the patch types accepted (so kubectl's client-side apply computes strategic merge
-//!   patches of built-in kinds from these schemas, as against kube-apiserver) but no other request body; v2
-//!   has no shared `parameters`.
+//!   The v3 document of a built-in group-version has every path kube-apiserver publishes for the resources
+//!   served (collection, object, list across namespaces, `status`, `scale`, the deprecated watch paths, the
+//!   resource list), with kube-apiserver's operations, operation ids, parameters and their descriptions,
+//!   request bodies and answers. Not published: the paths of the discovery documents (`/api`, `/apis`,
+//!   `/version` have no v3 document here), and, for custom resources and in v2, any path but that of one
+//!   object of each resource (read, replace, patch, delete), whose PATCH declares the patch types accepted
+//!   (so kubectl's client-side apply computes strategic merge patches of built-in kinds from these schemas,
+//!   as against kube-apiserver) but no other request body; v2 has no shared `parameters`. Custom resources'
+//!   documents have no List kind nor the shared meta types.
 //! - `fieldValidation` on patches is kube-apiserver's: duplicate keys (with their paths), a JSON patch
 //!   operation's unknown fields and the patched object's unknown fields are warned about (`Warn`, the default)
 //!   or refused (`Strict`: 422 `patch: Invalid value: "...": strict decoding error: ...`, showing the patched

@@ -60,7 +60,8 @@
 //! (HorizontalPodAutoscalers also through `autoscaling/v1`). `openapi`: the `/openapi/v3` index and, as
 //! `kubectl explain` reads them, the schemas of seven built-in types and the Widget CRD's whole schema, and
 //! the `enum` lists and descriptions of every enum field, the required fields, the `x-kubernetes-*`
-//! extensions and the `default`s of every built-in schema served. `openapi_v2`: the
+//! extensions and the `default`s of every built-in schema served, the name of every built-in schema
+//! kube-apiserver publishes, and every path of every built-in group-version document, whole. `openapi_v2`: the
 //! content negotiation of `/openapi/v2` (JSON, protobuf, ETag, 304, 406), chosen built-in definitions, two
 //! CRDs' definitions (one exercising the v2 conversion) and the object paths kubectl reads. Of the kinds kube-apiserver has printers for,
 //! only APIServices are not compared: kube-apiserver serves its own, the in-memory server has none.

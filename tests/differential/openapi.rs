@@ -269,3 +269,97 @@ async fn openapi_v3_enums_required_fields_and_extensions_are_kube_apiservers() {
     assert!(compared > 500, "only {compared} fields compared");
     assert!(defaults > 500, "only {defaults} defaults compared");
 }
+
+/// The path segments of what the in-memory server does not serve (`NOT_SERVED` in `kinds.rs`): a path of
+/// kube-apiserver's with one of them is not compared.
+const SEGMENTS_NOT_SERVED: &[&str] = &[
+    "bindings",
+    "componentstatuses",
+    "log",
+    "exec",
+    "attach",
+    "portforward",
+    "proxy",
+    "eviction",
+    "binding",
+    "ephemeralcontainers",
+    "resize",
+    "token",
+    "finalize",
+    "approval",
+];
+
+/// Where two JSON values first differ (a JSON pointer and both values), if they do.
+fn first_difference(a: &Value, b: &Value, pointer: &str) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter().find_map(|k| {
+                let at = format!("{pointer}/{k}");
+                match (x.get(k), y.get(k)) {
+                    (Some(v), Some(w)) => first_difference(v, w, &at),
+                    (v, w) => Some(format!("{at}: in memory {v:?}, kube-apiserver {w:?}")),
+                }
+            })
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (v, w))| first_difference(v, w, &format!("{pointer}/{i}"))),
+        _ if a == b => None,
+        _ => Some(format!("{pointer}: in memory {a}, kube-apiserver {b}")),
+    }
+}
+
+/// Every path of every built-in group-version document is kube-apiserver's, whole (operations, operation
+/// ids, tags, descriptions, actions, kinds, parameters with their descriptions, request bodies, answers),
+/// and kube-apiserver publishes no other, but for the resources and subresources not served.
+#[tokio::test]
+async fn openapi_v3_paths_are_kube_apiservers() {
+    let Some([(memory, _), (real, _)]) =
+        crate::support::both("openapi_v3_paths_are_kube_apiservers").await
+    else {
+        return;
+    };
+    let index = get_json(&memory, "/openapi/v3").await;
+    let mut differences = Vec::new();
+    let mut compared = 0;
+    for gv in index["paths"].as_object().expect("paths").keys() {
+        if gv.contains(".example.dev") {
+            continue;
+        }
+        let path = format!("/openapi/v3/{gv}");
+        let (ours, theirs) = (get_json(&memory, &path).await, get_json(&real, &path).await);
+        let (ours, theirs) = (
+            ours["paths"].as_object().expect("paths"),
+            theirs["paths"].as_object().expect("paths"),
+        );
+        for (p, item) in theirs {
+            if p.split('/').any(|s| SEGMENTS_NOT_SERVED.contains(&s)) {
+                continue;
+            }
+            match ours.get(p) {
+                None => differences.push(format!("{p}: not published in memory")),
+                Some(mine) => {
+                    compared += 1;
+                    if let Some(d) = first_difference(mine, item, p) {
+                        differences.push(d);
+                    }
+                }
+            }
+        }
+        for p in ours.keys().filter(|p| !theirs.contains_key(*p)) {
+            differences.push(format!("{p}: not published by kube-apiserver"));
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+    assert!(compared > 400, "only {compared} paths compared");
+}

@@ -16,8 +16,9 @@
 //!   required; k8s-openapi sorts them, and requires a few that kube-apiserver does not).
 //! - `extensions`: the `x-kubernetes-*` extensions of a schema or field (list and map types, patch strategies
 //!   and merge keys, unions), none of which k8s-openapi's schemas carry.
-//! - `schema`: for the List kinds, which k8s-openapi has no schema of, the keywords of each node of their
-//!   schema (`description`, `type`, `format`, `$ref` as the name referred to), to build them whole.
+//! - `schema`: for the List kinds, which k8s-openapi has no schema of, and the options of the operations
+//!   (whose fields are the query parameters the paths document), the keywords of each node of their schema
+//!   (`description`, `type`, `format`, `$ref` as the name referred to), to build them whole.
 //! - `default`: a field's default as kube-openapi publishes it (`""`, `0`, `false`, `{}` for a struct,
 //!   `"TCP"`), which k8s-openapi's schemas do not carry either.
 //!
@@ -39,6 +40,16 @@ pub struct Args {
     /// `k8s.io/kubernetes` module of the release served.
     source: PathBuf,
 }
+
+/// The options of the API's operations, whose fields are the query parameters kube-apiserver documents with
+/// their descriptions: recorded whole, as the List kinds are.
+const OPTIONS: &[&str] = &[
+    "io.k8s.apimachinery.pkg.apis.meta.v1.ListOptions",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.CreateOptions",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.PatchOptions",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.UpdateOptions",
+];
 
 /// The paragraph kube-openapi appends to an enum field's description.
 const PARAGRAPH: &str = "Possible enum values:\n";
@@ -134,7 +145,7 @@ fn table(args: &Args, src: &str) -> Result<Value> {
             entry(&mut out, schema, &pointer).insert("default".into(), value);
             defaults += 1;
         }
-        if schema.ends_with("List")
+        if (schema.ends_with("List") || OPTIONS.contains(&schema.as_str()))
             && let Some(prop) = whole_schema_prop(trimmed, &imports)
                 .with_context(|| format!("{schema}{pointer}: {trimmed}"))?
         {

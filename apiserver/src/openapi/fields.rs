@@ -144,6 +144,20 @@ pub(super) fn whole(name: &str) -> Option<Value> {
     Some(schema)
 }
 
+/// The type and description of the field `field` of the options `options` (`ListOptions`, `DeleteOptions`,
+/// ...), the query parameter of that name as kube-apiserver documents it.
+pub(super) fn option(options: &str, field: &str) -> Option<(String, String)> {
+    let schema = table()
+        .get(&format!("io.k8s.apimachinery.pkg.apis.meta.v1.{options}"))?
+        .get(&format!("/properties/{field}"))?
+        .schema
+        .as_ref()?;
+    Some((
+        schema.get("type")?.as_str()?.to_string(),
+        schema.get("description")?.as_str()?.to_string(),
+    ))
+}
+
 /// Writes every reference that has a keyword beside it as `allOf: [{$ref}]`, as kube-openapi's v3 does.
 fn references_in_all_of(schema: &mut Value) {
     match schema {

@@ -17,6 +17,7 @@ mod builtin;
 mod custom;
 mod fields;
 mod meta;
+mod paths;
 pub mod v2;
 
 /// The URL path of a group-version under `/apis` or `/api`, without the leading slash.
@@ -58,11 +59,6 @@ pub fn v3_document(reg: &Registry, group: &str, version: &str) -> Option<Value> 
         .filter(|t| t.group == group && t.version == version)
         .map(|t| &**t)
         .collect();
-    let mut paths = Map::new();
-    for t in &kinds {
-        let (path, item) = path_item(t);
-        paths.insert(path, item);
-    }
     let builtins: Vec<&ResourceType> = kinds
         .iter()
         .copied()
@@ -74,6 +70,19 @@ pub fn v3_document(reg: &Registry, group: &str, version: &str) -> Option<Value> 
         .filter(|t| matches!(t.openapi, Some(OpenApiSource::Custom(_))))
         .collect();
     let mut schemas = builtin::components(&builtins);
+    let named: Vec<(&ResourceType, String)> = builtins
+        .iter()
+        .filter_map(|t| schema_of(&schemas, t).map(|name| (*t, name)))
+        .collect();
+    let mut paths = if builtins.is_empty() {
+        Map::new()
+    } else {
+        paths::builtin(group, version, &named)
+    };
+    for t in &customs {
+        let (path, item) = path_item(t);
+        paths.insert(path, item);
+    }
     if !customs.is_empty() {
         schemas.extend(custom::components(&customs));
     }
@@ -90,6 +99,22 @@ pub fn v3_document(reg: &Registry, group: &str, version: &str) -> Option<Value> 
     }))
 }
 
+/// The name of the schema of `t`'s kind among `schemas`: the one marked with its group, version and kind.
+fn schema_of(schemas: &Map<String, Value>, t: &ResourceType) -> Option<String> {
+    schemas.iter().find_map(|(name, schema)| {
+        let marked = schema
+            .get("x-kubernetes-group-version-kind")?
+            .as_array()?
+            .iter()
+            .any(|g| {
+                g["group"] == t.group.as_str()
+                    && g["version"] == t.version.as_str()
+                    && g["kind"] == t.kind.as_str()
+            });
+        marked.then(|| name.clone())
+    })
+}
+
 /// The patch types kube-apiserver accepts for a resource: strategic merge patches for built-in kinds only.
 fn patch_types(t: &ResourceType) -> Vec<&'static str> {
     let mut types = vec![
@@ -103,7 +128,7 @@ fn patch_types(t: &ResourceType) -> Vec<&'static str> {
     types
 }
 
-/// The path of one object of a resource, whose operations declare the `fieldValidation` parameter: what
+/// The path of one object of a custom resource, whose operations declare the `fieldValidation` parameter: what
 /// kubectl checks before leaving field validation (`--validate=strict`) to the server.
 ///
 /// PATCH declares the patch types it accepts as its request body's content: when that includes
