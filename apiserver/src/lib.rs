@@ -113,15 +113,15 @@
 //!   `ListMeta`, `APIResourceList` and, where a scale subresource is served, `Scale`, and the v2 document the
 //!   discovery types (`APIGroupList`, `APIVersions`, the version `Info`); not the schemas only the resources
 //!   not served refer to (the review kinds, `Binding`, `ComponentStatus`, `Eviction`, `TokenRequest`).
-//!   The v3 document of a built-in group-version has every path kube-apiserver publishes for the resources
-//!   served (collection, object, list across namespaces, `status`, `scale`, the deprecated watch paths, the
-//!   resource list), with kube-apiserver's operations, operation ids, parameters and their descriptions,
-//!   request bodies and answers. Not published: the paths of the discovery documents (`/api`, `/apis`,
-//!   `/version` have no v3 document here), and, for custom resources and in v2, any path but that of one
-//!   object of each resource (read, replace, patch, delete), whose PATCH declares the patch types accepted
-//!   (so kubectl's client-side apply computes strategic merge patches of built-in kinds from these schemas,
-//!   as against kube-apiserver) but no other request body; v2 has no shared `parameters`. Custom resources'
-//!   documents have no List kind nor the shared meta types.
+//!   The v3 document of a built-in group-version, and `/openapi/v2`, have every path kube-apiserver
+//!   publishes for the built-in resources served (collection, object, list across namespaces, `status`,
+//!   `scale`, the deprecated watch paths, the resource list), with kube-apiserver's operations, operation
+//!   ids, parameters and their descriptions, request bodies and answers (v2 declaring its shared parameters
+//!   once, under kube-openapi's names). Not published: the discovery paths (`/api`, `/apis`, `/apis/GROUP`,
+//!   `/version`, and their v3 documents), and, for a custom resource, any path but that of one object (read,
+//!   replace, patch, delete), whose PATCH declares the patch types accepted (kubectl's client-side apply
+//!   sends a merge patch, as against kube-apiserver) but no other request body; nor the List kind and the
+//!   shared meta types in a custom resource's v3 document.
 //! - `fieldValidation` on patches is kube-apiserver's: duplicate keys (with their paths), a JSON patch
 //!   operation's unknown fields and the patched object's unknown fields are warned about (`Warn`, the default)
 //!   or refused (`Strict`: 422 `patch: Invalid value: "...": strict decoding error: ...`, showing the patched

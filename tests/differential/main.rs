@@ -63,7 +63,7 @@
 //! extensions and the `default`s of every built-in schema served, the name of every built-in schema
 //! kube-apiserver publishes, and every path of every built-in group-version document, whole. `openapi_v2`: the
 //! content negotiation of `/openapi/v2` (JSON, protobuf, ETag, 304, 406), chosen built-in definitions, two
-//! CRDs' definitions (one exercising the v2 conversion) and the object paths kubectl reads. Of the kinds kube-apiserver has printers for,
+//! CRDs' definitions (one exercising the v2 conversion), the object paths kubectl reads, every path under a built-in group-version served and the shared parameters, whole. Of the kinds kube-apiserver has printers for,
 //! only APIServices are not compared: kube-apiserver serves its own, the in-memory server has none.
 //! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
 //! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`

@@ -199,7 +199,7 @@ fn marked_fields(schema: &Value, pointer: String, out: &mut Map<String, Value>) 
     }
 }
 
-async fn get_json(client: &Client, path: &str) -> Value {
+pub async fn get_json(client: &Client, path: &str) -> Value {
     let request = http::Request::get(path)
         .body(Vec::new())
         .expect("a request");
@@ -272,7 +272,7 @@ async fn openapi_v3_enums_required_fields_and_extensions_are_kube_apiservers() {
 
 /// The path segments of what the in-memory server does not serve (`NOT_SERVED` in `kinds.rs`): a path of
 /// kube-apiserver's with one of them is not compared.
-const SEGMENTS_NOT_SERVED: &[&str] = &[
+pub const SEGMENTS_NOT_SERVED: &[&str] = &[
     "bindings",
     "componentstatuses",
     "log",
@@ -290,7 +290,7 @@ const SEGMENTS_NOT_SERVED: &[&str] = &[
 ];
 
 /// Where two JSON values first differ (a JSON pointer and both values), if they do.
-fn first_difference(a: &Value, b: &Value, pointer: &str) -> Option<String> {
+pub fn first_difference(a: &Value, b: &Value, pointer: &str) -> Option<String> {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
