@@ -251,10 +251,10 @@ fn constant(source: &std::path::Path, src: &str, name: &str) -> Result<Value> {
             if words.next() != Some(constant) {
                 continue;
             }
-            if let Some((_, value)) = line.split_once('=') {
-                if let Ok(value) = serde_json::from_str::<Value>(value.trim()) {
-                    return Ok(value);
-                }
+            if let Some((_, value)) = line.split_once('=')
+                && let Ok(value) = serde_json::from_str::<Value>(value.trim())
+            {
+                return Ok(value);
             }
         }
     }
