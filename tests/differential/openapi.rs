@@ -127,6 +127,17 @@ async fn documents(client: Client, _ns: String) -> Transcript {
     )
     .await;
     t.note("dev.example.diff.v1.Widget", widget);
+    // ObjectMeta and the types it refers to, as the custom resource's document has them, whole.
+    for name in [
+        "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference",
+        "io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry",
+        "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1",
+        "io.k8s.apimachinery.pkg.apis.meta.v1.Time",
+    ] {
+        let s = schema(&client, "apis/diff.example.dev/v1", name).await;
+        t.note(&format!("apis/diff.example.dev/v1 {name}"), s);
+    }
     // Read once the Widget's schema is published. Only which group-versions are listed is compared:
     // kube-apiserver also lists groups without a version and adds a content hash to each URL.
     let index: Value = client

@@ -1,7 +1,8 @@
 //! The component schemas of custom resources, from each served version's `openAPIV3Schema` as kube-apiserver
 //! publishes them: named after the reversed group (`dev.example.v1.WebApp`), with `apiVersion`, `kind` and
 //! `metadata` (a reference to `ObjectMeta`) set beside the CRD's own properties, and marked with
-//! `x-kubernetes-group-version-kind`. `ObjectMeta` and the types it refers to come from k8s-openapi.
+//! `x-kubernetes-group-version-kind`. `ObjectMeta` and the types it refers to come from k8s-openapi, with the
+//! defaults and extensions of `fields.rs`.
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -37,6 +38,11 @@ pub(super) fn components(kinds: &[&ResourceType]) -> Map<String, Value> {
     let meta_name = ref_name(&meta_ref).unwrap_or_default();
     let (api_version, kind, metadata) = common_fields();
     let mut defs = generator.take_definitions(true);
+    // kube-apiserver's ObjectMeta here is the built-in documents': with kube-openapi's defaults and
+    // extensions.
+    for (name, schema) in defs.iter_mut() {
+        super::fields::add(name, schema);
+    }
     for t in kinds {
         let Some(OpenApiSource::Custom(schema)) = &t.openapi else {
             continue;
