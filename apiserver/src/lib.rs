@@ -113,15 +113,16 @@
 //!   `ListMeta`, `APIResourceList` and, where a scale subresource is served, `Scale`, and the v2 document the
 //!   discovery types (`APIGroupList`, `APIVersions`, the version `Info`); not the schemas only the resources
 //!   not served refer to (the review kinds, `Binding`, `ComponentStatus`, `Eviction`, `TokenRequest`).
-//!   The v3 document of a built-in group-version, and `/openapi/v2`, have every path kube-apiserver
-//!   publishes for the built-in resources served (collection, object, list across namespaces, `status`,
-//!   `scale`, the deprecated watch paths, the resource list), with kube-apiserver's operations, operation
-//!   ids, parameters and their descriptions, request bodies and answers (v2 declaring its shared parameters
-//!   once, under kube-openapi's names). Not published: the discovery paths (`/api`, `/apis`, `/apis/GROUP`,
-//!   `/version`, and their v3 documents), and, for a custom resource, any path but that of one object (read,
-//!   replace, patch, delete), whose PATCH declares the patch types accepted (kubectl's client-side apply
-//!   sends a merge patch, as against kube-apiserver) but no other request body; nor the List kind and the
-//!   shared meta types in a custom resource's v3 document.
+//!   Every v3 group-version document has the paths kube-apiserver publishes for the resources served
+//!   (built-in: collection, object, list across namespaces, `status`, `scale`, the deprecated watch paths,
+//!   the resource list; custom resources: the same but the watch paths and the resource list, as
+//!   apiextensions-apiserver writes them, with their List kinds and shared meta types), with the operations,
+//!   operation ids, parameters and their descriptions, request bodies and answers; `/openapi/v2` has those of
+//!   the built-in resources, its shared parameters declared once under kube-openapi's names. Not published:
+//!   the discovery paths (`/api`, `/apis`, `/apis/GROUP`, `/version`, and their v3 documents), and in v2 any
+//!   path of a custom resource but that of one object (read, replace, patch, delete), whose PATCH declares
+//!   the patch types accepted (kubectl's client-side apply sends a merge patch, as against kube-apiserver)
+//!   but no other request body.
 //! - `fieldValidation` on patches is kube-apiserver's: duplicate keys (with their paths), a JSON patch
 //!   operation's unknown fields and the patched object's unknown fields are warned about (`Warn`, the default)
 //!   or refused (`Strict`: 422 `patch: Invalid value: "...": strict decoding error: ...`, showing the patched

@@ -61,7 +61,8 @@
 //! `kubectl explain` reads them, the schemas of seven built-in types and the Widget CRD's whole schema, and
 //! the `enum` lists and descriptions of every enum field, the required fields, the `x-kubernetes-*`
 //! extensions and the `default`s of every built-in schema served, the name of every built-in schema
-//! kube-apiserver publishes, and every path of every built-in group-version document, whole. `openapi_v2`: the
+//! kube-apiserver publishes, every path of every built-in group-version document, whole, and the custom
+//! resources' documents (paths, schema names, List kinds and meta types) whole. `openapi_v2`: the
 //! content negotiation of `/openapi/v2` (JSON, protobuf, ETag, 304, 406), chosen built-in definitions, two
 //! CRDs' definitions (one exercising the v2 conversion), the object paths kubectl reads, every path under a built-in group-version served and the shared parameters, whole. Of the kinds kube-apiserver has printers for,
 //! only APIServices are not compared: kube-apiserver serves its own, the in-memory server has none.

@@ -374,3 +374,64 @@ async fn openapi_v3_paths_are_kube_apiservers() {
     );
     assert!(compared > 300, "only {compared} paths compared");
 }
+
+/// The v3 documents of the custom resources (Widget, Gadget, Thing) are kube-apiserver's: every path whole,
+/// the same schema names, and the List kinds and shared meta types whole.
+#[tokio::test]
+async fn openapi_v3_custom_resource_documents_are_kube_apiservers() {
+    let Some([(memory, _), (real, _)]) =
+        crate::support::both("openapi_v3_custom_resource_documents_are_kube_apiservers").await
+    else {
+        return;
+    };
+    let mut differences = Vec::new();
+    for (gv, kind) in [
+        ("apis/diff.example.dev/v1", "dev.example.diff.v1.Widget"),
+        ("apis/tables.example.dev/v1", "dev.example.tables.v1.Gadget"),
+        (
+            "apis/openapi2.example.dev/v1",
+            "dev.example.openapi2.v1.Thing",
+        ),
+    ] {
+        // Read once kube-apiserver publishes the kind's schema.
+        schema(&real, gv, kind).await;
+        schema(&memory, gv, kind).await;
+        let path = format!("/openapi/v3/{gv}");
+        let (ours, theirs) = (get_json(&memory, &path).await, get_json(&real, &path).await);
+        if let Some(d) = first_difference(&ours["paths"], &theirs["paths"], &format!("{gv} paths"))
+        {
+            differences.push(d);
+        }
+        let names = |doc: &Value| -> Vec<String> {
+            doc["components"]["schemas"]
+                .as_object()
+                .map(|s| s.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        if names(&ours) != names(&theirs) {
+            differences.push(format!(
+                "{gv} schemas: in memory {:?}, kube-apiserver {:?}",
+                names(&ours),
+                names(&theirs)
+            ));
+        }
+        for name in names(&theirs).iter().filter(|n| {
+            n.ends_with("List") || n.contains(".meta.v1.") || n.contains(".autoscaling.")
+        }) {
+            let at = format!("{gv} {name}");
+            if let Some(d) = first_difference(
+                &ours["components"]["schemas"][name],
+                &theirs["components"]["schemas"][name],
+                &at,
+            ) {
+                differences.push(d);
+            }
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+}

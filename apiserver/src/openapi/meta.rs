@@ -102,6 +102,36 @@ pub(super) fn mark(defs: &mut Map<String, Value>) {
     watch_event_description(defs.get_mut(&format!("{META}.WatchEvent")));
 }
 
+/// The groups of kube-apiserver's scheme that apiextensions-apiserver's does not have: a custom resource's
+/// document marks `DeleteOptions` with the versions of the others.
+const NOT_IN_APIEXTENSIONS_SCHEME: &[&str] = &[
+    "admission.k8s.io",
+    "apiextensions.k8s.io",
+    "apiregistration.k8s.io",
+    "imagepolicy.k8s.io",
+];
+
+/// Marks the shared types of a custom resource's document (`defs`) as apiextensions-apiserver marks them.
+pub(super) fn mark_custom(defs: &mut Map<String, Value>) {
+    const META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1";
+    let gvks: Vec<Value> = SCHEME_GROUP_VERSIONS
+        .iter()
+        .filter(|(group, _)| !NOT_IN_APIEXTENSIONS_SCHEME.contains(group))
+        .map(|(group, version)| json!({ "group": group, "kind": "DeleteOptions", "version": version }))
+        .collect();
+    set_gvk(defs, &format!("{META}.DeleteOptions"), Value::Array(gvks));
+    set_gvk(
+        defs,
+        &format!("{META}.Status"),
+        json!([{ "group": "", "kind": "Status", "version": "v1" }]),
+    );
+    set_gvk(
+        defs,
+        "io.k8s.api.autoscaling.v1.Scale",
+        json!([{ "group": "autoscaling", "kind": "Scale", "version": "v1" }]),
+    );
+}
+
 fn set_gvk(defs: &mut Map<String, Value>, name: &str, gvks: Value) {
     if let Some(Value::Object(schema)) = defs.get_mut(name) {
         schema.insert("x-kubernetes-group-version-kind".into(), gvks);

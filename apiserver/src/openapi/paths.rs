@@ -1,4 +1,4 @@
-//! The paths of a built-in group-version's OpenAPI v3 document, as kube-apiserver publishes them: for each
+//! The paths of a group-version's OpenAPI v3 document, as kube-apiserver publishes them: for each
 //! resource its collection (list, create, delete collection), its objects (read, replace, patch, delete), the
 //! list across namespaces, the `status` and `scale` subresources served, and the deprecated watch paths;
 //! and the group-version's resource list (`/apis/apps/v1/`). Each operation has kube-apiserver's operation
@@ -149,14 +149,14 @@ fn pretty() -> Value {
 }
 
 /// The answer of one status code, with `schema` in every media type the resource is served in.
-fn content(schema: &str, stream: bool) -> Value {
+fn content(schema: &str, stream: bool, custom: bool) -> Value {
     let reference = json!({ "schema": { "$ref": format!("{SCHEMAS}{schema}") } });
-    let mut types = vec![
-        "application/json",
-        "application/yaml",
-        "application/vnd.kubernetes.protobuf",
-    ];
-    if stream {
+    // A custom resource is served in JSON and YAML only, and its documented answers are never streams.
+    let mut types = vec!["application/json", "application/yaml"];
+    if !custom {
+        types.push("application/vnd.kubernetes.protobuf");
+    }
+    if stream && !custom {
         types.extend([
             "application/json;stream=watch",
             "application/vnd.kubernetes.protobuf;stream=watch",
@@ -170,7 +170,7 @@ fn content(schema: &str, stream: bool) -> Value {
     )
 }
 
-fn responses(codes: &[&str], schema: &str, stream: bool) -> Value {
+fn responses(codes: &[&str], schema: &str, stream: bool, custom: bool) -> Value {
     let mut out = Map::new();
     for code in codes {
         let description = match *code {
@@ -180,25 +180,36 @@ fn responses(codes: &[&str], schema: &str, stream: bool) -> Value {
         };
         out.insert(
             code.to_string(),
-            json!({ "description": description, "content": content(schema, stream) }),
+            json!({ "description": description, "content": content(schema, stream, custom) }),
         );
     }
     out.insert("401".into(), json!({ "description": "Unauthorized" }));
     Value::Object(out)
 }
 
-fn body(schema: &str, required: bool) -> Value {
-    let mut b =
-        json!({ "content": { "*/*": { "schema": { "$ref": format!("{SCHEMAS}{schema}") } } } });
+fn body(schema: &str, required: bool, custom: bool) -> Value {
+    let reference = json!({ "schema": { "$ref": format!("{SCHEMAS}{schema}") } });
+    let types: &[&str] = if custom {
+        &["application/json", "application/yaml"]
+    } else {
+        &["*/*"]
+    };
+    let content: Map<String, Value> = types
+        .iter()
+        .map(|t| (t.to_string(), reference.clone()))
+        .collect();
+    let mut b = json!({ "content": content });
     if required {
         b["required"] = json!(true);
     }
     b
 }
 
-fn patch_body() -> Value {
+/// The patch types accepted: strategic merge patches for built-in kinds only.
+fn patch_body(custom: bool) -> Value {
     let content: Map<String, Value> = PATCH_TYPES
         .iter()
+        .filter(|t| !(custom && t.contains("strategic")))
         .map(|t| {
             (
                 t.to_string(),
@@ -275,12 +286,37 @@ pub(super) fn builtin(
             "description": "get available resources",
             "operationId": format!("get{gv}APIResources"),
             "tags": [tag],
-            "responses": responses(&["200"], &format!("{META}.APIResourceList"), false),
+            "responses": responses(&["200"], &format!("{META}.APIResourceList"), false, false),
         } }),
     );
     for (t, schema) in kinds {
         Resource {
             t,
+            custom: false,
+            schema,
+            gv: &gv,
+            tag: &tag,
+            base: &base,
+        }
+        .add(&mut paths);
+    }
+    paths
+}
+
+/// The paths of the custom resources `kinds` of one group-version, each kind's schema named by `schema`, as
+/// apiextensions-apiserver publishes them (no resource list, no watch paths).
+pub(super) fn custom(
+    group: &str,
+    version: &str,
+    kinds: &[(&ResourceType, String)],
+) -> Map<String, Value> {
+    let (gv, tag) = gv_names(group, version);
+    let base = format!("/{}", super::gv_path(group, version));
+    let mut paths = Map::new();
+    for (t, schema) in kinds {
+        Resource {
+            t,
+            custom: true,
             schema,
             gv: &gv,
             tag: &tag,
@@ -294,6 +330,10 @@ pub(super) fn builtin(
 /// One resource's paths being built.
 struct Resource<'a> {
     t: &'a ResourceType,
+    /// A custom resource, which apiextensions-apiserver documents with fewer media types, patch types and
+    /// answers, a `resourceVersion` on reads, a plain list's parameters on a delete collection, and no
+    /// watch paths.
+    custom: bool,
     schema: &'a str,
     gv: &'a str,
     tag: &'a str,
@@ -319,6 +359,34 @@ impl Resource<'_> {
                 "x-kubernetes-group-version-kind": gvk,
             }),
             params: vec![pretty()],
+        }
+    }
+
+    /// A list's description: a custom resource's does not say "or watch".
+    fn list_description(&self) -> String {
+        let kind = &self.t.kind;
+        if self.custom {
+            format!("list objects of kind {kind}")
+        } else {
+            format!("list or watch objects of kind {kind}")
+        }
+    }
+
+    /// The query parameters of a read.
+    fn read_params(&self) -> Vec<Value> {
+        if self.custom {
+            vec![query("ListOptions", "resourceVersion")]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The answers of a patch.
+    fn patched(&self) -> &'static [&'static str] {
+        if self.custom {
+            &["200"]
+        } else {
+            &["200", "201"]
         }
     }
 
@@ -366,12 +434,12 @@ impl Resource<'_> {
                     "get",
                     "list",
                     format!("list{gv}{scoped}{kind}"),
-                    format!("list or watch objects of kind {kind}"),
+                    self.list_description(),
                     self.gvk(),
                 ),
                 queries("ListOptions", LIST),
                 "responses",
-                responses(&["200"], &list, true),
+                responses(&["200"], &list, true, self.custom),
             ),
             None,
         )];
@@ -387,33 +455,34 @@ impl Resource<'_> {
                     ),
                     queries("CreateOptions", WRITE),
                     "responses",
-                    responses(&["200", "201", "202"], self.schema, false),
+                    responses(&["200", "201", "202"], self.schema, false, self.custom),
                 ),
-                body(self.schema, true),
+                body(self.schema, true, self.custom),
             ),
             None,
         ));
         if t.delete_collection {
-            let mut params = queries("ListOptions", &LIST[1..LIST.len() - 1]);
-            params.extend(queries("DeleteOptions", DELETE));
-            ops.push(scope(
-                with_body(
-                    with(
-                        self.op(
-                            "delete",
-                            "deletecollection",
-                            format!("delete{gv}Collection{scoped}{kind}"),
-                            format!("delete collection of {kind}"),
-                            self.gvk(),
-                        ),
-                        params,
-                        "responses",
-                        responses(&["200"], &format!("{META}.Status"), false),
-                    ),
-                    body(&format!("{META}.DeleteOptions"), false),
+            let mut op = with(
+                self.op(
+                    "delete",
+                    "deletecollection",
+                    format!("delete{gv}Collection{scoped}{kind}"),
+                    format!("delete collection of {kind}"),
+                    self.gvk(),
                 ),
-                None,
-            ));
+                Vec::new(),
+                "responses",
+                responses(&["200"], &format!("{META}.Status"), false, self.custom),
+            );
+            if self.custom {
+                op.params.extend(queries("ListOptions", LIST));
+            } else {
+                op.params
+                    .extend(queries("ListOptions", &LIST[1..LIST.len() - 1]));
+                op.params.extend(queries("DeleteOptions", DELETE));
+                op = with_body(op, body(&format!("{META}.DeleteOptions"), false, false));
+            }
+            ops.push(scope(op, None));
         }
         paths.insert(collection.clone(), path_item(ops));
 
@@ -433,9 +502,9 @@ impl Resource<'_> {
                         format!("read the specified {kind}"),
                         self.gvk(),
                     ),
-                    Vec::new(),
+                    self.read_params(),
                     "responses",
-                    responses(&["200"], self.schema, false),
+                    responses(&["200"], self.schema, false, self.custom),
                 ),
                 Some(kind),
             ),
@@ -451,9 +520,9 @@ impl Resource<'_> {
                         ),
                         queries("UpdateOptions", WRITE),
                         "responses",
-                        responses(&["200", "201"], self.schema, false),
+                        responses(&["200", "201"], self.schema, false, self.custom),
                     ),
-                    body(self.schema, true),
+                    body(self.schema, true, self.custom),
                 ),
                 Some(kind),
             ),
@@ -469,9 +538,9 @@ impl Resource<'_> {
                         ),
                         queries("PatchOptions", PATCH),
                         "responses",
-                        responses(&["200", "201"], self.schema, false),
+                        responses(self.patched(), self.schema, false, self.custom),
                     ),
-                    patch_body(),
+                    patch_body(self.custom),
                 ),
                 Some(kind),
             ),
@@ -487,9 +556,9 @@ impl Resource<'_> {
                         ),
                         queries("DeleteOptions", DELETE),
                         "responses",
-                        responses(&["200", "202"], &deleted, false),
+                        responses(&["200", "202"], &deleted, false, self.custom),
                     ),
-                    body(&format!("{META}.DeleteOptions"), false),
+                    body(&format!("{META}.DeleteOptions"), false, self.custom),
                 ),
                 Some(kind),
             ),
@@ -501,14 +570,23 @@ impl Resource<'_> {
             self.subresource(paths, &collection, "status", self.schema, self.gvk(), kind);
         }
         if t.scale.is_some() {
-            let gvk = json!({ "group": "autoscaling", "kind": "Scale", "version": "v1" });
+            // A custom resource's scale operations are marked, and its name described, with the resource's
+            // kind.
+            let (gvk, named) = if self.custom {
+                (self.gvk(), kind.as_str())
+            } else {
+                (
+                    json!({ "group": "autoscaling", "kind": "Scale", "version": "v1" }),
+                    "Scale",
+                )
+            };
             self.subresource(
                 paths,
                 &collection,
                 "scale",
                 "io.k8s.api.autoscaling.v1.Scale",
                 gvk,
-                "Scale",
+                named,
             );
         }
 
@@ -528,7 +606,7 @@ impl Resource<'_> {
                 ),
                 queries("ListOptions", LIST),
                 "responses",
-                responses(&["200"], &format!("{META}.WatchEvent"), true),
+                responses(&["200"], &format!("{META}.WatchEvent"), true, self.custom),
             );
             if all {
                 if let Some(of) = named {
@@ -546,14 +624,19 @@ impl Resource<'_> {
                     "get",
                     "list",
                     format!("list{gv}{kind}ForAllNamespaces"),
-                    format!("list or watch objects of kind {kind}"),
+                    self.list_description(),
                     self.gvk(),
                 ),
                 queries("ListOptions", LIST),
                 "responses",
-                responses(&["200"], &list, true),
+                responses(&["200"], &list, true, self.custom),
             );
             paths.insert(format!("{base}/{plural}"), path_item(vec![all]));
+        }
+        if self.custom {
+            return;
+        }
+        if t.namespaced {
             paths.insert(
                 format!("{base}/watch/{plural}"),
                 path_item(vec![watch(
@@ -620,29 +703,29 @@ impl Resource<'_> {
                 gvk.clone(),
             );
             op.params.extend(params);
-            op.op["responses"] = responses(codes, schema, false);
+            op.op["responses"] = responses(codes, schema, false, self.custom);
             if let Some(b) = b {
                 op.op["requestBody"] = b;
             }
             scope(op)
         };
         let ops = vec![
-            make("get", "read", "read", Vec::new(), &["200"], None),
+            make("get", "read", "read", self.read_params(), &["200"], None),
             make(
                 "put",
                 "replace",
                 "replace",
                 queries("UpdateOptions", WRITE),
                 &["200", "201"],
-                Some(body(schema, true)),
+                Some(body(schema, true, self.custom)),
             ),
             make(
                 "patch",
                 "patch",
                 "partially update",
                 queries("PatchOptions", PATCH),
-                &["200", "201"],
-                Some(patch_body()),
+                self.patched(),
+                Some(patch_body(self.custom)),
             ),
         ];
         paths.insert(format!("{collection}/{{name}}/{sub}"), path_item(ops));
