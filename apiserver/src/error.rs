@@ -68,7 +68,7 @@ impl ApiError {
         }
     }
 
-    fn with_details(mut self, details: Value) -> Self {
+    pub(crate) fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);
         self
     }
@@ -158,7 +158,12 @@ impl ApiError {
         } else {
             format!("[{}]", rendered.join(", "))
         };
-        let mut details = json!({ "kind": kind });
+        // Go leaves an empty kind out.
+        let mut details = if kind.is_empty() {
+            json!({})
+        } else {
+            json!({ "kind": kind })
+        };
         if !name.is_empty() {
             details["name"] = json!(name);
         }

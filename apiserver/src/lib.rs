@@ -105,18 +105,33 @@
 //!   protobuf (what kubectl asks for: `kubectl explain --output plaintext-openapiv2` reads it), with
 //!   kube-apiserver's content negotiation, ETag and `304`, but not gzip-compressed and without
 //!   `Last-Modified`. k8s-openapi's schemas carry kube-apiserver's descriptions; the `enum` lists and
-//!   "Possible enum values" paragraphs of enum fields, the `required` fields in Go order and the
-//!   `x-kubernetes-*` extensions (list and map types, patch strategies, unions) are set from a table of the
-//!   1.35 release's generated definitions. They have no `default` (kube-apiserver's v3 schemas have some,
-//!   such as a port's `protocol: TCP`; its v2 document none). Not published: List kinds, `DeleteOptions`, `Status`, `Scale` and the
-//!   other types no kind refers to, and in both documents only the path of one object of each resource (read,
-//!   replace, patch, delete), whose PATCH declares the patch types accepted (so kubectl's client-side apply
-//!   computes strategic merge patches of built-in kinds from these schemas, as against kube-apiserver) but
-//!   no other request body; v2 has no shared `parameters`.
-//! - `fieldValidation=Strict` answers a patch, as a create or an update, with 400 `<Kind> in version "<v>" cannot
-//!   be handled as a <Kind>: strict decoding error: unknown field "<f>"` (kube-apiserver answers a JSON or merge
-//!   patch with 422 `patch: Invalid value: "map[...]": strict decoding error: ...`, and a server-side apply with
-//!   `failed to create typed patch object ...: .<f>: field not declared in schema`).
+//!   "Possible enum values" paragraphs of enum fields, the `required` fields in Go order, the
+//!   `x-kubernetes-*` extensions (list and map types, patch strategies, unions) and the `default`s of v3
+//!   (`""`, `0`, `{}` beside a reference, a port's `protocol: TCP`; v2 has none, as on kube-apiserver) are
+//!   set from a table of the 1.35 release's generated definitions. Each built-in group-version document also
+//!   publishes its List kinds (built from the same table), `DeleteOptions`, `Status`, `WatchEvent`, `Patch`,
+//!   `ListMeta`, `APIResourceList` and, where a scale subresource is served, `Scale`, and the v2 document the
+//!   discovery types (`APIGroupList`, `APIVersions`, the version `Info`); not the schemas only the resources
+//!   not served refer to (the review kinds, `Binding`, `ComponentStatus`, `Eviction`, `TokenRequest`).
+//!   Every v3 group-version document has the paths kube-apiserver publishes for the resources served
+//!   (built-in: collection, object, list across namespaces, `status`, `scale`, the deprecated watch paths,
+//!   the resource list; custom resources: the same but the watch paths and the resource list, as
+//!   apiextensions-apiserver writes them, with their List kinds and shared meta types), with the operations,
+//!   operation ids, parameters and their descriptions, request bodies and answers; `/openapi/v2` has those of
+//!   the built-in resources, its shared parameters declared once under kube-openapi's names. Not published:
+//!   the discovery paths (`/api`, `/apis`, `/apis/GROUP`, `/version`, and their v3 documents), and in v2 any
+//!   path of a custom resource but that of one object (read, replace, patch, delete), whose PATCH declares
+//!   the patch types accepted (kubectl's client-side apply sends a merge patch, as against kube-apiserver)
+//!   but no other request body.
+//! - `fieldValidation` on patches is kube-apiserver's: duplicate keys (with their paths), a JSON patch
+//!   operation's unknown fields and the patched object's unknown fields are warned about (`Warn`, the default)
+//!   or refused (`Strict`: 422 `patch: Invalid value: "...": strict decoding error: ...`, showing the patched
+//!   object for a JSON or merge patch and Go's `%+v` of the patch for a strategic merge patch); server-side
+//!   apply refuses fields the schema does not declare with 500 `failed to create typed patch object (...)`
+//!   whatever the mode, and duplicate YAML keys (with their lines) under `Strict`. The patched object shown
+//!   for a built-in kind has its keys sorted (kube-apiserver keeps the Go field order of the parts the patch
+//!   does not touch), and a JSON patch value's duplicate keys are not kept in it; an item of an associative
+//!   list in an undeclared field's path is named by its keys only where the schema gives the list's keys.
 //! - Watch history is kept per resource (`history_limit` changes), not compacted by time.
 //! - The managedFields of built-in kinds mark every struct with `.` (kube-apiserver skips those a Go zero value
 //!   already has, such as `spec` and `spec.template`) and track atomic structs such as a `LabelSelector` field by field.
@@ -185,6 +200,7 @@ mod selector;
 mod server;
 mod store;
 mod strategic;
+mod strict;
 mod table;
 mod validation;
 mod watch;

@@ -96,6 +96,25 @@ pub fn check(
     })
 }
 
+/// The fields of `obj` that `rt`'s schema does not declare (`spec.foo`, `spec.items[0].x`), sorted; none for a
+/// built-in object that does not decode (what server-side apply checks before merging a configuration).
+pub fn undeclared_paths(rt: &ResourceType, obj: &Value) -> Vec<String> {
+    if let Some(s) = &rt.schema {
+        let mut pruned = obj.clone();
+        return s.prune(&mut pruned);
+    }
+    let Some(typed) = rt.typed else {
+        return Vec::new();
+    };
+    let Ok(normalized) = typed(obj.clone()) else {
+        return Vec::new();
+    };
+    let mut unknown = Vec::new();
+    unknown_fields(obj, &normalized, String::new(), &mut unknown);
+    unknown.sort();
+    unknown
+}
+
 /// The causes of the checks a kind has of its own (webhook configurations'), on `obj` as sent for a create,
 /// defaulted first: for the request refused for its metadata, whose causes kube-apiserver lists with these.
 pub fn kind_causes(rt: &ResourceType, obj: &Value) -> Vec<Cause> {

@@ -45,7 +45,7 @@
 //! subresources, finalizers and deletion (with the watch events), watch event sequences with and without a
 //! label selector. `apply`: server-side apply managers, conflicts, force, no-op applies, /status, type
 //! errors. `patch`: strategic merge, JSON and merge patches on a Deployment's containers and their errors.
-//! `list`: label and field selectors, pagination with `limit`/`continue`. `dry_run`: `dryRun=All` on create,
+//! `field_validation`: `fieldValidation` (default, `Warn`, `Ignore`, `Strict`) on JSON, merge and strategic merge patches and server-side apply with unknown and duplicate fields, on a Deployment, a closed and an open custom resource (the patched object a 422 quotes compared as JSON). `list`: label and field selectors, pagination with `limit`/`continue`. `dry_run`: `dryRun=All` on create,
 //! update, every patch type, server-side apply, the status and scale subresources, delete (with finalizers,
 //! each propagation policy, preconditions) and deletecollection: the answers, and no watch event from any of
 //! them. `parity`: a script of kubectl commands (apply, get -o yaml/json/name/jsonpath, label, annotate,
@@ -59,10 +59,12 @@
 //! normalized. `more_tables`: the tables of 33 more built-in kinds with printers
 //! (HorizontalPodAutoscalers also through `autoscaling/v1`). `openapi`: the `/openapi/v3` index and, as
 //! `kubectl explain` reads them, the schemas of seven built-in types and the Widget CRD's whole schema, and
-//! the `enum` lists and descriptions of every enum field, the required fields and the `x-kubernetes-*`
-//! extensions of every built-in schema served. `openapi_v2`: the
+//! the `enum` lists and descriptions of every enum field, the required fields, the `x-kubernetes-*`
+//! extensions and the `default`s of every built-in schema served, the name of every built-in schema
+//! kube-apiserver publishes, every path of every built-in group-version document, whole, and the custom
+//! resources' documents (paths, schema names, List kinds and meta types) whole. `openapi_v2`: the
 //! content negotiation of `/openapi/v2` (JSON, protobuf, ETag, 304, 406), chosen built-in definitions, two
-//! CRDs' definitions (one exercising the v2 conversion) and the object paths kubectl reads. Of the kinds kube-apiserver has printers for,
+//! CRDs' definitions (one exercising the v2 conversion), the object paths kubectl reads, every path under a built-in group-version served and the shared parameters, whole. Of the kinds kube-apiserver has printers for,
 //! only APIServices are not compared: kube-apiserver serves its own, the in-memory server has none.
 //! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
 //! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`
@@ -84,6 +86,7 @@ mod compare;
 mod crud;
 mod deviations;
 mod dry_run;
+mod field_validation;
 mod hook_server;
 mod kinds;
 mod lifecycle;

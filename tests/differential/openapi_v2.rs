@@ -8,14 +8,17 @@
 //! - the protobuf: the chosen definitions below, decoded (with the gnostic messages the in-memory server
 //!   encodes with) from each server's protobuf answer, compared whole;
 //! - chosen built-in definitions, whole (their enums, required fields in Go order and `x-kubernetes-*`
-//!   extensions included);
+//!   extensions included; List kinds, the shared meta types, `Scale`, the discovery types among them), and
+//!   the names of every built-in definition (but those of resources the in-memory server does not serve);
 //! - the definitions of two custom resources, whole: the Widget CRD, and a CRD whose schema uses what the
 //!   v2 conversion drops or changes (`nullable`, `oneOf`, int-or-string, preserved unknown fields, embedded
 //!   resources, an array without items, defaults, enums, list and map types, validation rules);
+//! - every path under a built-in group-version served, whole, and the shared parameters they refer to
+//!   (`openapi_v2_paths_are_kube_apiservers`);
 //! - what kubectl reads of a kind's object path: the group-version-kind and action of each operation, the
 //!   patch types PATCH consumes (how kubectl's client-side apply chooses its patch) and the query parameters
-//!   of PATCH it checks (`fieldValidation`, `dryRun`). Not compared: the rest of the operations
-//!   (kube-apiserver shares parameters through `#/parameters/...` and declares more operations and paths).
+//!   of PATCH it checks (`fieldValidation`, `dryRun`), for two built-in kinds and a custom resource (whose
+//!   other paths the in-memory server does not publish).
 
 use std::time::Duration;
 
@@ -46,6 +49,18 @@ const BUILTIN: &[&str] = &[
     "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
     "io.k8s.apimachinery.pkg.api.resource.Quantity",
+    "io.k8s.api.apps.v1.DeploymentList",
+    "io.k8s.api.core.v1.ConfigMapList",
+    "io.k8s.api.autoscaling.v1.Scale",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Status",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Patch",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions",
+    "io.k8s.apimachinery.pkg.version.Info",
 ];
 
 /// The CRD whose schema exercises the v2 conversion, installed on both servers with the Widget CRD
@@ -247,6 +262,25 @@ async fn scenario(client: Client, _ns: String) -> Transcript {
     for name in BUILTIN {
         t.note(name, doc["definitions"][name].clone());
     }
+    // Every built-in definition, less those of what the in-memory server does not serve: the review kinds
+    // (`authentication.k8s.io`, `authorization.k8s.io`, with the field selector requirement of theirs),
+    // `bindings`, `componentstatuses`, `pods/eviction`, `serviceaccounts/token`.
+    let served = |n: &str| {
+        !n.starts_with("io.k8s.api.authentication.v1.")
+            && !n.starts_with("io.k8s.api.authorization.v1.")
+            && n != "io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement"
+            && !crate::openapi::OF_RESOURCES_NOT_SERVED.contains(&n)
+    };
+    let names: Map<String, Value> = doc["definitions"]
+        .as_object()
+        .map(|d| {
+            d.keys()
+                .filter(|n| n.starts_with("io.k8s.") && served(n))
+                .map(|n| (n.clone(), json!(true)))
+                .collect()
+        })
+        .unwrap_or_default();
+    t.note("built-in definitions", Value::Object(names));
     for name in [
         "dev.example.diff.v1.Widget",
         "dev.example.openapi2.v1.Thing",
@@ -291,4 +325,69 @@ async fn openapi_v2_document_is_shaped_and_served_alike() {
         scenario,
     )
     .await;
+}
+
+/// Every path of `/openapi/v2` under a built-in group-version the in-memory server serves is kube-apiserver's,
+/// whole (the names of the shared parameters it refers to included, which hash their content), and so is
+/// every shared parameter it refers to; kube-apiserver publishes no other there, but for the resources and
+/// subresources not served.
+#[tokio::test]
+async fn openapi_v2_paths_are_kube_apiservers() {
+    use crate::openapi::{SEGMENTS_NOT_SERVED, first_difference, get_json};
+    let Some([(memory, _), (real, _)]) =
+        crate::support::both("openapi_v2_paths_are_kube_apiservers").await
+    else {
+        return;
+    };
+    let index = get_json(&memory, "/openapi/v3").await;
+    let prefixes: Vec<String> = index["paths"]
+        .as_object()
+        .expect("paths")
+        .keys()
+        .filter(|gv| !gv.contains(".example.dev"))
+        .map(|gv| format!("/{gv}/"))
+        .collect();
+    let (ours, theirs) = (
+        get_json(&memory, "/openapi/v2").await,
+        get_json(&real, "/openapi/v2").await,
+    );
+    let compared_here = |p: &str| {
+        prefixes.iter().any(|prefix| p.starts_with(prefix))
+            && !p.split('/').any(|s| SEGMENTS_NOT_SERVED.contains(&s))
+    };
+    let mut differences = Vec::new();
+    let mut compared = 0;
+    let (our_paths, their_paths) = (
+        ours["paths"].as_object().expect("paths"),
+        theirs["paths"].as_object().expect("paths"),
+    );
+    for (p, item) in their_paths.iter().filter(|(p, _)| compared_here(p)) {
+        match our_paths.get(p) {
+            None => differences.push(format!("{p}: not published in memory")),
+            Some(mine) => {
+                compared += 1;
+                if let Some(d) = first_difference(mine, item, p) {
+                    differences.push(d);
+                }
+            }
+        }
+    }
+    for p in our_paths
+        .keys()
+        .filter(|p| compared_here(p) && !their_paths.contains_key(*p))
+    {
+        differences.push(format!("{p}: not published by kube-apiserver"));
+    }
+    for (name, parameter) in ours["parameters"].as_object().expect("parameters") {
+        if let Some(d) = first_difference(parameter, &theirs["parameters"][name], name) {
+            differences.push(d);
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+    assert!(compared > 300, "only {compared} paths compared");
 }

@@ -221,6 +221,22 @@ impl Transcript {
         content_type: &str,
         body: Option<&Value>,
     ) -> Value {
+        let bytes = body.map(|b| serde_json::to_vec(b).expect("a JSON body"));
+        self.send_bytes(label, method, path, accept, content_type, bytes)
+            .await
+    }
+
+    /// [`Transcript::send_accepting`] with a body of raw bytes (`None`: no body), for bodies a [`Value`]
+    /// cannot hold, such as JSON with a duplicate key or YAML.
+    pub async fn send_bytes(
+        &mut self,
+        label: &str,
+        method: &str,
+        path: &str,
+        accept: &str,
+        content_type: &str,
+        body: Option<Vec<u8>>,
+    ) -> Value {
         let mut request = http::Request::builder()
             .method(method)
             .uri(path)
@@ -228,7 +244,7 @@ impl Transcript {
         let bytes = match body {
             Some(b) => {
                 request = request.header("content-type", content_type);
-                serde_json::to_vec(b).expect("a JSON body")
+                b
             }
             None => Vec::new(),
         };
@@ -259,6 +275,16 @@ impl Transcript {
             self.note(&format!("{label} (warnings)"), Value::Array(warnings));
         }
         body
+    }
+
+    /// The body of the last answer (notes skipped), for a scenario that rewrites a part it compares
+    /// otherwise (a document quoted inside a message).
+    pub fn last_answer_mut(&mut self) -> Option<&mut Value> {
+        self.exchanges
+            .iter_mut()
+            .rev()
+            .find(|e| e.method != "NOTE")
+            .map(|e| &mut e.body)
     }
 
     pub async fn get(&mut self, label: &str, path: &str) -> Value {

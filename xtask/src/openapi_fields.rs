@@ -16,6 +16,11 @@
 //!   required; k8s-openapi sorts them, and requires a few that kube-apiserver does not).
 //! - `extensions`: the `x-kubernetes-*` extensions of a schema or field (list and map types, patch strategies
 //!   and merge keys, unions), none of which k8s-openapi's schemas carry.
+//! - `schema`: for the List kinds, which k8s-openapi has no schema of, and the options of the operations
+//!   (whose fields are the query parameters the paths document), the keywords of each node of their schema
+//!   (`description`, `type`, `format`, `$ref` as the name referred to), to build them whole.
+//! - `default`: a field's default as kube-openapi publishes it (`""`, `0`, `false`, `{}` for a struct,
+//!   `"TCP"`), which k8s-openapi's schemas do not carry either.
 //!
 //! The generated file is Go, read line by line: each `schema_<...>` function defines one schema (its name
 //! taken from the registration map `alias.Type{}.OpenAPIModelName(): schema_<...>(ref)` and the import of
@@ -36,6 +41,16 @@ pub struct Args {
     source: PathBuf,
 }
 
+/// The options of the API's operations, whose fields are the query parameters kube-apiserver documents with
+/// their descriptions: recorded whole, as the List kinds are.
+const OPTIONS: &[&str] = &[
+    "io.k8s.apimachinery.pkg.apis.meta.v1.ListOptions",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.CreateOptions",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.PatchOptions",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.UpdateOptions",
+];
+
 /// The paragraph kube-openapi appends to an enum field's description.
 const PARAGRAPH: &str = "Possible enum values:\n";
 
@@ -43,20 +58,21 @@ const PARAGRAPH: &str = "Possible enum values:\n";
 pub fn run(args: &Args) -> Result<()> {
     let src = std::fs::read_to_string(&args.source)
         .with_context(|| format!("reading {}", args.source.display()))?;
-    let table = table(&src)?;
+    let table = table(args, &src)?;
     println!("{}", serde_json::to_string_pretty(&table)?);
     Ok(())
 }
 
 /// The table of `src`: the enum fields, every schema's `required`, and the extensions of every schema and
 /// field, keyed by schema name and JSON pointer inside the schema.
-fn table(src: &str) -> Result<Value> {
+fn table(args: &Args, src: &str) -> Result<Value> {
     let names = schema_names(src);
+    let imports = imports(src);
     let mut out: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
     let mut current: Option<&String> = None;
     let mut stack: Vec<Option<String>> = Vec::new();
     let mut description: Option<(Vec<Option<String>>, String)> = None;
-    let (mut enums, mut extensions) = (0, 0);
+    let (mut enums, mut extensions, mut defaults) = (0, 0, 0);
     let lines: Vec<&str> = src.lines().collect();
     let mut i = 0;
     while i < lines.len() {
@@ -116,6 +132,31 @@ fn table(src: &str) -> Result<Value> {
                 .with_context(|| format!("the required fields of {schema}: {required}"))?;
             entry(&mut out, schema, &pointer).insert("required".into(), json!(required));
         }
+        if let Some(value) = trimmed.strip_prefix("Default:") {
+            let value = value.trim().trim_end_matches(',');
+            let value = if value == "map[string]interface{}{}" {
+                json!({})
+            } else if let Ok(literal) = serde_json::from_str(value) {
+                literal
+            } else {
+                constant(&args.source, src, value)
+                    .with_context(|| format!("a default of {schema}{pointer}: {value}"))?
+            };
+            entry(&mut out, schema, &pointer).insert("default".into(), value);
+            defaults += 1;
+        }
+        if (schema.ends_with("List") || OPTIONS.contains(&schema.as_str()))
+            && let Some(prop) = whole_schema_prop(trimmed, &imports)
+                .with_context(|| format!("{schema}{pointer}: {trimmed}"))?
+        {
+            let field = entry(&mut out, schema, &pointer);
+            let props = field
+                .entry("schema")
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+                .context("a schema entry")?;
+            props.insert(prop.0.into(), prop.1);
+        }
         if let Some(text) = trimmed.strip_prefix("Description:") {
             let text = text.trim().trim_end_matches(',');
             let text: String = serde_json::from_str(text)
@@ -159,10 +200,65 @@ fn table(src: &str) -> Result<Value> {
         bail!("no Enum: or Extensions: line found in the source");
     }
     eprintln!(
-        "{} schemas, {enums} enum fields, {extensions} extension sets",
+        "{} schemas, {enums} enum fields, {extensions} extension sets, {defaults} defaults",
         out.len()
     );
     Ok(serde_json::to_value(out)?)
+}
+
+/// The string value of a Go constant a default names (`corev1.AzureDataDiskCachingReadWrite`): the import of
+/// its package in `src`, found in the `k8s.io/api` module beside the `k8s.io/kubernetes` one `source` is in
+/// (the Go module cache holds `k8s.io/api@v0.X.Y` for `k8s.io/kubernetes@v1.X.Y`).
+fn constant(source: &std::path::Path, src: &str, name: &str) -> Result<Value> {
+    let (alias, constant) = name
+        .split_once('.')
+        .context("not a qualified Go constant")?;
+    let import = src
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix(&format!("{alias} \""))
+                .and_then(|p| p.strip_suffix('"'))
+        })
+        .with_context(|| format!("no import of {alias}"))?;
+    let package = import
+        .strip_prefix("k8s.io/api/")
+        .with_context(|| format!("{import} is not in k8s.io/api"))?;
+    let kubernetes = source
+        .ancestors()
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("kubernetes@v1."))
+        })
+        .context("the source is not in a k8s.io/kubernetes module")?;
+    let version = kubernetes
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix("kubernetes@v1."))
+        .context("the module's version")?;
+    let dir = kubernetes
+        .with_file_name(format!("api@v0.{version}"))
+        .join(package);
+    for entry in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.extension().is_none_or(|e| e != "go") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)?;
+        for line in text.lines() {
+            let mut words = line.split_whitespace();
+            if words.next() != Some(constant) {
+                continue;
+            }
+            if let Some((_, value)) = line.split_once('=')
+                && let Ok(value) = serde_json::from_str::<Value>(value.trim())
+            {
+                return Ok(value);
+            }
+        }
+    }
+    bail!("{name} is not a constant of {}", dir.display())
 }
 
 /// The entry of `pointer` in `schema`'s part of the table.
@@ -301,8 +397,8 @@ fn without_strings(line: &str) -> String {
     out
 }
 
-/// The schema name of each generated function, from the registration map and the file's imports.
-fn schema_names(src: &str) -> HashMap<String, String> {
+/// The file's imports: alias, package path.
+fn imports(src: &str) -> HashMap<String, String> {
     let mut imports = HashMap::new();
     for line in src.lines() {
         let parts: Vec<&str> = line.split_whitespace().collect();
@@ -312,6 +408,58 @@ fn schema_names(src: &str) -> HashMap<String, String> {
             imports.insert(alias.to_string(), path.to_string());
         }
     }
+    imports
+}
+
+/// One keyword of a List kind's schema, written whole in the table (k8s-openapi has no schema of the List
+/// kinds): `Description`, `Type` (its one type), a non-empty `Format`, or `Ref` (the name referred to).
+fn whole_schema_prop(
+    trimmed: &str,
+    imports: &HashMap<String, String>,
+) -> Result<Option<(&'static str, Value)>> {
+    let Some((key, value)) = trimmed.split_once(':') else {
+        return Ok(None);
+    };
+    let value = value.trim().trim_end_matches(',');
+    Ok(match key {
+        "Description" => Some(("description", serde_json::from_str(value)?)),
+        "Type" => {
+            let types: Vec<String> = serde_json::from_str(&format!(
+                "[{}]",
+                value
+                    .strip_prefix("[]string{")
+                    .and_then(|v| v.strip_suffix('}'))
+                    .context("a type")?
+            ))?;
+            types.first().map(|t| ("type", json!(t)))
+        }
+        "Format" => {
+            let format: String = serde_json::from_str(value)?;
+            (!format.is_empty()).then(|| ("format", json!(format)))
+        }
+        "Ref" => {
+            let inner = value
+                .strip_prefix("ref(")
+                .and_then(|v| v.strip_suffix(')'))
+                .context("a reference")?;
+            let name = if let Ok(name) = serde_json::from_str::<String>(inner) {
+                name
+            } else {
+                let typed = inner
+                    .strip_suffix("{}.OpenAPIModelName()")
+                    .context("a model name")?;
+                let (alias, ty) = typed.split_once('.').context("a qualified type")?;
+                model_name(imports.get(alias).context("an import")?, ty)
+            };
+            Some(("$ref", json!(name)))
+        }
+        _ => None,
+    })
+}
+
+/// The schema name of each generated function, from the registration map and the file's imports.
+fn schema_names(src: &str) -> HashMap<String, String> {
+    let imports = imports(src);
     let mut names = HashMap::new();
     for line in src.lines() {
         let line = line.trim();

@@ -82,6 +82,7 @@ pub(super) fn write_opts(call: &Call<'_>, applied: bool) -> ApiResult<WriteOpts>
         part: part(call),
         applied: applied || call.admission == super::Admission::Mutated,
         validate: call.admission != super::Admission::Probe,
+        patch: None,
     })
 }
 

@@ -17,6 +17,7 @@ use crate::lifecycle::{self, Part};
 use crate::managed_fields;
 use crate::registry::ResourceType;
 use crate::strategic;
+use crate::strict::{self, PatchFindings};
 
 pub(super) fn create(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
     let mut obj = decode(call)?;
@@ -66,18 +67,54 @@ pub(super) fn patch_type(content_type: &str) -> ApiResult<PatchType> {
     }
 }
 
-/// Applies a non-apply patch to a document.
+/// Applies a non-apply patch to a document. With `strict` (`fieldValidation` `Warn`, the default, or
+/// `Strict`), the patch is decoded as kube-apiserver decodes it then, and what that finds is returned too.
 pub(super) fn apply_patch(
     pt: PatchType,
     rt: &ResourceType,
     doc: &Value,
     body: &Bytes,
+    strict: bool,
+) -> ApiResult<(Value, Option<PatchFindings>)> {
+    let decoding_error =
+        |e: serde_json::Error| ApiError::bad_request(format!("error decoding patch: {e}"));
+    let (patch, errors) = if strict {
+        let shape = if pt == PatchType::Json {
+            strict::json::Shape::Operations
+        } else {
+            strict::json::Shape::Any
+        };
+        let (patch, errors) = strict::json::decode(body, shape).map_err(decoding_error)?;
+        (patch, Some(errors))
+    } else {
+        (serde_json::from_slice(body).map_err(decoding_error)?, None)
+    };
+    let patched = patch_document(pt, rt, doc, &patch)?;
+    let findings = errors.map(|errors| match pt {
+        PatchType::Json => strict::json_patch_findings(&patch, errors, &patched),
+        PatchType::Strategic => PatchFindings {
+            patch: errors,
+            object: Vec::new(),
+            shown: strict::go_text::plus_v(&patch),
+        },
+        _ => PatchFindings {
+            patch: errors,
+            object: Vec::new(),
+            shown: strict::go_text::json(&patched),
+        },
+    });
+    Ok((patched, findings))
+}
+
+fn patch_document(
+    pt: PatchType,
+    rt: &ResourceType,
+    doc: &Value,
+    patch: &Value,
 ) -> ApiResult<Value> {
-    let patch: Value = serde_json::from_slice(body)
-        .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
     match pt {
         PatchType::Json => {
-            let ops: json_patch::Patch = serde_json::from_value(patch)
+            let ops: json_patch::Patch = serde_json::from_value(patch.clone())
                 .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
             let mut out = doc.clone();
             json_patch::patch(&mut out, &ops).map_err(|e| {
@@ -94,7 +131,7 @@ pub(super) fn apply_patch(
             Ok(out)
         }
         PatchType::Merge => {
-            let go_type = match &patch {
+            let go_type = match patch {
                 Value::Object(_) => None,
                 Value::String(_) => Some("string"),
                 Value::Number(_) => Some("number"),
@@ -108,7 +145,7 @@ pub(super) fn apply_patch(
                 )));
             }
             let mut out = doc.clone();
-            json_patch::merge(&mut out, &patch);
+            json_patch::merge(&mut out, patch);
             Ok(out)
         }
         PatchType::Strategic => {
@@ -117,7 +154,7 @@ pub(super) fn apply_patch(
                     "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
                 ));
             }
-            strategic::apply(&rt.group, &rt.kind, doc, &patch).map_err(|e| {
+            strategic::apply(&rt.group, &rt.kind, doc, patch).map_err(|e| {
                 let reason = if e.reason().is_empty() {
                     "InternalError"
                 } else {
@@ -141,7 +178,9 @@ pub(super) fn patch(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply>
                 "apply is not supported on the scale subresource",
             ));
         }
-        return write_scale(call, rt, |scale| apply_patch(pt, rt, scale, call.body));
+        return write_scale(call, rt, |scale| {
+            apply_patch(pt, rt, scale, call.body, false).map(|(patched, _)| patched)
+        });
     }
     if pt == PatchType::Apply {
         return server_side_apply(call, rt);
@@ -153,7 +192,10 @@ pub(super) fn patch(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply>
         .get(&rt.storage, &k)
         .ok_or_else(|| ApiError::not_found(rt.target(), &k.name))?;
     let doc = from_storage(rt, &current);
-    let mut patched = apply_patch(pt, rt, &doc, call.body)?;
+    let mut opts = write_opts(call, false)?;
+    let (mut patched, findings) =
+        apply_patch(pt, rt, &doc, call.body, opts.strict || opts.warn_unknown)?;
+    opts.patch = findings;
     if !patched.is_object() {
         return Err(ApiError::new(
             422,
@@ -168,7 +210,6 @@ pub(super) fn patch(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply>
     if rt.namespaced {
         patched["metadata"]["namespace"] = json!(k.namespace);
     }
-    let opts = write_opts(call, false)?;
     let written = lifecycle::update(&mut state, rt, &k, patched, &opts)?;
     Ok(Reply::Json(200, written.object, written.warnings))
 }
@@ -209,6 +250,18 @@ pub(super) fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
     let mut opts = write_opts(call, true)?;
     opts.manager = manager.clone();
     let schema = lifecycle::field_schema(rt);
+    // structured-merge-diff refuses fields the schema does not declare before anything else, whatever
+    // `fieldValidation` says.
+    let undeclared = strict::undeclared(rt, &as_sent, schema.as_ref());
+    if !undeclared.is_empty() {
+        let meta = &as_sent["metadata"];
+        return Err(strict::undeclared_fields(
+            meta["namespace"].as_str().unwrap_or(""),
+            meta["name"].as_str().unwrap_or(""),
+            &format!("{}/{}, Kind={}", rt.group, rt.version, rt.kind),
+            &undeclared,
+        ));
+    }
     let mut state = lock(call.state)?;
     state.now = call.now.clone();
     let current = state.get(&rt.storage, &k).map(|c| from_storage(rt, &c));
@@ -231,9 +284,22 @@ pub(super) fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
         Err(conflicts) => return Err(apply_conflict(&conflicts)),
     };
     managed_fields::update_last_applied(&mut merged, &as_sent, &manager);
+    // Then the configuration's duplicate keys, after the merge as kube-apiserver checks them.
+    let duplicates = if opts.strict || opts.warn_unknown {
+        duplicate_keys(call.body)
+    } else {
+        Vec::new()
+    };
+    if opts.strict && !duplicates.is_empty() {
+        return Err(strict::duplicate_yaml_keys(&duplicates));
+    }
+    let warned = |mut written: lifecycle::Written| {
+        written.warnings.splice(0..0, duplicates.iter().cloned());
+        written
+    };
     match live {
         None => {
-            let written = lifecycle::create(&mut state, rt, merged, &opts)?;
+            let written = warned(lifecycle::create(&mut state, rt, merged, &opts)?);
             Ok(Reply::Json(201, written.object, written.warnings))
         }
         Some(live) => {
@@ -248,9 +314,18 @@ pub(super) fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
                         .to_string()
                 });
             merged["metadata"]["resourceVersion"] = json!(rv);
-            let written = lifecycle::update(&mut state, rt, &k, merged, &opts)?;
+            let written = warned(lifecycle::update(&mut state, rt, &k, merged, &opts)?);
             Ok(Reply::Json(200, written.object, written.warnings))
         }
+    }
+}
+
+/// The duplicate keys of an apply body, with their lines (JSON bodies, what most clients send, are read as
+/// YAML only when they have some).
+fn duplicate_keys(body: &[u8]) -> Vec<String> {
+    match strict::json::decode(body, strict::json::Shape::Any) {
+        Ok((_, errors)) if errors.is_empty() => Vec::new(),
+        _ => strict::yaml::duplicate_keys(body),
     }
 }
 

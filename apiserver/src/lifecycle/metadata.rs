@@ -187,6 +187,13 @@ pub(super) fn check_content(
     drop_empty_metadata(obj);
     let validation::Checked { unknown, warnings } =
         validation::check(rt, obj, old, name, opts.validate)?;
+    if let Some(findings) = &opts.patch {
+        let errors = findings.errors(&unknown);
+        if opts.strict && !errors.is_empty() {
+            return Err(crate::strict::invalid_patch(&findings.shown, &errors));
+        }
+        return Ok(errors.into_iter().chain(warnings).collect());
+    }
     if opts.strict && !unknown.is_empty() {
         let msg = unknown
             .iter()

@@ -44,6 +44,10 @@ pub struct WriteOpts {
     /// Validate the content (schema, CEL rules); off for the dry run that shows mutating webhooks the
     /// object before validation.
     pub validate: bool,
+    /// What strict decoding found in the patch that made the object (a JSON, merge or strategic merge patch
+    /// under `fieldValidation` `Warn` or `Strict`): its errors are warned about or refused with the
+    /// patched object's unknown fields, as kube-apiserver's patch handler does.
+    pub patch: Option<crate::strict::PatchFindings>,
 }
 
 impl WriteOpts {
@@ -57,6 +61,7 @@ impl WriteOpts {
             part,
             applied: false,
             validate: true,
+            patch: None,
         }
     }
 }

@@ -1,8 +1,8 @@
 //! The component schemas of built-in kinds, generated from their k8s-openapi types (which carry kube-apiserver's
 //! schema names and descriptions) in OpenAPI 3.0 form: a reference with a description beside it becomes
 //! `allOf: [{$ref}]`, as kube-apiserver writes it. Enum fields get their `enum` lists and "Possible enum
-//! values" paragraphs, and schemas their required fields (in Go order) and `x-kubernetes-*` extensions, from
-//! `fields.rs`.
+//! values" paragraphs, and schemas their required fields (in Go order), `x-kubernetes-*` extensions and
+//! defaults, from `fields.rs`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -10,6 +10,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use k8s_openapi::schemars::SchemaGenerator;
 use k8s_openapi::schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 
 use super::{fields, gvk_extension};
 use crate::registry::{OpenApiSource, ResourceType};
@@ -66,6 +68,17 @@ fn build(kinds: &[&ResourceType]) -> Map<String, Value> {
             }
         }
     }
+    // What every operation of a group-version refers to, as kube-apiserver publishes it in each document:
+    // the bodies and answers of deletes, watches, patches and the resource list; the scale subresource's.
+    generator.subschema_for::<meta::WatchEvent<()>>();
+    generator.subschema_for::<meta::Status>();
+    generator.subschema_for::<meta::DeleteOptions>();
+    generator.subschema_for::<meta::Patch>();
+    generator.subschema_for::<meta::ListMeta>();
+    generator.subschema_for::<meta::APIResourceList>();
+    if kinds.iter().any(|t| t.scale.is_some()) {
+        generator.subschema_for::<k8s_openapi::api::autoscaling::v1::Scale>();
+    }
     let mut defs = generator.take_definitions(true);
     for (name, schema) in defs.iter_mut() {
         if let Value::Object(schema) = schema {
@@ -75,11 +88,38 @@ fn build(kinds: &[&ResourceType]) -> Map<String, Value> {
         number_or_string(name, schema);
         any_json(name, schema);
     }
+    super::meta::mark(&mut defs);
     for (name, t) in named {
         if let Some(Value::Object(schema)) = defs.get_mut(&name) {
             kind_schema(schema, t);
         }
+        // The kind's List, from the table (k8s-openapi has no schema of it).
+        let list = format!("{name}List");
+        if let Some(Value::Object(mut schema)) = fields::whole(&list) {
+            schema.insert(
+                "x-kubernetes-group-version-kind".into(),
+                serde_json::json!([{ "group": t.group, "kind": format!("{}List", t.kind), "version": t.version }]),
+            );
+            defs.insert(list, Value::Object(schema));
+        }
     }
+    defs
+}
+
+/// The schemas of what the discovery paths answer (`/api`, `/apis`, `/version`), which the v2 document
+/// publishes beside the kinds: `APIVersions`, `APIGroupList`, `APIGroup`, the version `Info` and the types
+/// they refer to.
+pub(super) fn discovery() -> Map<String, Value> {
+    let mut generator = generator();
+    generator.subschema_for::<meta::APIVersions>();
+    generator.subschema_for::<meta::APIGroupList>();
+    generator.subschema_for::<meta::APIGroup>();
+    generator.subschema_for::<k8s_openapi::apimachinery::pkg::version::Info>();
+    let mut defs = generator.take_definitions(true);
+    for (name, schema) in defs.iter_mut() {
+        fields::add(name, schema);
+    }
+    super::meta::mark(&mut defs);
     defs
 }
 

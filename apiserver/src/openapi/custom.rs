@@ -1,10 +1,12 @@
 //! The component schemas of custom resources, from each served version's `openAPIV3Schema` as kube-apiserver
 //! publishes them: named after the reversed group (`dev.example.v1.WebApp`), with `apiVersion`, `kind` and
 //! `metadata` (a reference to `ObjectMeta`) set beside the CRD's own properties, and marked with
-//! `x-kubernetes-group-version-kind`. `ObjectMeta` and the types it refers to come from k8s-openapi.
+//! `x-kubernetes-group-version-kind`. `ObjectMeta` and the types it refers to come from k8s-openapi, with the
+//! defaults and extensions of `fields.rs`; so do the types the paths refer to (`DeleteOptions`, `Patch`,
+//! `Status`, `ListMeta`, `Scale`), and each kind's List is written as apiextensions-apiserver writes it.
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{self as meta, ObjectMeta};
 use serde_json::{Map, Value, json};
 
 use super::builtin::{generator, ref_name};
@@ -35,8 +37,28 @@ pub(super) fn components(kinds: &[&ResourceType]) -> Map<String, Value> {
     let mut generator = generator();
     let meta_ref = generator.subschema_for::<ObjectMeta>().to_value();
     let meta_name = ref_name(&meta_ref).unwrap_or_default();
+    // What the operations of the paths refer to.
+    generator.subschema_for::<meta::DeleteOptions>();
+    generator.subschema_for::<meta::Patch>();
+    generator.subschema_for::<meta::Status>();
+    generator.subschema_for::<meta::ListMeta>();
+    if kinds.iter().any(|t| t.scale.is_some()) {
+        generator.subschema_for::<k8s_openapi::api::autoscaling::v1::Scale>();
+    }
     let (api_version, kind, metadata) = common_fields();
     let mut defs = generator.take_definitions(true);
+    // kube-apiserver's ObjectMeta here is the built-in documents': with kube-openapi's defaults and
+    // extensions.
+    for (name, schema) in defs.iter_mut() {
+        super::fields::add(name, schema);
+    }
+    super::meta::mark_custom(&mut defs);
+    for t in kinds {
+        defs.insert(
+            format!("{}List", schema_name(t)),
+            list_schema(t, &api_version, &kind),
+        );
+    }
     for t in kinds {
         let Some(OpenApiSource::Custom(schema)) = &t.openapi else {
             continue;
@@ -64,6 +86,31 @@ pub(super) fn components(kinds: &[&ResourceType]) -> Map<String, Value> {
         defs.insert(schema_name(t), schema);
     }
     defs
+}
+
+/// The schema of a custom resource's List kind, as apiextensions-apiserver writes it.
+fn list_schema(t: &ResourceType, api_version: &Value, kind: &Value) -> Value {
+    const CONVENTIONS: &str =
+        "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md";
+    json!({
+        "description": format!("{}List is a list of {}", t.kind, t.kind),
+        "properties": {
+            "apiVersion": api_version,
+            "items": {
+                "description": format!("List of {}. More info: {CONVENTIONS}", t.plural),
+                "items": { "$ref": format!("#/components/schemas/{}", schema_name(t)) },
+                "type": "array",
+            },
+            "kind": kind,
+            "metadata": {
+                "allOf": [{ "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta" }],
+                "description": format!("Standard list metadata. More info: {CONVENTIONS}#types-kinds"),
+            },
+        },
+        "required": ["items"],
+        "type": "object",
+        "x-kubernetes-group-version-kind": [{ "group": t.group, "kind": format!("{}List", t.kind), "version": t.version }],
+    })
 }
 
 /// Writes numbers with no fraction as integers (`minimum: 0.0` as `0`), as kube-apiserver's Go encoder writes

@@ -8,7 +8,10 @@
 //!   `LocalObjectReference` and of the config map and secret sources, and not `eventTime` of an
 //!   events.k8s.io Event);
 //! - the `x-kubernetes-*` extensions of schemas and fields: list and map types, patch strategies and merge
-//!   keys, unions.
+//!   keys, unions;
+//! - the `default` of fields (`""`, `0`, `false`, `{}` beside a reference, which then becomes `allOf:
+//!   [{$ref}]`, a port's `protocol: TCP`);
+//! - the whole schemas of the List kinds (`DeploymentList`), which k8s-openapi does not have ([`whole`]).
 //!
 //! They come from `fields.json`, a table read from kube-openapi's generated Go definitions of the Kubernetes
 //! release served (`cargo xtask openapi-fields`), keyed by schema name and the JSON pointer of the field
@@ -36,6 +39,13 @@ struct Field {
     /// The `x-kubernetes-*` extensions.
     #[serde(default)]
     extensions: Map<String, Value>,
+    /// The default kube-openapi publishes (`""`, `0`, `false`, `{}` for a struct, `"TCP"`).
+    #[serde(default)]
+    default: Option<Value>,
+    /// Of a List kind's schema, which k8s-openapi does not have: the node's own keywords (`description`,
+    /// `type`, `format`, `$ref` as the name referred to).
+    #[serde(default)]
+    schema: Option<Map<String, Value>>,
 }
 
 /// The table: schema name, JSON pointer, field.
@@ -83,6 +93,90 @@ pub(super) fn add(name: &str, schema: &mut Value) {
         for (key, value) in &field.extensions {
             target.insert(key.clone(), value.clone());
         }
+        if let Some(default) = &field.default {
+            // Nothing may stand beside a reference in OpenAPI 3.0: kube-openapi writes `allOf: [{$ref}]`.
+            if let Some(reference) = target.remove("$ref") {
+                target.insert(
+                    "allOf".into(),
+                    Value::Array(vec![Value::Object(Map::from_iter([(
+                        "$ref".to_string(),
+                        reference,
+                    )]))]),
+                );
+            }
+            target.insert("default".into(), default.clone());
+        }
+    }
+}
+
+/// The whole schema `name` when the table has it (the List kinds), in OpenAPI 3.0 form: references into
+/// `#/components/schemas/`, with the required fields, defaults and extensions of [`add`], and a reference
+/// with anything beside it written `allOf: [{$ref}]`.
+pub(super) fn whole(name: &str) -> Option<Value> {
+    let fields = table().get(name)?;
+    fields.get("")?.schema.as_ref()?;
+    let mut pointers: Vec<(&String, &Map<String, Value>)> = fields
+        .iter()
+        .filter_map(|(p, f)| f.schema.as_ref().map(|s| (p, s)))
+        .collect();
+    // Parents before their children.
+    pointers.sort_by_key(|(p, _)| p.matches('/').count());
+    let mut schema = Value::Object(Map::new());
+    for (pointer, keywords) in pointers {
+        let mut node = &mut schema;
+        for segment in pointer.split('/').skip(1) {
+            let Value::Object(map) = node else { break };
+            node = map
+                .entry(segment.to_string())
+                .or_insert_with(|| Value::Object(Map::new()));
+        }
+        let Value::Object(node) = node else { continue };
+        for (key, value) in keywords {
+            let value = match (key.as_str(), value) {
+                ("$ref", Value::String(to)) => Value::String(format!("#/components/schemas/{to}")),
+                _ => value.clone(),
+            };
+            node.insert(key.clone(), value);
+        }
+    }
+    add(name, &mut schema);
+    references_in_all_of(&mut schema);
+    Some(schema)
+}
+
+/// The type and description of the field `field` of the options `options` (`ListOptions`, `DeleteOptions`,
+/// ...), the query parameter of that name as kube-apiserver documents it.
+pub(super) fn option(options: &str, field: &str) -> Option<(String, String)> {
+    let schema = table()
+        .get(&format!("io.k8s.apimachinery.pkg.apis.meta.v1.{options}"))?
+        .get(&format!("/properties/{field}"))?
+        .schema
+        .as_ref()?;
+    Some((
+        schema.get("type")?.as_str()?.to_string(),
+        schema.get("description")?.as_str()?.to_string(),
+    ))
+}
+
+/// Writes every reference that has a keyword beside it as `allOf: [{$ref}]`, as kube-openapi's v3 does.
+fn references_in_all_of(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            if map.len() > 1
+                && let Some(reference) = map.remove("$ref")
+            {
+                map.insert(
+                    "allOf".into(),
+                    Value::Array(vec![Value::Object(Map::from_iter([(
+                        "$ref".to_string(),
+                        reference,
+                    )]))]),
+                );
+            }
+            map.values_mut().for_each(references_in_all_of);
+        }
+        Value::Array(items) => items.iter_mut().for_each(references_in_all_of),
+        _ => {}
     }
 }
 
@@ -172,5 +266,19 @@ mod tests {
             port["properties"]["protocol"]["enum"],
             json!(["SCTP", "TCP", "UDP"])
         );
+    }
+
+    #[test]
+    fn defaults_are_kube_openapis_and_a_default_beside_a_reference_takes_all_of() {
+        let mut port = schema::<ServicePort>();
+        add("io.k8s.api.core.v1.ServicePort", &mut port);
+        assert_eq!(port["properties"]["protocol"]["default"], "TCP");
+        assert_eq!(port["properties"]["port"]["default"], 0);
+        let mut spec = schema::<ServiceSpec>();
+        add("io.k8s.api.core.v1.ServiceSpec", &mut spec);
+        let item = &spec["properties"]["ports"]["items"];
+        assert_eq!(item["default"], json!({}));
+        assert!(item.get("$ref").is_none());
+        assert!(item["allOf"][0]["$ref"].is_string(), "{item}");
     }
 }

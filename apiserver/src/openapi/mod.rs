@@ -16,6 +16,8 @@ use super::registry::{OpenApiSource, Registry, ResourceType};
 mod builtin;
 mod custom;
 mod fields;
+mod meta;
+mod paths;
 pub mod v2;
 
 /// The URL path of a group-version under `/apis` or `/api`, without the leading slash.
@@ -57,11 +59,6 @@ pub fn v3_document(reg: &Registry, group: &str, version: &str) -> Option<Value> 
         .filter(|t| t.group == group && t.version == version)
         .map(|t| &**t)
         .collect();
-    let mut paths = Map::new();
-    for t in &kinds {
-        let (path, item) = path_item(t);
-        paths.insert(path, item);
-    }
     let builtins: Vec<&ResourceType> = kinds
         .iter()
         .copied()
@@ -73,6 +70,20 @@ pub fn v3_document(reg: &Registry, group: &str, version: &str) -> Option<Value> 
         .filter(|t| matches!(t.openapi, Some(OpenApiSource::Custom(_))))
         .collect();
     let mut schemas = builtin::components(&builtins);
+    let named: Vec<(&ResourceType, String)> = builtins
+        .iter()
+        .filter_map(|t| schema_of(&schemas, t).map(|name| (*t, name)))
+        .collect();
+    let mut paths = if builtins.is_empty() {
+        Map::new()
+    } else {
+        paths::builtin(group, version, &named)
+    };
+    let named_customs: Vec<(&ResourceType, String)> = customs
+        .iter()
+        .map(|t| (*t, custom::schema_name(t)))
+        .collect();
+    paths.extend(paths::custom(group, version, &named_customs));
     if !customs.is_empty() {
         schemas.extend(custom::components(&customs));
     }
@@ -89,6 +100,22 @@ pub fn v3_document(reg: &Registry, group: &str, version: &str) -> Option<Value> 
     }))
 }
 
+/// The name of the schema of `t`'s kind among `schemas`: the one marked with its group, version and kind.
+fn schema_of(schemas: &Map<String, Value>, t: &ResourceType) -> Option<String> {
+    schemas.iter().find_map(|(name, schema)| {
+        let marked = schema
+            .get("x-kubernetes-group-version-kind")?
+            .as_array()?
+            .iter()
+            .any(|g| {
+                g["group"] == t.group.as_str()
+                    && g["version"] == t.version.as_str()
+                    && g["kind"] == t.kind.as_str()
+            });
+        marked.then(|| name.clone())
+    })
+}
+
 /// The patch types kube-apiserver accepts for a resource: strategic merge patches for built-in kinds only.
 fn patch_types(t: &ResourceType) -> Vec<&'static str> {
     let mut types = vec![
@@ -100,47 +127,6 @@ fn patch_types(t: &ResourceType) -> Vec<&'static str> {
     }
     types.push("application/apply-patch+yaml");
     types
-}
-
-/// The path of one object of a resource, whose operations declare the `fieldValidation` parameter: what
-/// kubectl checks before leaving field validation (`--validate=strict`) to the server.
-///
-/// PATCH declares the patch types it accepts as its request body's content: when that includes
-/// `application/strategic-merge-patch+json` (built-in kinds), kubectl computes a client-side apply's
-/// strategic merge patch from the kind's schema here (its `x-kubernetes-patch-*` extensions), as it does
-/// against kube-apiserver; for a custom resource it sends a merge patch.
-fn path_item(t: &ResourceType) -> (String, Value) {
-    let base = format!("/{}", gv_path(&t.group, &t.version));
-    let path = if t.namespaced {
-        format!("{base}/namespaces/{{namespace}}/{}/{{name}}", t.plural)
-    } else {
-        format!("{base}/{}/{{name}}", t.plural)
-    };
-    let gvk = json!({ "group": t.group, "version": t.version, "kind": t.kind });
-    let params = json!([
-        { "name": "dryRun", "in": "query", "schema": { "type": "string" } },
-        { "name": "fieldManager", "in": "query", "schema": { "type": "string" } },
-        { "name": "fieldValidation", "in": "query", "schema": { "type": "string" } },
-        { "name": "force", "in": "query", "schema": { "type": "boolean" } },
-    ]);
-    let op = |action: &str| {
-        json!({
-            "x-kubernetes-group-version-kind": gvk,
-            "x-kubernetes-action": action,
-            "parameters": params,
-            "responses": { "200": { "description": "OK" } },
-        })
-    };
-    let mut patch = op("patch");
-    let content: Map<String, Value> = patch_types(t)
-        .into_iter()
-        .map(|ty| (ty.to_string(), json!({ "schema": { "type": "object" } })))
-        .collect();
-    patch["requestBody"] = json!({ "content": content, "required": true });
-    (
-        path,
-        json!({ "get": op("get"), "put": op("put"), "patch": patch, "delete": op("delete") }),
-    )
 }
 
 /// The `x-kubernetes-group-version-kind` extension naming one kind.

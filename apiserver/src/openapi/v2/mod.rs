@@ -23,6 +23,7 @@ use crate::discovery::KUBERNETES_MINOR;
 use crate::registry::{OpenApiSource, Registry, ResourceType};
 
 mod gnostic;
+mod paths;
 mod proto;
 mod schema;
 mod serve;
@@ -49,8 +50,33 @@ pub fn document(reg: &Registry) -> Value {
         }
     }
     let named = kind_names(&definitions);
+    // The built-in resources' paths, those of the v3 documents, group-version by group-version.
+    let mut gvs: Vec<(&str, &str)> = builtins
+        .iter()
+        .map(|t| (t.group.as_str(), t.version.as_str()))
+        .collect();
+    gvs.sort();
+    gvs.dedup();
     let mut paths = Map::new();
+    for (group, version) in gvs {
+        let of_gv: Vec<(&ResourceType, String)> = builtins
+            .iter()
+            .filter(|t| t.group == group && t.version == version)
+            .filter_map(|t| {
+                named
+                    .get(&(t.group.as_str(), t.version.as_str(), t.kind.as_str()))
+                    .map(|n| (*t, n.to_string()))
+            })
+            .collect();
+        paths.extend(paths::convert(&super::paths::builtin(
+            group, version, &of_gv,
+        )));
+    }
+    let parameters = paths::share(&mut paths);
     for t in &kinds {
+        if !matches!(t.openapi, Some(OpenApiSource::Custom(_))) {
+            continue;
+        }
         if let Some(name) = named.get(&(t.group.as_str(), t.version.as_str(), t.kind.as_str())) {
             let (path, item) = path_item(t, name);
             paths.insert(path, item);
@@ -60,6 +86,7 @@ pub fn document(reg: &Registry) -> Value {
         "swagger": "2.0",
         "info": { "title": "Kubernetes", "version": format!("1.{KUBERNETES_MINOR}") },
         "paths": paths,
+        "parameters": parameters,
         "definitions": definitions,
         "securityDefinitions": {
             "BearerToken": {
@@ -88,7 +115,11 @@ fn builtin_definitions(kinds: &[&ResourceType]) -> Definitions {
     if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return hit.clone();
     }
-    let built = Arc::new(schema::builtin(builtin::components(kinds)));
+    let mut components = builtin::components(kinds);
+    for (name, schema) in builtin::discovery() {
+        components.entry(name).or_insert(schema);
+    }
+    let built = Arc::new(schema::builtin(components));
     cache
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -127,7 +158,7 @@ fn kind_names(definitions: &Map<String, Value>) -> HashMap<(&str, &str, &str), &
     named
 }
 
-/// The path of one object of a resource: read, replace, patch and delete, each with the query parameters
+/// The path of one object of a custom resource: read, replace, patch and delete, each with the query parameters
 /// kube-apiserver declares for it that kubectl checks (`fieldValidation`, `dryRun`, `fieldManager`).
 fn path_item(t: &ResourceType, definition: &str) -> (String, Value) {
     let base = format!("/{}", gv_path(&t.group, &t.version));

@@ -117,6 +117,15 @@ fn document(doc: &Value) -> Result<pb::Document, V2Error> {
             });
         }
     }
+    let mut shared = Vec::new();
+    if let Some(map) = doc.get("parameters").and_then(Value::as_object) {
+        for (name, p) in sorted(map) {
+            shared.push(pb::NamedParameter {
+                name: name.clone(),
+                value: Some(parameter(p)),
+            });
+        }
+    }
     let mut security_definitions = Vec::new();
     if let Some(map) = doc.get("securityDefinitions").and_then(Value::as_object) {
         for (name, d) in sorted(map) {
@@ -156,6 +165,9 @@ fn document(doc: &Value) -> Result<pb::Document, V2Error> {
         }),
         definitions: Some(pb::Definitions {
             additional_properties: definitions,
+        }),
+        parameters: (!shared.is_empty()).then_some(pb::ParameterDefinitions {
+            additional_properties: shared,
         }),
         security: security(doc),
         security_definitions: (!security_definitions.is_empty()).then_some(
