@@ -35,6 +35,10 @@ pub struct Args {
     /// How many spec patches to time.
     #[arg(long, default_value_t = 100)]
     patches: usize,
+    /// Measure the default build, which links the embedded in-memory cluster (by default the benchmark
+    /// measures the build the `Dockerfile` makes for a real cluster, without it).
+    #[arg(long)]
+    with_embedded: bool,
 }
 
 /// The example operators the benchmark knows.
@@ -102,7 +106,7 @@ const OPERATOR_RESOURCES: [&str; 8] = [
 const NAMESPACE: &str = "default";
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let binary = build_example(args.example.name())?;
+    let binary = build_example(args.example.name(), args.with_embedded)?;
     let assets = match Assets::locate() {
         Ok(assets) => assets,
         Err(e) if e.is_no_assets() => super::build::run(&super::build::Args::default())?,
@@ -112,13 +116,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     runtime.block_on(measure(args, binary, assets))
 }
 
-/// `cargo build --release -p examples --example NAME`, returning the binary's path.
-fn build_example(name: &str) -> anyhow::Result<PathBuf> {
+/// `cargo build --release -p examples --example NAME` (with `--no-default-features` unless `with_embedded`:
+/// the build for a real cluster, as the `Dockerfile` makes it), returning the binary's path.
+fn build_example(name: &str, with_embedded: bool) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["build", "--release", "-p", "examples", "--example", name])
-        .status()
-        .context("running cargo build")?;
+    let mut build = Command::new(cargo);
+    build.args(["build", "--release", "-p", "examples", "--example", name]);
+    if !with_embedded {
+        build.arg("--no-default-features");
+    }
+    let status = build.status().context("running cargo build")?;
     if !status.success() {
         bail!("cargo build --release --example {name} failed");
     }
@@ -188,10 +195,15 @@ async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<
     stop(&mut restarted)?;
 
     println!(
-        "bench-cluster: {} example, {} {kind}s, kube-apiserver {}, release build",
+        "bench-cluster: {} example, {} {kind}s, kube-apiserver {}, release build {}",
         example.name(),
         args.parents,
-        cp.assets().kubernetes_version
+        cp.assets().kubernetes_version,
+        if args.with_embedded {
+            "with the embedded cluster"
+        } else {
+            "without the embedded cluster"
+        }
     );
     println!(
         "converge wall time        {:>10.2} s",
