@@ -39,6 +39,10 @@ pub struct Args {
     /// measures the build the `Dockerfile` makes for a real cluster, without it).
     #[arg(long)]
     with_embedded: bool,
+    /// Measure this operator binary instead of building the example (e.g. a copy of an earlier build, to
+    /// compare two versions on the same machine).
+    #[arg(long, value_name = "PATH")]
+    binary: Option<PathBuf>,
 }
 
 /// The example operators the benchmark knows.
@@ -106,7 +110,10 @@ const OPERATOR_RESOURCES: [&str; 8] = [
 const NAMESPACE: &str = "default";
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let binary = build_example(args.example.name(), args.with_embedded)?;
+    let binary = match &args.binary {
+        Some(path) => path.clone(),
+        None => build_example(args.example.name(), args.with_embedded)?,
+    };
     let assets = match Assets::locate() {
         Ok(assets) => assets,
         Err(e) if e.is_no_assets() => super::build::run(&super::build::Args::default())?,
@@ -195,14 +202,14 @@ async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<
     stop(&mut restarted)?;
 
     println!(
-        "bench-cluster: {} example, {} {kind}s, kube-apiserver {}, release build {}",
+        "bench-cluster: {} example, {} {kind}s, kube-apiserver {}, release build ({})",
         example.name(),
         args.parents,
         cp.assets().kubernetes_version,
-        if args.with_embedded {
-            "with the embedded cluster"
-        } else {
-            "without the embedded cluster"
+        match (&args.binary, args.with_embedded) {
+            (Some(path), _) => format!("{}", path.display()),
+            (None, true) => "with the embedded cluster".into(),
+            (None, false) => "without the embedded cluster".into(),
         }
     );
     println!(

@@ -316,8 +316,26 @@ fn broadcast<K: CachedKind>(
                 }
             }
         }
-        Event::Apply(o) => send(Change::Applied(Arc::new(o.clone()))),
+        // Sent once the store holds it, sharing the store's copy (see `broadcast_applied`).
+        Event::Apply(_) => {}
         Event::Delete(o) => send(Change::Deleted(Arc::new(o.clone()))),
+    }
+}
+
+/// Tells subscribers of an object the watch applied, once the store holds it: the change shares the store's
+/// copy instead of a copy of its own (a second copy of every object changed lived in the channel until every
+/// subscriber had read it).
+fn broadcast_applied<K: CachedKind>(
+    changes: &tokio::sync::broadcast::Sender<Change<K>>,
+    store: &Store<K>,
+    ev: &Event<K>,
+) {
+    if let Event::Apply(o) = ev {
+        let stored = store
+            .get(&ObjectRef::from_obj(o))
+            .unwrap_or_else(|| Arc::new(o.clone()));
+        // No receivers is fine: nobody needs this kind's triggers.
+        let _ = changes.send(Change::Applied(stored));
     }
 }
 
@@ -536,6 +554,8 @@ impl Caches {
                         let api: Api<K> = Api::all(client);
                         watcher::watcher(api, config).default_backoff().boxed()
                     };
+                    let applied = changes.clone();
+                    let applied_store = store.clone();
                     let stream = events
                         .modify(strip::<K>)
                         .map(move |ev| {
@@ -547,7 +567,13 @@ impl Caches {
                             }
                             ev
                         })
-                        .reflect_shared(w);
+                        .reflect_shared(w)
+                        .map(move |ev| {
+                            if let Ok(ev) = &ev {
+                                broadcast_applied(&applied, &applied_store, ev);
+                            }
+                            ev
+                        });
                     futures::pin_mut!(stream);
                     while let Some(ev) = stream.next().await {
                         if let Err(e) = ev {
