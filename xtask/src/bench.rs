@@ -199,6 +199,7 @@ async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<
     let mut restarted = spawn(&binary, &kubeconfig)?;
     tokio::time::sleep(Duration::from_secs(15)).await;
     let after_restart = request_counts(&client).await?;
+    let usage_restarted = usage(restarted.id())?;
     stop(&mut restarted)?;
 
     println!(
@@ -224,6 +225,10 @@ async fn measure(args: Args, binary: PathBuf, assets: Assets) -> anyhow::Result<
     println!(
         "steady resident memory    {:>10.1} MiB (after 10 s idle)",
         usage_idle.rss_mib
+    );
+    println!(
+        "peak after a restart      {:>10.1} MiB (the converged objects listed again)",
+        usage_restarted.peak_mib
     );
     println!(
         "requests while converging {}",

@@ -28,7 +28,7 @@ mod options;
 pub(crate) use erased::frozen_store;
 
 pub use lists::{ListStrategy, probe_list_strategy};
-pub use options::{CacheOptions, CacheOptionsError, OWNER_LABEL};
+pub use options::{CacheOptions, CacheOptionsError, LIST_PAGE, OWNER_LABEL};
 
 /// The annotation `kubectl apply` keeps; stripped from cached objects with `managedFields`.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
