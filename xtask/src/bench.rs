@@ -4,7 +4,8 @@
 //! kube-apiserver, creates N parents (WebApps with the ConfigMap they name, or Databases) before the operator
 //! starts, then runs the operator as its own process with `--kubeconfig`, as a user would, and prints:
 //! converge wall time (until every parent's status describes its generation and names its children), the
-//! operator's CPU seconds (user + system, from `/proc`), its peak and steady resident memory, API requests by
+//! operator's CPU seconds (user + system, from `/proc`), its peak and steady resident memory (and the peak of the
+//! operator restarted on the converged objects), API requests by
 //! verb during the converge (from kube-apiserver's `apiserver_request_total`, the benchmark's own lists taken
 //! out), writes while idle and after a restart, and the latency from a spec patch to the workload's update
 //! (p50 / p99). No kube-controller-manager runs, so workloads never become ready: converged means written.
