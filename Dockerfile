@@ -7,9 +7,9 @@
 #   docker build --build-arg EXAMPLE=teams    -t example.dev/teams-operator:latest .
 #
 # The build stage compiles the example in release mode with the locked dependencies and the toolchain
-# `rust-toolchain.toml` pins; the runtime stage holds that one binary on a slim Debian, running as a numeric
-# non-root user so the Deployment's restricted security context (runAsNonRoot, read-only root filesystem)
-# admits it. The Deployment passes the arguments (`--in-cluster`, probes, metrics, leader election).
+# `rust-toolchain.toml` pins, without the embedded in-memory cluster (a pod runs against its own cluster);
+# the runtime stage holds that one binary on a slim Debian, running as a numeric non-root user so the
+# Deployment's restricted security context (runAsNonRoot, read-only root filesystem) admits it. The Deployment passes the arguments (`--in-cluster`, probes, metrics, leader election).
 
 ARG EXAMPLE=webapp
 
@@ -19,7 +19,7 @@ WORKDIR /src
 COPY . .
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
-    cargo build --release --locked -p examples --example "${EXAMPLE}" \
+    cargo build --release --locked --no-default-features -p examples --example "${EXAMPLE}" \
     && cp "target/release/examples/${EXAMPLE}" /operator
 
 FROM debian:bookworm-slim

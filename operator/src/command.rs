@@ -12,11 +12,12 @@ use k8s_openapi::api::core::v1::ObjectReference;
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams, Preconditions,
 };
-use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::runtime::events::{Event, EventType, Reporter};
 use kube::{Client, Resource, ResourceExt};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::recorder::Recorder;
 
 /// The object a command is about: its type and where it lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -213,16 +214,11 @@ pub trait Dispatcher: Send + Sync {
     fn get<'a>(&'a self, target: &'a Target) -> BoxFuture<'a, Result<Option<Value>>>;
 }
 
-/// How many event recorders a dispatcher spreads its events over (by the object they regard).
-const RECORDERS: usize = 64;
-
 /// Executes commands against the API server.
 pub struct ApiDispatcher {
     client: Client,
-    /// kube's `Recorder` scans its whole cache of recent events on every publish, which is quadratic in the
-    /// objects reconciled within its TTL; a few recorders, each for a fixed share of the objects, keep the
-    /// scans short without changing which events are merged into a series (that is per object).
-    recorders: Vec<Recorder>,
+    /// Publishes events, merging recurrences into series as kube's `Recorder` does, in less memory.
+    recorder: Recorder,
     /// The field manager of writes that are not applies (create, update, patch, status), so managed fields
     /// name the controller instead of `unknown`.
     field_manager: String,
@@ -241,22 +237,11 @@ impl ApiDispatcher {
             controller: controller.to_string(),
             instance: std::env::var("POD_NAME").ok(),
         };
-        let recorders = (0..RECORDERS)
-            .map(|_| Recorder::new(client.clone(), reporter.clone()))
-            .collect();
         Self {
+            recorder: Recorder::new(client.clone(), reporter),
             client,
-            recorders,
             field_manager: controller.to_string(),
         }
-    }
-
-    /// The recorder for events about `regarding`: always the same one for the same object.
-    fn recorder(&self, regarding: &ObjectReference) -> &Recorder {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (&regarding.uid, &regarding.namespace, &regarding.name).hash(&mut h);
-        &self.recorders[(h.finish() % self.recorders.len() as u64) as usize]
     }
 
     async fn run(&self, command: &Command) -> Result<Option<Value>> {
@@ -369,11 +354,7 @@ impl ApiDispatcher {
                     secondary: ev.related.as_deref().cloned(),
                 };
                 // An event that cannot be recorded must not fail the pass.
-                if let Err(e) = self
-                    .recorder(&ev.regarding)
-                    .publish(&event, &ev.regarding)
-                    .await
-                {
+                if let Err(e) = self.recorder.publish(&event, &ev.regarding).await {
                     tracing::warn!(error = %e, reason = %ev.reason, "could not record an event");
                 }
                 None

@@ -30,6 +30,7 @@ pub mod quantity;
 pub mod readiness;
 pub mod reconciler;
 pub mod reconcilers;
+mod recorder;
 mod serving;
 pub mod stash;
 pub mod tracker;

@@ -4,7 +4,8 @@
 //! kube-apiserver, creates N parents (WebApps with the ConfigMap they name, or Databases) before the operator
 //! starts, then runs the operator as its own process with `--kubeconfig`, as a user would, and prints:
 //! converge wall time (until every parent's status describes its generation and names its children), the
-//! operator's CPU seconds (user + system, from `/proc`), its peak and steady resident memory, API requests by
+//! operator's CPU seconds (user + system, from `/proc`), its peak and steady resident memory (and the peak of the
+//! operator restarted on the converged objects), API requests by
 //! verb during the converge (from kube-apiserver's `apiserver_request_total`, the benchmark's own lists taken
 //! out), writes while idle and after a restart, and the latency from a spec patch to the workload's update
 //! (p50 / p99). No kube-controller-manager runs, so workloads never become ready: converged means written.
@@ -44,6 +45,14 @@ pub struct Args {
     /// Another build of the same example to measure in turn with this one (`--runs` times each).
     #[arg(long)]
     against: Option<PathBuf>,
+    /// Measure the default build, which links the embedded in-memory cluster (by default the benchmark
+    /// measures the build the `Dockerfile` makes for a real cluster, without it).
+    #[arg(long)]
+    with_embedded: bool,
+    /// Measure this operator binary instead of building the example (e.g. a copy of an earlier build, to
+    /// compare two versions on the same machine).
+    #[arg(long, value_name = "PATH")]
+    binary: Option<PathBuf>,
 }
 
 /// The example operators the benchmark knows.
@@ -111,7 +120,10 @@ const OPERATOR_RESOURCES: [&str; 8] = [
 const NAMESPACE: &str = "default";
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let binary = build_example(args.example.name())?;
+    let binary = match &args.binary {
+        Some(path) => path.clone(),
+        None => build_example(args.example.name(), args.with_embedded)?,
+    };
     let assets = match Assets::locate() {
         Ok(assets) => assets,
         Err(e) if e.is_no_assets() => super::build::run(&super::build::Args::default())?,
@@ -149,6 +161,7 @@ struct Figures {
     cpu_s: f64,
     peak_mib: f64,
     steady_mib: f64,
+    restart_peak_mib: f64,
     p50_ms: f64,
     p99_ms: f64,
     /// Writes while idle and after a restart, all verbs together.
@@ -175,6 +188,7 @@ fn summarize(name: &str, runs: &[Figures]) {
     line("operator CPU (user+sys)", "s", |f| f.cpu_s);
     line("peak resident memory", "MiB", |f| f.peak_mib);
     line("steady resident memory", "MiB", |f| f.steady_mib);
+    line("peak after a restart", "MiB", |f| f.restart_peak_mib);
     line("spec patch -> workload p50", "ms", |f| f.p50_ms);
     line("spec patch -> workload p99", "ms", |f| f.p99_ms);
     let idle: u64 = runs.iter().map(|f| f.idle_writes).sum();
@@ -182,13 +196,16 @@ fn summarize(name: &str, runs: &[Figures]) {
     println!("writes idle / restarted   {idle} / {restart} (all runs together)");
 }
 
-/// `cargo build --release -p examples --example NAME`, returning the binary's path.
-fn build_example(name: &str) -> anyhow::Result<PathBuf> {
+/// `cargo build --release -p examples --example NAME` (with `--no-default-features` unless `with_embedded`:
+/// the build for a real cluster, as the `Dockerfile` makes it), returning the binary's path.
+fn build_example(name: &str, with_embedded: bool) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["build", "--release", "-p", "examples", "--example", name])
-        .status()
-        .context("running cargo build")?;
+    let mut build = Command::new(cargo);
+    build.args(["build", "--release", "-p", "examples", "--example", name]);
+    if !with_embedded {
+        build.arg("--no-default-features");
+    }
+    let status = build.status().context("running cargo build")?;
     if !status.success() {
         bail!("cargo build --release --example {name} failed");
     }
@@ -255,13 +272,22 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     let mut restarted = spawn(binary, &kubeconfig)?;
     tokio::time::sleep(Duration::from_secs(15)).await;
     let after_restart = request_counts(&client).await?;
+    let usage_restarted = usage(restarted.id())?;
     stop(&mut restarted)?;
 
     println!(
-        "bench-cluster: {} example, {} {kind}s, kube-apiserver {}, release build",
+        "bench-cluster: {} example, {} {kind}s, kube-apiserver {}, release build ({})",
         example.name(),
         args.parents,
-        cp.assets().kubernetes_version
+        cp.assets().kubernetes_version,
+        match (&args.binary, args.with_embedded) {
+            _ if args.binary.as_deref() != Some(binary)
+                && args.against.as_deref() == Some(binary) =>
+                format!("{}", binary.display()),
+            (Some(path), _) => format!("{}", path.display()),
+            (None, true) => "with the embedded cluster".into(),
+            (None, false) => "without the embedded cluster".into(),
+        }
     );
     println!(
         "converge wall time        {:>10.2} s",
@@ -275,6 +301,10 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     println!(
         "steady resident memory    {:>10.1} MiB (after 10 s idle)",
         usage_idle.rss_mib
+    );
+    println!(
+        "peak after a restart      {:>10.1} MiB (the converged objects listed again)",
+        usage_restarted.peak_mib
     );
     println!(
         "requests while converging {}",
@@ -297,6 +327,7 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         cpu_s: usage_converged.cpu,
         peak_mib: usage_idle.peak_mib,
         steady_mib: usage_idle.rss_mib,
+        restart_peak_mib: usage_restarted.peak_mib,
         p50_ms: percentile(&latencies, 0.50),
         p99_ms: percentile(&latencies, 0.99),
         idle_writes: idle_writes.values().sum(),

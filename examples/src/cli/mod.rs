@@ -20,7 +20,6 @@ use kube::runtime::wait::{await_condition, conditions};
 use kube::{Client, ResourceExt};
 use operator::Operator;
 use operator::manifests::Manifests;
-use operator::testing::ApiServer;
 
 use crate::EmbeddedArgs;
 
@@ -124,6 +123,15 @@ fn command(
     command
 }
 
+/// The embedded in-memory cluster (feature `embedded`).
+#[cfg(feature = "embedded")]
+pub type EmbeddedServer = operator::testing::ApiServer;
+
+/// The embedded in-memory cluster, left out of this build (feature `embedded` off): no value exists.
+#[cfg(not(feature = "embedded"))]
+#[derive(Debug)]
+pub enum EmbeddedServer {}
+
 /// Seeds the embedded cluster or watches it, given a client.
 pub type ClientTask<T> = fn(Client) -> BoxFuture<'static, T>;
 
@@ -143,7 +151,7 @@ pub struct Example {
     /// are its CRDs only).
     pub installation: Option<fn() -> Manifests>,
     /// Prepares a fresh embedded cluster before anything is installed (e.g. registers kinds it lacks).
-    pub prepare_embedded: fn(&ApiServer),
+    pub prepare_embedded: fn(&EmbeddedServer),
     /// Creates the sample objects on the embedded cluster (after the CRDs are established).
     pub seed: ClientTask<anyhow::Result<()>>,
     /// Logs what changes on the embedded cluster, until aborted.
@@ -286,13 +294,14 @@ pub async fn run_on_cluster(
 
 /// Starts the embedded in-memory cluster (served over HTTP with `--listen`), installs the CRDs and the
 /// sample objects, and runs the operator on it, logging what happens.
+#[cfg(feature = "embedded")]
 pub async fn run_embedded(
     example: &Example,
     serve: &EmbeddedArgs,
     flags: &RunFlags,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
-    let server = ApiServer::new();
+    let server = EmbeddedServer::new();
     (example.prepare_embedded)(&server);
     let serving = match serve.listen {
         Some(addr) => {
@@ -343,6 +352,19 @@ pub async fn run_embedded(
         serving.shutdown(Duration::from_secs(5)).await;
     }
     ran
+}
+
+/// A build without the embedded cluster (feature `embedded` off) runs only against a real cluster.
+#[cfg(not(feature = "embedded"))]
+pub async fn run_embedded(
+    _example: &Example,
+    _serve: &EmbeddedArgs,
+    _flags: &RunFlags,
+    _shutdown: impl Future<Output = ()> + Send,
+) -> anyhow::Result<()> {
+    anyhow::bail!(
+        "this binary was built without the embedded cluster (the `embedded` feature): run it against a cluster with --kubeconfig FILE, KUBECONFIG or --in-cluster"
+    )
 }
 
 /// Checks that the kind a CRD defines is served, with one list of at most one object (what the operator may do

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use kube::Client;
 use operator::admission::{Certificates, ClientConfig, WebhookServer};
-use operator::testing::ApiServer;
 
 use super::Example;
 
@@ -78,9 +77,10 @@ fn name(example: &Example) -> String {
 
 /// On the embedded cluster: answers the example's webhooks in-process, behind a Service of that name in
 /// `kube-system`, and installs their configurations.
+#[cfg(feature = "embedded")]
 pub async fn start_embedded(
     example: &Example,
-    server: &ApiServer,
+    server: &operator::testing::ApiServer,
     client: &Client,
 ) -> anyhow::Result<()> {
     let certs = Certificates::generate(["localhost"]).context("cannot generate certificates")?;

@@ -28,7 +28,7 @@ mod options;
 pub(crate) use erased::frozen_store;
 
 pub use lists::{ListStrategy, probe_list_strategy};
-pub use options::{CacheOptions, CacheOptionsError, OWNER_LABEL};
+pub use options::{CacheOptions, CacheOptionsError, LIST_PAGE, OWNER_LABEL};
 
 /// The annotation `kubectl apply` keeps; stripped from cached objects with `managedFields`.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -316,8 +316,26 @@ fn broadcast<K: CachedKind>(
                 }
             }
         }
-        Event::Apply(o) => send(Change::Applied(Arc::new(o.clone()))),
+        // Sent once the store holds it, sharing the store's copy (see `broadcast_applied`).
+        Event::Apply(_) => {}
         Event::Delete(o) => send(Change::Deleted(Arc::new(o.clone()))),
+    }
+}
+
+/// Tells subscribers of an object the watch applied, once the store holds it: the change shares the store's
+/// copy instead of a copy of its own (a second copy of every object changed lived in the channel until every
+/// subscriber had read it).
+fn broadcast_applied<K: CachedKind>(
+    changes: &tokio::sync::broadcast::Sender<Change<K>>,
+    store: &Store<K>,
+    ev: &Event<K>,
+) {
+    if let Event::Apply(o) = ev {
+        let stored = store
+            .get(&ObjectRef::from_obj(o))
+            .unwrap_or_else(|| Arc::new(o.clone()));
+        // No receivers is fine: nobody needs this kind's triggers.
+        let _ = changes.send(Change::Applied(stored));
     }
 }
 
@@ -538,6 +556,8 @@ impl Caches {
                         }
                     };
                     let events = lists::events(&kind, strategy, config, watch);
+                    let applied = changes.clone();
+                    let applied_store = store.clone();
                     let stream = events
                         .modify(strip::<K>)
                         .map(move |ev| {
@@ -549,7 +569,13 @@ impl Caches {
                             }
                             ev
                         })
-                        .reflect_shared(w);
+                        .reflect_shared(w)
+                        .map(move |ev| {
+                            if let Ok(ev) = &ev {
+                                broadcast_applied(&applied, &applied_store, ev);
+                            }
+                            ev
+                        });
                     futures::pin_mut!(stream);
                     while let Some(ev) = stream.next().await {
                         if let Err(e) = ev {
