@@ -1,0 +1,138 @@
+//! What each watch event does beside the store: the owner index, the highest resourceVersion seen, and the
+//! changes broadcast to controllers' triggers.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use kube::ResourceExt;
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::watcher::Event;
+
+use super::{CachedKind, Change, OwnerIndex};
+
+/// Keeps the owner index in step with the store. Runs before the store applies `ev`, so `store` still holds
+/// the previous version of an applied object.
+pub(super) fn index_update<K: CachedKind>(
+    owners: &OwnerIndex<K>,
+    store: &Store<K>,
+    pending: &mut Option<HashMap<String, HashSet<ObjectRef<K>>>>,
+    ev: &Event<K>,
+) {
+    let refs_of =
+        |o: &K| -> Vec<String> { o.owner_references().iter().map(|r| r.uid.clone()).collect() };
+    let remove =
+        |map: &mut HashMap<String, HashSet<ObjectRef<K>>>, uids: &[String], r: &ObjectRef<K>| {
+            for uid in uids {
+                if let Some(set) = map.get_mut(uid) {
+                    set.remove(r);
+                    if set.is_empty() {
+                        map.remove(uid);
+                    }
+                }
+            }
+        };
+    match ev {
+        Event::Init => *pending = Some(HashMap::new()),
+        Event::InitApply(o) => {
+            if let Some(map) = pending.as_mut() {
+                for uid in refs_of(o) {
+                    map.entry(uid).or_default().insert(ObjectRef::from_obj(o));
+                }
+            }
+        }
+        Event::InitDone => {
+            if let Some(map) = pending.take() {
+                *owners.write().unwrap_or_else(|e| e.into_inner()) = map;
+            }
+        }
+        Event::Apply(o) => {
+            let r = ObjectRef::from_obj(o);
+            let uids = refs_of(o);
+            // Owner references rarely change: compare with the previous version (a lookup, not a scan of the
+            // whole index, which made every event O(objects)).
+            let known = store.get(&r).map(|old| refs_of(&old)).unwrap_or_default();
+            if known != uids {
+                let mut map = owners.write().unwrap_or_else(|e| e.into_inner());
+                remove(&mut map, &known, &r);
+                for uid in uids {
+                    map.entry(uid).or_default().insert(r.clone());
+                }
+            }
+        }
+        Event::Delete(o) => {
+            let r = ObjectRef::from_obj(o);
+            let mut map = owners.write().unwrap_or_else(|e| e.into_inner());
+            let mut uids = refs_of(o);
+            if let Some(old) = store.get(&r) {
+                uids.extend(refs_of(&old));
+            }
+            remove(&mut map, &uids, &r);
+        }
+    }
+}
+
+/// Records the highest resourceVersion an event carried (resourceVersions that are not numbers are skipped:
+/// they are opaque to clients, and only tests that know their server compare them).
+pub(super) fn note_seen<K: CachedKind>(seen: &AtomicU64, ev: &Event<K>) {
+    let obj = match ev {
+        Event::Apply(o) | Event::Delete(o) | Event::InitApply(o) => o,
+        Event::Init | Event::InitDone => return,
+    };
+    if let Some(rv) = obj.resource_version().and_then(|rv| rv.parse::<u64>().ok()) {
+        seen.fetch_max(rv, Ordering::AcqRel);
+    }
+}
+
+/// Tells subscribers what changed; a re-list reports objects that vanished during a watch gap as deleted.
+pub(super) fn broadcast<K: CachedKind>(
+    changes: &tokio::sync::broadcast::Sender<Change<K>>,
+    store: &Store<K>,
+    listed: &mut Option<HashSet<ObjectRef<K>>>,
+    ev: &Event<K>,
+) {
+    let send = |c: Change<K>| {
+        // No receivers is fine: nobody needs this kind's triggers.
+        let _ = changes.send(c);
+    };
+    match ev {
+        Event::Init => *listed = Some(HashSet::new()),
+        Event::InitApply(o) => {
+            if let Some(l) = listed.as_mut() {
+                l.insert(ObjectRef::from_obj(o));
+            }
+            send(Change::Applied(Arc::new(o.clone())));
+        }
+        Event::InitDone => {
+            if let Some(l) = listed.take() {
+                for gone in store
+                    .state()
+                    .into_iter()
+                    .filter(|o| !l.contains(&ObjectRef::from_obj(o.as_ref())))
+                {
+                    send(Change::Deleted(gone));
+                }
+            }
+        }
+        // Sent once the store holds it, sharing the store's copy (see `broadcast_applied`).
+        Event::Apply(_) => {}
+        Event::Delete(o) => send(Change::Deleted(Arc::new(o.clone()))),
+    }
+}
+
+/// Tells subscribers of an object the watch applied, once the store holds it: the change shares the store's
+/// copy instead of a copy of its own (a second copy of every object changed lived in the channel until every
+/// subscriber had read it).
+pub(super) fn broadcast_applied<K: CachedKind>(
+    changes: &tokio::sync::broadcast::Sender<Change<K>>,
+    store: &Store<K>,
+    ev: &Event<K>,
+) {
+    if let Event::Apply(o) = ev {
+        let stored = store
+            .get(&ObjectRef::from_obj(o))
+            .unwrap_or_else(|| Arc::new(o.clone()));
+        // No receivers is fine: nobody needs this kind's triggers.
+        let _ = changes.send(Change::Applied(stored));
+    }
+}
