@@ -174,6 +174,7 @@ mod http;
 mod lifecycle;
 mod log;
 mod managed_fields;
+mod negotiate;
 mod omit_empty;
 mod openapi;
 mod protobuf;

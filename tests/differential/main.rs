@@ -93,6 +93,8 @@ mod openapi;
 mod openapi_v2;
 mod parity;
 mod patch;
+mod protobuf;
+mod protobuf_wire;
 mod quantities;
 mod secrets;
 mod support;

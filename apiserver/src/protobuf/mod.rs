@@ -19,11 +19,15 @@
 //! protobuf (a client that accepts protobuf only gets JSON too, where kube-apiserver would answer protobuf).
 
 mod core;
+mod encode;
 mod json;
 mod meta;
 mod policy;
 mod rbac;
+mod schema;
 mod workloads;
+
+pub use encode::{object as encode, watch_event};
 
 use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
 use prost::Message;
@@ -71,6 +75,15 @@ pub enum ProtobufError {
     Unsupported {
         /// The JSON path of the field, such as `spec.template.spec.affinity`.
         field: String,
+    },
+    /// An object's JSON does not fit its protobuf message (a field the message lacks, a value of another
+    /// type), or holds a type this server does not encode.
+    #[error("cannot encode {at} in protobuf: {why}")]
+    Unencodable {
+        /// The message, or message and field.
+        at: String,
+        /// What does not fit.
+        why: String,
     },
 }
 

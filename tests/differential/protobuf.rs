@@ -1,0 +1,301 @@
+//! Protobuf answers (`Accept: application/vnd.kubernetes.protobuf`), compared between the servers: the
+//! status, the `Content-Type`, and the body decoded with `k8s-pb` and read field by field
+//! (`protobuf_wire.rs`), for
+//!
+//! - a ConfigMap created from a protobuf body (as kubectl's typed clients send it), read back with the
+//!   typed clients' `Accept` (protobuf, then JSON) and with protobuf only, listed, and as
+//!   `PartialObjectMetadata`;
+//! - a Deployment created from JSON (defaults, an int-or-string, a zero-valued status) and its `scale`;
+//!   a Secret (`bytes` map values);
+//! - errors as `metav1.Status`: 404, 409, 422;
+//! - a watch (`application/vnd.kubernetes.protobuf;stream=watch`, length-prefixed `WatchEvent` frames)
+//!   with ADDED, MODIFIED and DELETED events;
+//! - a custom resource: `406` with protobuf only, JSON when JSON is accepted too, its errors in protobuf,
+//!   its `PartialObjectMetadata` in protobuf;
+//! - a Table asked for in protobuf only: `406`, in JSON.
+
+use std::time::Duration;
+
+use http_body_util::BodyExt;
+use k8s_pb::api::core::v1 as corev1;
+use k8s_pb::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
+use kube::Client;
+use prost::Message;
+use serde_json::{Value, json};
+
+use crate::protobuf_wire;
+use crate::support::{Deviation, Transcript, run};
+
+const PB: &str = "application/vnd.kubernetes.protobuf";
+const PB_JSON: &str = "application/vnd.kubernetes.protobuf, application/json";
+const TABLE_PB: &str = "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io";
+const METADATA_PB: &str =
+    "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;v=v1;g=meta.k8s.io";
+
+/// The managedFields of a Deployment differ in shape (`BUILTIN_MANAGED_FIELDS_SHAPE` of `main.rs`).
+const DEVIATIONS: &[Deviation] = &[Deviation {
+    name: "BUILTIN_MANAGED_FIELDS_SHAPE",
+    paths: &["create deployment:/body/body/object/metadata/managedFields/0/fieldsV1*"],
+}];
+
+/// A request's answer as the transcript records it: status, `Content-Type`, and the body (protobuf
+/// decoded, JSON parsed).
+async fn exchange(
+    client: &Client,
+    method: &str,
+    path: &str,
+    accept: &str,
+    body: Option<(&str, Vec<u8>)>,
+) -> Value {
+    let mut request = http::Request::builder()
+        .method(method)
+        .uri(path)
+        .header("accept", accept);
+    let bytes = match body {
+        Some((content_type, bytes)) => {
+            request = request.header("content-type", content_type);
+            bytes
+        }
+        None => Vec::new(),
+    };
+    let request = request
+        .body(kube::client::Body::from(bytes))
+        .expect("a request");
+    let response = client
+        .send(request)
+        .await
+        .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+    let status = response.status().as_u16();
+    let content_type = header(&response, "content-type");
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .expect("a body")
+        .to_bytes();
+    json!({ "status": status, "contentType": content_type, "body": view(&content_type, &bytes) })
+}
+
+fn header<B>(response: &http::Response<B>, name: &str) -> String {
+    response
+        .headers()
+        .get(name)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .unwrap_or_default()
+}
+
+fn view(content_type: &str, bytes: &[u8]) -> Value {
+    if content_type.starts_with(PB) {
+        protobuf_wire::envelope(bytes)
+    } else {
+        serde_json::from_slice(bytes)
+            .unwrap_or_else(|_| json!(String::from_utf8_lossy(bytes).into_owned()))
+    }
+}
+
+/// A ConfigMap as kubectl's typed client sends it: the envelope around `k8s-pb`'s message.
+fn configmap_protobuf(name: &str) -> Vec<u8> {
+    let cm = corev1::ConfigMap {
+        metadata: Some(ObjectMeta {
+            name: Some(name.into()),
+            labels: [("pb".to_string(), "yes".to_string())].into(),
+            ..Default::default()
+        }),
+        data: [
+            ("a".to_string(), "1".to_string()),
+            ("b".to_string(), String::new()),
+        ]
+        .into(),
+        ..Default::default()
+    };
+    let envelope = Unknown {
+        type_meta: Some(TypeMeta {
+            api_version: Some("v1".into()),
+            kind: Some("ConfigMap".into()),
+        }),
+        raw: Some(cm.encode_to_vec()),
+        content_encoding: Some(String::new()),
+        content_type: Some(String::new()),
+    };
+    let mut bytes = b"k8s\0".to_vec();
+    bytes.extend(envelope.encode_to_vec());
+    bytes
+}
+
+fn json_body(v: &Value) -> Option<(&'static str, Vec<u8>)> {
+    Some(("application/json", serde_json::to_vec(v).expect("JSON")))
+}
+
+/// Opens a protobuf watch from `rv` and reads its frames up to the first DELETED event.
+async fn watch(client: &Client, path: &str) -> Value {
+    let request = http::Request::get(path)
+        .header("accept", PB)
+        .body(kube::client::Body::from(Vec::new()))
+        .expect("a request");
+    let response = client.send(request).await.expect("a watch");
+    let status = response.status().as_u16();
+    let content_type = header(&response, "content-type");
+    let mut body = response.into_body();
+    let mut buffer = Vec::new();
+    let mut events = Vec::new();
+    let mut seen = Vec::new();
+    let read = async {
+        while !events.iter().any(|e: &Value| e["type"] == "DELETED") {
+            let Some(frame) = body.frame().await else {
+                break;
+            };
+            if let Ok(data) = frame.expect("a watch frame").into_data() {
+                buffer.extend_from_slice(&data);
+            }
+            seen.extend_from_slice(&buffer);
+            let complete = protobuf_wire::complete_frames(&buffer);
+            events.extend(protobuf_wire::watch_events(&buffer[..complete]));
+            buffer.drain(..complete);
+        }
+    };
+    if tokio::time::timeout(Duration::from_secs(60), read)
+        .await
+        .is_err()
+    {
+        panic!(
+            "no DELETED event within a minute ({status}, {content_type}): {events:?} {:?}",
+            String::from_utf8_lossy(&seen)
+        );
+    }
+    json!({ "status": status, "contentType": content_type, "events": events })
+}
+
+#[tokio::test]
+async fn protobuf_answers() {
+    run("protobuf", DEVIATIONS, |client, ns| async move {
+        let c = client.clone();
+        let mut t = Transcript::new(client);
+        let cms = format!("/api/v1/namespaces/{ns}/configmaps");
+        let body = || Some((PB, configmap_protobuf("pb")));
+        t.note(
+            "create configmap (protobuf body)",
+            exchange(&c, "POST", &cms, PB_JSON, body()).await,
+        );
+        t.note(
+            "get (protobuf, json)",
+            exchange(&c, "GET", &format!("{cms}/pb"), PB_JSON, None).await,
+        );
+        t.note(
+            "get (protobuf only)",
+            exchange(&c, "GET", &format!("{cms}/pb"), PB, None).await,
+        );
+        let list = format!("{cms}?labelSelector=pb%3Dyes");
+        t.note("list", exchange(&c, "GET", &list, PB, None).await);
+        t.note(
+            "metadata",
+            exchange(&c, "GET", &format!("{cms}/pb"), METADATA_PB, None).await,
+        );
+        t.note(
+            "table in protobuf only",
+            exchange(&c, "GET", &format!("{cms}/pb"), TABLE_PB, None).await,
+        );
+        t.note(
+            "conflict",
+            exchange(&c, "POST", &cms, PB_JSON, body()).await,
+        );
+        t.note(
+            "not found",
+            exchange(&c, "GET", &format!("{cms}/missing"), PB_JSON, None).await,
+        );
+        let invalid =
+            json!({ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": "Bad_Name" } });
+        t.note(
+            "invalid",
+            exchange(&c, "POST", &cms, PB_JSON, json_body(&invalid)).await,
+        );
+
+        let deployments = format!("/apis/apps/v1/namespaces/{ns}/deployments");
+        let deployment = crate::support::deployment("web");
+        t.note(
+            "create deployment",
+            exchange(&c, "POST", &deployments, PB_JSON, json_body(&deployment)).await,
+        );
+        let scale = format!("{deployments}/web/scale");
+        t.note("scale", exchange(&c, "GET", &scale, PB_JSON, None).await);
+        let secret = json!({
+            "apiVersion": "v1", "kind": "Secret", "metadata": { "name": "s" },
+            "type": "Opaque", "data": { "k": "dmFsdWU=", "empty": "" },
+        });
+        let secrets = format!("/api/v1/namespaces/{ns}/secrets");
+        t.note(
+            "create secret",
+            exchange(&c, "POST", &secrets, PB, json_body(&secret)).await,
+        );
+
+        // A watch from before three writes of a labelled ConfigMap.
+        let listed = exchange(
+            &c,
+            "GET",
+            &format!("{cms}?labelSelector=w%3Dyes"),
+            "application/json",
+            None,
+        )
+        .await;
+        let rv = listed["body"]["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let watched = json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": { "name": "watched", "labels": { "w": "yes" } }, "data": { "x": "1" },
+        });
+        exchange(&c, "POST", &cms, "application/json", json_body(&watched)).await;
+        let patch = Some((
+            "application/merge-patch+json",
+            br#"{"data":{"x":"2"}}"#.to_vec(),
+        ));
+        exchange(
+            &c,
+            "PATCH",
+            &format!("{cms}/watched"),
+            "application/json",
+            patch,
+        )
+        .await;
+        t.note(
+            "delete (protobuf)",
+            exchange(&c, "DELETE", &format!("{cms}/watched"), PB, None).await,
+        );
+        let path = format!("{cms}?watch=true&labelSelector=w%3Dyes&resourceVersion={rv}");
+        t.note("watch", watch(&c, &path).await);
+
+        let widgets = crate::support::widgets(&ns);
+        let widget = crate::support::widget("w", 1, "red");
+        exchange(&c, "POST", &widgets, "application/json", json_body(&widget)).await;
+        t.note(
+            "custom resource, protobuf only",
+            exchange(&c, "GET", &format!("{widgets}/w"), PB, None).await,
+        );
+        t.note(
+            "custom resource, protobuf or json",
+            exchange(&c, "GET", &format!("{widgets}/w"), PB_JSON, None).await,
+        );
+        t.note(
+            "custom resource not found",
+            exchange(&c, "GET", &format!("{widgets}/nope"), PB_JSON, None).await,
+        );
+        t.note(
+            "custom resource metadata",
+            exchange(&c, "GET", &format!("{widgets}/w"), METADATA_PB, None).await,
+        );
+        t.note(
+            "custom resource watch, protobuf only",
+            exchange(
+                &c,
+                "GET",
+                &format!("{widgets}?watch=true&timeoutSeconds=1"),
+                PB,
+                None,
+            )
+            .await,
+        );
+        t
+    })
+    .await;
+}
