@@ -64,6 +64,11 @@
 //! content negotiation of `/openapi/v2` (JSON, protobuf, ETag, 304, 406), chosen built-in definitions, two
 //! CRDs' definitions (one exercising the v2 conversion) and the object paths kubectl reads. Of the kinds kube-apiserver has printers for,
 //! only APIServices are not compared: kube-apiserver serves its own, the in-memory server has none.
+//! `protobuf`: answers in protobuf (`Accept` of client-go's typed clients, and protobuf only): a ConfigMap
+//! created from a protobuf body, got, listed and as `PartialObjectMetadata`, a Deployment with its `scale`, a
+//! Secret, 404/409/422 Status errors, a protobuf watch's frames, a custom resource (406, JSON, its errors and
+//! metadata in protobuf) and a Table asked in protobuf only (406); each body decoded with `k8s-pb`
+//! (`protobuf_wire.rs` reads it back to JSON field by field) and compared with its `Content-Type`.
 //! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
 //! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`
 //! (true, false, failing under `Fail` and `Ignore`, reading `object`, `oldObject` and `request`) on create,

@@ -139,7 +139,6 @@ async fn watch(client: &Client, path: &str) -> Value {
     let mut body = response.into_body();
     let mut buffer = Vec::new();
     let mut events = Vec::new();
-    let mut seen = Vec::new();
     let read = async {
         while !events.iter().any(|e: &Value| e["type"] == "DELETED") {
             let Some(frame) = body.frame().await else {
@@ -148,7 +147,6 @@ async fn watch(client: &Client, path: &str) -> Value {
             if let Ok(data) = frame.expect("a watch frame").into_data() {
                 buffer.extend_from_slice(&data);
             }
-            seen.extend_from_slice(&buffer);
             let complete = protobuf_wire::complete_frames(&buffer);
             events.extend(protobuf_wire::watch_events(&buffer[..complete]));
             buffer.drain(..complete);
@@ -158,10 +156,7 @@ async fn watch(client: &Client, path: &str) -> Value {
         .await
         .is_err()
     {
-        panic!(
-            "no DELETED event within a minute ({status}, {content_type}): {events:?} {:?}",
-            String::from_utf8_lossy(&seen)
-        );
+        panic!("no DELETED event within a minute ({status}, {content_type}): {events:?}");
     }
     json!({ "status": status, "contentType": content_type, "events": events })
 }
