@@ -152,8 +152,8 @@ pub fn negotiate(accept: &str, endpoint: Endpoint) -> Option<Output> {
     }
     for clause in parse(accept) {
         for media in Media::ALL {
-            let matches = (clause.ty == "application" && clause.subtype == media.subtype())
-                || (clause.ty == "application" && clause.subtype == "*")
+            let matches = (clause.ty == "application"
+                && (clause.subtype == media.subtype() || clause.subtype == "*"))
                 || (clause.ty == "*" && clause.subtype == "*");
             if matches && let Some(out) = allowed(&clause, media, endpoint) {
                 // A watch takes the first match, and refuses it when it does not stream.

@@ -120,9 +120,15 @@ impl WatchStream {
                 if initial_end {
                     metadata["annotations"] = json!({ "k8s.io/initial-events-end": "true" });
                 }
+                // A metadata-only watch's bookmarks are PartialObjectMetadata too, as kube-apiserver
+                // converts every object of the watch.
+                let (kind, api_version) = match self.render {
+                    Render::Metadata => ("PartialObjectMetadata".into(), "meta.k8s.io/v1".into()),
+                    _ => (self.rtype.kind.clone(), self.rtype.api_version()),
+                };
                 let obj = json!({
-                    "kind": self.rtype.kind,
-                    "apiVersion": self.rtype.api_version(),
+                    "kind": kind,
+                    "apiVersion": api_version,
                     "metadata": metadata,
                 });
                 self.line("BOOKMARK", obj)
