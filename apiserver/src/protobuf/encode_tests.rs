@@ -158,3 +158,46 @@ fn watch_events_are_length_prefixed_with_the_envelope_inside() {
     let raw = event.object.and_then(|o| o.raw).expect("the object");
     assert_eq!(unwrap_envelope(&raw).1, "ConfigMap");
 }
+
+#[test]
+fn what_is_encoded_decodes_back_to_the_same_json_for_kinds_without_a_mapping() {
+    let ingress = json!({
+        "apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
+        "metadata": { "name": "web", "labels": { "a": "b" } },
+        "spec": { "rules": [{ "host": "web.example.dev", "http": { "paths": [{
+            "path": "/", "pathType": "Prefix",
+            "backend": { "service": { "name": "web", "port": { "number": 80 } } },
+        }] } }] },
+    });
+    let decoded = super::decode(&encode(&ingress).expect("encodes")).expect("decodes");
+    let mut expected = ingress.clone();
+    // Go's JSON of the decoded object: the zero creationTimestamp is null.
+    expected["metadata"]["creationTimestamp"] = json!(null);
+    assert_eq!(decoded, expected);
+}
+
+#[test]
+fn fields_the_pod_mapping_does_not_carry_are_read_by_the_schema() {
+    let pod = json!({
+        "apiVersion": "v1", "kind": "Pod", "metadata": { "name": "p" },
+        "spec": {
+            "containers": [{
+                "name": "c", "image": "nginx", "resources": {},
+                "readinessProbe": { "httpGet": { "port": 8080, "path": "/" }, "periodSeconds": 5 },
+                "volumeMounts": [{ "name": "v", "mountPath": "/data" }],
+            }],
+            "volumes": [{ "name": "v", "emptyDir": { "sizeLimit": "1Gi" } }],
+        },
+    });
+    let decoded = super::decode(&encode(&pod).expect("encodes")).expect("decodes");
+    assert_eq!(decoded["spec"]["volumes"], pod["spec"]["volumes"]);
+    assert_eq!(
+        decoded["spec"]["containers"][0]["readinessProbe"],
+        pod["spec"]["containers"][0]["readinessProbe"]
+    );
+    assert_eq!(
+        decoded["spec"]["containers"][0]["volumeMounts"],
+        pod["spec"]["containers"][0]["volumeMounts"]
+    );
+    assert_eq!(decoded.get("status"), None);
+}

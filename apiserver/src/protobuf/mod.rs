@@ -26,6 +26,7 @@
 //! how). Custom resources have no protobuf messages: they are answered in JSON, or 406 (`server/encoding.rs`).
 
 mod core;
+mod decode;
 mod encode;
 mod json;
 mod meta;
@@ -83,6 +84,15 @@ pub enum ProtobufError {
         /// The JSON path of the field, such as `spec.template.spec.affinity`.
         field: String,
     },
+    /// A body does not fit the message of its kind (an unknown field, a wrong wire type), or holds a type
+    /// this server does not decode.
+    #[error("cannot decode {at} from protobuf: {why}")]
+    Undecodable {
+        /// The message, or message and field.
+        at: String,
+        /// What does not fit.
+        why: String,
+    },
     /// An object's JSON does not fit its protobuf message (a field the message lacks, a value of another
     /// type), or holds a type this server does not encode.
     #[error("cannot encode {at} in protobuf: {why}")]
@@ -132,7 +142,19 @@ pub fn decode(body: &[u8]) -> Result<Value> {
     let api_version = api_version.unwrap_or_default();
     let kind = kind.unwrap_or_default();
     let raw = raw.unwrap_or_default();
-    let object = object(&api_version, &kind, &raw)?;
+    let object = match object(&api_version, &kind, &raw) {
+        // What the per-kind mapping does not carry is read by the messages of the schema.
+        Err(ProtobufError::UnknownKind { .. } | ProtobufError::Unsupported { .. }) => {
+            let name = schema::message_of(&api_version, &kind).ok_or_else(|| {
+                ProtobufError::UnknownKind {
+                    api_version: api_version.clone(),
+                    kind: kind.clone(),
+                }
+            })?;
+            decode::object(&name, &raw)?
+        }
+        other => other?,
+    };
     let mut object = match object {
         Value::Object(map) => map,
         _ => serde_json::Map::new(),

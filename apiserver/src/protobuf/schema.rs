@@ -68,6 +68,9 @@ pub(super) struct Field {
     /// Held by value in Go: written even when absent from the JSON, as its zero.
     #[serde(default)]
     pub(super) value: bool,
+    /// `omitempty` (or `omitzero`) in its JSON tag: left out of the JSON when zero.
+    #[serde(default)]
+    pub(super) omitempty: bool,
 }
 
 /// A field's label.

@@ -199,6 +199,38 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn kubectls_create_configmap_is_answered_in_protobuf() {
+        let server = ApiServer::new();
+        let body: &[u8] = b"k8s\0\x0a\x0f\x0a\x02v1\x12\x09ConfigMap\x12\x22\x0a\x18\x0a\x08answered\x12\x00\x1a\x00\x22\x00\x2a\x00\x32\x00\x38\x00\x42\x00\x12\x06\x0a\x01a\x12\x01b\x1a\x00\x22\x00";
+        let req = ::http::Request::builder()
+            .method("POST")
+            .uri("/api/v1/namespaces/default/configmaps?fieldManager=kubectl-create&fieldValidation=Strict")
+            .header("accept", "application/vnd.kubernetes.protobuf,application/json")
+            .header("content-type", "application/vnd.kubernetes.protobuf")
+            .body(Bytes::from_static(body))
+            .expect("a request");
+        let resp = server.handle(req).await;
+        let ct = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        let bytes = resp
+            .into_body()
+            .collect()
+            .await
+            .map(|c| c.to_bytes())
+            .unwrap_or_default();
+        assert_eq!(
+            ct,
+            "application/vnd.kubernetes.protobuf",
+            "{}",
+            String::from_utf8_lossy(&bytes)
+        );
+    }
+
+    #[tokio::test]
     async fn built_in_kinds_answer_protobuf_when_asked() {
         let server = ApiServer::builder().controllers(false).build();
         let cms = "/api/v1/namespaces/default/configmaps";
