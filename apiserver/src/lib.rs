@@ -87,13 +87,12 @@
 //!   the same request. No pods are created.
 //! - Built-in kinds are checked by round-tripping through their `k8s-openapi` types and receive only the most
 //!   common defaults (Pod templates, Deployments, StatefulSets, CronJobs, Services); no other built-in validation runs.
-//! - Request bodies are JSON, YAML, or protobuf for the built-in kinds kubectl's typed clients create (`kubectl
-//!   create configmap`, `secret`, `namespace`, `serviceaccount`, `service`, `deployment`, `job`, `cronjob`,
-//!   `role`, `clusterrole`, `rolebinding`, `clusterrolebinding`, `quota`, `poddisruptionbudget`,
-//!   `priorityclass`; `kubectl run` and `expose` send JSON): ConfigMap, Secret, Namespace, ServiceAccount,
+//! - Request bodies are JSON, YAML, or protobuf for every built-in kind (kubectl's `create <generator>`
+//!   sends protobuf; `kubectl run` and `expose` send JSON): ConfigMap, Secret, Namespace, ServiceAccount,
 //!   Service, Pod, Deployment, Job, CronJob, the four RBAC kinds, ResourceQuota, PodDisruptionBudget and
-//!   PriorityClass, decoded with `k8s-pb`. Protobuf bodies of other kinds, of subresources, or setting a field the mapping does not
-//!   carry (pod volumes, probes, affinity, security contexts, ...; the error names the field) are refused with
+//!   PriorityClass are mapped field by field from `k8s-pb`'s messages, the other kinds and the fields that
+//!   mapping does not carry are read by the generated `.proto` files' messages. Protobuf bodies of
+//!   subresources, of custom resources, gzip-encoded or not fitting their message are refused with
 //!   415 rather than read in part; CBOR is not read. Responses are protobuf when `Accept` prefers it, as
 //!   kube-apiserver negotiates (`q` values, wildcards, `as=`, `stream=watch`): objects of every built-in kind,
 //!   their lists, `PartialObjectMetadata`, `scale`, `metav1.Status` errors (of custom resources too) and watch

@@ -5,16 +5,17 @@
 //! `typeMeta` names the kind and whose `raw` holds the object.
 //!
 //! **Requests.** client-go's generated clients (behind kubectl 1.35's `create configmap`, `create deployment`,
-//! `create job`, ...; `run`, `expose`, `scale`, `edit` send JSON) send `Content-Type:
+//! `create job`, `create ingress`, ...; `run`, `expose`, `scale`, `edit` send JSON) send `Content-Type:
 //! application/vnd.kubernetes.protobuf`. Bodies are decoded with `k8s-pb`, prost code generated from
-//! Kubernetes' own `.proto` files, and mapped to the JSON shape the rest of the server works on (`json.rs`
-//! the value builder, `meta.rs`, `core.rs`, `workloads.rs`, `rbac.rs`, `policy.rs` the kinds). `k8s-pb` has
-//! neither serde nor a conversion to `k8s-openapi`, so the mapping is written per message; every message is
-//! destructured field by field, so a field this mapping does not carry is refused with
-//! [`ProtobufError::Unsupported`] rather than dropped, and a new field in `k8s-pb` fails the build. Protobuf
-//! is read for the main resource only: a subresource (`status`, `scale`, ...) in protobuf is refused with 415.
-//! The `status` of a decoded object is left out: for every kind decoded here kube-apiserver resets it on
-//! create and keeps the stored one on update, and Go writes a zero-valued status into every body.
+//! Kubernetes' own `.proto` files, and for the 16 kinds kubectl's generators create most, mapped to the JSON
+//! shape the rest of the server works on (`json.rs` the value builder, `meta.rs`, `core.rs`,
+//! `workloads.rs`, `rbac.rs`, `policy.rs` the kinds); every message is destructured field by field, so a new
+//! field in `k8s-pb` fails the build. A kind that mapping does not know, or a field it does not carry (pod
+//! volumes, probes, affinity, ...), is read instead by the messages of `schema.json` (`decode.rs`) into the
+//! JSON Go's `encoding/json` would write; a body that does not fit its message is refused with 415 rather
+//! than read in part. Protobuf is read for the main resource only: a subresource (`status`, `scale`, ...) in
+//! protobuf is refused with 415. A zero-valued `status` of a decoded object is left out: Go writes one into
+//! every body, and kube-apiserver resets it on create and keeps the stored one on update.
 //!
 //! **Responses.** When `Accept` negotiates protobuf (`crate::negotiate`; client-go's typed clients send
 //! `Accept: application/vnd.kubernetes.protobuf, application/json`), objects of built-in kinds, their lists,
