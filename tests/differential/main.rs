@@ -69,7 +69,7 @@
 //! Secret, 404/409/422 Status errors, a protobuf watch's frames, a custom resource (406, JSON, its errors and
 //! metadata in protobuf) and a Table asked in protobuf only (406); each body decoded with `k8s-pb`
 //! (`protobuf_wire.rs` reads it back to JSON field by field) and compared with its `Content-Type`;
-//! `protobuf_kinds`: a minimal object of 32 more built-in kinds read in protobuf: `k8s-pb` decodes each and
+//! `protobuf_kinds`: a minimal object of 30 more built-in kinds read in protobuf: `k8s-pb` decodes each and
 //! writes back the same bytes, and each carries what the JSON answer carries.
 //! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
 //! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`

@@ -468,7 +468,8 @@ fn comparable(object: &Value) -> Value {
     o
 }
 
-/// One minimal object of each kind the embedded cluster added for Kubernetes 1.35 (`builtin_objects`),
+/// One minimal object of each kind the embedded cluster added for Kubernetes 1.35 (`builtin_objects`, but
+/// `ASYNC_STATUS`),
 /// created from JSON and read back in protobuf only and in JSON: on both servers, every kind answers in
 /// protobuf, `k8s-pb` decodes it, and it carries what the JSON answer carries (zero values aside, which Go
 /// writes in protobuf and leaves out of JSON). The objects themselves are compared by the other scenarios
@@ -485,6 +486,9 @@ async fn every_built_in_kind_answers_protobuf() {
                 object["metadata"]["name"] = json!(format!("{}-{ns}", minimal.name()));
             }
             let kind = object["kind"].as_str().unwrap_or_default().to_string();
+            if ASYNC_STATUS.contains(&kind.as_str()) {
+                continue;
+            }
             let name = object["metadata"]["name"]
                 .as_str()
                 .unwrap_or_default()
@@ -528,6 +532,11 @@ async fn every_built_in_kind_answers_protobuf() {
     })
     .await;
 }
+
+/// The kinds whose status kube-apiserver's own priority-and-fairness controller writes after a create: on the
+/// real server the two reads could see different objects, and the write moves the resourceVersion other
+/// scenarios compare (`streamed_lists`). Left out.
+const ASYNC_STATUS: [&str; 2] = ["FlowSchema", "PriorityLevelConfiguration"];
 
 /// Leaves out zero values (`""`, `0`, `false`, `null`, empty objects and lists), recursively.
 fn drop_zeros(v: &mut Value) {
