@@ -210,12 +210,6 @@ async fn streamed_list(client: Client, ns: String) -> Transcript {
         &format!("{cms}?{stream}&resourceVersionMatch=NotOlderThan&labelSelector=app%3Dx"),
     )
     .await;
-    t.watch_accepting(
-        "streamed list as metadata",
-        &format!("{cms}?{stream}&resourceVersionMatch=NotOlderThan&labelSelector=app%3Dx"),
-        METADATA,
-    )
-    .await;
     t.watch(
         "streamed list of nothing",
         &format!("{cms}?{stream}&resourceVersionMatch=NotOlderThan&labelSelector=app%3Dnone"),

@@ -71,6 +71,9 @@
 //! (`protobuf_wire.rs` reads it back to JSON field by field) and compared with its `Content-Type`;
 //! `protobuf_kinds`: a minimal object of 30 more built-in kinds read in protobuf: `k8s-pb` decodes each and
 //! writes back the same bytes, and each carries what the JSON answer carries.
+//! `protobuf_metadata_watch`: a metadata-only streamed list in JSON and in protobuf (its bookmark is
+//! `PartialObjectMetadata`). `protobuf_bodies`: an Ingress and a Pod created from protobuf equal their twins
+//! created from JSON.
 //! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
 //! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`
 //! (true, false, failing under `Fail` and `Ignore`, reading `object`, `oldObject` and `request`) on create,
