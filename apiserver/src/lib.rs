@@ -87,16 +87,24 @@
 //!   the same request. No pods are created.
 //! - Built-in kinds are checked by round-tripping through their `k8s-openapi` types and receive only the most
 //!   common defaults (Pod templates, Deployments, StatefulSets, CronJobs, Services); no other built-in validation runs.
-//! - Request bodies are JSON, YAML, or protobuf for the built-in kinds kubectl's typed clients create (`kubectl
-//!   create configmap`, `secret`, `namespace`, `serviceaccount`, `service`, `deployment`, `job`, `cronjob`,
-//!   `role`, `clusterrole`, `rolebinding`, `clusterrolebinding`, `quota`, `poddisruptionbudget`,
-//!   `priorityclass`; `kubectl run` and `expose` send JSON): ConfigMap, Secret, Namespace, ServiceAccount,
+//! - Request bodies are JSON, YAML, or protobuf for every built-in kind (kubectl's `create <generator>`
+//!   sends protobuf; `kubectl run` and `expose` send JSON): ConfigMap, Secret, Namespace, ServiceAccount,
 //!   Service, Pod, Deployment, Job, CronJob, the four RBAC kinds, ResourceQuota, PodDisruptionBudget and
-//!   PriorityClass, decoded with `k8s-pb`. Protobuf bodies of other kinds, of subresources, or setting a field the mapping does not
-//!   carry (pod volumes, probes, affinity, security contexts, ...; the error names the field) are refused with
-//!   415 rather than read in part; CBOR is not read. Responses are JSON (an object, a Table, or
-//!   PartialObjectMetadata) whatever `Accept` asks, never protobuf: client-go's typed clients, behind kubectl,
-//!   ask for `application/vnd.kubernetes.protobuf,application/json`.
+//!   PriorityClass are mapped field by field from `k8s-pb`'s messages, the other kinds and the fields that
+//!   mapping does not carry are read by the generated `.proto` files' messages. Protobuf bodies of
+//!   subresources, of custom resources, gzip-encoded or not fitting their message are refused with
+//!   415 rather than read in part; CBOR is not read. Responses are protobuf when `Accept` prefers it, as
+//!   kube-apiserver negotiates (`q` values, wildcards, `as=`, `stream=watch`): objects of every built-in kind,
+//!   their lists, `PartialObjectMetadata`, `scale`, `metav1.Status` errors (of custom resources too) and watch
+//!   events, encoded from the generated `.proto` files' messages (`cargo xtask protobuf-schema`); Tables are
+//!   never protobuf, custom resources are JSON or 406 as on kube-apiserver. Deviations: a request whose
+//!   `Accept` names no protobuf is answered in JSON whatever else it asks (`application/yaml`,
+//!   `application/cbor`, a 406 kube-apiserver would send), and one that negotiates YAML gets JSON; a path that
+//!   names no served resource keeps its JSON 404; an object whose JSON does not fit its message (a field
+//!   the message lacks) is answered in JSON, or 406, rather than in protobuf, and ends a protobuf watch with
+//!   an error event; raw JSON inside objects (`RawExtension`, `FieldsV1`) is written compact with sorted keys,
+//!   where kube-apiserver keeps the bytes it was sent; 406 Status bodies that kube-apiserver indents are
+//!   compact.
 //! - `/openapi/v3` publishes, per group-version, the schemas of the kinds served and of the types they refer
 //!   to, with kube-apiserver's names and `x-kubernetes-group-version-kind`: built-in kinds from k8s-openapi,
 //!   custom resources from their CRD's `openAPIV3Schema` (with `apiVersion`, `kind` and a reference to
@@ -189,6 +197,7 @@ mod http;
 mod lifecycle;
 mod log;
 mod managed_fields;
+mod negotiate;
 mod omit_empty;
 mod openapi;
 mod protobuf;

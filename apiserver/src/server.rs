@@ -2,6 +2,7 @@
 //! to the resource handlers, with its configuration, its clock, fault injection and the request log.
 
 mod admit;
+mod encoding;
 mod mutate;
 mod warnings;
 
@@ -28,6 +29,7 @@ use crate::registry::{self, ResourceType};
 use crate::request::{self, Query, Route, Verb};
 use crate::store::{self, State};
 use crate::{convert, discovery, lifecycle, openapi};
+use encoding::{Encoding, json_response};
 
 /// The time the server stamps on objects (and counts the ages in `kubectl get` tables up to): the system clock,
 /// or a manual one for reproducible tests.
@@ -383,6 +385,15 @@ impl ApiServer {
             )
         };
 
+        let custom = match &route {
+            Route::Resource(rr) => relock(&self.shared.state)
+                .registry
+                .get(&rr.group, &rr.version, &rr.resource)
+                .map(|rt| rt.custom),
+            _ => None,
+        };
+        let encoding = Encoding::new(&route, &accept, custom);
+
         if route == Route::OpenApiV2 {
             // kube-openapi's handler answers any method.
             let doc = openapi::v2::document(&relock(&self.shared.state).registry);
@@ -422,7 +433,7 @@ impl ApiServer {
                     FaultAction::Delay(d) => tokio::time::sleep(d).await,
                     FaultAction::EndWatchAfter(d) => end_watch_after = Some(d),
                     FaultAction::Fail(e) => {
-                        let resp = error_response(&e);
+                        let resp = encoding.error(&e);
                         log(e.code, Some(e.to_status()));
                         return resp;
                     }
@@ -430,6 +441,14 @@ impl ApiServer {
             }
         }
 
+        // A request no encoding can answer is refused before it is carried out.
+        let accept = match encoding.handler_accept() {
+            Ok(accept) => accept,
+            Err(e) => {
+                log(e.code, Some(e.to_status()));
+                return encoding.error(&e);
+            }
+        };
         if let Route::Resource(rr) = &route
             && matches!(
                 rr.verb,
@@ -448,7 +467,7 @@ impl ApiServer {
             .catch_unwind()
             .await
             .unwrap_or_else(|_| Err(ApiError::internal("admission panicked")));
-            return self.respond(reply, &route, &log);
+            return self.respond(reply, &route, &log, &encoding);
         }
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
             self.dispatch(
@@ -475,7 +494,7 @@ impl ApiServer {
                 Err(ApiError::internal(format!("handler panicked: {what}")))
             }
         };
-        self.respond(reply, &route, &log)
+        self.respond(reply, &route, &log, &encoding)
     }
 
     /// The HTTP response of a handler's reply, logged.
@@ -484,6 +503,7 @@ impl ApiServer {
         reply: Result<Reply, ApiError>,
         route: &Route,
         log: &dyn Fn(u16, Option<Value>),
+        encoding: &Encoding,
     ) -> ::http::Response<ResponseBody> {
         match reply {
             Ok(Reply::Json(code, value, warnings)) => {
@@ -492,20 +512,26 @@ impl ApiServer {
                     _ => None,
                 };
                 log(code, logged);
-                json_response(code, &value, &warnings)
+                encoding.reply(code, &value, &warnings)
             }
-            Ok(Reply::Watch(stream)) => {
+            Ok(Reply::Watch(mut stream)) => {
                 log(200, None);
+                let content_type = if encoding.watch_protobuf() {
+                    stream.protobuf();
+                    "application/vnd.kubernetes.protobuf;stream=watch"
+                } else {
+                    "application/json"
+                };
                 ::http::Response::builder()
                     .status(200)
-                    .header(::http::header::CONTENT_TYPE, "application/json")
+                    .header(::http::header::CONTENT_TYPE, content_type)
                     .header(::http::header::TRANSFER_ENCODING, "chunked")
                     .body(ResponseBody::watch(stream))
                     .unwrap_or_else(|_| ::http::Response::new(ResponseBody::empty()))
             }
             Err(e) => {
                 log(e.code, Some(e.to_status()));
-                error_response(&e)
+                encoding.error(&e)
             }
         }
     }
@@ -615,19 +641,6 @@ impl ApiServer {
         };
         relock(&self.shared.log).push(record);
     }
-}
-
-fn json_response(code: u16, value: &Value, warnings: &[String]) -> ::http::Response<ResponseBody> {
-    let bytes = serde_json::to_vec(value).unwrap_or_default();
-    let mut builder = ::http::Response::builder()
-        .status(code)
-        .header(::http::header::CONTENT_TYPE, "application/json");
-    for header in warnings::headers(warnings) {
-        builder = builder.header("Warning", header);
-    }
-    builder
-        .body(ResponseBody::full(bytes))
-        .unwrap_or_else(|_| ::http::Response::new(ResponseBody::empty()))
 }
 
 fn error_response(e: &ApiError) -> ::http::Response<ResponseBody> {

@@ -27,6 +27,8 @@ pub struct WatchStream {
     done: bool,
     /// Whether an event went out (Tables carry their column definitions on the first one only).
     sent_event: bool,
+    /// Events are protobuf frames rather than JSON lines.
+    protobuf: bool,
 }
 
 use std::pin::Pin;
@@ -59,7 +61,13 @@ impl WatchStream {
             pending_error: None,
             done: false,
             sent_event: false,
+            protobuf: false,
         }
+    }
+
+    /// Sends events as protobuf `WatchEvent` frames (`application/vnd.kubernetes.protobuf;stream=watch`).
+    pub fn protobuf(&mut self) {
+        self.protobuf = true;
     }
 
     /// A watch that only reports an error event and ends, like the real server does for an expired resourceVersion.
@@ -78,7 +86,19 @@ impl WatchStream {
         s
     }
 
-    fn line(&self, kind: &str, object: Value) -> Bytes {
+    fn line(&mut self, kind: &str, object: Value) -> Bytes {
+        if self.protobuf {
+            return match crate::protobuf::watch_event(kind, &object) {
+                Ok(frame) => Bytes::from(frame),
+                Err(e) => {
+                    // Ends the watch with an error event rather than a wrong object.
+                    tracing::error!(error = %e, "a watch event does not encode in protobuf");
+                    self.done = true;
+                    let status = ApiError::internal(e.to_string()).to_status();
+                    Bytes::from(crate::protobuf::watch_event("ERROR", &status).unwrap_or_default())
+                }
+            };
+        }
         let mut bytes =
             serde_json::to_vec(&json!({ "type": kind, "object": object })).unwrap_or_default();
         bytes.push(b'\n');
@@ -100,9 +120,15 @@ impl WatchStream {
                 if initial_end {
                     metadata["annotations"] = json!({ "k8s.io/initial-events-end": "true" });
                 }
+                // A metadata-only watch's bookmarks are PartialObjectMetadata too, as kube-apiserver
+                // converts every object of the watch.
+                let (kind, api_version) = match self.render {
+                    Render::Metadata => ("PartialObjectMetadata".into(), "meta.k8s.io/v1".into()),
+                    _ => (self.rtype.kind.clone(), self.rtype.api_version()),
+                };
                 let obj = json!({
-                    "kind": self.rtype.kind,
-                    "apiVersion": self.rtype.api_version(),
+                    "kind": kind,
+                    "apiVersion": api_version,
                     "metadata": metadata,
                 });
                 self.line("BOOKMARK", obj)

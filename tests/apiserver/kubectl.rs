@@ -70,14 +70,86 @@ async fn kubectl_works_against_the_served_endpoint() {
         .await;
     assert_eq!(out, "b");
     k.ok(&["delete", "configmap", "generated"]).await;
-    // Other kinds in protobuf are refused with a clear 415.
-    let (ok, _, err) = k
+    // They ask for protobuf answers first and get them for built-in kinds; kubectl prints what it decoded.
+    let (ok, _, log) = k
         .run(
-            &["create", "ingress", "web", "--rule=web.example.dev/=web:80"],
+            &[
+                "create",
+                "configmap",
+                "answered",
+                "--from-literal=a=b",
+                "-v=8",
+            ],
             None,
         )
         .await;
-    assert!(!ok && err.contains("kubectl create -f"), "{err}");
+    let response = log.split("Response Headers:").nth(1).unwrap_or_default();
+    assert!(
+        ok && response.contains("Content-Type: application/vnd.kubernetes.protobuf"),
+        "{log}"
+    );
+    let out = k
+        .ok(&[
+            "create",
+            "deployment",
+            "pbweb",
+            "--image=nginx:1",
+            "--replicas=2",
+            "-o",
+            "json",
+        ])
+        .await;
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["spec"]["replicas"], 2, "{out}");
+    assert_eq!(
+        json["spec"]["strategy"]["rollingUpdate"]["maxSurge"], "25%",
+        "{out}"
+    );
+    assert_eq!(
+        json["spec"]["template"]["spec"]["containers"][0]["image"],
+        "nginx:1"
+    );
+    let out = k
+        .ok(&[
+            "create",
+            "secret",
+            "generic",
+            "pbsecret",
+            "--from-literal=k=v",
+            "-o",
+            "jsonpath={.data.k}",
+        ])
+        .await;
+    assert_eq!(out, "dg==");
+    k.ok(&["scale", "deployment", "pbweb", "--replicas=3"])
+        .await;
+    let out = k
+        .ok(&[
+            "get",
+            "deployment",
+            "pbweb",
+            "-o",
+            "jsonpath={.spec.replicas}",
+        ])
+        .await;
+    assert_eq!(out, "3");
+    k.ok(&["delete", "deployment", "pbweb"]).await;
+    k.ok(&["delete", "secret", "pbsecret"]).await;
+    k.ok(&["delete", "configmap", "answered"]).await;
+    // Kinds without a per-kind mapping are read by their generated messages.
+    k.ok(&["create", "ingress", "web", "--rule=web.example.dev/=web:80"])
+        .await;
+    let out = k
+        .ok(&[
+            "get",
+            "ingress",
+            "web",
+            "-o",
+            "jsonpath={.spec.rules[0].host}",
+        ])
+        .await;
+    assert_eq!(out, "web.example.dev");
+    k.ok(&["delete", "ingress", "web"]).await;
     let settings =
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  color: blue\n";
     k.ok_with(&["create", "-f", "-"], Some(settings)).await;

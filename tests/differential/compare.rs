@@ -191,8 +191,9 @@ fn walk(v: &mut Value, key: Option<&str>, ids: &mut Ordinals) {
         }
         Value::Array(a) => a.iter_mut().for_each(|v| walk(v, None, ids)),
         Value::String(s) => match key {
-            Some("uid") => *s = ids.uid(s),
-            Some("resourceVersion") if !s.starts_with('<') => *s = ids.rv(s),
+            // Protobuf answers read back field by field carry empty strings where Go writes zero values.
+            Some("uid") if !s.is_empty() => *s = ids.uid(s),
+            Some("resourceVersion") if !s.starts_with('<') && !s.is_empty() => *s = ids.rv(s),
             Some(k) if TIME_KEYS.contains(&k) => *s = "<time>".into(),
             _ => {}
         },

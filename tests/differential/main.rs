@@ -66,6 +66,16 @@
 //! content negotiation of `/openapi/v2` (JSON, protobuf, ETag, 304, 406), chosen built-in definitions, two
 //! CRDs' definitions (one exercising the v2 conversion), the object paths kubectl reads, every path under a built-in group-version served and the shared parameters, whole. Of the kinds kube-apiserver has printers for,
 //! only APIServices are not compared: kube-apiserver serves its own, the in-memory server has none.
+//! `protobuf`: answers in protobuf (`Accept` of client-go's typed clients, and protobuf only): a ConfigMap
+//! created from a protobuf body, got, listed and as `PartialObjectMetadata`, a Deployment with its `scale`, a
+//! Secret, 404/409/422 Status errors, a protobuf watch's frames, a custom resource (406, JSON, its errors and
+//! metadata in protobuf) and a Table asked in protobuf only (406); each body decoded with `k8s-pb`
+//! (`protobuf_wire.rs` reads it back to JSON field by field) and compared with its `Content-Type`;
+//! `protobuf_kinds`: a minimal object of 30 more built-in kinds read in protobuf: `k8s-pb` decodes each and
+//! writes back the same bytes, and each carries what the JSON answer carries.
+//! `protobuf_metadata_watch`: a metadata-only streamed list in JSON and in protobuf (its bookmark is
+//! `PartialObjectMetadata`). `protobuf_bodies`: an Ingress and a Pod created from protobuf equal their twins
+//! created from JSON.
 //! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
 //! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`
 //! (true, false, failing under `Fail` and `Ignore`, reading `object`, `oldObject` and `request`) on create,
@@ -96,6 +106,8 @@ mod openapi;
 mod openapi_v2;
 mod parity;
 mod patch;
+mod protobuf;
+mod protobuf_wire;
 mod quantities;
 mod secrets;
 mod support;

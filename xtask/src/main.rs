@@ -4,6 +4,7 @@
 //! cargo xtask envtest                                  # build etcd and kube-apiserver (or reuse them)
 //! cargo xtask control-plane --write-kubeconfig FILE    # run a control plane until Ctrl-C
 //! cargo xtask openapi-fields zz_generated.openapi.go > apiserver/src/openapi/fields.json
+//! cargo xtask protobuf-schema > apiserver/src/protobuf/schema.json
 //! cargo xtask bench-cluster --example webapp --parents 1000   # an example on a real control plane
 //! ```
 
@@ -11,6 +12,7 @@ mod bench;
 mod build;
 mod control_plane;
 mod openapi_fields;
+mod protobuf_schema;
 
 use clap::{Parser, Subcommand};
 
@@ -36,6 +38,9 @@ enum Task {
     /// built-in schemas that k8s-openapi does not (`apiserver/src/openapi/fields.json`): enum fields,
     /// required fields, extensions.
     OpenapiFields(openapi_fields::Args),
+    /// Print the protobuf messages of the built-in kinds, read from the `generated.proto` files and Go types
+    /// of the `k8s.io` modules in the Go module cache (`apiserver/src/protobuf/schema.json`).
+    ProtobufSchema(protobuf_schema::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -52,6 +57,7 @@ fn main() -> std::process::ExitCode {
         Task::ControlPlane(args) => control_plane::run(args),
         Task::BenchCluster(args) => bench::run(args),
         Task::OpenapiFields(args) => openapi_fields::run(&args),
+        Task::ProtobufSchema(args) => protobuf_schema::run(&args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

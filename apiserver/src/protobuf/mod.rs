@@ -1,29 +1,42 @@
-//! Protobuf request bodies of built-in kinds, as kubectl's typed clients send them.
+//! Kube-apiserver's protobuf encoding (`application/vnd.kubernetes.protobuf`): request bodies of the built-in
+//! kinds kubectl's typed clients create, and responses of every built-in kind.
 //!
-//! client-go's generated clients (behind kubectl 1.35's `create configmap`, `create deployment`, `create job`,
-//! ...; `run`, `expose`, `scale`, `edit` send JSON) send `Content-Type: application/vnd.kubernetes.protobuf` and `Accept:
-//! application/vnd.kubernetes.protobuf,application/json`. The body is kube-apiserver's envelope: the four bytes
-//! `k8s\0`, then a `runtime.Unknown` message whose `typeMeta` names the kind and whose `raw` holds the object.
-//! Both messages are decoded with `k8s-pb`, prost code generated from Kubernetes' own `.proto` files; this
-//! module only maps the decoded messages to the JSON shape the rest of the server works on (`json.rs` the
-//! value builder, `meta.rs`, `core.rs`, `workloads.rs`, `rbac.rs`, `policy.rs` the kinds). `k8s-pb` has neither serde nor
-//! a conversion to `k8s-openapi`, so the mapping is written per message; every message is destructured
-//! field by field, so a field this mapping does not carry is refused with [`ProtobufError::Unsupported`]
-//! rather than dropped, and a new field in `k8s-pb` fails the build.
+//! Both use kube-apiserver's envelope: the four bytes `k8s\0`, then a `runtime.Unknown` message whose
+//! `typeMeta` names the kind and whose `raw` holds the object.
 //!
-//! Protobuf is read for the main resource only: a subresource (`status`, `scale`, ...) in protobuf is refused
-//! with 415. The `status` of a decoded object is left out: for every kind decoded here kube-apiserver resets
-//! it on create and keeps the stored one on update, and Go writes a zero-valued status into every body.
+//! **Requests.** client-go's generated clients (behind kubectl 1.35's `create configmap`, `create deployment`,
+//! `create job`, `create ingress`, ...; `run`, `expose`, `scale`, `edit` send JSON) send `Content-Type:
+//! application/vnd.kubernetes.protobuf`. Bodies are decoded with `k8s-pb`, prost code generated from
+//! Kubernetes' own `.proto` files, and for the 16 kinds kubectl's generators create most, mapped to the JSON
+//! shape the rest of the server works on (`json.rs` the value builder, `meta.rs`, `core.rs`,
+//! `workloads.rs`, `rbac.rs`, `policy.rs` the kinds); every message is destructured field by field, so a new
+//! field in `k8s-pb` fails the build. A kind that mapping does not know, or a field it does not carry (pod
+//! volumes, probes, affinity, ...), is read instead by the messages of `schema.json` (`decode.rs`) into the
+//! JSON Go's `encoding/json` would write; a body that does not fit its message is refused with 415 rather
+//! than read in part. Protobuf is read for the main resource only: a subresource (`status`, `scale`, ...) in
+//! protobuf is refused with 415. A zero-valued `status` of a decoded object is left out: Go writes one into
+//! every body, and kube-apiserver resets it on create and keeps the stored one on update.
 //!
-//! Responses stay JSON whatever `Accept` asks: client-go's typed clients accept `application/json` beside
-//! protobuf (a client that accepts protobuf only gets JSON too, where kube-apiserver would answer protobuf).
+//! **Responses.** When `Accept` negotiates protobuf (`crate::negotiate`; client-go's typed clients send
+//! `Accept: application/vnd.kubernetes.protobuf, application/json`), objects of built-in kinds, their lists,
+//! `PartialObjectMetadata`, `scale`, every `metav1.Status` and watch events are written by [`encode()`] and
+//! [`watch_event`] from their JSON, walking the messages of `schema.json` (`schema.rs`): the
+//! `generated.proto` files of `k8s.io/api`, `k8s.io/apimachinery`, `k8s.io/apiextensions-apiserver` and
+//! `k8s.io/kube-aggregator` joined with the Go types they come from (JSON names, inline structs, pointers),
+//! written by `cargo xtask protobuf-schema`. The bytes are those of Go's generated code (`encode.rs` says
+//! how). Custom resources have no protobuf messages: they are answered in JSON, or 406 (`server/encoding.rs`).
 
 mod core;
+mod decode;
+mod encode;
 mod json;
 mod meta;
 mod policy;
 mod rbac;
+mod schema;
 mod workloads;
+
+pub use encode::{object as encode, watch_event};
 
 use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
 use prost::Message;
@@ -72,6 +85,24 @@ pub enum ProtobufError {
         /// The JSON path of the field, such as `spec.template.spec.affinity`.
         field: String,
     },
+    /// A body does not fit the message of its kind (an unknown field, a wrong wire type), or holds a type
+    /// this server does not decode.
+    #[error("cannot decode {at} from protobuf: {why}")]
+    Undecodable {
+        /// The message, or message and field.
+        at: String,
+        /// What does not fit.
+        why: String,
+    },
+    /// An object's JSON does not fit its protobuf message (a field the message lacks, a value of another
+    /// type), or holds a type this server does not encode.
+    #[error("cannot encode {at} in protobuf: {why}")]
+    Unencodable {
+        /// The message, or message and field.
+        at: String,
+        /// What does not fit.
+        why: String,
+    },
 }
 
 impl ProtobufError {
@@ -112,7 +143,19 @@ pub fn decode(body: &[u8]) -> Result<Value> {
     let api_version = api_version.unwrap_or_default();
     let kind = kind.unwrap_or_default();
     let raw = raw.unwrap_or_default();
-    let object = object(&api_version, &kind, &raw)?;
+    let object = match object(&api_version, &kind, &raw) {
+        // What the per-kind mapping does not carry is read by the messages of the schema.
+        Err(ProtobufError::UnknownKind { .. } | ProtobufError::Unsupported { .. }) => {
+            let name = schema::message_of(&api_version, &kind).ok_or_else(|| {
+                ProtobufError::UnknownKind {
+                    api_version: api_version.clone(),
+                    kind: kind.clone(),
+                }
+            })?;
+            decode::object(&name, &raw)?
+        }
+        other => other?,
+    };
     let mut object = match object {
         Value::Object(map) => map,
         _ => serde_json::Map::new(),
@@ -176,3 +219,6 @@ fn message<M: Message + Default>(kind: &str, raw: &[u8]) -> Result<M> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod encode_tests;

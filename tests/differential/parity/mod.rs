@@ -275,6 +275,8 @@ get priorityclass {ns}-imp -o jsonpath={.value}/{.description}/{.preemptionPolic
 delete priorityclass {ns}-imp
 create service externalname imp-ext --external-name=db.example.dev
 get service imp-ext -o jsonpath={.spec}
+create ingress imp-ing --rule=web.example.dev/=imp-svc:80 --annotation=a=b
+get ingress imp-ing -o jsonpath={.metadata.annotations}/{.spec}
 create deployment imp-dry --image=nginx --dry-run=server -o jsonpath={.spec.template.spec.containers}
 "#;
 
