@@ -93,13 +93,17 @@
 //!   PriorityClass are mapped field by field from `k8s-pb`'s messages, the other kinds and the fields that
 //!   mapping does not carry are read by the generated `.proto` files' messages. Protobuf bodies of
 //!   subresources, of custom resources, gzip-encoded or not fitting their message are refused with
-//!   415 rather than read in part; CBOR is not read. Responses are protobuf when `Accept` prefers it, as
+//!   415 rather than read in part; CBOR is refused as kube-apiserver 1.35 refuses it with its
+//!   `CBORServingAndStorage` gate off (415 for a body, 406 for an `Accept` naming only CBOR). Built-in
+//!   resources refuse what go-restful's routes refuse before a handler runs (a patch type the route does not
+//!   consume: `415: Unsupported Media Type`; an `Accept` naming none of the types the route produces:
+//!   `406: Not Acceptable` with their list). Responses are protobuf when `Accept` prefers it, as
 //!   kube-apiserver negotiates (`q` values, wildcards, `as=`, `stream=watch`): objects of every built-in kind,
 //!   their lists, `PartialObjectMetadata`, `scale`, `metav1.Status` errors (of custom resources too) and watch
 //!   events, encoded from the generated `.proto` files' messages (`cargo xtask protobuf-schema`); Tables are
 //!   never protobuf, custom resources are JSON or 406 as on kube-apiserver. Deviations: a request whose
-//!   `Accept` names no protobuf is answered in JSON whatever else it asks (`application/yaml`,
-//!   `application/cbor`, a 406 kube-apiserver would send), and one that negotiates YAML gets JSON; a path that
+//!   `Accept` names no protobuf but something the server can answer is answered in JSON (one that
+//!   negotiates YAML gets JSON); a path that
 //!   names no served resource keeps its JSON 404; an object whose JSON does not fit its message (a field
 //!   the message lacks) is answered in JSON, or 406, rather than in protobuf, and ends a protobuf watch with
 //!   an error event; raw JSON inside objects (`RawExtension`, `FieldsV1`) is written compact with sorted keys,

@@ -4,6 +4,7 @@
 mod admit;
 mod encoding;
 mod mutate;
+mod restful;
 mod warnings;
 
 use std::collections::HashMap;
@@ -393,6 +394,13 @@ impl ApiServer {
             _ => None,
         };
         let encoding = Encoding::new(&route, &accept, custom);
+        // Built-in resources are routed by go-restful, which refuses some requests before any handler runs.
+        if let (Route::Resource(rr), Some(false)) = (&route, custom)
+            && let Some(e) = restful::refusal(rr, &header(::http::header::CONTENT_TYPE), &accept)
+        {
+            log(e.code, Some(e.to_status()));
+            return json_response(e.code, &e.to_status(), &[]);
+        }
 
         if route == Route::OpenApiV2 {
             // kube-openapi's handler answers any method.

@@ -75,7 +75,8 @@
 //! writes back the same bytes, and each carries what the JSON answer carries.
 //! `protobuf_metadata_watch`: a metadata-only streamed list in JSON and in protobuf (its bookmark is
 //! `PartialObjectMetadata`). `protobuf_bodies`: an Ingress and a Pod created from protobuf equal their twins
-//! created from JSON.
+//! created from JSON. `media_types`: CBOR bodies and CBOR-only `Accept` (415 and 406, go-restful's for
+//! built-in resources, apiextensions-apiserver's for custom ones), a patch type a route does not consume.
 //! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
 //! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`
 //! (true, false, failing under `Fail` and `Ignore`, reading `object`, `oldObject` and `request`) on create,
@@ -101,6 +102,7 @@ mod hook_server;
 mod kinds;
 mod lifecycle;
 mod list;
+mod media_types;
 mod more_tables;
 mod openapi;
 mod openapi_v2;

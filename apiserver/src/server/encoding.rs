@@ -2,7 +2,9 @@
 //! built-in kinds ([`crate::protobuf::encode`]) and for every `metav1.Status`, JSON otherwise.
 //!
 //! A request whose `Accept` does not name protobuf is answered as before (JSON; `as=Table` and
-//! `as=PartialObjectMetadata` picked from the header by [`crate::table::Render`]). One that names it is
+//! `as=PartialObjectMetadata` picked from the header by [`crate::table::Render`]) unless no encoding can
+//! answer it (`application/cbor` alone: `406`, as a custom resource's handler refuses it; built-in resources
+//! are refused earlier, by `server/restful.rs`, as go-restful refuses them). One that names it is
 //! negotiated as kube-apiserver negotiates: objects of built-in kinds and errors in protobuf when its
 //! clause comes first, a custom resource in JSON when `Accept` allows it and `406` otherwise, a Table never
 //! in protobuf. An object that the protobuf encoder cannot write (a JSON field its message lacks) is
@@ -30,15 +32,27 @@ impl Encoding {
     pub(super) fn new(route: &Route, accept: &str, custom: Option<bool>) -> Self {
         let names_protobuf = accept.to_ascii_lowercase().contains("protobuf");
         let endpoint = match (route, custom) {
-            (Route::Resource(rr), Some(custom)) if names_protobuf => {
-                Some(if rr.verb == Verb::Watch {
-                    Endpoint::Watch { custom }
-                } else {
-                    Endpoint::Resource { custom }
-                })
-            }
+            (Route::Resource(rr), Some(custom)) => Some(if rr.verb == Verb::Watch {
+                Endpoint::Watch { custom }
+            } else {
+                Endpoint::Resource { custom }
+            }),
             _ => None,
-        };
+        }
+        // Negotiated when protobuf is named, or when nothing can answer (a CBOR-only `Accept`: 406).
+        .filter(|&endpoint| {
+            names_protobuf
+                || negotiate::negotiate(
+                    accept,
+                    Endpoint::Resource {
+                        custom: matches!(
+                            endpoint,
+                            Endpoint::Resource { custom: true } | Endpoint::Watch { custom: true }
+                        ),
+                    },
+                )
+                .is_none()
+        });
         Self {
             accept: accept.to_string(),
             endpoint,
