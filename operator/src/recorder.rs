@@ -89,17 +89,27 @@ impl Recorder {
                 .filter(|r| r.last_seen + TTL > now)
                 .map(|r| (r.name.clone(), r.namespace.clone(), r.count + 1))
         };
-        let (name, namespace, count) = match known {
+        let series = match known {
             Some((name, namespace, count)) => {
                 let events: Api<K8sEvent> = Api::namespaced(self.client.clone(), &namespace);
                 let series = serde_json::json!({
                     "series": { "count": count, "lastObservedTime": MicroTime(now) }
                 });
-                events
+                match events
                     .patch(&name, &PatchParams::default(), &Patch::Merge(&series))
-                    .await?;
-                (name, namespace, count)
+                    .await
+                {
+                    Ok(_) => Some((name, namespace, count)),
+                    // The event is gone (deleted, or expired on the API server first): a new one, as
+                    // client-go's recorder creates one then.
+                    Err(kube::Error::Api(status)) if status.code == 404 => None,
+                    Err(e) => return Err(e),
+                }
             }
+            None => None,
+        };
+        let (name, namespace, count) = match series {
+            Some(known) => known,
             None => {
                 let event = self.generate(ev, regarding, now);
                 let namespace = event.metadata.namespace.clone().unwrap_or_default();
@@ -259,5 +269,38 @@ mod tests {
             key(&event("A"), &reference("a")),
             key(&other_note, &reference("a"))
         );
+    }
+
+    #[cfg(feature = "testing")]
+    #[tokio::test]
+    async fn a_recurrence_counts_the_series_up_and_a_deleted_event_is_published_anew() {
+        use kube::api::{DeleteParams, ListParams};
+        let server = crate::testing::ApiServer::new();
+        let client = server.client();
+        let recorder = Recorder::new(
+            client.clone(),
+            Reporter {
+                controller: "c".into(),
+                instance: None,
+            },
+        );
+        let mut regarding = reference("a");
+        regarding.namespace = Some("default".into());
+        let events: Api<K8sEvent> = Api::namespaced(client, "default");
+        recorder.publish(&event("A"), &regarding).await.unwrap();
+        recorder.publish(&event("A"), &regarding).await.unwrap();
+        let listed = events.list(&ListParams::default()).await.unwrap().items;
+        assert_eq!(listed.len(), 1, "{listed:?}");
+        assert_eq!(listed[0].series.as_ref().map(|s| s.count), Some(2));
+        let name = listed[0].metadata.name.clone().unwrap();
+        events
+            .delete(&name, &DeleteParams::default())
+            .await
+            .unwrap();
+        recorder.publish(&event("A"), &regarding).await.unwrap();
+        let listed = events.list(&ListParams::default()).await.unwrap().items;
+        assert_eq!(listed.len(), 1, "{listed:?}");
+        assert!(listed[0].series.is_none(), "{listed:?}");
+        assert_ne!(listed[0].metadata.name.as_deref(), Some(name.as_str()));
     }
 }
