@@ -181,7 +181,7 @@ fn summarize(name: &str, runs: &[Figures]) {
         let max = values.iter().cloned().fold(0.0, f64::max);
         println!(
             "{label:<26}{:>10.2} {unit} [{min:.2} - {max:.2}]",
-            percentile(&values, 0.5)
+            median(&values)
         );
     };
     line("converge wall time", "s", |f| f.converge_s);
@@ -462,6 +462,17 @@ async fn patch_latencies(
         }
     }
     Ok(out)
+}
+
+/// The middle value, or the mean of the two middle values of an even count.
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
 }
 
 fn percentile(values: &[f64], p: f64) -> f64 {
