@@ -62,7 +62,7 @@ pub(super) fn fmt_f(digits: &str, exp: i32) -> String {
 }
 
 /// Go's `%v` of a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`): `1e+06`, `0.5`, `123456`.
-pub(super) fn go_float_v(f: f64) -> String {
+pub(crate) fn go_float_v(f: f64) -> String {
     if f.is_nan() {
         return "NaN".to_string();
     }
@@ -104,7 +104,7 @@ pub(super) fn go_float_json(f: f64) -> String {
 }
 
 /// Go's `json.Marshal` of decoded JSON (sorted keys, HTML-safe escaping).
-pub(super) fn go_json(v: &Value) -> String {
+pub(crate) fn go_json(v: &Value) -> String {
     let mut out = String::new();
     write_go_json(v, &mut out);
     out
@@ -177,7 +177,7 @@ pub(super) fn is_go_print(c: char) -> bool {
 }
 
 /// Go's `strconv.Quote` (`%q`).
-pub(super) fn go_quote(s: &str) -> String {
+pub(crate) fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

@@ -42,7 +42,7 @@ mod defaulting;
 mod embedded;
 mod errors;
 mod formats;
-mod go_format;
+pub(crate) mod go_format;
 mod go_regex;
 mod keywords;
 mod list_types;
