@@ -10,22 +10,9 @@
 //! ```
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    examples::init_tracing();
-    let cli = examples::cli::parse(
-        "database",
-        "Runs the Database operator (written with #[derive(Reconciler)]).\n\n\
-         With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster (installing the CRD \
-         if it is missing with `--install-crds`); with `--in-cluster`, against the cluster of its pod. Otherwise (or with `--embedded`) \
-         it starts an in-memory cluster, installs the CRD and a sample Database, and logs what the operator \
-         does.",
-        "Print the CRD, ServiceAccount, ClusterRole, ClusterRoleBinding and Deployment as YAML (pipe it to \
-         `kubectl apply -f -`)",
-    );
-    examples::cli::run(
-        &examples::database::example(),
-        cli,
-        examples::shutdown_signal(),
-    )
-    .await
+async fn main() -> Result<(), operator::cli::CliError> {
+    examples::database::app()
+        .about("Runs the Database operator (written with #[derive(Reconciler)]).")
+        .run()
+        .await
 }

@@ -38,7 +38,7 @@ async fn main() -> anyhow::Result<()> {
         tracing::info!(path = %path.display(), "wrote kubeconfig");
     }
     tracing::info!(url = %serving.url(), "serving an empty cluster; press Ctrl-C to stop");
-    examples::shutdown_signal().await;
+    operator::shutdown_signal().await;
     tracing::info!("shutting down");
     serving.shutdown(Duration::from_secs(5)).await;
     Ok(())

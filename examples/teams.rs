@@ -11,21 +11,9 @@
 //! ```
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    examples::init_tracing();
-    let cli = examples::cli::parse(
-        "teams",
-        "Runs the Team operator (written with #[derive(Reconciler)]).\n\n\
-         With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster (installing the CRD \
-         if it is missing with `--install-crds`); with `--in-cluster`, against the cluster of its pod. Otherwise (or with `--embedded`) \
-         it starts an in-memory cluster, installs the CRD, a sample Team and its settings ConfigMap, and logs \
-         what the operator does.",
-        "Print the CRD, Namespace, ServiceAccount, RBAC and Deployment as YAML (pipe it to `kubectl apply -f -`)",
-    );
-    examples::cli::run(
-        &examples::teams::example(),
-        cli,
-        examples::shutdown_signal(),
-    )
-    .await
+async fn main() -> Result<(), operator::cli::CliError> {
+    examples::teams::app()
+        .about("Runs the Team operator (written with #[derive(Reconciler)]).")
+        .run()
+        .await
 }

@@ -8,23 +8,14 @@
 //! kubectl --kubeconfig /tmp/webapp.kubeconfig get webapps,deployments,services
 //! # a real cluster:
 //! cargo run --example webapp-by-hand -- --kubeconfig ~/.kube/config
-//! # the CRD:
+//! # the installation (CRD, Namespace, ServiceAccount, RBAC, Deployment):
 //! cargo run --example webapp-by-hand -- manifests | kubectl apply -f -
 //! ```
 
-use examples::webapp::cli::run;
-
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    examples::init_tracing();
-    let cli = examples::cli::parse(
-        "webapp-by-hand",
-        "Runs the WebApp operator (written with the runtime only, no derive).\n\n\
-         With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster (installing the CRD if \
-         it is missing with `--install-crds`); with `--in-cluster`, against the cluster of its pod. Otherwise (or with `--embedded`) it \
-         starts an in-memory cluster, installs the CRD, a sample ConfigMap and a sample WebApp, and logs what the \
-         operator does.",
-        "Print the CustomResourceDefinition as YAML (pipe it to `kubectl apply -f -`)",
-    );
-    run(cli, examples::shutdown_signal()).await
+async fn main() -> Result<(), operator::cli::CliError> {
+    examples::webapp::cli::by_hand()
+        .about("Runs the WebApp operator (written with the runtime only, no derive).")
+        .run()
+        .await
 }

@@ -11,27 +11,10 @@
 //! cargo run --example webapp -- manifests | kubectl apply -f -
 //! ```
 
-use examples::webapp::cli::{Variant, run_variant};
-use examples::webapp_derive::{controller, installation, manifests, webhooks};
-
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    examples::init_tracing();
-    let cli = examples::cli::parse(
-        "webapp",
-        "Runs the WebApp operator (written with #[derive(Reconciler)]).\n\n\
-         With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster (installing the CRD \
-         if it is missing with `--install-crds`); with `--in-cluster`, against the cluster of its pod. Otherwise (or with `--embedded`) \
-         it starts an in-memory cluster, installs the CRD, a sample ConfigMap and a sample WebApp, and logs \
-         what the operator does.",
-        "Print the CRD, ServiceAccount, ClusterRole, ClusterRoleBinding and Deployment as YAML (pipe it to \
-         `kubectl apply -f -`)",
-    );
-    let variant = Variant {
-        controller,
-        manifests,
-        installation: Some(installation),
-        webhooks,
-    };
-    run_variant(variant, cli, examples::shutdown_signal()).await
+async fn main() -> Result<(), operator::cli::CliError> {
+    examples::webapp::cli::on_embedded(examples::webapp_derive::app())
+        .about("Runs the WebApp operator (written with #[derive(Reconciler)]).")
+        .run()
+        .await
 }

@@ -19,7 +19,7 @@
 //! ready replicas reach `replicas`. Deleting a Database deletes its StatefulSet first and holds the Database
 //! (finalizer [`FINALIZER`]) until the StatefulSet is gone, for at most [`FINALIZE_BOUND`].
 //!
-//! `cargo run --example database` runs it on the embedded cluster with a sample Database ([`crate::cli`]).
+//! `cargo run --example database` runs it on the embedded cluster with a sample Database ([`operator::cli`]).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -32,8 +32,8 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
-use kube::api::Api;
 use kube::{CustomResource, CustomResourceExt, ResourceExt};
+use operator::cli::App;
 use operator::command::{Command, Target};
 use operator::manifests::Manifests;
 use operator::{ChildOutcome, Context, Error, Outcome, Reconciler, ReconcilerStatus};
@@ -334,33 +334,24 @@ pub fn reconciler() -> Reconciler<Database> {
     Database::reconciler()
 }
 
-/// The Database controller, for [`crate::cli::Example`]. Its Secret cache holds the Secrets it wrote (by the
-/// runtime's owner label), not every Secret of the cluster.
-pub fn controller(operator: operator::Operator) -> operator::Operator {
-    operator
-        .cache::<Secret>(operator::CacheOptions::owned())
-        .controller(reconciler())
-}
-
-/// The installation of the operator: the CRD, its Namespace, ServiceAccount, the ClusterRole derived from the
-/// wiring, its binding and the Deployment.
-pub fn installation() -> Manifests {
-    Manifests::new("database-operator")
+/// The Database operator's command line ([`operator::cli`]). Its Secret cache holds the Secrets it wrote
+/// (by the runtime's owner label), not every Secret of the cluster; the embedded cluster gets a sample.
+pub fn app() -> App {
+    App::new("database-operator")
         .namespace("database-system")
         .image("example.dev/database-operator:latest")
-        .args(["--in-cluster"])
-        .health_probes(8081)
-        .metrics(8080)
-        .leader_election(true)
-        .reconciler(&reconciler())
+        .reconciler(reconciler())
+        .configure(|op| op.cache::<Secret>(operator::CacheOptions::owned()))
         .crd(Database::crd())
+        .sample(sample(SAMPLE_NAME, "16"))
+        .log(summary)
+        .kubectl_hint("get databases,statefulsets,services,secrets")
 }
 
-/// What `database manifests` prints: [`installation`] as one YAML stream.
-pub fn manifests() -> anyhow::Result<String> {
-    installation()
-        .to_yaml()
-        .map_err(|e| anyhow::anyhow!("cannot render the manifests as YAML: {e}"))
+/// The installation `database manifests` prints: the CRD, its Namespace, ServiceAccount, the ClusterRole
+/// derived from the wiring, its binding and the Deployment.
+pub fn installation() -> Manifests {
+    app().installation()
 }
 
 /// A Database `name` in `default` running `version` with 1 replica of 1Gi.
@@ -381,42 +372,12 @@ pub fn sample(name: &str, version: &str) -> Database {
 /// The name of the sample Database created on the embedded cluster.
 pub const SAMPLE_NAME: &str = "sample";
 
-/// The Database operator on the examples' shared command line.
-pub fn example() -> crate::cli::Example {
-    use futures::FutureExt;
-    crate::cli::Example {
-        crds: || vec![Database::crd()],
-        controller,
-        manifests,
-        installation: Some(installation),
-        prepare_embedded: |_| {},
-        seed: |client| seed(client).boxed(),
-        observe: |client| crate::cli::log_changes(client, summary).boxed(),
-        kubectl_hint: "get databases,statefulsets,services,secrets",
-        webhooks: None,
-    }
-}
-
-/// Creates the sample Database (PostgreSQL 16).
-async fn seed(client: kube::Client) -> anyhow::Result<()> {
-    use anyhow::Context as _;
-    let dbs: Api<Database> = Api::namespaced(client, "default");
-    dbs.create(
-        &kube::api::PostParams::default(),
-        &sample(SAMPLE_NAME, "16"),
-    )
-    .await
-    .context("cannot create the sample Database")?;
-    tracing::info!(database = SAMPLE_NAME, "created the sample Database");
-    Ok(())
-}
-
 /// The line logged for a Database when its status changes.
 fn summary(db: &Database) -> String {
     let status = db.status.clone().unwrap_or_default();
     format!(
         "ready={} endpoint={:?} secret={:?} message={:?}",
-        crate::cli::ready(&status.conditions),
+        operator::cli::ready(&status.conditions),
         status.endpoint,
         status.secret_name,
         status.message,

@@ -6,20 +6,15 @@
 //! [`TEAM_LABEL`]` = <team>` (key `role`, default `developer`); the ConfigMap is not a child and not named in
 //! the spec, so a `watches` mapper finds the team from the label whenever such a ConfigMap changes.
 //!
-//! `cargo run --example teams` runs it on the embedded cluster with a sample team (the examples' shared command
-//! line, [`example`]).
+//! `cargo run --example teams` runs it ([`app`], on [`operator::cli`]) on the embedded cluster with a sample team.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
 use kube::core::Selector;
 use kube::runtime::reflector::ObjectRef;
-use kube::{CustomResource, ResourceExt};
-use operator::{ChildOutcome, Context, Reconciler, ReconcilerStatus};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use operator::prelude::*;
 
 /// The label naming a member on its ServiceAccount.
 pub const MEMBER_LABEL: &str = "example.dev/member";
@@ -161,79 +156,22 @@ pub fn sample_settings(team: &str, role: &str) -> ConfigMap {
     }
 }
 
-/// The Team controller, for [`crate::cli::Example`].
-pub fn controller(operator: operator::Operator) -> operator::Operator {
-    operator.controller(reconciler())
-}
-
-/// The installation of the operator: the CRD, its Namespace and ServiceAccount, the ClusterRole derived from
-/// the wiring, the binding, the leader-election Role and the Deployment with probes and metrics.
-pub fn installation() -> operator::manifests::Manifests {
-    use kube::CustomResourceExt;
-    operator::manifests::Manifests::new("teams-operator")
+/// The Team operator's command line ([`operator::cli`]); the embedded cluster gets a sample team (`ada` and
+/// `linus`) and its settings (role `developer`).
+pub fn app() -> App {
+    App::new("teams-operator")
         .namespace("teams-system")
         .image("example.dev/teams-operator:latest")
-        .args(["--in-cluster"])
-        .health_probes(8081)
-        .metrics(8080)
-        .leader_election(true)
-        .reconciler(&reconciler())
+        .reconciler(reconciler())
         .crd(Team::crd())
-}
-
-/// What `teams manifests` prints: [`installation`] as one YAML stream.
-pub fn manifests() -> anyhow::Result<String> {
-    installation()
-        .to_yaml()
-        .map_err(|e| anyhow::anyhow!("cannot render the manifests as YAML: {e}"))
+        .sample(sample_settings(SAMPLE_NAME, DEFAULT_ROLE))
+        .sample(sample(SAMPLE_NAME, &["ada", "linus"]))
+        .log(summary)
+        .kubectl_hint("get teams,serviceaccounts,configmaps")
 }
 
 /// The name of the sample Team created on the embedded cluster.
 pub const SAMPLE_NAME: &str = "platform";
-
-/// The Team operator on the examples' shared command line.
-pub fn example() -> crate::cli::Example {
-    use futures::FutureExt;
-    use kube::CustomResourceExt;
-    crate::cli::Example {
-        crds: || vec![Team::crd()],
-        controller,
-        manifests,
-        installation: Some(installation),
-        prepare_embedded: |_| {},
-        seed: |client| seed(client).boxed(),
-        observe: |client| crate::cli::log_changes(client, summary).boxed(),
-        kubectl_hint: "get teams,serviceaccounts,configmaps",
-        webhooks: None,
-    }
-}
-
-/// Creates the sample team (`ada` and `linus`) and its settings (role `developer`).
-async fn seed(client: kube::Client) -> anyhow::Result<()> {
-    use anyhow::Context as _;
-    use kube::api::{Api, PostParams};
-    let settings: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
-    settings
-        .create(
-            &PostParams::default(),
-            &sample_settings(SAMPLE_NAME, DEFAULT_ROLE),
-        )
-        .await
-        .context("cannot create the sample settings ConfigMap")?;
-    let teams: Api<Team> = Api::namespaced(client, "default");
-    teams
-        .create(
-            &PostParams::default(),
-            &sample(SAMPLE_NAME, &["ada", "linus"]),
-        )
-        .await
-        .context("cannot create the sample Team")?;
-    tracing::info!(
-        team = SAMPLE_NAME,
-        "created the sample Team and its settings"
-    );
-    Ok(())
-}
 
 /// The line logged for a Team when its status changes.
 fn summary(team: &Team) -> String {
@@ -241,7 +179,7 @@ fn summary(team: &Team) -> String {
     format!(
         "members={:?} ready={} accounts={:?}",
         team.spec.members,
-        crate::cli::ready(&status.conditions),
+        operator::cli::ready(&status.conditions),
         status.accounts,
     )
 }

@@ -17,7 +17,7 @@
 //! Writing a RoleBinding to `admin` needs `bind` on it (RBAC's escalation check): the derived ClusterRole
 //! grants `bind`, narrowed by [`manifests`] to the ClusterRole `admin`.
 //!
-//! `cargo run --example tenants` runs it on the embedded cluster with a sample tenant ([`crate::cli`]).
+//! `cargo run --example tenants` runs it on the embedded cluster with a sample tenant ([`operator::cli`]).
 
 use std::collections::BTreeMap;
 
@@ -26,6 +26,7 @@ use k8s_openapi::api::rbac::v1::{RoleBinding, RoleRef, Subject};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
 use kube::{CustomResource, CustomResourceExt, ResourceExt};
+use operator::cli::App;
 use operator::manifests::Manifests;
 use operator::{ChildOutcome, Context, Reconciler, ReconcilerStatus};
 use schemars::JsonSchema;
@@ -219,31 +220,24 @@ pub fn reconciler() -> Reconciler<Tenant> {
     Tenant::reconciler()
 }
 
-/// The Tenant controller, for [`crate::cli::Example`].
-pub fn controller(operator: operator::Operator) -> operator::Operator {
-    operator.controller(reconciler())
-}
-
-/// The installation of the operator: the CRD, its ServiceAccount, the ClusterRole derived from the wiring
-/// (with `bind` narrowed to the ClusterRole `admin`), the binding and the Deployment.
-pub fn installation() -> Manifests {
-    Manifests::new(OPERATOR_NAME)
+/// The Tenant operator's command line ([`operator::cli`]): the installation's `bind` narrowed to the ClusterRole
+/// `admin`; the embedded cluster gets a sample tenant.
+pub fn app() -> App {
+    App::new(OPERATOR_NAME)
         .namespace(OPERATOR_NAMESPACE)
         .image("example.dev/tenants-operator:latest")
-        .args(["--in-cluster"])
-        .health_probes(8081)
-        .metrics(8080)
-        .leader_election(true)
-        .reconciler(&reconciler())
-        .bind_only([("ClusterRole", ADMIN_ROLE)])
+        .reconciler(reconciler())
+        .manifests(|m| m.bind_only([("ClusterRole", ADMIN_ROLE)]))
         .crd(Tenant::crd())
+        .sample(sample(SAMPLE_NAME, &["dev", "prod"], "4", &["alice"]))
+        .log(summary)
+        .kubectl_hint("get tenants,namespaces,resourcequotas,rolebindings -A")
 }
 
-/// What `tenants manifests` prints: [`installation`] as one YAML stream.
-pub fn manifests() -> anyhow::Result<String> {
-    installation()
-        .to_yaml()
-        .map_err(|e| anyhow::anyhow!("cannot render the manifests as YAML: {e}"))
+/// The installation `tenants manifests` prints: the CRD, its ServiceAccount, the ClusterRole derived from the
+/// wiring (with `bind` narrowed to the ClusterRole `admin`), the binding and the Deployment.
+pub fn installation() -> Manifests {
+    app().installation()
 }
 
 /// A tenant `name` with these entries, CPU quota and admins.
@@ -261,37 +255,6 @@ pub fn sample(name: &str, namespaces: &[&str], cpu_quota: &str, admins: &[&str])
 /// The name of the sample Tenant created on the embedded cluster.
 pub const SAMPLE_NAME: &str = "acme";
 
-/// The Tenant operator on the examples' shared command line.
-pub fn example() -> crate::cli::Example {
-    use futures::FutureExt;
-    crate::cli::Example {
-        crds: || vec![Tenant::crd()],
-        controller,
-        manifests,
-        installation: Some(installation),
-        prepare_embedded: |_| {},
-        seed: |client| seed(client).boxed(),
-        observe: |client| crate::cli::log_changes(client, summary).boxed(),
-        kubectl_hint: "get tenants,namespaces,resourcequotas,rolebindings -A",
-        webhooks: None,
-    }
-}
-
-/// Creates the sample tenant: namespaces `dev` and `prod`, 4 CPUs each, admin `alice`.
-async fn seed(client: kube::Client) -> anyhow::Result<()> {
-    use anyhow::Context as _;
-    let tenants: kube::Api<Tenant> = kube::Api::all(client);
-    tenants
-        .create(
-            &kube::api::PostParams::default(),
-            &sample(SAMPLE_NAME, &["dev", "prod"], "4", &["alice"]),
-        )
-        .await
-        .context("cannot create the sample Tenant")?;
-    tracing::info!(tenant = SAMPLE_NAME, "created the sample Tenant");
-    Ok(())
-}
-
 /// The line logged for a Tenant when its status changes.
 fn summary(tenant: &Tenant) -> String {
     let status = tenant.status.clone().unwrap_or_default();
@@ -299,7 +262,7 @@ fn summary(tenant: &Tenant) -> String {
         "generation={:?} observedGeneration={:?} ready={} namespaces={:?}",
         tenant.metadata.generation,
         status.observed_generation,
-        crate::cli::ready(&status.conditions),
+        operator::cli::ready(&status.conditions),
         status.namespaces,
     )
 }

@@ -1,8 +1,8 @@
 //! The `WebApp` operator written with `#[derive(Reconciler)]`: the same operator as [`crate::webapp`] (same CRD,
 //! same children, same status, same behaviour), declared with attributes instead of builder calls.
 //!
-//! The binary (`cargo run --example webapp`) shares its command line with `webapp-by-hand`
-//! ([`crate::webapp::cli`]); `tests/derive/webapp.rs` runs both through one scenario and compares.
+//! The binary (`cargo run --example webapp`) is [`app`], with the samples of `webapp-by-hand` on the embedded
+//! cluster ([`crate::webapp::cli`]); `tests/derive/webapp.rs` runs both through one scenario and compares.
 
 use std::collections::BTreeMap;
 
@@ -11,13 +11,8 @@ use k8s_openapi::api::core::v1::{
     ConfigMap, Container, ContainerPort, PodSpec, PodTemplateSpec, Service, ServicePort,
     ServiceSpec,
 };
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use kube::{CustomResource, KubeSchema, ResourceExt};
-use operator::admission::{Request, Verdict};
-use operator::{ChildOutcome, Context, Reconciler, ReconcilerStatus};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use operator::prelude::*;
 
 use crate::webapp::{
     CONFIG_HASH_ANNOTATION, DEFAULT_PORT, IMAGE_NEEDS_TAG, INSTANCE_LABEL, NAME_LABEL, config_hash,
@@ -212,35 +207,12 @@ pub fn reflect_service(status: &mut WebAppStatus, outcome: &ChildOutcome<Service
     outcome.reflect_into(&mut status.service, |s| Some(s.name_any()));
 }
 
-/// The WebApp admission webhooks (`#[admission(..)]`), for [`crate::webapp::cli::Variant`].
-pub fn webhooks() -> Vec<std::sync::Arc<dyn operator::admission::ErasedWebhooks>> {
-    vec![std::sync::Arc::new(WebApp::webhooks())]
-}
-
-/// The WebApp controller, for [`crate::webapp::cli::Variant`].
-pub fn controller(operator: operator::Operator) -> operator::Operator {
-    operator.controller(WebApp::reconciler())
-}
-
-/// What `webapp manifests` prints: the CRD, the ServiceAccount, the ClusterRole derived from the reconciler's
-/// wiring, its binding and the operator's Deployment, as one YAML stream.
-pub fn manifests() -> anyhow::Result<String> {
-    installation()
-        .to_yaml()
-        .map_err(|e| anyhow::anyhow!("cannot render the manifests as YAML: {e}"))
-}
-
-/// The installation behind [`manifests`].
-pub fn installation() -> operator::manifests::Manifests {
-    use kube::CustomResourceExt;
-    let reconciler: Reconciler<WebApp> = WebApp::reconciler();
-    operator::manifests::Manifests::new("webapp-operator")
+/// The operator's command line ([`operator::cli`]): `cargo run --example webapp`.
+pub fn app() -> App {
+    App::new("webapp-operator")
         .namespace("webapp-system")
         .image("example.dev/webapp-operator:latest")
-        .args(["--in-cluster"])
-        .health_probes(8081)
-        .metrics(8080)
-        .leader_election(true)
-        .reconciler(&reconciler)
+        .reconciler(WebApp::reconciler())
         .crd(WebApp::crd())
+        .webhooks(WebApp::webhooks())
 }

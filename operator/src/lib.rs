@@ -12,6 +12,9 @@
 pub mod admission;
 pub mod attributes;
 pub mod cache;
+#[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
+pub mod cli;
 pub mod client;
 pub mod command;
 pub mod conditions;
@@ -25,6 +28,7 @@ pub mod metrics;
 mod operator;
 pub mod outcome;
 mod own_status;
+pub mod prelude;
 pub mod probes;
 pub mod quantity;
 pub mod readiness;

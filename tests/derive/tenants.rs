@@ -43,7 +43,7 @@ fn the_cluster_role_binds_admin_only() {
         binds[0].resource_names.as_deref(),
         Some(&["admin".to_string()][..])
     );
-    let yaml = examples::tenants::manifests().unwrap();
+    let yaml = examples::tenants::installation().to_yaml().unwrap();
     for kind in [
         "CustomResourceDefinition",
         "ServiceAccount",

@@ -196,8 +196,8 @@ async fn scenario(controller: fn(Operator) -> Operator) -> Vec<Snapshot> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn both_operators_behave_the_same() {
-    let by_hand = scenario(examples::webapp::cli::BY_HAND.controller).await;
-    let derived = scenario(examples::webapp_derive::controller).await;
+    let by_hand = scenario(|op| examples::webapp::cli::by_hand().operator(op)).await;
+    let derived = scenario(|op| examples::webapp_derive::app().operator(op)).await;
     for (h, d) in by_hand.iter().zip(&derived) {
         assert_eq!(h.step, d.step);
         assert_eq!(

@@ -8,7 +8,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use examples::database::{Database, SAMPLE_NAME, example, installation, sample};
+use examples::database::{Database, SAMPLE_NAME, app, installation, sample};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
@@ -31,7 +31,7 @@ struct Deployed {
     kubectl: tests::kubectl::Kubectl,
     yaml: String,
     warnings: String,
-    flags: examples::cli::RunFlags,
+    flags: operator::cli::RunFlags,
     operator_client: kube::Client,
     log: Arc<Mutex<Vec<Exchange>>>,
 }
@@ -72,9 +72,9 @@ async fn deploy(name: &str, manifests: Manifests, namespaces: &[&str]) -> Option
         .unwrap_or_default();
     let args = std::iter::once("database".to_string())
         .chain(args.into_iter().filter(|a| a != "--in-cluster"));
-    let mut flags = examples::cli::try_parse_from("database", args).unwrap().run;
-    flags.health_probe_bind_address = examples::cli::BindAddress(Some(free_address()));
-    flags.metrics_bind_address = examples::cli::BindAddress(Some(free_address()));
+    let mut flags = app().try_parse_from(args).unwrap().run;
+    flags.health_probe_bind_address = operator::cli::BindAddress(Some(free_address()));
+    flags.metrics_bind_address = operator::cli::BindAddress(Some(free_address()));
 
     let accounts: Api<ServiceAccount> = Api::namespaced(admin.clone(), NAMESPACE);
     let request = TokenRequest {
@@ -117,23 +117,17 @@ impl Deployed {
         &self,
     ) -> (
         tokio::sync::oneshot::Sender<()>,
-        tokio::task::JoinHandle<anyhow::Result<()>>,
+        tokio::task::JoinHandle<Result<(), operator::cli::CliError>>,
     ) {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (client, flags) = (self.operator_client.clone(), self.flags.clone());
         let running = tokio::spawn(async move {
-            let webhooks = examples::cli::WebhookFlags::default();
-            examples::cli::run_on_cluster(
-                &example(),
-                client,
-                false,
-                &flags,
-                &webhooks,
-                async move {
+            let webhooks = operator::cli::WebhookFlags::default();
+            app()
+                .run_on_cluster(client, false, &flags, &webhooks, async move {
                     let _ = stopped.await;
-                },
-            )
-            .await
+                })
+                .await
         });
         (stop, running)
     }

@@ -162,7 +162,8 @@ async fn a_converged_operator_makes_no_write_idle_or_restarted() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_converged_database_operator_makes_no_write_idle_or_restarted() {
-    use examples::database::{Database, controller, sample};
+    use examples::database::{Database, app, sample};
+    let controller = |o| app().operator(o);
     let name = "idle-writes-database";
     if assets_or_skip(name).is_none() {
         return;

@@ -134,7 +134,7 @@ async fn one_of_two_replicas_leads_and_the_other_takes_over_after_sigkill_and_si
     let kubeconfig = dir.path().join("kubeconfig");
     cp.write_kubeconfig(&kubeconfig).unwrap();
     let admin = cp.client().unwrap();
-    examples::cli::ensure_crd(&admin, Database::crd())
+    operator::cli::ensure_crd(&admin, Database::crd())
         .await
         .unwrap();
     let leases: Api<Lease> = Api::namespaced(admin.clone(), NAMESPACE);

@@ -7,11 +7,12 @@
 use std::time::Duration;
 
 use clap::Parser;
-use examples::webapp::cli::{BY_HAND, Cli, SAMPLE_CONFIG_MAP, SAMPLE_NAME, Variant, run_variant};
+use examples::webapp::cli::{Cli, SAMPLE_CONFIG_MAP, SAMPLE_NAME, by_hand, on_embedded};
 use examples::webapp::{WebApp, sample, sample_config_map};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service};
 use kube::api::{Api, Patch, PatchParams, PostParams};
+use operator::cli::{App, CliError};
 use operator::testing::envtest::ControlPlane;
 use serde_json::{Value, json};
 use tests::webapp_snapshot::{config_hash, observed, ready};
@@ -19,12 +20,10 @@ use tests::webapp_snapshot::{config_hash, observed, ready};
 use crate::support::eventually;
 use operator::testing::envtest::assets_or_skip;
 
-const DERIVED: Variant = Variant {
-    controller: examples::webapp_derive::controller,
-    manifests: examples::webapp_derive::manifests,
-    installation: Some(examples::webapp_derive::installation),
-    webhooks: examples::webapp_derive::webhooks,
-};
+/// The derived operator with the samples of `webapp-by-hand`, as `cargo run --example webapp` runs it.
+fn derived() -> App {
+    on_embedded(examples::webapp_derive::app())
+}
 
 /// One step's objects, without what differs between runs (uids, times, versions, cluster IPs, namespace).
 #[derive(Debug, PartialEq)]
@@ -121,11 +120,11 @@ fn normalize(v: Value) -> Value {
 
 /// Starts the example's command line with `--kubeconfig` for the control plane; returns a stop handle.
 fn start_operator(
-    variant: Variant,
+    variant: fn() -> App,
     kubeconfig: &std::path::Path,
 ) -> (
     tokio::sync::oneshot::Sender<()>,
-    tokio::task::JoinHandle<anyhow::Result<()>>,
+    tokio::task::JoinHandle<Result<(), CliError>>,
 ) {
     // The test's control plane has no CRD yet, and the admin kubeconfig may create one.
     let cli = Cli::try_parse_from([
@@ -136,7 +135,7 @@ fn start_operator(
     ])
     .unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(run_variant(variant, cli, async move {
+    let task = tokio::spawn(variant().run_with(cli, async move {
         let _ = stopped.await;
     }));
     (stop, task)
@@ -145,7 +144,7 @@ fn start_operator(
 async fn stop_operator(
     (stop, task): (
         tokio::sync::oneshot::Sender<()>,
-        tokio::task::JoinHandle<anyhow::Result<()>>,
+        tokio::task::JoinHandle<Result<(), CliError>>,
     ),
 ) {
     let _ = stop.send(());
@@ -156,7 +155,7 @@ async fn stop_operator(
         .unwrap();
 }
 
-async fn scenario(name: &str, variant: Variant) -> Vec<Snapshot> {
+async fn scenario(name: &str, variant: fn() -> App) -> Vec<Snapshot> {
     let cp = ControlPlane::builder().name(name).start().await.unwrap();
     let client = cp.client().unwrap();
     // A bare kube-apiserver runs no Deployment controller: the test plays it, as the in-memory server does,
@@ -319,8 +318,8 @@ async fn both_webapp_operators_converge_the_same_way_on_a_real_apiserver() {
     if assets_or_skip("webapp on a real control plane").is_none() {
         return;
     }
-    let by_hand = scenario("webapp-by-hand", BY_HAND).await;
-    let derived = scenario("webapp-derived", DERIVED).await;
+    let by_hand = scenario("webapp-by-hand", by_hand).await;
+    let derived = scenario("webapp-derived", derived).await;
     assert_eq!(by_hand.len(), derived.len());
     for (h, d) in by_hand.iter().zip(&derived) {
         assert_eq!(h.step, d.step);

@@ -96,7 +96,8 @@ async fn the_manifests_with_webhooks_are_accepted_by_kube_apiserver() {
     .unwrap();
     let ns = cp.namespace().await.unwrap();
     let hooks = examples::webapp_derive::WebApp::webhooks();
-    let yaml = examples::webapp_derive::installation()
+    let yaml = examples::webapp_derive::app()
+        .installation()
         .namespace(ns.clone())
         .admission(&hooks)
         .to_yaml()

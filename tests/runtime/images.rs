@@ -18,10 +18,10 @@ fn every_example_deployment_runs_the_image_the_dockerfile_builds() {
     let dockerfile = std::fs::read_to_string(format!("{root}/Dockerfile")).unwrap();
     let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
     let examples = [
-        ("webapp", examples::webapp_derive::installation()),
+        ("webapp", examples::webapp_derive::app().installation()),
         ("database", examples::database::installation()),
         ("tenants", examples::tenants::installation()),
-        ("teams", examples::teams::installation()),
+        ("teams", examples::teams::app().installation()),
     ];
     for (example, installation) in examples {
         let image = image(installation);

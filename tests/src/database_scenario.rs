@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use examples::database::{Database, SAMPLE_NAME, UNSUPPORTED_VERSION, controller, sample};
+use examples::database::{Database, SAMPLE_NAME, UNSUPPORTED_VERSION, app, sample};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::events::v1::Event;
@@ -26,7 +26,7 @@ struct Running {
 
 fn start(client: Client) -> Running {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(controller(Operator::new(client)).run_until(async move {
+    let running = tokio::spawn(app().operator(Operator::new(client)).run_until(async move {
         let _ = stopped.await;
     }));
     Running { stop, running }
@@ -135,7 +135,7 @@ pub async fn run(
     namespace: &str,
     writes: &dyn Fn() -> Vec<String>,
 ) {
-    examples::cli::ensure_crd(&admin, Database::crd())
+    operator::cli::ensure_crd(&admin, Database::crd())
         .await
         .expect("install the Database CRD");
     let dbs: Api<Database> = Api::namespaced(admin.clone(), namespace);

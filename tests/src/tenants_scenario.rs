@@ -189,7 +189,7 @@ pub async fn run(
     cluster: Cluster,
     writes: &dyn Fn() -> Vec<String>,
 ) {
-    examples::cli::ensure_crd(&admin, Tenant::crd())
+    operator::cli::ensure_crd(&admin, Tenant::crd())
         .await
         .expect("install the Tenant CRD");
     let namespaces: Api<Namespace> = Api::all(admin.clone());

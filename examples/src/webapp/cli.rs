@@ -1,24 +1,19 @@
-//! The command line of `webapp-by-hand` and `webapp`: the examples' shared command line ([`crate::cli`]) with
-//! the WebApp's CRD, sample objects and logs. The binaries are [`crate::cli::parse`] and [`run`] (or
-//! [`run_variant`] with the derived operator); tests call them directly. Only the controller and the manifests
-//! differ between the two binaries ([`Variant`]).
+//! The command line of `webapp-by-hand` and `webapp` ([`operator::cli`]): what both show on the embedded
+//! cluster (a sample ConfigMap and WebApp, and their changes logged), and [`by_hand`], the runtime-only
+//! operator. The binaries are [`App::run`]; tests call [`App::run_with`] or [`run`].
 
 use std::collections::HashMap;
 use std::future::Future;
 
-use anyhow::Context as _;
 use futures::{FutureExt, StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, PostParams};
+use kube::api::Api;
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, CustomResourceExt, ResourceExt};
-use operator::Operator;
+use operator::cli::{App, CliError};
 
 use super::{CONFIG_HASH_ANNOTATION, WebApp, reconciler, sample, sample_config_map};
-use crate::EmbeddedArgs;
-use crate::cli::Example;
-pub use crate::cli::{Cli, CliCommand};
+pub use operator::cli::{Cli, CliCommand};
 
 /// The name of the sample WebApp created on the embedded cluster.
 pub const SAMPLE_NAME: &str = "sample";
@@ -26,121 +21,35 @@ pub const SAMPLE_NAME: &str = "sample";
 /// The name of the sample ConfigMap created on the embedded cluster.
 pub const SAMPLE_CONFIG_MAP: &str = "sample-config";
 
-/// The manifests an installation needs: the WebApp CustomResourceDefinition, as YAML.
-pub fn manifests() -> anyhow::Result<String> {
-    serde_yaml::to_string(&WebApp::crd()).context("cannot render the CRD as YAML")
+/// What both WebApp binaries show on the embedded cluster: a sample ConfigMap and a sample WebApp naming it,
+/// and a line per change to a WebApp's status or a Deployment.
+pub fn on_embedded(app: App) -> App {
+    app.sample(sample_config_map(SAMPLE_CONFIG_MAP))
+        .sample(sample(SAMPLE_NAME, Some(SAMPLE_CONFIG_MAP)))
+        .observe(|client| observe(client).boxed())
+        .kubectl_hint("get webapps,deployments,services")
 }
 
-/// What differs between the WebApp binaries: the controller they run and what `manifests` prints.
-#[derive(Debug, Clone, Copy)]
-pub struct Variant {
-    /// Adds the WebApp controller to an operator.
-    pub controller: fn(Operator) -> Operator,
-    /// What the `manifests` subcommand prints.
-    pub manifests: fn() -> anyhow::Result<String>,
-    /// The installation behind `manifests`, if it is more than the CRD.
-    pub installation: Option<fn() -> operator::manifests::Manifests>,
-    /// The admission webhooks, one entry per kind.
-    pub webhooks: crate::cli::WebhookKinds,
-}
-
-/// `webapp-by-hand`: the runtime-only [`reconciler`], and the CRD as manifests.
-pub const BY_HAND: Variant = Variant {
-    controller: |operator| operator.controller(reconciler()),
-    manifests,
-    installation: None,
-    webhooks: || vec![std::sync::Arc::new(super::webhooks())],
-};
-
-impl Variant {
-    /// This variant as an example of the shared command line.
-    pub fn example(self) -> Example {
-        Example {
-            crds: || vec![WebApp::crd()],
-            controller: self.controller,
-            manifests: self.manifests,
-            installation: self.installation,
-            prepare_embedded: |_| {},
-            seed: |client| seed(client).boxed(),
-            observe: |client| observe(client).boxed(),
-            kubectl_hint: "get webapps,deployments,services",
-            webhooks: Some(self.webhooks),
-        }
-    }
-}
-
-/// Runs what the command line asks for until `shutdown` resolves (the binary passes Ctrl-C or SIGTERM).
-pub async fn run(cli: Cli, shutdown: impl Future<Output = ()> + Send) -> anyhow::Result<()> {
-    run_variant(BY_HAND, cli, shutdown).await
-}
-
-/// [`run`] with another controller and manifests (the `webapp` example's derived operator).
-pub async fn run_variant(
-    variant: Variant,
-    cli: Cli,
-    shutdown: impl Future<Output = ()> + Send,
-) -> anyhow::Result<()> {
-    crate::cli::run(&variant.example(), cli, shutdown).await
-}
-
-/// Runs the operator against a real cluster, installing the CRD first if it is missing.
-pub async fn run_on_cluster(
-    client: Client,
-    shutdown: impl Future<Output = ()> + Send,
-) -> anyhow::Result<()> {
-    crate::cli::run_on_cluster(
-        &BY_HAND.example(),
-        client,
-        true,
-        &crate::cli::RunFlags::default(),
-        &crate::cli::WebhookFlags::default(),
-        shutdown,
+/// `webapp-by-hand`: the runtime-only [`reconciler`], its CRD and webhooks.
+pub fn by_hand() -> App {
+    on_embedded(
+        App::new("webapp-operator")
+            .namespace("webapp-system")
+            .image("example.dev/webapp-operator:latest")
+            .reconciler(reconciler())
+            .crd(WebApp::crd())
+            .webhooks(super::webhooks()),
     )
-    .await
 }
 
-/// Starts the embedded in-memory cluster (served over HTTP with `--listen`), installs the CRD, a sample
-/// ConfigMap and a sample WebApp, and runs the operator on it, logging what happens.
-pub async fn run_embedded(
-    serve: &EmbeddedArgs,
-    shutdown: impl Future<Output = ()> + Send,
-) -> anyhow::Result<()> {
-    crate::cli::run_embedded(
-        &BY_HAND.example(),
-        serve,
-        &crate::cli::RunFlags::default(),
-        shutdown,
-    )
-    .await
+/// Runs `webapp-by-hand` as `cli` asks until `shutdown` resolves.
+pub async fn run(cli: Cli, shutdown: impl Future<Output = ()> + Send) -> Result<(), CliError> {
+    by_hand().run_with(cli, shutdown).await
 }
 
 /// Creates the WebApp CRD unless it exists, and waits until it is established.
-pub async fn ensure_crd(client: &Client) -> anyhow::Result<()> {
-    crate::cli::ensure_crd(client, WebApp::crd()).await
-}
-
-/// Creates the sample ConfigMap and the sample WebApp in `default`.
-async fn seed(client: Client) -> anyhow::Result<()> {
-    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
-    cms.create(
-        &PostParams::default(),
-        &sample_config_map(SAMPLE_CONFIG_MAP),
-    )
-    .await
-    .context("cannot create the sample ConfigMap")?;
-    let apps: Api<WebApp> = Api::namespaced(client, "default");
-    apps.create(
-        &PostParams::default(),
-        &sample(SAMPLE_NAME, Some(SAMPLE_CONFIG_MAP)),
-    )
-    .await
-    .context("cannot create the sample WebApp")?;
-    tracing::info!(
-        webapp = SAMPLE_NAME,
-        configmap = SAMPLE_CONFIG_MAP,
-        "created the sample WebApp and its ConfigMap"
-    );
-    Ok(())
+pub async fn ensure_crd(client: &Client) -> Result<(), CliError> {
+    operator::cli::ensure_crd(client, WebApp::crd()).await
 }
 
 /// Logs every change to the WebApps' status and to their Deployments, so the embedded run shows what the

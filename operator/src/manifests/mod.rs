@@ -112,6 +112,11 @@ impl Manifests {
         self
     }
 
+    /// The operator's name: its ServiceAccount's, roles' and Deployment's.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// The namespace of the ServiceAccount and the Deployment.
     pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
         self.namespace = namespace.into();

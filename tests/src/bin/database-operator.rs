@@ -3,14 +3,9 @@
 //! command line as `cargo run --example database`.
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    examples::init_tracing();
-    let cli = examples::cli::parse("database-operator", "The Database operator.", "");
-    examples::cli::run(
-        &examples::database::example(),
-        cli,
-        examples::shutdown_signal(),
-    )
-    .await?;
-    Ok(())
+async fn main() -> Result<(), operator::cli::CliError> {
+    examples::database::app()
+        .about("The Database operator.")
+        .run()
+        .await
 }

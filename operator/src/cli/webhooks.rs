@@ -1,14 +1,22 @@
-//! The examples' admission webhooks: registered in-process on the embedded cluster (no flag needed), served
-//! over HTTPS for a real cluster with `--webhook-bind-address`.
+//! An operator's admission webhooks on the command line: registered in-process on the embedded cluster (no
+//! flag needed), served over HTTPS for a real cluster with `--webhook-bind-address`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use anyhow::Context as _;
 use kube::Client;
-use operator::admission::{Certificates, ClientConfig, WebhookServer};
 
-use super::Example;
+use super::error::{CliError, Context as _};
+use crate::admission::{Certificates, ClientConfig, ErasedWebhooks, WebhookServer};
+
+/// The webhooks of an [`App`](super::App), one entry per kind, and the name of their configurations.
+#[derive(Clone, Default)]
+pub(crate) struct Webhooks {
+    pub(crate) kinds: Vec<Arc<dyn ErasedWebhooks>>,
+    /// `PLURAL-webhooks`, after the first CRD's plural.
+    pub(crate) name: String,
+}
 
 /// The field manager that installs the webhook configurations.
 const FIELD_MANAGER: &str = "operator-webhooks";
@@ -29,33 +37,37 @@ pub struct WebhookFlags {
     pub webhook_cert_dir: Option<PathBuf>,
 }
 
-/// The example's webhooks as a server with `certs`.
-fn webhook_server(example: &Example, certs: Certificates) -> Option<WebhookServer> {
-    let kinds = example.webhooks?;
+/// The webhooks as a server with `certs` (`None`: there are none).
+fn webhook_server(webhooks: &Webhooks, certs: Certificates) -> Option<WebhookServer> {
+    if webhooks.kinds.is_empty() {
+        return None;
+    }
     Some(
-        kinds()
-            .into_iter()
+        webhooks
+            .kinds
+            .iter()
+            .cloned()
             .fold(WebhookServer::new(certs), WebhookServer::erased),
     )
 }
 
-/// In a pod with `--webhook-bind-address`: serves the example's webhooks with the certificate in
+/// In a pod with `--webhook-bind-address`: serves the operator's webhooks with the certificate in
 /// `--webhook-cert-dir` (which cert-manager issues), installing nothing; the task serves until aborted.
-pub async fn serve_in_cluster(
-    example: &Example,
+pub(crate) async fn serve_in_cluster(
+    hooks: &Webhooks,
     flags: &WebhookFlags,
-) -> anyhow::Result<Option<tokio::task::JoinHandle<()>>> {
+) -> Result<Option<tokio::task::JoinHandle<()>>, CliError> {
     let Some(addr) = flags.webhook_bind_address else {
         return Ok(None);
     };
     let Some(dir) = &flags.webhook_cert_dir else {
-        anyhow::bail!(
-            "in a pod, --webhook-bind-address needs --webhook-cert-dir (the certificate the API server trusts)"
-        );
+        return Err(CliError::msg(
+            "in a pod, --webhook-bind-address needs --webhook-cert-dir (the certificate the API server trusts)",
+        ));
     };
     let certs = Certificates::from_dir(dir)
         .with_context(|| format!("cannot read the webhook certificates in {}", dir.display()))?;
-    let Some(webhooks) = webhook_server(example, certs) else {
+    let Some(webhooks) = webhook_server(hooks, certs) else {
         return Ok(None);
     };
     let bound = webhooks
@@ -66,28 +78,19 @@ pub async fn serve_in_cluster(
     Ok(Some(tokio::spawn(bound.serve())))
 }
 
-/// The name of the example's webhook configurations, and of the Service its in-process webhooks stand for.
-fn name(example: &Example) -> String {
-    let plural = (example.crds)()
-        .first()
-        .map(|c| c.spec.names.plural.clone())
-        .unwrap_or_else(|| "operator".into());
-    format!("{plural}-webhooks")
-}
-
-/// On the embedded cluster: answers the example's webhooks in-process, behind a Service of that name in
+/// On the embedded cluster: answers the operator's webhooks in-process, behind a Service of that name in
 /// `kube-system`, and installs their configurations.
-#[cfg(feature = "embedded")]
-pub async fn start_embedded(
-    example: &Example,
-    server: &operator::testing::ApiServer,
+#[cfg(feature = "testing")]
+pub(crate) async fn start_embedded(
+    hooks: &Webhooks,
+    server: &crate::testing::ApiServer,
     client: &Client,
-) -> anyhow::Result<()> {
+) -> Result<(), CliError> {
     let certs = Certificates::generate(["localhost"]).context("cannot generate certificates")?;
-    let Some(webhooks) = webhook_server(example, certs) else {
+    let Some(webhooks) = webhook_server(hooks, certs) else {
         return Ok(());
     };
-    let name = name(example);
+    let name = hooks.name.clone();
     let answering = webhooks.clone();
     server.serve_webhook(
         "kube-system",
@@ -111,7 +114,7 @@ pub async fn start_embedded(
 
 /// Webhooks served for a real cluster: stop them with [`Serving::stop`], which also deletes their
 /// configurations (the API server would otherwise refuse writes to a webhook that is gone).
-pub struct Serving {
+pub(crate) struct Serving {
     task: tokio::task::JoinHandle<()>,
     server: WebhookServer,
     name: String,
@@ -119,7 +122,7 @@ pub struct Serving {
 
 impl Serving {
     /// Stops serving and deletes the configurations.
-    pub async fn stop(self, client: &Client) {
+    pub(crate) async fn stop(self, client: &Client) {
         self.task.abort();
         if let Err(e) = self.server.uninstall(client, &self.name).await {
             tracing::warn!(error = %e, "cannot delete the webhook configurations");
@@ -127,20 +130,24 @@ impl Serving {
     }
 }
 
-/// On a real cluster with `--webhook-bind-address`: serves the example's webhooks over HTTPS there and
+/// On a real cluster with `--webhook-bind-address`: serves the operator's webhooks over HTTPS there and
 /// installs configurations that send the API server to them, until [`Serving::stop`].
-pub async fn start_on_cluster(
-    example: &Example,
+pub(crate) async fn start_on_cluster(
+    hooks: &Webhooks,
     client: &Client,
     flags: &WebhookFlags,
-) -> anyhow::Result<Option<Serving>> {
-    let (Some(_), Some(addr)) = (example.webhooks, flags.webhook_bind_address) else {
+) -> Result<Option<Serving>, CliError> {
+    let Some(addr) = flags
+        .webhook_bind_address
+        .filter(|_| !hooks.kinds.is_empty())
+    else {
         return Ok(None);
     };
-    anyhow::ensure!(
-        !addr.ip().is_unspecified(),
-        "--webhook-bind-address must be an address the API server can reach, not {addr}"
-    );
+    if addr.ip().is_unspecified() {
+        return Err(CliError::msg(format!(
+            "--webhook-bind-address must be an address the API server can reach, not {addr}"
+        )));
+    }
     let certs = match &flags.webhook_cert_dir {
         Some(dir) => Certificates::from_dir(dir).with_context(|| {
             format!("cannot read the webhook certificates in {}", dir.display())
@@ -148,7 +155,7 @@ pub async fn start_on_cluster(
         None => Certificates::generate([addr.ip().to_string()])
             .context("cannot generate certificates")?,
     };
-    let Some(webhooks) = webhook_server(example, certs) else {
+    let Some(webhooks) = webhook_server(hooks, certs) else {
         return Ok(None);
     };
     let bound = webhooks
@@ -158,7 +165,7 @@ pub async fn start_on_cluster(
         .with_context(|| format!("cannot serve the webhooks on {addr}"))?;
     let url = format!("https://{}", bound.local_addr());
     let serving = tokio::spawn(bound.serve());
-    let name = name(example);
+    let name = hooks.name.clone();
     webhooks
         .install(
             client,

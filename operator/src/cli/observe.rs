@@ -1,4 +1,4 @@
-//! What the examples log of their custom resources on the embedded cluster: one line per change that matters.
+//! What an operator run on the embedded cluster logs of its objects: one line per change that matters.
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -9,8 +9,8 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
-/// Logs `summary` of every object of kind `K` (in every namespace) whenever it changes, until aborted: an
-/// example's `observe`.
+/// Logs `summary` of every object of kind `K` (in every namespace) whenever it changes, until aborted (what
+/// [`App::log`](super::App::log) runs on the embedded cluster).
 pub async fn log_changes<K>(client: Client, summary: fn(&K) -> String)
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + 'static,

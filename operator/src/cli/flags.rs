@@ -1,12 +1,12 @@
-//! The flags every example operator runs with, named as controller-runtime's managers name them (health
-//! probes, metrics, leader election, the namespaces to watch), and [`run_operator`], which applies them.
+//! The flags an operator runs with, named as controller-runtime's managers name them (health probes,
+//! metrics, leader election, the namespaces to watch), and [`run_operator`], which applies them.
 
 use std::future::Future;
 use std::time::Duration;
 
-use anyhow::Context as _;
-use operator::Operator;
-use operator::leader::{
+use super::error::{CliError, Context as _};
+use crate::Operator;
+use crate::leader::{
     DEFAULT_LEASE_DURATION, DEFAULT_RENEW_DEADLINE, DEFAULT_RETRY_PERIOD, LeaderElection,
 };
 
@@ -117,7 +117,7 @@ pub async fn run_operator(
     operator: Operator,
     flags: &RunFlags,
     shutdown: impl Future<Output = ()> + Send,
-) -> anyhow::Result<()> {
+) -> Result<(), CliError> {
     let operator = match flags.leader_election(&operator) {
         Some(election) => {
             election.validate().context("leader election")?;
@@ -128,13 +128,13 @@ pub async fn run_operator(
     };
     let mut servers = Vec::new();
     if let Some(addr) = flags.health_probe_bind_address.0 {
-        let probes = operator::probes::serve(addr, operator.health())
+        let probes = crate::probes::serve(addr, operator.health())
             .await
             .context("--health-probe-bind-address")?;
         servers.push(tokio::spawn(probes));
     }
     if let Some(addr) = flags.metrics_bind_address.0 {
-        let metrics = operator::metrics::serve(addr, operator::metrics::Metrics::global())
+        let metrics = crate::metrics::serve(addr, crate::metrics::Metrics::global())
             .await
             .context("--metrics-bind-address")?;
         servers.push(tokio::spawn(metrics));
@@ -144,13 +144,19 @@ pub async fn run_operator(
         server.abort();
         let _ = server.await;
     }
-    Ok(result?)
+    result.context("the operator stopped")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::try_parse_from;
+
+    fn try_parse_from<'a>(
+        name: &str,
+        args: impl IntoIterator<Item = &'a str>,
+    ) -> Result<crate::cli::Cli, clap::Error> {
+        crate::cli::App::new(name.to_string()).try_parse_from(args)
+    }
 
     #[test]
     fn bind_addresses_read_like_controller_runtime_flags() {

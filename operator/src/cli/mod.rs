@@ -1,0 +1,442 @@
+//! A complete operator binary from a few builder calls: [`App`] runs reconcilers on the embedded in-memory
+//! cluster (the default, with feature `testing`), on the cluster of a kubeconfig (`--kubeconfig FILE` or
+//! `KUBECONFIG`) or of its pod (`--in-cluster`), with controller-runtime's flags for probes, metrics, leader
+//! election and namespaces ([`RunFlags`]), admission webhooks ([`WebhookFlags`]), and prints the manifests
+//! an installation needs (`manifests`). Feature `cli`.
+//!
+//! ```no_run
+//! # use k8s_openapi::api::core::v1::ConfigMap;
+//! # fn reconciler() -> operator::Reconciler<ConfigMap> { operator::Reconciler::new("configmaps") }
+//! #[tokio::main]
+//! async fn main() -> Result<(), operator::cli::CliError> {
+//!     operator::cli::App::new("configmap-operator")
+//!         .about("Keeps ConfigMaps tidy.")
+//!         .namespace("configmap-system")
+//!         .image("example.dev/configmap-operator:latest")
+//!         .reconciler(reconciler())
+//!         .run()
+//!         .await
+//! }
+//! ```
+
+use std::ffi::OsString;
+use std::future::Future;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{CommandFactory, FromArgMatches};
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::{Client, Resource};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::admission::ErasedWebhooks;
+use crate::manifests::Manifests;
+use crate::{Operator, ParentKind, Reconciler};
+
+mod cluster;
+mod embedded;
+mod error;
+mod flags;
+mod observe;
+mod webhooks;
+
+pub use cluster::{ensure_crd, ensure_served, from_env, from_kubeconfig, in_cluster};
+pub use embedded::EmbeddedArgs;
+pub use error::CliError;
+pub use flags::{BindAddress, RunFlags, parse_bind_address, run_operator};
+pub use observe::{log_changes, ready};
+pub use webhooks::WebhookFlags;
+
+use embedded::Sample;
+use error::Context as _;
+
+/// The command line of an [`App`].
+///
+/// With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster (installing the CRDs if they
+/// are missing with `--install-crds`, otherwise checking they are served); with `--in-cluster`, against the
+/// cluster of its pod (whose CRDs the manifests installed). Otherwise (or with `--embedded`) it starts an
+/// in-memory cluster, installs the CRDs and sample objects, and logs what the operator does.
+#[derive(Debug, clap::Parser)]
+#[command(version, about)]
+pub struct Cli {
+    /// What to do instead of running the operator.
+    #[command(subcommand)]
+    pub command: Option<CliCommand>,
+    /// Run against the cluster of this kubeconfig (default: `KUBECONFIG`, if set).
+    #[arg(long, conflicts_with_all = ["embedded", "listen"])]
+    pub kubeconfig: Option<PathBuf>,
+    /// Run on the embedded in-memory cluster even when `KUBECONFIG` is set (implied by `--listen`).
+    #[arg(long)]
+    pub embedded: bool,
+    /// Run against the cluster this pod runs in, with its service account (as the manifests' Deployment does).
+    #[arg(long, conflicts_with_all = ["kubeconfig", "embedded", "listen"])]
+    pub in_cluster: bool,
+    /// On a real cluster, install the CRDs when they are missing (needs RBAC to read and create
+    /// CustomResourceDefinitions; `manifests --install-crds` grants it). Without it the operator only checks
+    /// that its kinds are served.
+    #[arg(long)]
+    pub install_crds: bool,
+    /// How the operator runs: probes, metrics, leader election, namespaces.
+    #[command(flatten)]
+    pub run: RunFlags,
+    /// Serving the admission webhooks on a real cluster.
+    #[command(flatten)]
+    pub webhooks: WebhookFlags,
+    /// Serving the embedded cluster to kubectl.
+    #[command(flatten)]
+    pub serve: EmbeddedArgs,
+}
+
+/// Subcommands.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Subcommand)]
+pub enum CliCommand {
+    /// Print the manifests an installation needs as YAML (pipe it to `kubectl apply -f -`): the CRDs, the
+    /// Namespace, ServiceAccount, RBAC derived from the reconcilers, and the operator's Deployment.
+    Manifests {
+        /// The operator installs its CRDs itself: its Deployment runs with `--install-crds` and its
+        /// ClusterRole may read and create CustomResourceDefinitions.
+        #[arg(long)]
+        install_crds: bool,
+        /// The operator watches only this namespace (repeat for several): its Deployment runs with
+        /// `--namespace` for each, and a Role and RoleBinding in each replace the ClusterRole's rules on
+        /// namespaced kinds.
+        #[arg(long = "namespace", value_name = "NAMESPACE")]
+        namespaces: Vec<String>,
+        /// Also the admission webhooks: the Deployment serves them, a Service fronts them, webhook
+        /// configurations send the API server there, and cert-manager (which must be installed) issues the
+        /// serving certificate and injects its CA.
+        #[arg(long)]
+        webhooks: bool,
+    },
+}
+
+/// Watches the embedded cluster and logs, until aborted.
+type Observer = Box<dyn Fn(Client) -> BoxFuture<'static, ()> + Send + Sync>;
+
+/// Adds controllers (or cache options) to the operator.
+type Configure = Box<dyn FnOnce(Operator) -> Operator + Send>;
+
+/// An operator binary: its reconcilers, CRDs, webhooks and installation, and what to show on the embedded
+/// cluster. [`run`](Self::run) parses the process's arguments ([`Cli`]) and does what they ask.
+pub struct App {
+    about: Option<String>,
+    manifests: Manifests,
+    configure: Vec<Configure>,
+    crds: Vec<CustomResourceDefinition>,
+    webhooks: webhooks::Webhooks,
+    samples: Vec<Sample>,
+    invalid: Vec<CliError>,
+    observers: Vec<Observer>,
+    kubectl_hint: Option<String>,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App")
+            .field("manifests", &self.manifests)
+            .field("crds", &self.crds.len())
+            .field("webhooks", &self.webhooks.kinds.len())
+            .field("samples", &self.samples.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl App {
+    /// The operator `name` (its command, and the name of its ServiceAccount, roles and Deployment). The
+    /// installation runs it with `--in-cluster`, health probes on 8081, metrics on 8080 and leader election,
+    /// all of which this command line serves.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            about: None,
+            manifests: Manifests::new(name)
+                .args(["--in-cluster"])
+                .health_probes(8081)
+                .metrics(8080)
+                .leader_election(true),
+            configure: Vec::new(),
+            crds: Vec::new(),
+            webhooks: webhooks::Webhooks::default(),
+            samples: Vec::new(),
+            invalid: Vec::new(),
+            observers: Vec::new(),
+            kubectl_hint: None,
+        }
+    }
+
+    /// What `--help` says of the operator (its first line is the short help).
+    pub fn about(mut self, about: impl Into<String>) -> Self {
+        self.about = Some(about.into());
+        self
+    }
+
+    /// Runs `reconciler`, and grants its wiring's RBAC in the manifests.
+    pub fn reconciler<P: ParentKind>(mut self, reconciler: Reconciler<P>) -> Self {
+        self.manifests = self.manifests.reconciler(&reconciler);
+        self.configure
+            .push(Box::new(move |op| op.controller(reconciler)));
+        self
+    }
+
+    /// Configures the operator further before it runs (cache options, another controller); what `configure`
+    /// adds is not reflected in the manifests' RBAC: add its rules with [`manifests`](Self::manifests).
+    pub fn configure(
+        mut self,
+        configure: impl FnOnce(Operator) -> Operator + Send + 'static,
+    ) -> Self {
+        self.configure.push(Box::new(configure));
+        self
+    }
+
+    /// A CustomResourceDefinition the operator serves (`Kind::crd()`): in the manifests, installed on the
+    /// embedded cluster, checked (or installed with `--install-crds`) on a real one.
+    pub fn crd(mut self, crd: CustomResourceDefinition) -> Self {
+        self.manifests = self.manifests.crd(crd.clone());
+        if self.webhooks.name.is_empty() {
+            self.webhooks.name = format!("{}-webhooks", crd.spec.names.plural);
+        }
+        self.crds.push(crd);
+        self
+    }
+
+    /// The admission webhooks of a kind (`Kind::webhooks()`): in-process on the embedded cluster, over HTTPS
+    /// with `--webhook-bind-address`, and in the manifests with `manifests --webhooks`.
+    pub fn webhooks(mut self, webhooks: impl ErasedWebhooks + 'static) -> Self {
+        self.webhooks.kinds.push(Arc::new(webhooks));
+        self
+    }
+
+    /// The namespace of the installation's ServiceAccount and Deployment.
+    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.manifests = self.manifests.namespace(namespace);
+        self
+    }
+
+    /// The image the installation's Deployment runs.
+    pub fn image(mut self, image: impl Into<String>) -> Self {
+        self.manifests = self.manifests.image(image);
+        self
+    }
+
+    /// Changes the installation further (extra rules, no leader election, other ports).
+    pub fn manifests(mut self, change: impl FnOnce(Manifests) -> Manifests) -> Self {
+        self.manifests = change(self.manifests);
+        self
+    }
+
+    /// An object to create on the embedded cluster (in its namespace, else `default`) once the CRDs are
+    /// established, before the operator starts; samples are created in the order given.
+    pub fn sample<K: Resource<DynamicType = ()> + Serialize>(mut self, object: K) -> Self {
+        match Sample::of(&object) {
+            Ok(sample) => self.samples.push(sample),
+            Err(e) => self.invalid.push(e),
+        }
+        self
+    }
+
+    /// On the embedded cluster, logs `summary` of each object of kind `K` whenever it changes.
+    pub fn log<K>(mut self, summary: fn(&K) -> String) -> Self
+    where
+        K: Resource<DynamicType = ()>
+            + Clone
+            + DeserializeOwned
+            + std::fmt::Debug
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.observers
+            .push(Box::new(move |client| log_changes(client, summary).boxed()));
+        self
+    }
+
+    /// On the embedded cluster, runs `observe` beside the operator (it is aborted when the operator stops).
+    pub fn observe(mut self, observe: fn(Client) -> BoxFuture<'static, ()>) -> Self {
+        self.observers.push(Box::new(observe));
+        self
+    }
+
+    /// What to try with kubectl on the served embedded cluster, e.g. `get webapps,deployments` (default:
+    /// `get` the CRDs' plurals).
+    pub fn kubectl_hint(mut self, hint: impl Into<String>) -> Self {
+        self.kubectl_hint = Some(hint.into());
+        self
+    }
+
+    /// The installation `manifests` prints with no flags.
+    pub fn installation(&self) -> Manifests {
+        self.manifests.clone()
+    }
+
+    /// `operator` with this app's reconcilers and configuration.
+    pub fn operator(self, operator: Operator) -> Operator {
+        self.configure.into_iter().fold(operator, |op, f| f(op))
+    }
+
+    /// The command line, parsed from the process's arguments (exits with clap's message and status on a
+    /// mistake, and after `--help` or `--version`).
+    pub fn parse(&self) -> Cli {
+        match Cli::from_arg_matches(&self.command().get_matches()) {
+            Ok(cli) => cli,
+            Err(e) => e.exit(),
+        }
+    }
+
+    /// The command line, parsed from `args` (the first is the program's name).
+    pub fn try_parse_from(
+        &self,
+        args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
+    ) -> Result<Cli, clap::Error> {
+        Cli::from_arg_matches(&self.command().try_get_matches_from(args)?)
+    }
+
+    fn command(&self) -> clap::Command {
+        let mut command = Cli::command().name(self.manifests.name().to_string());
+        if let Some(about) = &self.about {
+            let short = about.lines().next().unwrap_or_default().to_string();
+            command = command.about(short).long_about(about.clone());
+        }
+        command
+    }
+
+    fn hint(&self) -> String {
+        self.kubectl_hint.clone().unwrap_or_else(|| {
+            let plurals: Vec<&str> = self
+                .crds
+                .iter()
+                .map(|c| c.spec.names.plural.as_str())
+                .collect();
+            format!("get {}", plurals.join(","))
+        })
+    }
+
+    /// Installs a `tracing` subscriber honouring `RUST_LOG` (default `info`) unless one is set, parses the
+    /// process's arguments and does what they ask until Ctrl-C or SIGTERM.
+    pub async fn run(self) -> Result<(), CliError> {
+        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
+        let cli = self.parse();
+        self.run_with(cli, crate::shutdown_signal()).await
+    }
+
+    /// Does what `cli` asks until `shutdown` resolves.
+    pub async fn run_with(
+        mut self,
+        cli: Cli,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> Result<(), CliError> {
+        if let Some(e) = self.invalid.pop() {
+            return Err(e);
+        }
+        if self.webhooks.name.is_empty() {
+            self.webhooks.name = "operator-webhooks".into();
+        }
+        if let Some(CliCommand::Manifests {
+            install_crds,
+            namespaces,
+            webhooks,
+        }) = cli.command
+        {
+            if webhooks && self.webhooks.kinds.is_empty() {
+                return Err(CliError::msg(
+                    "this operator has no admission webhooks: --webhooks does not apply",
+                ));
+            }
+            let hooks = if webhooks {
+                self.webhooks.kinds.as_slice()
+            } else {
+                &[]
+            };
+            let yaml = hooks
+                .iter()
+                .fold(self.manifests, |m, k| m.admission(k.as_ref()))
+                .install_crds(install_crds)
+                .watch_namespaces(namespaces)
+                .to_yaml()
+                .context("cannot render the manifests as YAML")?;
+            return std::io::stdout()
+                .write_all(yaml.as_bytes())
+                .context("cannot write the manifests");
+        }
+        if cli.in_cluster {
+            let client = in_cluster().await?;
+            // The manifests install the CRDs and the webhook configurations, and the ClusterRole they bind
+            // grants nothing on either: serve and run only.
+            let serving = webhooks::serve_in_cluster(&self.webhooks, &cli.webhooks).await?;
+            let ran = run_operator(self.operator(Operator::new(client)), &cli.run, shutdown).await;
+            if let Some(serving) = serving {
+                serving.abort();
+            }
+            return ran;
+        }
+        let embedded = cli.embedded || cli.serve.listen.is_some();
+        let kubeconfig_env = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty());
+        let client = match (&cli.kubeconfig, kubeconfig_env) {
+            (Some(path), _) => from_kubeconfig(path).await?,
+            (None, Some(_)) if !embedded => from_env().await?,
+            _ => return embedded::run(self, &cli.serve, &cli.run, shutdown).await,
+        };
+        self.run_on_cluster(client, cli.install_crds, &cli.run, &cli.webhooks, shutdown)
+            .await
+    }
+
+    /// Runs the operator against a real cluster: with `install_crds`, installs the CRDs first if they are
+    /// missing; otherwise checks that their kinds are served (reading no CRD, so the operator's own RBAC
+    /// suffices). Webhooks are served and their configurations installed when `webhook_flags` name an address.
+    pub async fn run_on_cluster(
+        self,
+        client: Client,
+        install_crds: bool,
+        flags: &RunFlags,
+        webhook_flags: &WebhookFlags,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> Result<(), CliError> {
+        for crd in &self.crds {
+            if install_crds {
+                ensure_crd(&client, crd.clone()).await?;
+            } else {
+                ensure_served(&client, crd, &flags.namespaces).await?;
+            }
+        }
+        let serving = webhooks::start_on_cluster(&self.webhooks, &client, webhook_flags).await?;
+        let ran = run_operator(
+            self.operator(flags.operator(client.clone())),
+            flags,
+            shutdown,
+        )
+        .await;
+        if let Some(serving) = serving {
+            serving.stop(&client).await;
+        }
+        ran
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifests_take_their_flags() {
+        let app = App::new("tidy-operator");
+        let cli = app
+            .try_parse_from(["tidy", "manifests", "--install-crds", "--namespace", "a"])
+            .unwrap();
+        assert_eq!(
+            cli.command,
+            Some(CliCommand::Manifests {
+                install_crds: true,
+                namespaces: vec!["a".into()],
+                webhooks: false
+            })
+        );
+        let err = app
+            .try_parse_from(["tidy", "--in-cluster", "--embedded"])
+            .unwrap_err();
+        assert!(err.to_string().contains("--embedded"), "{err}");
+    }
+}
