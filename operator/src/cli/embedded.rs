@@ -4,8 +4,13 @@
 use std::future::Future;
 use std::path::PathBuf;
 
-use kube::api::{Api, ApiResource, DynamicObject, PostParams};
-use kube::{Client, Resource};
+use kube::Resource;
+use kube::api::{ApiResource, DynamicObject};
+#[cfg(feature = "testing")]
+use kube::{
+    Client,
+    api::{Api, PostParams},
+};
 use serde::Serialize;
 
 use super::error::{CliError, Context as _};
@@ -23,6 +28,7 @@ pub struct EmbeddedArgs {
 
 /// An object created on the embedded cluster before the operator starts: its kind, and the object as JSON.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub(crate) struct Sample {
     resource: ApiResource,
     namespaced: bool,
@@ -52,6 +58,7 @@ impl Sample {
     }
 
     /// Creates the object (in its namespace, else `default`).
+    #[cfg(feature = "testing")]
     async fn create(&self, client: &Client) -> Result<(), CliError> {
         let name = self.object.metadata.name.clone().unwrap_or_default();
         let api: Api<DynamicObject> = if self.namespaced {
@@ -74,6 +81,7 @@ impl Sample {
 }
 
 /// Creates `samples` in order.
+#[cfg(feature = "testing")]
 pub(crate) async fn create_samples(client: &Client, samples: &[Sample]) -> Result<(), CliError> {
     for sample in samples {
         sample.create(client).await?;

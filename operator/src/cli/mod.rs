@@ -302,6 +302,7 @@ impl App {
         command
     }
 
+    #[cfg(feature = "testing")]
     fn hint(&self) -> String {
         self.kubectl_hint.clone().unwrap_or_else(|| {
             let plurals: Vec<&str> = self
