@@ -80,6 +80,14 @@ impl Target {
         }
     }
 
+    /// Requests on this target's URL (its namespace's, or the cluster's).
+    fn request(&self) -> kube::core::Request {
+        kube::core::Request::new(<DynamicObject as kube::Resource>::url_path(
+            &self.api_resource(),
+            self.namespace.as_deref(),
+        ))
+    }
+
     fn api(&self, client: &Client) -> Api<DynamicObject> {
         match &self.namespace {
             Some(ns) => Api::namespaced_with(client.clone(), ns, &self.api_resource()),
@@ -258,6 +266,18 @@ impl ApiDispatcher {
         Ok(out)
     }
 
+    /// Sends a request built on a target's URL and decodes the answer straight into a `Value` (an `Api` method
+    /// would decode it into a `DynamicObject`, which the runtime would then copy into a `Value` again).
+    async fn answer(
+        &self,
+        req: std::result::Result<http::Request<Vec<u8>>, kube::core::request::Error>,
+        verb: &'static str,
+    ) -> kube::Result<Value> {
+        let mut req = req.map_err(kube::Error::BuildRequest)?;
+        req.extensions_mut().insert(verb);
+        self.client.request::<Value>(req).await
+    }
+
     async fn send(&self, command: &Command) -> Result<Option<Value>> {
         let ctx = |what: &str, t: &Target| format!("{what} {t}");
         let post_params = PostParams {
@@ -270,13 +290,14 @@ impl ApiDispatcher {
         };
         let out = match command {
             Command::Create { target, object } => {
-                let obj: DynamicObject = serde_json::from_value(object.clone())?;
-                let created = target
-                    .api(&self.client)
-                    .create(&post_params, &obj)
-                    .await
-                    .map_err(|e| Error::kube(ctx("create", target), e))?;
-                Some(serde_json::to_value(created)?)
+                let req = target
+                    .request()
+                    .create(&post_params, serde_json::to_vec(object)?);
+                Some(
+                    self.answer(req, "create")
+                        .await
+                        .map_err(|e| Error::kube(ctx("create", target), e))?,
+                )
             }
             Command::Apply {
                 target,
@@ -286,29 +307,36 @@ impl ApiDispatcher {
             } => {
                 let mut pp = PatchParams::apply(field_manager);
                 pp.force = *force;
-                let applied = target
-                    .api(&self.client)
-                    .patch(&target.name, &pp, &Patch::Apply(object))
-                    .await
-                    .map_err(|e| Error::kube(ctx("apply", target), e))?;
-                Some(serde_json::to_value(applied)?)
+                let req = target
+                    .request()
+                    .patch(&target.name, &pp, &Patch::Apply(object));
+                Some(
+                    self.answer(req, "patch")
+                        .await
+                        .map_err(|e| Error::kube(ctx("apply", target), e))?,
+                )
             }
             Command::Update { target, object } => {
-                let obj: DynamicObject = serde_json::from_value(object.clone())?;
-                let updated = target
-                    .api(&self.client)
-                    .replace(&target.name, &post_params, &obj)
-                    .await
-                    .map_err(|e| Error::kube(ctx("update", target), e))?;
-                Some(serde_json::to_value(updated)?)
+                let req = target.request().replace(
+                    &target.name,
+                    &post_params,
+                    serde_json::to_vec(object)?,
+                );
+                Some(
+                    self.answer(req, "replace")
+                        .await
+                        .map_err(|e| Error::kube(ctx("update", target), e))?,
+                )
             }
             Command::Patch { target, patch } => {
-                let patched = target
-                    .api(&self.client)
-                    .patch(&target.name, &patch_params, &Patch::Merge(patch))
-                    .await
-                    .map_err(|e| Error::kube(ctx("patch", target), e))?;
-                Some(serde_json::to_value(patched)?)
+                let req = target
+                    .request()
+                    .patch(&target.name, &patch_params, &Patch::Merge(patch));
+                Some(
+                    self.answer(req, "patch")
+                        .await
+                        .map_err(|e| Error::kube(ctx("patch", target), e))?,
+                )
             }
             Command::Delete { target, uid } => {
                 let dp = DeleteParams {
@@ -334,12 +362,17 @@ impl ApiDispatcher {
                 if let Some(rv) = resource_version {
                     patch["metadata"] = serde_json::json!({ "resourceVersion": rv });
                 }
-                let out = target
-                    .api(&self.client)
-                    .patch_status(&target.name, &patch_params, &Patch::Merge(&patch))
-                    .await
-                    .map_err(|e| Error::kube(ctx("write status of", target), e))?;
-                Some(serde_json::to_value(out)?)
+                let req = target.request().patch_subresource(
+                    "status",
+                    &target.name,
+                    &patch_params,
+                    &Patch::Merge(&patch),
+                );
+                Some(
+                    self.answer(req, "patch_status")
+                        .await
+                        .map_err(|e| Error::kube(ctx("write status of", target), e))?,
+                )
             }
             Command::Event(ev) => {
                 let event = Event {

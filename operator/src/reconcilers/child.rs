@@ -480,10 +480,13 @@ where
                         force: *force,
                     })
                     .await?;
-                let child = result_or(out, &desired)?;
                 // The API's answer, not the cache, says what the apply did: on a cache that lags behind the
                 // previous pass's create, the apply is a no-op and the child is not announced again.
-                match self.written.applied(cached, &child) {
+                let mutation = self
+                    .written
+                    .applied(cached, out.as_ref().unwrap_or(&Value::Null));
+                let child = result_or(out, &desired)?;
+                match mutation {
                     None => ChildOutcome::Unchanged(child),
                     Some(mutation) => {
                         announce(cx, mutation, &child, &self.describe(&child), None).await;

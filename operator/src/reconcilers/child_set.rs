@@ -231,12 +231,15 @@ where
                     force: self.force,
                 })
                 .await?;
+            // What the apply did, from the API's answer (a cache that lags makes it a no-op, not a create).
+            let mutation = self
+                .written
+                .applied(live.is_some(), out.as_ref().unwrap_or(&Value::Null));
             let child: C = match out {
                 Some(v) => serde_json::from_value(v)?,
                 None => d.clone(),
             };
-            // What the apply did, from the API's answer (a cache that lags makes it a no-op, not a create).
-            let outcome = match self.written.applied(live.is_some(), &child) {
+            let outcome = match mutation {
                 None => ChildOutcome::Unchanged(child),
                 Some(mutation) => {
                     announce(cx, mutation, &child, &describe(&child), None).await;

@@ -4,8 +4,11 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+
 use kube::Resource;
-use serde::Serialize;
+use serde_json::Value;
 
 use super::announce::Mutation;
 
@@ -36,13 +39,10 @@ impl Written {
     /// What an apply did to a child, from the object the API answered with: `None` when it changed nothing
     /// (the answer is this step's own last write), `Created` when the child was neither cached nor written
     /// before, `Updated` otherwise. Remembers the answer.
-    pub(crate) fn applied<C: Resource + Serialize>(
-        &self,
-        cached: bool,
-        answer: &C,
-    ) -> Option<Mutation> {
-        let meta = answer.meta();
-        let (Some(uid), Some(version)) = (meta.uid.clone(), meta.resource_version.clone()) else {
+    pub(crate) fn applied(&self, cached: bool, answer: &Value) -> Option<Mutation> {
+        let meta = &answer["metadata"];
+        let (Some(uid), Some(version)) = (meta["uid"].as_str(), meta["resourceVersion"].as_str())
+        else {
             // No server answered (commands only recorded): judge by the cache.
             return Some(if cached {
                 Mutation::Updated
@@ -50,6 +50,7 @@ impl Written {
                 Mutation::Created
             });
         };
+        let (uid, version) = (uid.to_string(), version.to_string());
         let content = content_hash(answer);
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
         let before = recent.versions.get(&uid).cloned();
@@ -122,20 +123,56 @@ impl Written {
     }
 }
 
-/// A hash of what an apply can change: the object without its status and the metadata the server keeps.
-fn content_hash<C: Serialize>(object: &C) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut value = serde_json::to_value(object).unwrap_or_default();
-    if let Some(o) = value.as_object_mut() {
-        o.remove("status");
-        if let Some(m) = o.get_mut("metadata").and_then(|m| m.as_object_mut()) {
-            m.remove("resourceVersion");
-            m.remove("managedFields");
+/// A hash of what an apply can change: the object without its status and the metadata the server keeps
+/// (`resourceVersion`, `managedFields`), hashed as it stands (no copy of the object).
+fn content_hash(answer: &Value) -> u64 {
+    let mut h = DefaultHasher::new();
+    if let Value::Object(fields) = answer {
+        for (k, v) in fields {
+            match (k.as_str(), v) {
+                ("status", _) => {}
+                ("metadata", Value::Object(meta)) => {
+                    k.hash(&mut h);
+                    for (mk, mv) in meta {
+                        if mk != "resourceVersion" && mk != "managedFields" {
+                            mk.hash(&mut h);
+                            hash_value(mv, &mut h);
+                        }
+                    }
+                }
+                _ => {
+                    k.hash(&mut h);
+                    hash_value(v, &mut h);
+                }
+            }
         }
     }
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    value.to_string().hash(&mut h);
     h.finish()
+}
+
+/// Feeds a JSON value to `h`, each kind tagged so that `[]` and `{}` or `"1"` and `1` differ.
+fn hash_value(v: &Value, h: &mut DefaultHasher) {
+    match v {
+        Value::Null => 0u8.hash(h),
+        Value::Bool(b) => (1u8, b).hash(h),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => (2u8, i).hash(h),
+            (_, Some(u), _) => (3u8, u).hash(h),
+            (_, _, f) => (4u8, f.map(f64::to_bits)).hash(h),
+        },
+        Value::String(s) => (5u8, s).hash(h),
+        Value::Array(items) => {
+            (6u8, items.len()).hash(h);
+            items.iter().for_each(|i| hash_value(i, h));
+        }
+        Value::Object(fields) => {
+            (7u8, fields.len()).hash(h);
+            for (k, v) in fields {
+                k.hash(h);
+                hash_value(v, h);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -151,23 +188,27 @@ mod tests {
         cm
     }
 
+    fn json(cm: &ConfigMap) -> Value {
+        serde_json::to_value(cm).unwrap()
+    }
+
     #[test]
     fn a_repeated_apply_on_a_lagging_cache_is_no_change() {
         let written = Written::default();
         assert_eq!(
-            written.applied(false, &answer("u", "1", "a")),
+            written.applied(false, &json(&answer("u", "1", "a"))),
             Some(Mutation::Created)
         );
-        assert_eq!(written.applied(false, &answer("u", "1", "a")), None);
+        assert_eq!(written.applied(false, &json(&answer("u", "1", "a"))), None);
         // Someone else wrote since (a new version, the same content): still nothing this apply did.
-        assert_eq!(written.applied(false, &answer("u", "2", "a")), None);
+        assert_eq!(written.applied(false, &json(&answer("u", "2", "a"))), None);
         assert_eq!(
-            written.applied(false, &answer("u", "3", "b")),
+            written.applied(false, &json(&answer("u", "3", "b"))),
             Some(Mutation::Updated)
         );
         written.seen(&answer("u", "3", "b"));
         assert_eq!(
-            written.applied(true, &answer("u", "4", "c")),
+            written.applied(true, &json(&answer("u", "4", "c"))),
             Some(Mutation::Updated)
         );
     }
@@ -188,11 +229,11 @@ mod tests {
     fn without_an_answer_the_cache_decides() {
         let written = Written::default();
         assert_eq!(
-            written.applied(false, &ConfigMap::default()),
+            written.applied(false, &json(&ConfigMap::default())),
             Some(Mutation::Created)
         );
         assert_eq!(
-            written.applied(true, &ConfigMap::default()),
+            written.applied(true, &json(&ConfigMap::default())),
             Some(Mutation::Updated)
         );
     }
