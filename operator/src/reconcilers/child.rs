@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::announce::{Mutation, announce, describe};
-use super::compare::{contains, merge_into, stamp_desired_hash};
+use super::compare::{DESIRED_HASH, contains, merge_into, stamp_desired_hash};
 use super::written::Written;
 use super::{SubReconciler, Wiring};
 use crate::cache::{CachedKind, OWNER_LABEL};
@@ -455,11 +455,13 @@ where
             ));
         }
         let outcome = match (&self.strategy, live) {
+            // A different desired-state hash means a different desired state: no need to compare the objects.
             (WriteStrategy::Apply { .. }, Some(live))
-                if contains(
-                    &serde_json::to_value(live.as_ref())?,
-                    &serde_json::to_value(&desired)?,
-                ) =>
+                if same_desired_hash(live.as_ref(), &desired)
+                    && contains(
+                        &serde_json::to_value(live.as_ref())?,
+                        &serde_json::to_value(&desired)?,
+                    ) =>
             {
                 self.written.seen(live.as_ref());
                 ChildOutcome::Unchanged(live.as_ref().clone())
@@ -660,6 +662,11 @@ where
 fn set_type<C: Resource<DynamicType = ()>>(object: &mut Value) {
     object["apiVersion"] = Value::String(C::api_version(&()).into_owned());
     object["kind"] = Value::String(C::kind(&()).into_owned());
+}
+
+/// Whether `live` carries the desired-state hash `desired` carries (both absent counts as the same).
+fn same_desired_hash<C: Resource>(live: &C, desired: &C) -> bool {
+    live.annotations().get(DESIRED_HASH) == desired.annotations().get(DESIRED_HASH)
 }
 
 fn result_or<C: CachedKind + Serialize>(out: Option<Value>, desired: &C) -> Result<C> {
