@@ -495,6 +495,43 @@ mod tests {
         round_trip(widget);
     }
 
+    /// What a compact cache costs per object: its bytes, and the time to encode and decode it (run with
+    /// `cargo test --release -p operator --lib decode_cost -- --ignored --nocapture`).
+    #[test]
+    #[ignore = "a measurement, not a check"]
+    fn decode_cost() {
+        let d = deployment("web");
+        let (key, bytes) = encode(&d).unwrap();
+        let rounds = 20_000;
+        let started = std::time::Instant::now();
+        for _ in 0..rounds {
+            std::hint::black_box(encode(std::hint::black_box(&d)));
+        }
+        let encode_ns = started.elapsed().as_nanos() / rounds;
+        let started = std::time::Instant::now();
+        for _ in 0..rounds {
+            std::hint::black_box(decode::<Deployment>(&key, std::hint::black_box(&bytes)));
+        }
+        let decode_ns = started.elapsed().as_nanos() / rounds;
+        let started = std::time::Instant::now();
+        for _ in 0..rounds {
+            std::hint::black_box(decode_part::<OwnersOnly>(
+                &key,
+                std::hint::black_box(&bytes),
+            ));
+        }
+        let owners_ns = started.elapsed().as_nanos() / rounds;
+        let started = std::time::Instant::now();
+        for _ in 0..rounds {
+            std::hint::black_box(std::hint::black_box(&d).clone());
+        }
+        let clone_ns = started.elapsed().as_nanos() / rounds;
+        println!(
+            "Deployment: {} bytes of JSON; encode {encode_ns} ns, decode {decode_ns} ns, owner references only {owners_ns} ns, clone of the typed value {clone_ns} ns",
+            bytes.len()
+        );
+    }
+
     #[test]
     fn a_compact_object_that_does_not_decode_is_absent() {
         let objects = Objects::<Deployment>::new(Writer::default().as_reader());
