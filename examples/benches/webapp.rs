@@ -22,8 +22,10 @@
 //! create, update, patch and delete requests; failures are listed with their code). CPU time is the process's
 //! user + system time (`getrusage`). Memory: the process's peak (`VmHWM`: API server, client and operator
 //! together), and the operator's own share, the resident memory released when it stops (after `malloc_trim`);
-//! and the caches alone: the heap bytes (counted by the bench's allocator) that a fresh set of caches of the
-//! four kinds holds once synced, per cached object. Prints figures only; asserts nothing about time (these machines are shared and noisy).
+//! and the caches alone: the heap bytes (counted by the bench's allocator) that fresh caches of the four kinds
+//! hold once synced, per cached object, in total and kind by kind (WebApps typed, as the operator holds its
+//! parents; Deployments, Services and the ConfigMap compact, as it holds children and tracked kinds; each kind's
+//! figure includes its fixed costs, such as the 192 KiB of its change channel). Prints figures only; asserts nothing about time (these machines are shared and noisy).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
@@ -39,7 +41,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Service};
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use operator::testing::ApiServer;
 use operator::testing::apiserver::RequestRecord;
-use operator::{Caches, Operator};
+use operator::{CacheOptions, Caches, Form, Operator};
 use tokio::sync::oneshot;
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
@@ -155,30 +157,70 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// The heap bytes that a fresh set of caches of the operator's four kinds holds once synced: their stores,
-/// indexes and watches, counted by the allocator while nothing else runs.
-async fn cache_bytes(client: &kube::Client) -> anyhow::Result<isize> {
-    tokio::time::sleep(SETTLE).await;
-    let before = LIVE_BYTES.load(Ordering::Relaxed);
-    let caches = Caches::new(client.clone());
-    caches.ensure::<WebApp>();
-    caches.ensure::<Deployment>();
-    caches.ensure::<Service>();
-    caches.ensure::<ConfigMap>();
-    let watches: Vec<_> = caches
-        .take_watches()
-        .into_iter()
-        .map(tokio::spawn)
-        .collect();
-    caches.ready_within(LIMIT).await?;
-    tokio::time::sleep(SETTLE).await;
-    let held = LIVE_BYTES.load(Ordering::Relaxed) - before;
-    for w in watches {
-        w.abort();
-        let _ = w.await;
+/// What the cache of one kind holds once synced: its form, how many objects, and the heap bytes.
+struct KindBytes {
+    kind: &'static str,
+    form: &'static str,
+    objects: usize,
+    bytes: isize,
+}
+
+/// The heap bytes that fresh caches of the operator's four kinds hold once synced, kind by kind (each cache
+/// started alone, in its own `Caches`, and kept while the next is measured): their objects, indexes and watches,
+/// counted by the allocator while nothing else runs. WebApps are held as the operator holds its parents (typed),
+/// the other kinds as it holds children and tracked kinds (compact).
+async fn cache_bytes(client: &kube::Client) -> anyhow::Result<Vec<KindBytes>> {
+    async fn one<K: operator::CachedKind>(
+        client: &kube::Client,
+        parent: bool,
+        kept: &mut Vec<(Caches, Vec<tokio::task::JoinHandle<()>>)>,
+    ) -> anyhow::Result<KindBytes> {
+        tokio::time::sleep(SETTLE).await;
+        let before = LIVE_BYTES.load(Ordering::Relaxed);
+        let caches = Caches::new(client.clone());
+        let cache = if parent {
+            caches.configure::<K>(CacheOptions::all().typed())?
+        } else {
+            caches.ensure::<K>()
+        };
+        let watches: Vec<_> = caches
+            .take_watches()
+            .into_iter()
+            .map(tokio::spawn)
+            .collect();
+        caches.ready_within(LIMIT).await?;
+        tokio::time::sleep(SETTLE).await;
+        let bytes = LIVE_BYTES.load(Ordering::Relaxed) - before;
+        let form = match cache.form() {
+            Some(Form::Typed) => "typed",
+            Some(Form::Compact) => "compact",
+            None => "not started",
+        };
+        let objects = cache.len();
+        drop(cache);
+        kept.push((caches, watches));
+        Ok(KindBytes {
+            kind: <K as kube::Resource>::kind(&()).into_owned().leak(),
+            form,
+            objects,
+            bytes,
+        })
     }
-    drop(caches);
-    Ok(held)
+    let mut kept = Vec::new();
+    let all = vec![
+        one::<WebApp>(client, true, &mut kept).await?,
+        one::<Deployment>(client, false, &mut kept).await?,
+        one::<Service>(client, false, &mut kept).await?,
+        one::<ConfigMap>(client, false, &mut kept).await?,
+    ];
+    for (caches, watches) in kept {
+        for w in watches {
+            w.abort();
+            let _ = w.await;
+        }
+        drop(caches);
+    }
+    Ok(all)
 }
 
 /// The heap bytes the same objects take as plain values (listed, stripped as the caches strip them, held in
@@ -520,11 +562,26 @@ async fn run_one(n: usize, reconciles: Reconciles) -> anyhow::Result<()> {
         rss_running - rss_server,
         (rss_running - rss_server) * 1024.0 / cached as f64,
     );
+    let held: isize = caches_held.iter().map(|k| k.bytes).sum();
     println!(
         "  caches alone: {:.1} MiB of heap for {cached} cached objects ({:.2} KiB each)",
-        caches_held as f64 / (1024.0 * 1024.0),
-        caches_held as f64 / 1024.0 / cached as f64,
+        held as f64 / (1024.0 * 1024.0),
+        held as f64 / 1024.0 / cached as f64,
     );
+    let kinds: Vec<String> = caches_held
+        .iter()
+        .map(|k| {
+            format!(
+                "{} ({}) {} B for {} ({:.2} KiB)",
+                k.kind,
+                k.form,
+                k.bytes / k.objects.max(1) as isize,
+                k.objects,
+                k.bytes as f64 / 1024.0 / k.objects.max(1) as f64,
+            )
+        })
+        .collect();
+    println!("  caches per object, by kind: {}", kinds.join("; "));
     println!(
         "  the same objects as plain values: {:.1} MiB ({:.2} KiB each)",
         objects_held as f64 / (1024.0 * 1024.0),

@@ -221,14 +221,7 @@ impl Context {
     ) -> Result<Vec<Arc<K>>> {
         let cache = self.cache::<K>()?;
         self.track(TrackKey::selector::<K>(namespace, selector));
-        let ns = namespace.map(str::to_string);
-        let mut out: Vec<Arc<K>> = cache
-            .store()
-            .state()
-            .into_iter()
-            .filter(|o| ns.is_none() || o.namespace() == ns)
-            .filter(|o| selector.matches(o.labels()))
-            .collect();
+        let mut out: Vec<Arc<K>> = cache.labelled(namespace, |labels| selector.matches(labels));
         out.sort_by_key(|o| o.name_any());
         Ok(out)
     }

@@ -189,12 +189,8 @@ impl<P: ParentKind> Shared<P> {
                     .get(parent.namespace.as_deref(), &parent.name)
                     .is_some()
             });
-        let uids: std::collections::HashSet<String> = cache
-            .store()
-            .state()
-            .iter()
-            .filter_map(|p| p.uid())
-            .collect();
+        let uids: std::collections::HashSet<String> =
+            cache.state().iter().filter_map(|p| p.uid()).collect();
         self.reconciler.retain(|uid| uids.contains(uid));
     }
 }
@@ -253,6 +249,7 @@ pub(crate) fn runner<P: ParentKind>(
     }
     let mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>)>> =
         reconciler.mappers.iter().map(|m| m(&caches)).collect();
+    // kube-runtime's controller reads the parent kind's reflector store: the parent's cache is typed.
     let store = parent_cache.store().clone();
     let deletions = parent_cache.changes();
     let why: Arc<Why<P>> = Arc::new(Why::new(reconciler.name()));

@@ -7,22 +7,22 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 
-use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher::Event;
 
-use crate::cache::CachedKind;
+use crate::cache::{CachedKind, Key, Objects};
 
 /// The keys an index files an object under.
 pub type IndexKeys<K> = Arc<dyn Fn(&K) -> Vec<String> + Send + Sync>;
 
-type Map<K> = HashMap<String, HashSet<ObjectRef<K>>>;
+/// The keys of the objects filed under each index key.
+type Map = HashMap<String, HashSet<Key>>;
 
 struct FieldIndex<K: CachedKind> {
     name: String,
     keys: IndexKeys<K>,
-    map: Map<K>,
+    map: Map,
     /// The index being rebuilt from a (re-)list, swapped in when the list is complete.
-    pending: Option<Map<K>>,
+    pending: Option<Map>,
 }
 
 /// The field indexes of one cache.
@@ -40,13 +40,13 @@ impl<K: CachedKind> Default for Indexes<K> {
     }
 }
 
-fn insert<K: CachedKind>(map: &mut Map<K>, keys: Vec<String>, r: &ObjectRef<K>) {
+fn insert(map: &mut Map, keys: Vec<String>, r: &Key) {
     for k in keys {
         map.entry(k).or_default().insert(r.clone());
     }
 }
 
-fn remove<K: CachedKind>(map: &mut Map<K>, keys: &[String], r: &ObjectRef<K>) {
+fn remove(map: &mut Map, keys: &[String], r: &Key) {
     for k in keys {
         if let Some(set) = map.get_mut(k) {
             set.remove(r);
@@ -58,15 +58,15 @@ fn remove<K: CachedKind>(map: &mut Map<K>, keys: &[String], r: &ObjectRef<K>) {
 }
 
 impl<K: CachedKind> Indexes<K> {
-    /// Adds the index `name` (a second index of that name is ignored) and files what `store` holds now.
-    pub(crate) fn add(&self, name: &str, keys: IndexKeys<K>, store: &Store<K>) {
+    /// Adds the index `name` (a second index of that name is ignored) and files what `objects` holds now.
+    pub(crate) fn add(&self, name: &str, keys: IndexKeys<K>, objects: &Objects<K>) {
         let mut indexes = self.0.write().unwrap_or_else(|e| e.into_inner());
         if indexes.iter().any(|i| i.name == name) {
             return;
         }
         let mut map = Map::new();
-        for obj in store.state() {
-            insert(&mut map, keys(&obj), &ObjectRef::from_obj(obj.as_ref()));
+        for obj in objects.state() {
+            insert(&mut map, keys(&obj), &crate::cache::key_of(obj.as_ref()));
         }
         indexes.push(FieldIndex {
             name: name.to_string(),
@@ -77,7 +77,7 @@ impl<K: CachedKind> Indexes<K> {
     }
 
     /// The objects filed under `key` in the index `name` (none when there is no such index).
-    pub(crate) fn lookup(&self, name: &str, key: &str) -> Vec<ObjectRef<K>> {
+    pub(crate) fn lookup(&self, name: &str, key: &str) -> Vec<Key> {
         let indexes = self.0.read().unwrap_or_else(|e| e.into_inner());
         indexes
             .iter()
@@ -87,17 +87,20 @@ impl<K: CachedKind> Indexes<K> {
             .unwrap_or_default()
     }
 
-    /// Keeps every index in step with the store. Runs before the store applies `ev`, so `store` still holds
-    /// the previous version of an applied object.
-    pub(crate) fn update(&self, store: &Store<K>, ev: &Event<K>) {
+    /// Keeps every index in step with the objects. Runs before the objects take `ev`, so `objects` still hold
+    /// the previous version of an applied object (decoded, in a compact cache, only when there is an index).
+    pub(crate) fn update(&self, objects: &Objects<K>, ev: &Event<K>) {
         let mut indexes = self.0.write().unwrap_or_else(|e| e.into_inner());
+        if indexes.is_empty() {
+            return;
+        }
         for index in indexes.iter_mut() {
             match ev {
                 Event::Init => index.pending = Some(Map::new()),
                 Event::InitApply(o) => {
                     let keys = (index.keys)(o);
                     if let Some(map) = index.pending.as_mut() {
-                        insert(map, keys, &ObjectRef::from_obj(o));
+                        insert(map, keys, &crate::cache::key_of(o));
                     }
                 }
                 Event::InitDone => {
@@ -106,9 +109,9 @@ impl<K: CachedKind> Indexes<K> {
                     }
                 }
                 Event::Apply(o) => {
-                    let r = ObjectRef::from_obj(o);
+                    let r = crate::cache::key_of(o);
                     let keys = (index.keys)(o);
-                    let known = store
+                    let known = objects
                         .get(&r)
                         .map(|old| (index.keys)(&old))
                         .unwrap_or_default();
@@ -118,9 +121,9 @@ impl<K: CachedKind> Indexes<K> {
                     }
                 }
                 Event::Delete(o) => {
-                    let r = ObjectRef::from_obj(o);
+                    let r = crate::cache::key_of(o);
                     let mut keys = (index.keys)(o);
-                    if let Some(old) = store.get(&r) {
+                    if let Some(old) = objects.get(&r) {
                         keys.extend((index.keys)(&old));
                     }
                     remove(&mut index.map, &keys, &r);
@@ -159,8 +162,11 @@ mod tests {
         c
     }
 
-    fn names(refs: Vec<ObjectRef<ConfigMap>>) -> Vec<String> {
-        let mut n: Vec<String> = refs.into_iter().map(|r| r.name).collect();
+    fn names(keys: Vec<Key>) -> Vec<String> {
+        let mut n: Vec<String> = keys
+            .into_iter()
+            .map(|k| k.trim_start_matches("ns/").to_string())
+            .collect();
         n.sort();
         n
     }
@@ -168,7 +174,7 @@ mod tests {
     #[test]
     fn follows_lists_applies_and_deletes() {
         let mut writer = reflector::store::Writer::<ConfigMap>::default();
-        let store = writer.as_reader();
+        let store = Objects::typed(writer.as_reader());
         let indexes = Indexes::<ConfigMap>::default();
         let keys: IndexKeys<ConfigMap> = Arc::new(|c: &ConfigMap| {
             c.data
@@ -208,7 +214,7 @@ mod tests {
     #[test]
     fn an_index_added_late_files_what_the_store_holds() {
         let mut writer = reflector::store::Writer::<ConfigMap>::default();
-        let store = writer.as_reader();
+        let store = Objects::typed(writer.as_reader());
         writer.apply_watcher_event(&Event::Apply(cm("a", &["x"])));
         let indexes = Indexes::<ConfigMap>::default();
         indexes.add(

@@ -44,7 +44,7 @@ pub mod tracker;
 pub mod testing;
 
 pub use cache::{
-    Cache, CacheOptions, CacheOptionsError, CachedKind, Caches, ListStrategy, OWNER_LABEL,
+    Cache, CacheOptions, CacheOptionsError, CachedKind, Caches, Form, ListStrategy, OWNER_LABEL,
 };
 pub use command::{Command, Dispatcher, RecordingDispatcher, Target};
 pub use conditions::{ConditionStatus, ConditionUpdate, ReconcilerStatus};

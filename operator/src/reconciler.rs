@@ -483,7 +483,6 @@ fn with_removals(before: &serde_json::Value, mut after: serde_json::Value) -> se
 fn every_parent<P: CachedKind>(parents: &crate::cache::Cache<P>) -> (String, Vec<ObjectRef<P>>) {
     tracing::warn!(kind = %P::kind(&()), "a mapped trigger stream lagged; reconciling every parent");
     let all = parents
-        .store()
         .state()
         .iter()
         .map(|p| ObjectRef::from_obj(p.as_ref()))

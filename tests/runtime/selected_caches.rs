@@ -38,7 +38,6 @@ async fn env_with(db: &Database, others: &[Secret]) -> TestEnv {
 fn cached_secrets(env: &TestEnv) -> Vec<String> {
     let mut names: Vec<String> = env
         .cache::<Secret>()
-        .store()
         .state()
         .iter()
         .map(|s| s.name_any())

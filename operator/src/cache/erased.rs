@@ -94,7 +94,6 @@ fn lag<K: CachedKind>(
             }
         }
         let cached: BTreeMap<String, Option<String>> = cache
-            .store()
             .state()
             .iter()
             .map(|o| (key(o.meta()), o.resource_version().map(|v| v.into_owned())))
@@ -128,19 +127,14 @@ fn copy_into<K: CachedKind>(entry: &Entry, into: &Caches, frozen: bool) {
         return;
     };
     if frozen {
-        let objects: Vec<K> = cache
-            .store()
-            .state()
-            .iter()
-            .map(|o| o.as_ref().clone())
-            .collect();
+        let objects: Vec<K> = cache.state().iter().map(|o| o.as_ref().clone()).collect();
         into.insert_store(frozen_store(objects));
         return;
     }
     let shared = Entry {
         cache: Box::new(cache.clone()),
         start: None,
-        ready: ready_fn(cache.store()),
+        ready: ready_fn(&cache.objects),
         last_error: entry.last_error.clone(),
         kind: entry.kind.clone(),
         api_version: entry.api_version.clone(),

@@ -9,35 +9,35 @@ use kube::ResourceExt;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher::Event;
 
+use super::objects::{Key, Objects, key_of};
 use super::{CachedKind, Change, OwnerIndex};
 
-/// Keeps the owner index in step with the store. Runs before the store applies `ev`, so `store` still holds
+/// Keeps the owner index in step with the objects. Runs before the objects take `ev`, so `objects` still hold
 /// the previous version of an applied object.
 pub(super) fn index_update<K: CachedKind>(
-    owners: &OwnerIndex<K>,
-    store: &Store<K>,
-    pending: &mut Option<HashMap<String, HashSet<ObjectRef<K>>>>,
+    owners: &OwnerIndex,
+    objects: &Objects<K>,
+    pending: &mut Option<HashMap<String, HashSet<Key>>>,
     ev: &Event<K>,
 ) {
     let refs_of =
         |o: &K| -> Vec<String> { o.owner_references().iter().map(|r| r.uid.clone()).collect() };
-    let remove =
-        |map: &mut HashMap<String, HashSet<ObjectRef<K>>>, uids: &[String], r: &ObjectRef<K>| {
-            for uid in uids {
-                if let Some(set) = map.get_mut(uid) {
-                    set.remove(r);
-                    if set.is_empty() {
-                        map.remove(uid);
-                    }
+    let remove = |map: &mut HashMap<String, HashSet<Key>>, uids: &[String], r: &Key| {
+        for uid in uids {
+            if let Some(set) = map.get_mut(uid) {
+                set.remove(r);
+                if set.is_empty() {
+                    map.remove(uid);
                 }
             }
-        };
+        }
+    };
     match ev {
         Event::Init => *pending = Some(HashMap::new()),
         Event::InitApply(o) => {
             if let Some(map) = pending.as_mut() {
                 for uid in refs_of(o) {
-                    map.entry(uid).or_default().insert(ObjectRef::from_obj(o));
+                    map.entry(uid).or_default().insert(key_of(o));
                 }
             }
         }
@@ -47,11 +47,11 @@ pub(super) fn index_update<K: CachedKind>(
             }
         }
         Event::Apply(o) => {
-            let r = ObjectRef::from_obj(o);
+            let r = key_of(o);
             let uids = refs_of(o);
             // Owner references rarely change: compare with the previous version (a lookup, not a scan of the
             // whole index, which made every event O(objects)).
-            let known = store.get(&r).map(|old| refs_of(&old)).unwrap_or_default();
+            let known = objects.owner_uids(&r);
             if known != uids {
                 let mut map = owners.write().unwrap_or_else(|e| e.into_inner());
                 remove(&mut map, &known, &r);
@@ -61,12 +61,10 @@ pub(super) fn index_update<K: CachedKind>(
             }
         }
         Event::Delete(o) => {
-            let r = ObjectRef::from_obj(o);
-            let mut map = owners.write().unwrap_or_else(|e| e.into_inner());
+            let r = key_of(o);
             let mut uids = refs_of(o);
-            if let Some(old) = store.get(&r) {
-                uids.extend(refs_of(&old));
-            }
+            uids.extend(objects.owner_uids(&r));
+            let mut map = owners.write().unwrap_or_else(|e| e.into_inner());
             remove(&mut map, &uids, &r);
         }
     }
@@ -87,8 +85,8 @@ pub(super) fn note_seen<K: CachedKind>(seen: &AtomicU64, ev: &Event<K>) {
 /// Tells subscribers what changed; a re-list reports objects that vanished during a watch gap as deleted.
 pub(super) fn broadcast<K: CachedKind>(
     changes: &tokio::sync::broadcast::Sender<Change<K>>,
-    store: &Store<K>,
-    listed: &mut Option<HashSet<ObjectRef<K>>>,
+    objects: &Objects<K>,
+    listed: &mut Option<HashSet<Key>>,
     ev: &Event<K>,
 ) {
     let send = |c: Change<K>| {
@@ -99,28 +97,24 @@ pub(super) fn broadcast<K: CachedKind>(
         Event::Init => *listed = Some(HashSet::new()),
         Event::InitApply(o) => {
             if let Some(l) = listed.as_mut() {
-                l.insert(ObjectRef::from_obj(o));
+                l.insert(key_of(o));
             }
             send(Change::Applied(Arc::new(o.clone())));
         }
         Event::InitDone => {
             if let Some(l) = listed.take() {
-                for gone in store
-                    .state()
-                    .into_iter()
-                    .filter(|o| !l.contains(&ObjectRef::from_obj(o.as_ref())))
-                {
+                for gone in objects.select(|k| !l.contains(k)) {
                     send(Change::Deleted(gone));
                 }
             }
         }
-        // Sent once the store holds it, sharing the store's copy (see `broadcast_applied`).
+        // Sent once the objects hold it (see `broadcast_applied`, and the compact writer's caller).
         Event::Apply(_) => {}
         Event::Delete(o) => send(Change::Deleted(Arc::new(o.clone()))),
     }
 }
 
-/// Tells subscribers of an object the watch applied, once the store holds it: the change shares the store's
+/// Tells subscribers of an object the watch applied, once a typed store holds it: the change shares the store's
 /// copy instead of a copy of its own (a second copy of every object changed lived in the channel until every
 /// subscriber had read it).
 pub(super) fn broadcast_applied<K: CachedKind>(

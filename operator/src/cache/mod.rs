@@ -1,4 +1,5 @@
-//! Shared caches: one watch and one store per kind, shared by every controller in the process, with an index
+//! Shared caches: one watch and one store per kind (typed for parent kinds, compact for the others: see
+//! [`Form`]), shared by every controller in the process, with an index
 //! of objects by owner uid so a reconcile finds its children without scanning.
 
 use std::any::{Any, TypeId};
@@ -8,13 +9,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
+use futures::FutureExt;
 use futures::future::BoxFuture;
-use futures::{FutureExt, StreamExt};
-use kube::api::{Api, PartialObjectMeta};
-use kube::runtime::WatchStreamExt;
-use kube::runtime::reflector::{self, ObjectRef, ReflectHandle, Store};
-use kube::runtime::watcher;
+use kube::runtime::reflector::{self, ReflectHandle, Store};
 use kube::{Client, Resource, ResourceExt};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::index::{IndexKeys, Indexes};
@@ -23,13 +22,19 @@ mod erased;
 mod events;
 mod lists;
 mod namespaces;
+mod objects;
 mod options;
+mod sync;
+mod watch;
 
 #[cfg(any(test, feature = "testing"))]
 pub(crate) use erased::frozen_store;
 
 pub use lists::{ListStrategy, probe_list_strategy};
+pub use objects::Form;
+pub(crate) use objects::{Key, Objects, key_of};
 pub use options::{CacheOptions, CacheOptionsError, LIST_PAGE, OWNER_LABEL};
+pub use sync::{NotSynced, Unsynced, describe_watch_error};
 
 /// The annotation `kubectl apply` keeps; stripped from cached objects with `managedFields`.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -38,22 +43,30 @@ pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a Kubernetes resource kind the runtime can cache",
     label = "not a Kubernetes resource kind",
-    note = "a kind is a `kube::Resource` with a static type (k8s-openapi's types such as `ConfigMap`, or the root type `#[derive(CustomResource)]` generates from a spec), and `Clone`, `Debug` and `serde::de::DeserializeOwned`; for a custom resource, derive `CustomResource` on its spec and name the generated type"
+    note = "a kind is a `kube::Resource` with a static type (k8s-openapi's types such as `ConfigMap`, or the root type `#[derive(CustomResource)]` generates from a spec), and `Clone`, `Debug`, `serde::Serialize` and `serde::de::DeserializeOwned`; for a custom resource, derive `CustomResource` on its spec and name the generated type"
 )]
 pub trait CachedKind:
-    Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+    Resource<DynamicType = ()> + Clone + Serialize + DeserializeOwned + Debug + Send + Sync + 'static
 {
 }
 
 impl<K> CachedKind for K where
-    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+    K: Resource<DynamicType = ()>
+        + Clone
+        + Serialize
+        + DeserializeOwned
+        + Debug
+        + Send
+        + Sync
+        + 'static
 {
 }
 
 /// How many changes of one kind a trigger stream may fall behind before it reconciles every parent.
 const CHANGES_CAPACITY: usize = 1 << 12;
 
-type OwnerIndex<K> = Arc<RwLock<HashMap<String, HashSet<ObjectRef<K>>>>>;
+/// The keys of the objects each owner uid owns.
+type OwnerIndex = Arc<RwLock<HashMap<String, HashSet<Key>>>>;
 
 /// A change to a cached object, as broadcast to controllers' triggers.
 #[derive(Debug)]
@@ -82,10 +95,14 @@ impl<K> Change<K> {
     }
 }
 
-/// The cache of one kind: a reflector store and the owner index.
+/// The cache of one kind: its objects (typed or compact, see [`Form`]), the owner index and field indexes.
+///
+/// Read it through its own methods ([`get`](Self::get), [`owned_by`](Self::owned_by),
+/// [`indexed`](Self::indexed), [`state`](Self::state), [`labelled`](Self::labelled), [`len`](Self::len)), which
+/// work in both forms; a compact cache decodes a fresh value for each object a read returns.
 pub struct Cache<K: CachedKind> {
-    store: Store<K>,
-    owners: OwnerIndex<K>,
+    objects: Objects<K>,
+    owners: OwnerIndex,
     indexes: Indexes<K>,
     writer: Arc<Mutex<Option<reflector::store::Writer<K>>>>,
     changes: tokio::sync::broadcast::Sender<Change<K>>,
@@ -95,7 +112,7 @@ pub struct Cache<K: CachedKind> {
 impl<K: CachedKind> Clone for Cache<K> {
     fn clone(&self) -> Self {
         Self {
-            store: self.store.clone(),
+            objects: self.objects.clone(),
             owners: self.owners.clone(),
             indexes: self.indexes.clone(),
             writer: self.writer.clone(),
@@ -106,27 +123,74 @@ impl<K: CachedKind> Clone for Cache<K> {
 }
 
 impl<K: CachedKind> Cache<K> {
-    /// The reflector store.
+    /// A cache holding `objects`, with no watch behind it.
+    fn detached(objects: Objects<K>, owners: OwnerIndex) -> Self {
+        Self {
+            objects,
+            owners,
+            indexes: Indexes::default(),
+            writer: Arc::new(Mutex::new(None)),
+            changes: tokio::sync::broadcast::channel(16).0,
+            options: Arc::default(),
+        }
+    }
+
+    /// kube's reflector store of the kind, for what needs one: kube-runtime's `Controller` reads the parent
+    /// kind's. Asked for before the caches start, it makes the cache [typed](Form::Typed); a
+    /// [compact](Form::Compact) cache's store stays empty, so read a cache through its own methods otherwise.
     pub fn store(&self) -> &Store<K> {
-        &self.store
+        if self.objects.form().is_none() {
+            self.objects.want_typed();
+        }
+        self.objects.store()
+    }
+
+    /// How the cache holds its objects: `None` until the caches start.
+    pub fn form(&self) -> Option<Form> {
+        self.objects.form()
     }
 
     /// An object by namespace and name.
     pub fn get(&self, namespace: Option<&str>, name: &str) -> Option<Arc<K>> {
-        let mut r = ObjectRef::new(name);
-        if let Some(ns) = namespace {
-            r = r.within(ns);
-        }
-        self.store.get(&r)
+        self.objects.get(&objects::key(namespace, name))
+    }
+
+    /// Every object the cache holds, in no particular order (a compact cache decodes them all: prefer a
+    /// lookup where one serves).
+    pub fn state(&self) -> Vec<Arc<K>> {
+        self.objects.state()
+    }
+
+    /// The objects in `namespace` (every namespace when `None`) whose labels `keep` keeps; a compact cache
+    /// decodes each object's labels, and whole only the objects kept.
+    pub fn labelled(
+        &self,
+        namespace: Option<&str>,
+        keep: impl Fn(&std::collections::BTreeMap<String, String>) -> bool,
+    ) -> Vec<Arc<K>> {
+        self.objects.labelled(namespace, keep)
+    }
+
+    /// How many objects the cache holds.
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// Whether the cache holds no object.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// The objects whose `ownerReferences` name `uid`.
     pub fn owned_by(&self, uid: &str) -> Vec<Arc<K>> {
-        let owners = self.owners.read().unwrap_or_else(|e| e.into_inner());
-        owners
-            .get(uid)
-            .map(|refs| refs.iter().filter_map(|r| self.store.get(r)).collect())
-            .unwrap_or_default()
+        let keys: Vec<Key> = {
+            let owners = self.owners.read().unwrap_or_else(|e| e.into_inner());
+            owners
+                .get(uid)
+                .map(|keys| keys.iter().cloned().collect())
+                .unwrap_or_default()
+        };
+        keys.iter().filter_map(|k| self.objects.get(k)).collect()
     }
 
     /// Adds the field index `name`, filing every object under the keys `keys` computes from it (a second index
@@ -145,7 +209,7 @@ impl<K: CachedKind> Cache<K> {
     /// # }
     /// ```
     pub fn add_index(&self, name: &str, keys: IndexKeys<K>) {
-        self.indexes.add(name, keys, &self.store);
+        self.indexes.add(name, keys, &self.objects);
     }
 
     /// The objects the field index `name` files under `key` (none when there is no such index).
@@ -153,17 +217,23 @@ impl<K: CachedKind> Cache<K> {
         self.indexes
             .lookup(name, key)
             .iter()
-            .filter_map(|r| self.store.get(r))
+            .filter_map(|k| self.objects.get(k))
             .collect()
     }
 
-    /// A new subscription to the kind's changes, for a controller trigger. `None` once the cache has started.
+    /// A new subscription to the kind's changes through kube's reflector, for kube-runtime's `Controller`:
+    /// makes the cache [typed](Form::Typed). `None` once the cache has started.
     pub fn subscribe(&self) -> Option<ReflectHandle<K>> {
-        self.writer
+        let handle = self
+            .writer
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .as_ref()
-            .and_then(|w| w.subscribe())
+            .and_then(|w| w.subscribe());
+        if handle.is_some() {
+            self.objects.want_typed();
+        }
+        handle
     }
 
     /// Broadcasts a change as the watch would (for tests of trigger streams).
@@ -179,7 +249,7 @@ impl<K: CachedKind> Cache<K> {
 
     /// Waits until the first list has been stored.
     pub async fn ready(&self) {
-        let _ = self.store.wait_until_ready().await;
+        self.objects.ready().await;
     }
 
     /// What the cache holds of its kind.
@@ -214,53 +284,6 @@ pub fn strip<K: Resource>(obj: &mut K) {
     }
 }
 
-/// A cache that does not hold its first list yet, and the last error its watch got.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unsynced {
-    /// The kind, e.g. `ResourceQuota`.
-    pub kind: String,
-    /// The watch's last error, e.g. `404 NotFound: the server could not find the requested resource`;
-    /// `None` while it has failed nothing (still listing).
-    pub last_error: Option<String>,
-}
-
-impl std::fmt::Display for Unsynced {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.last_error {
-            Some(e) => write!(f, "{} (the server answered: {e})", self.kind),
-            None => write!(f, "{} (no answer yet)", self.kind),
-        }
-    }
-}
-
-/// Caches that did not sync in time: which kinds, and what the server answered their watches.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("the caches of {} did not sync within {after:?}", list(.unsynced))]
-pub struct NotSynced {
-    /// How long the caller waited.
-    pub after: Duration,
-    /// The caches not synced, by kind.
-    pub unsynced: Vec<Unsynced>,
-}
-
-fn list(unsynced: &[Unsynced]) -> String {
-    let all: Vec<String> = unsynced.iter().map(Unsynced::to_string).collect();
-    all.join(", ")
-}
-
-/// A watch error as the server put it: `404 NotFound: the server could not find the requested resource` for
-/// an API error, the client's words otherwise.
-pub fn describe_watch_error(e: &watcher::Error) -> String {
-    let status = match e {
-        watcher::Error::InitialListFailed(kube::Error::Api(s))
-        | watcher::Error::WatchStartFailed(kube::Error::Api(s))
-        | watcher::Error::WatchFailed(kube::Error::Api(s))
-        | watcher::Error::WatchError(s) => s,
-        other => return other.to_string(),
-    };
-    format!("{} {}: {}", status.code, status.reason, status.message)
-}
-
 type LastError = Arc<Mutex<Option<String>>>;
 
 struct Entry {
@@ -280,15 +303,12 @@ struct Entry {
 }
 
 fn ready_fn<K: CachedKind>(
-    store: &Store<K>,
+    objects: &Objects<K>,
 ) -> Box<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync> {
-    let store = store.clone();
+    let objects = objects.clone();
     Box::new(move || {
-        let store = store.clone();
-        async move {
-            let _ = store.wait_until_ready().await;
-        }
-        .boxed()
+        let objects = objects.clone();
+        async move { objects.ready().await }.boxed()
     })
 }
 
@@ -363,109 +383,40 @@ impl Caches {
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         let entry = entries.entry(TypeId::of::<K>()).or_insert_with(|| {
             let writer = reflector::store::Writer::<K>::new_shared(self.buffer, ());
-            let store = writer.as_reader();
-            let owners: OwnerIndex<K> = Arc::default();
-            let indexes = Indexes::<K>::default();
-            let writer = Arc::new(Mutex::new(Some(writer)));
+            let objects = Objects::new(writer.as_reader());
             // The slots are allocated up front (48 bytes each, whatever the kind): 4,096 cost 192 KiB per kind,
             // where 65,536 cost 3 MiB (9 MiB of a 1,000-WebApp operator's 56 MiB peak on kube-apiserver). A
             // trigger stream more than 4,096 changes behind reconciles every parent once (`Changed::Lagged`).
             let (changes, _) = tokio::sync::broadcast::channel(CHANGES_CAPACITY);
-            let options: Arc<RwLock<CacheOptions>> = Arc::default();
             let cache = Cache {
-                store: store.clone(),
-                owners: owners.clone(),
-                indexes: indexes.clone(),
-                writer: writer.clone(),
-                changes: changes.clone(),
-                options: options.clone(),
+                objects: objects.clone(),
+                owners: Arc::default(),
+                indexes: Indexes::<K>::default(),
+                writer: Arc::new(Mutex::new(Some(writer))),
+                changes,
+                options: Arc::default(),
             };
-            let ready_store = store.clone();
-            let client = self.client.clone();
             let namespaces = if is_namespaced::<K>() {
                 self.namespaces.clone()
             } else {
                 Arc::default()
             };
-            let relist_store = store.clone();
-            let lists = self.lists.clone();
             let kind = K::kind(&()).into_owned();
             let last_error = LastError::default();
             let seen = Arc::new(AtomicU64::new(0));
-            let start = {
-                let seen = seen.clone();
-                let kind = kind.clone();
-                let last_error = last_error.clone();
-                async move {
-                    let Some(w) = writer.lock().unwrap_or_else(|e| e.into_inner()).take() else {
-                        return;
-                    };
-                    let mut pending = None;
-                    let mut listed: Option<HashSet<ObjectRef<K>>> = None;
-                    let options = options.read().unwrap_or_else(|e| e.into_inner()).clone();
-                    let strategy = *lists.read().unwrap_or_else(|e| e.into_inner());
-                    let config = options.watcher_config();
-                    let metadata_only = options.is_metadata_only();
-                    let watch = move |config: watcher::Config| {
-                        if !namespaces.is_empty() {
-                            namespaces::watch(
-                                &client,
-                                &namespaces,
-                                config,
-                                metadata_only,
-                                relist_store.clone(),
-                            )
-                        } else if metadata_only {
-                            let api: Api<PartialObjectMeta<K>> = Api::all(client.clone());
-                            watcher::watcher(api, config)
-                                .default_backoff()
-                                .filter_map(|ev| {
-                                    futures::future::ready(namespaces::convert(ev, |o| {
-                                        options::from_metadata::<K>(o.metadata)
-                                    }))
-                                })
-                                .boxed()
-                        } else {
-                            let api: Api<K> = Api::all(client.clone());
-                            watcher::watcher(api, config).default_backoff().boxed()
-                        }
-                    };
-                    let events = lists::events(&kind, strategy, config, watch);
-                    let applied = changes.clone();
-                    let applied_store = store.clone();
-                    let stream = events
-                        .modify(strip::<K>)
-                        .map(move |ev| {
-                            if let Ok(ev) = &ev {
-                                events::index_update(&owners, &store, &mut pending, ev);
-                                indexes.update(&store, ev);
-                                events::note_seen(&seen, ev);
-                                events::broadcast(&changes, &store, &mut listed, ev);
-                            }
-                            ev
-                        })
-                        .reflect_shared(w)
-                        .map(move |ev| {
-                            if let Ok(ev) = &ev {
-                                events::broadcast_applied(&applied, &applied_store, ev);
-                            }
-                            ev
-                        });
-                    futures::pin_mut!(stream);
-                    while let Some(ev) = stream.next().await {
-                        if let Err(e) = ev {
-                            let answer = describe_watch_error(&e);
-                            tracing::warn!(kind = %kind, error = %answer, "watch failed; retrying with backoff");
-                            *last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(answer);
-                        }
-                    }
-                }
-                .boxed()
-            };
+            let start = watch::run(watch::Watch {
+                cache: cache.clone(),
+                client: self.client.clone(),
+                namespaces,
+                lists: self.lists.clone(),
+                kind: kind.clone(),
+                last_error: last_error.clone(),
+                seen: seen.clone(),
+            });
             Entry {
                 cache: Box::new(cache),
                 start: Some(start),
-                ready: ready_fn(&ready_store),
+                ready: ready_fn(&objects),
                 last_error,
                 kind,
                 api_version: K::api_version(&()).into_owned(),
@@ -533,28 +484,22 @@ impl Caches {
     /// steps with no API server (see `operator::testing::store_from`). The owner index is built from the
     /// store's objects at this call; later changes to the store are not indexed.
     pub fn insert_store<K: CachedKind>(&self, store: Store<K>) -> Cache<K> {
-        let mut index: HashMap<String, HashSet<ObjectRef<K>>> = HashMap::new();
+        let mut index: HashMap<String, HashSet<Key>> = HashMap::new();
         for obj in store.state() {
             for r in obj.owner_references() {
                 index
                     .entry(r.uid.clone())
                     .or_default()
-                    .insert(ObjectRef::from_obj(obj.as_ref()));
+                    .insert(objects::key_of(obj.as_ref()));
             }
         }
-        let cache = Cache {
-            store: store.clone(),
-            owners: Arc::new(RwLock::new(index)),
-            indexes: Indexes::default(),
-            writer: Arc::new(Mutex::new(None)),
-            changes: tokio::sync::broadcast::channel(16).0,
-            options: Arc::default(),
-        };
+        let objects = Objects::typed(store);
+        let cache = Cache::detached(objects.clone(), Arc::new(RwLock::new(index)));
         let kind = K::kind(&()).into_owned();
         let entry = Entry {
             cache: Box::new(cache.clone()),
             start: None,
-            ready: ready_fn(&store),
+            ready: ready_fn(&objects),
             last_error: LastError::default(),
             kind,
             api_version: K::api_version(&()).into_owned(),
@@ -622,81 +567,8 @@ impl Caches {
 fn unreachable_cache<K: CachedKind>() -> Cache<K> {
     tracing::error!(kind = %K::kind(&()), "cache entry has the wrong type; using a detached cache");
     let writer = reflector::store::Writer::<K>::new_shared(1, ());
-    Cache {
-        store: writer.as_reader(),
-        owners: Arc::default(),
-        indexes: Indexes::default(),
-        writer: Arc::new(Mutex::new(None)),
-        changes: tokio::sync::broadcast::channel(1).0,
-        options: Arc::default(),
-    }
+    Cache::detached(Objects::typed(writer.as_reader()), Arc::default())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use k8s_openapi::api::core::v1::ConfigMap;
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-    use kube::runtime::watcher::Event;
-
-    fn cm(name: &str, owners: &[&str]) -> ConfigMap {
-        let mut c = ConfigMap::default();
-        c.metadata.name = Some(name.into());
-        c.metadata.namespace = Some("ns".into());
-        c.metadata.owner_references = Some(
-            owners
-                .iter()
-                .map(|uid| OwnerReference {
-                    uid: uid.to_string(),
-                    ..Default::default()
-                })
-                .collect(),
-        );
-        c
-    }
-
-    #[test]
-    fn the_owner_index_follows_applies_and_deletes() {
-        let mut writer = reflector::store::Writer::<ConfigMap>::default();
-        let store = writer.as_reader();
-        let owners: OwnerIndex<ConfigMap> = Arc::default();
-        let mut pending = None;
-        let mut feed = |ev: Event<ConfigMap>| {
-            events::index_update(&owners, &store, &mut pending, &ev);
-            writer.apply_watcher_event(&ev);
-        };
-        feed(Event::Init);
-        feed(Event::InitApply(cm("a", &["p1"])));
-        feed(Event::InitApply(cm("b", &["p1", "p2"])));
-        feed(Event::InitDone);
-        let cache = Cache {
-            store: store.clone(),
-            owners: owners.clone(),
-            indexes: Indexes::default(),
-            writer: Arc::new(Mutex::new(None)),
-            changes: tokio::sync::broadcast::channel(1).0,
-            options: Arc::default(),
-        };
-        let names = |uid: &str| {
-            let mut n: Vec<String> = cache.owned_by(uid).iter().map(|c| c.name_any()).collect();
-            n.sort();
-            n
-        };
-        assert_eq!(names("p1"), ["a", "b"]);
-        assert_eq!(names("p2"), ["b"]);
-        // b changes owners: p2 only.
-        feed(Event::Apply(cm("b", &["p2"])));
-        assert_eq!(names("p1"), ["a"]);
-        assert_eq!(names("p2"), ["b"]);
-        // Same owners again: nothing moves.
-        feed(Event::Apply(cm("b", &["p2"])));
-        assert_eq!(names("p2"), ["b"]);
-        feed(Event::Apply(cm("c", &["p2"])));
-        assert_eq!(names("p2"), ["b", "c"]);
-        feed(Event::Delete(cm("b", &["p2"])));
-        assert_eq!(names("p2"), ["c"]);
-        feed(Event::Delete(cm("a", &[])));
-        assert!(names("p1").is_empty());
-        assert!(owners.read().unwrap().get("p1").is_none());
-    }
-}
+mod tests;

@@ -14,21 +14,20 @@ use std::collections::{HashSet, VecDeque};
 use futures::stream::{self, BoxStream, StreamExt};
 use kube::api::{Api, ApiResource, DynamicObject, PartialObjectMeta};
 use kube::runtime::WatchStreamExt;
-use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher::{self, Event};
 use kube::{Client, ResourceExt};
 
-use super::CachedKind;
 use super::options::from_metadata;
+use super::{CachedKind, Key, Objects, key_of};
 
-/// The watch of `K` in `namespaces` (with kube's default backoff each), as one stream for `store`'s writer;
-/// of metadata only when `metadata_only`.
+/// The watch of `K` in `namespaces` (with kube's default backoff each), as one stream for the writer of
+/// `objects`; of metadata only when `metadata_only`.
 pub(crate) fn watch<K: CachedKind>(
     client: &Client,
     namespaces: &[String],
     config: watcher::Config,
     metadata_only: bool,
-    store: Store<K>,
+    objects: Objects<K>,
 ) -> BoxStream<'static, watcher::Result<Event<K>>> {
     let streams: Vec<_> = namespaces
         .iter()
@@ -42,7 +41,7 @@ pub(crate) fn watch<K: CachedKind>(
     if let [_] = namespaces {
         return stream::select_all(streams).map(|(_, ev)| ev).boxed();
     }
-    let merge = Merge::new(namespaces.to_vec(), store);
+    let merge = Merge::new(namespaces.to_vec(), objects);
     stream::select_all(streams)
         .scan(merge, |merge, (i, ev)| {
             let out: Vec<watcher::Result<Event<K>>> = match ev {
@@ -114,23 +113,23 @@ pub(crate) fn convert<A, B>(
 /// The state of the merged stream.
 struct Merge<K: CachedKind> {
     namespaces: Vec<String>,
-    store: Store<K>,
+    objects: Objects<K>,
     /// Whether the merged stream has sent its `Init`.
     started: bool,
     /// Per namespace: whether its first list is done.
     listed: Vec<bool>,
     /// Per namespace: what a re-list in progress has listed.
-    relisting: Vec<Option<HashSet<ObjectRef<K>>>>,
+    relisting: Vec<Option<HashSet<Key>>>,
     /// Events of namespaces that listed before the others, held until every namespace has.
     held: VecDeque<Event<K>>,
 }
 
 impl<K: CachedKind> Merge<K> {
-    fn new(namespaces: Vec<String>, store: Store<K>) -> Self {
+    fn new(namespaces: Vec<String>, objects: Objects<K>) -> Self {
         let n = namespaces.len();
         Self {
             namespaces,
-            store,
+            objects,
             started: false,
             listed: vec![false; n],
             relisting: vec![None; n],
@@ -173,18 +172,19 @@ impl<K: CachedKind> Merge<K> {
             }
             Event::InitApply(o) => {
                 if let Some(listed) = self.relisting[i].as_mut() {
-                    listed.insert(ObjectRef::from_obj(&o));
+                    listed.insert(key_of(&o));
                 }
                 vec![Event::Apply(o)]
             }
             Event::InitDone => match self.relisting[i].take() {
                 Some(listed) => {
                     let namespace = &self.namespaces[i];
-                    self.store
-                        .state()
+                    self.objects
+                        .select(|k| {
+                            k.split_once('/').is_some_and(|(ns, _)| ns == namespace)
+                                && !listed.contains(k)
+                        })
                         .into_iter()
-                        .filter(|o| o.namespace().as_deref() == Some(namespace.as_str()))
-                        .filter(|o| !listed.contains(&ObjectRef::from_obj(o.as_ref())))
                         .map(|gone| Event::Delete(gone.as_ref().clone()))
                         .collect()
                 }
@@ -205,6 +205,7 @@ impl<K: CachedKind> Merge<K> {
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::runtime::reflector::Store;
     use kube::runtime::reflector::store::Writer;
 
     fn cm(ns: &str, name: &str) -> ConfigMap {
@@ -228,7 +229,7 @@ mod tests {
     fn lists_at_different_times_fill_one_store_and_relists_delete_what_vanished() {
         let mut writer = Writer::<ConfigMap>::default();
         let store = writer.as_reader();
-        let mut merge = Merge::new(vec!["a".into(), "b".into()], store.clone());
+        let mut merge = Merge::new(vec!["a".into(), "b".into()], Objects::typed(store.clone()));
         let mut feed = |merge: &mut Merge<ConfigMap>, i: usize, ev: Event<ConfigMap>| {
             for ev in merge.event(i, ev) {
                 writer.apply_watcher_event(&ev);

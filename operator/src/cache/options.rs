@@ -36,6 +36,7 @@ pub struct CacheOptions {
     labels: Option<String>,
     fields: Option<String>,
     metadata_only: bool,
+    typed: bool,
 }
 
 impl CacheOptions {
@@ -70,6 +71,20 @@ impl CacheOptions {
     pub fn metadata_only(mut self) -> Self {
         self.metadata_only = true;
         self
+    }
+
+    /// Holds the objects as typed values (kube's reflector store; [`Form::Typed`](super::Form::Typed)) even
+    /// when no controller reconciles the kind as parent, for a kind that steps read heavily: reads then share
+    /// the stored values instead of decoding each (the default for such kinds is
+    /// [`Form::Compact`](super::Form::Compact), about half the memory).
+    pub fn typed(mut self) -> Self {
+        self.typed = true;
+        self
+    }
+
+    /// Whether the objects are held typed whatever the kind's role.
+    pub fn is_typed(&self) -> bool {
+        self.typed
     }
 
     /// The label selector, if any.

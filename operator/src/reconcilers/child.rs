@@ -392,7 +392,12 @@ where
                 )));
             }
         };
-        let live = match cache.get(namespace.as_deref(), &name) {
+        // A child this parent controls was read with `owned` already (a compact cache decodes each read).
+        let known = owned
+            .iter()
+            .find(|c| c.meta().name.as_deref() == Some(name.as_str()) && c.namespace() == namespace)
+            .cloned();
+        let live = match known.or_else(|| cache.get(namespace.as_deref(), &name)) {
             // A cache of selected objects (the children the runtime labelled) misses someone else's object of
             // the same name, and a child written before the owner label: ask the API server before an apply
             // takes it over.

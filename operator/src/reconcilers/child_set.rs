@@ -185,7 +185,12 @@ where
                     display_name(&d)
                 )));
             }
-            let live = match cache.get(ns.as_deref(), &name) {
+            // A child this parent controls was read with `owned` already (a compact cache decodes each read).
+            let known = owned
+                .iter()
+                .find(|c| c.meta().name.as_deref() == Some(name.as_str()) && c.namespace() == ns)
+                .cloned();
+            let live = match known.or_else(|| cache.get(ns.as_deref(), &name)) {
                 // A selective cache misses someone else's object of this name: ask before applying.
                 None if !cache.holds_every_object() => {
                     cx.read::<C>(ns.as_deref(), &name).await?.map(Arc::new)

@@ -25,7 +25,6 @@ pub(super) type Parent = (Option<String>, String);
 pub(super) fn every<P: ParentKind>(caches: &Caches) -> Vec<Parent> {
     let mut all: Vec<Parent> = caches
         .ensure::<P>()
-        .store()
         .state()
         .iter()
         .map(|p| (p.namespace(), p.name_any()))
