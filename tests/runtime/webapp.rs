@@ -356,8 +356,15 @@ async fn webapp_converges_follows_its_spec_and_its_configmap() {
     r.patch_app("web", json!({"replicas": 0})).await;
     r.deployment_where("web", "zero replicas", |d| replicas(d) == Some(0))
         .await;
-    let app = r.observed("web").await;
-    assert_eq!(ready(&app).unwrap().0, "True");
+    // The pass that scales the Deployment may still see its old status (`Ready=False` while it rolls out);
+    // the next one, once the Deployment reports the new generation, says `True`.
+    eventually("Ready=True at zero replicas", async || {
+        r.apps.get("web").await.ok().filter(|a| {
+            a.status.as_ref().and_then(|s| s.observed_generation) == a.meta().generation
+                && ready(a).is_some_and(|r| r.0 == "True")
+        })
+    })
+    .await;
 
     // A negative replica count is rejected by the API server (CRD schema), before the operator sees it.
     let err = r
