@@ -5,15 +5,14 @@
 //! an installation needs (`manifests`). Feature `cli`.
 //!
 //! ```no_run
-//! # use k8s_openapi::api::core::v1::ConfigMap;
-//! # fn reconciler() -> operator::Reconciler<ConfigMap> { operator::Reconciler::new("configmaps") }
-//! #[tokio::main]
-//! async fn main() -> Result<(), operator::cli::CliError> {
-//!     operator::cli::App::new("configmap-operator")
-//!         .about("Keeps ConfigMaps tidy.")
-//!         .namespace("configmap-system")
-//!         .image("example.dev/configmap-operator:latest")
-//!         .reconciler(reconciler())
+//! # use operator::{ParentKind, Reconciler};
+//! // `main` of an operator whose reconciler is `reconciler` (`Kind::reconciler()` with the derive).
+//! async fn run<P: ParentKind>(reconciler: Reconciler<P>) -> Result<(), operator::cli::CliError> {
+//!     operator::cli::App::new("tidy-operator")
+//!         .about("Keeps things tidy.")
+//!         .namespace("tidy-system")
+//!         .image("example.dev/tidy-operator:latest")
+//!         .reconciler(reconciler)
 //!         .run()
 //!         .await
 //! }
