@@ -113,6 +113,12 @@ pub enum CliCommand {
     },
 }
 
+/// What `--help` says of where the operator runs, after the app's own description.
+const MODES: &str = "With `--kubeconfig FILE`, or `KUBECONFIG` set, it runs against that cluster (installing the \
+CRDs if they are missing with `--install-crds`, otherwise checking they are served); with `--in-cluster`, against \
+the cluster of its pod. Otherwise (or with `--embedded`) it starts an in-memory cluster, installs the CRDs and \
+sample objects, and logs what the operator does; `--listen ADDR --write-kubeconfig FILE` serves it to kubectl.";
+
 /// Watches the embedded cluster and logs, until aborted.
 type Observer = Box<dyn Fn(Client) -> BoxFuture<'static, ()> + Send + Sync>;
 
@@ -296,7 +302,9 @@ impl App {
         let mut command = Cli::command().name(self.manifests.name().to_string());
         if let Some(about) = &self.about {
             let short = about.lines().next().unwrap_or_default().to_string();
-            command = command.about(short).long_about(about.clone());
+            command = command
+                .about(short)
+                .long_about(format!("{about}\n\n{MODES}"));
         }
         command
     }
