@@ -10,8 +10,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::announce::{Mutation, announce, describe};
-use super::child::{ReadyFn, controlled_by, is_terminating, prepare};
+use super::child::{ReadyFn, controlled_by, is_terminating};
 use super::compare::{contains, stamp_desired_hash};
+use super::ownership::prepare;
 use super::written::Written;
 use super::{ChildOutcome, SubReconciler, Wiring};
 use crate::cache::CachedKind;

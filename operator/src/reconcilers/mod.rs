@@ -12,6 +12,7 @@ mod child_set;
 mod compare;
 mod finalizer;
 mod flow;
+mod ownership;
 mod sequence;
 mod sync;
 mod written;
