@@ -18,6 +18,7 @@ use serde::de::DeserializeOwned;
 
 use crate::index::{IndexKeys, Indexes};
 
+mod compact;
 mod erased;
 mod events;
 mod lists;

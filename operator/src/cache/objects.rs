@@ -1,11 +1,11 @@
 //! How a cache holds its objects: typed, as kube's reflector store of `Arc<K>` (a parent kind's cache, which
-//! kube-runtime's controller reads), or compact, each object as the JSON it serializes to, decoded into a fresh
-//! `Arc<K>` on each read.
+//! kube-runtime's controller reads), or compact, each object as its compressed JSON ([`compact`](super::compact)),
+//! decoded into a fresh `Arc<K>` on each read.
 //!
 //! k8s-openapi's types hold every optional field inline, set or not: a `Deployment` takes 2,496 bytes before
-//! any of its strings, a `Container` 2,144, a `Service` 824. The JSON of an object holds only what is set, so a
-//! compact cache of children takes about half the memory of a typed one, and pays a decode per read
-//! (microseconds for a Deployment). Reads decode only what they return: a lookup by key decodes one object, a
+//! any of its strings, a `Container` 2,144, a `Service` 824. The JSON of an object holds only what is set, and
+//! compresses well against another object of its kind, so a compact cache of children takes a fraction of the
+//! memory of a typed one, and pays a decode per read (microseconds for a Deployment). Reads decode only what they return: a lookup by key decodes one object, a
 //! label selection decodes the labels of each object and then the objects it keeps.
 
 use std::collections::{BTreeMap, HashMap};
@@ -20,6 +20,7 @@ use kube::{Resource, ResourceExt};
 use serde::Deserialize;
 
 use super::CachedKind;
+use super::compact::Codec;
 
 /// The key of a cached object: `namespace/name`, or `name` for a cluster-scoped object (names and namespaces
 /// never hold a `/`).
@@ -54,8 +55,9 @@ pub enum Form {
     /// controller reads its store), and of kinds whose [`CacheOptions::typed`](super::CacheOptions::typed) asks
     /// for it.
     Typed,
-    /// As the JSON each object serializes to (after [`strip`](super::strip)), decoded into a fresh value on each
-    /// read: about half the memory of typed values for k8s-openapi's kinds, a decode per object read. Every other
+    /// As the JSON each object serializes to (after [`strip`](super::strip)), compressed against the first object
+    /// cached, decoded into a fresh value on each read: a fraction of the memory of typed values for k8s-openapi's
+    /// kinds, a decode per object read. Every other
     /// cache (children, watched, tracked and referenced kinds, metadata-only caches).
     Compact,
 }
@@ -82,6 +84,8 @@ struct Inner<K: CachedKind> {
     store: Store<K>,
     /// The compact objects (empty in the typed form).
     compact: RwLock<HashMap<Key, Box<[u8]>>>,
+    /// How the compact objects are encoded.
+    codec: Codec,
     /// Whether the first list is stored.
     ready: tokio::sync::watch::Sender<bool>,
 }
@@ -121,6 +125,7 @@ impl<K: CachedKind> Objects<K> {
                 wants_typed: AtomicBool::new(false),
                 store,
                 compact: RwLock::default(),
+                codec: Codec::default(),
                 ready: tokio::sync::watch::channel(false).0,
             }),
         }
@@ -170,7 +175,7 @@ impl<K: CachedKind> Objects<K> {
     pub(crate) fn get(&self, key: &str) -> Option<Arc<K>> {
         if self.compact() {
             let bytes = self.read();
-            decode(key, bytes.get(key)?).map(Arc::new)
+            self.decode(key, bytes.get(key)?).map(Arc::new)
         } else {
             self.inner.store.get(&object_ref(key))
         }
@@ -187,7 +192,7 @@ impl<K: CachedKind> Objects<K> {
             self.read()
                 .iter()
                 .filter(|(k, _)| keep(k))
-                .filter_map(|(k, b)| decode(k, b).map(Arc::new))
+                .filter_map(|(k, b)| self.decode(k, b).map(Arc::new))
                 .collect()
         } else {
             self.inner
@@ -222,10 +227,12 @@ impl<K: CachedKind> Objects<K> {
             .iter()
             .filter(|(k, _)| in_namespace(k))
             .filter(|(k, b)| {
-                decode_part::<LabelsOnly>(k, b)
+                self.inner
+                    .codec
+                    .decode::<LabelsOnly>(k, b)
                     .is_some_and(|l| keep(l.metadata.labels.as_ref().unwrap_or(&empty)))
             })
-            .filter_map(|(k, b)| decode(k, b).map(Arc::new))
+            .filter_map(|(k, b)| self.decode(k, b).map(Arc::new))
             .collect()
     }
 
@@ -245,7 +252,7 @@ impl<K: CachedKind> Objects<K> {
             let bytes = self.read();
             bytes
                 .get(key)
-                .and_then(|b| decode_part::<OwnersOnly>(key, b))
+                .and_then(|b| self.inner.codec.decode::<OwnersOnly>(key, b))
                 .and_then(|o| o.metadata.owner_references)
                 .map(|refs| uids(&refs))
                 .unwrap_or_default()
@@ -254,6 +261,15 @@ impl<K: CachedKind> Objects<K> {
                 .map(|o| uids(o.owner_references()))
                 .unwrap_or_default()
         }
+    }
+
+    fn decode(&self, key: &str, bytes: &[u8]) -> Option<K> {
+        self.inner.codec.decode(key, bytes)
+    }
+
+    /// The compressed form of `obj`, to hold compact.
+    fn encode(&self, obj: &K) -> Option<(Key, Box<[u8]>)> {
+        self.inner.codec.encode(obj)
     }
 
     /// Marks the first list stored.
@@ -275,32 +291,6 @@ impl<K: CachedKind> Objects<K> {
             }
         };
         futures::future::select(marked.boxed(), typed.boxed()).await;
-    }
-}
-
-fn decode<K: CachedKind>(key: &str, bytes: &[u8]) -> Option<K> {
-    decode_part(key, bytes)
-}
-
-fn decode_part<T: serde::de::DeserializeOwned>(key: &str, bytes: &[u8]) -> Option<T> {
-    match serde_json::from_slice(bytes) {
-        Ok(v) => Some(v),
-        Err(e) => {
-            tracing::error!(object = %key, error = %e, "a cached object does not decode; treated as absent");
-            None
-        }
-    }
-}
-
-/// The JSON of `obj`, to hold compact; `None` (logged) when it does not serialize.
-pub(crate) fn encode<K: CachedKind>(obj: &K) -> Option<(Key, Box<[u8]>)> {
-    let key = key_of(obj);
-    match serde_json::to_vec(obj) {
-        Ok(bytes) => Some((key, bytes.into_boxed_slice())),
-        Err(e) => {
-            tracing::error!(kind = %K::kind(&()), object = %key, error = %e, "a watched object does not serialize; not cached");
-            None
-        }
     }
 }
 
@@ -333,7 +323,9 @@ impl<K: CachedKind> CompactWriter<K> {
         match ev {
             Event::Init => self.pending = Some(HashMap::new()),
             Event::InitApply(o) => {
-                if let (Some(pending), Some((k, b))) = (self.pending.as_mut(), encode(o)) {
+                if let (Some(pending), Some((k, b))) =
+                    (self.pending.as_mut(), self.objects.encode(o))
+                {
                     pending.insert(k, b);
                 }
             }
@@ -345,7 +337,7 @@ impl<K: CachedKind> CompactWriter<K> {
                 self.objects.mark_ready();
             }
             Event::Apply(o) => {
-                if let Some((k, b)) = encode(o) {
+                if let Some((k, b)) = self.objects.encode(o) {
                     write().insert(k, b);
                 }
             }
@@ -369,10 +361,11 @@ mod tests {
     use schemars::JsonSchema;
     use serde::Serialize;
 
-    fn round_trip<K: CachedKind + PartialEq>(obj: K) {
-        let (key, bytes) = encode(&obj).unwrap();
+    /// Encodes `obj` with `codec` (whose dictionary may be an object of another kind) and decodes it back.
+    fn round_trip<K: CachedKind + PartialEq>(codec: &Codec, obj: K) {
+        let (key, bytes) = codec.encode(&obj).unwrap();
         assert_eq!(key, key_of(&obj));
-        let back: K = decode(&key, &bytes).unwrap();
+        let back: K = codec.decode(&key, &bytes).unwrap();
         assert_eq!(back, obj);
     }
 
@@ -453,36 +446,45 @@ mod tests {
 
     #[test]
     fn compact_objects_decode_to_exactly_what_was_stored() {
-        round_trip(deployment("web"));
-        round_trip(Deployment::default());
-        round_trip(Service {
-            metadata: meta("svc"),
-            spec: Some(ServiceSpec {
-                ports: Some(vec![ServicePort {
-                    port: 80,
-                    target_port: Some(IntOrString::Int(8080)),
-                    name: Some("http".into()),
-                    ..ServicePort::default()
-                }]),
-                selector: Some([("app".to_string(), "svc".to_string())].into()),
-                cluster_ip: Some("10.0.0.7".into()),
-                ..ServiceSpec::default()
-            }),
-            ..Service::default()
-        });
-        round_trip(Secret {
-            metadata: meta("s"),
-            data: Some(
-                [
-                    ("bin".to_string(), ByteString((0u8..=255).collect())),
-                    ("empty".to_string(), ByteString(Vec::new())),
-                ]
-                .into(),
-            ),
-            type_: Some("Opaque".into()),
-            immutable: Some(false),
-            ..Secret::default()
-        });
+        let codec = Codec::default();
+        round_trip(&codec, deployment("web"));
+        round_trip(&codec, deployment("api"));
+        round_trip(&codec, Deployment::default());
+        round_trip(&Codec::default(), Deployment::default());
+        round_trip(
+            &codec,
+            Service {
+                metadata: meta("svc"),
+                spec: Some(ServiceSpec {
+                    ports: Some(vec![ServicePort {
+                        port: 80,
+                        target_port: Some(IntOrString::Int(8080)),
+                        name: Some("http".into()),
+                        ..ServicePort::default()
+                    }]),
+                    selector: Some([("app".to_string(), "svc".to_string())].into()),
+                    cluster_ip: Some("10.0.0.7".into()),
+                    ..ServiceSpec::default()
+                }),
+                ..Service::default()
+            },
+        );
+        round_trip(
+            &codec,
+            Secret {
+                metadata: meta("s"),
+                data: Some(
+                    [
+                        ("bin".to_string(), ByteString((0u8..=255).collect())),
+                        ("empty".to_string(), ByteString(Vec::new())),
+                    ]
+                    .into(),
+                ),
+                type_: Some("Opaque".into()),
+                immutable: Some(false),
+                ..Secret::default()
+            },
+        );
         let mut widget = Widget::new(
             "w",
             WidgetSpec {
@@ -492,7 +494,18 @@ mod tests {
             },
         );
         widget.metadata = meta("w");
-        round_trip(widget);
+        round_trip(&codec, widget);
+    }
+
+    /// An object compressed against another of its kind takes a fraction of its JSON.
+    #[test]
+    fn compact_objects_compress_against_their_kind() {
+        let codec = Codec::default();
+        let json = serde_json::to_vec(&deployment("web")).unwrap().len();
+        codec.encode(&deployment("first")).unwrap();
+        assert!(codec.dictionary_len() > 1_000);
+        let (_, bytes) = codec.encode(&deployment("web")).unwrap();
+        assert!(bytes.len() * 4 < json, "{} of {json} bytes", bytes.len());
     }
 
     /// What a compact cache costs per object: its bytes, and the time to encode and decode it (run with
@@ -500,34 +513,33 @@ mod tests {
     #[test]
     #[ignore = "a measurement, not a check"]
     fn decode_cost() {
+        let codec = Codec::default();
+        codec.encode(&deployment("first")).unwrap();
         let d = deployment("web");
-        let (key, bytes) = encode(&d).unwrap();
+        let json = serde_json::to_vec(&d).unwrap().len();
+        let (key, bytes) = codec.encode(&d).unwrap();
         let rounds = 20_000;
-        let started = std::time::Instant::now();
-        for _ in 0..rounds {
-            std::hint::black_box(encode(std::hint::black_box(&d)));
-        }
-        let encode_ns = started.elapsed().as_nanos() / rounds;
-        let started = std::time::Instant::now();
-        for _ in 0..rounds {
-            std::hint::black_box(decode::<Deployment>(&key, std::hint::black_box(&bytes)));
-        }
-        let decode_ns = started.elapsed().as_nanos() / rounds;
-        let started = std::time::Instant::now();
-        for _ in 0..rounds {
-            std::hint::black_box(decode_part::<OwnersOnly>(
-                &key,
-                std::hint::black_box(&bytes),
-            ));
-        }
-        let owners_ns = started.elapsed().as_nanos() / rounds;
-        let started = std::time::Instant::now();
-        for _ in 0..rounds {
+        let time = |f: &dyn Fn()| {
+            let started = std::time::Instant::now();
+            for _ in 0..rounds {
+                f();
+            }
+            started.elapsed().as_nanos() / rounds
+        };
+        let encode_ns = time(&|| {
+            std::hint::black_box(codec.encode(std::hint::black_box(&d)));
+        });
+        let decode_ns = time(&|| {
+            std::hint::black_box(codec.decode::<Deployment>(&key, std::hint::black_box(&bytes)));
+        });
+        let owners_ns = time(&|| {
+            std::hint::black_box(codec.decode::<OwnersOnly>(&key, std::hint::black_box(&bytes)));
+        });
+        let clone_ns = time(&|| {
             std::hint::black_box(std::hint::black_box(&d).clone());
-        }
-        let clone_ns = started.elapsed().as_nanos() / rounds;
+        });
         println!(
-            "Deployment: {} bytes of JSON; encode {encode_ns} ns, decode {decode_ns} ns, owner references only {owners_ns} ns, clone of the typed value {clone_ns} ns",
+            "Deployment: {json} bytes of JSON, {} compressed; encode {encode_ns} ns, decode {decode_ns} ns, owner references only {owners_ns} ns, clone of the typed value {clone_ns} ns",
             bytes.len()
         );
     }
