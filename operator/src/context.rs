@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::cache::{Cache, CachedKind, Caches};
 use crate::command::{Command, Dispatcher, EventCommand, Target};
 use crate::conditions::ConditionUpdate;
+use crate::echoes::Echoes;
 use crate::error::{Error, Result};
 use crate::stash::Stash;
 use crate::tracker::TrackKey;
@@ -57,6 +58,8 @@ pub struct Context {
     decided: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     /// `true` once the operator shuts down.
     shutdown: Option<tokio::sync::watch::Receiver<bool>>,
+    /// Where the writes of a controller's passes are remembered, so their watch events queue no pass.
+    echoes: Option<Arc<Echoes>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -97,7 +100,14 @@ impl Context {
             mutations: 0,
             decided: HashMap::new(),
             shutdown: None,
+            echoes: None,
         }
+    }
+
+    /// Remembers the writes of this pass in `echoes` (a controller's passes).
+    pub(crate) fn with_echoes(mut self, echoes: Arc<Echoes>) -> Self {
+        self.echoes = Some(echoes);
+        self
     }
 
     /// Attaches the operator's shutdown signal (`true` once it shuts down), read by
@@ -258,8 +268,18 @@ impl Context {
             self.mutations += 1;
         }
         tracing::debug!(verb = command.verb(), "executing command");
-        self.commands.push(command.clone());
-        self.dispatcher.execute(&command).await
+        let answer = self.dispatcher.execute(&command).await;
+        if let (true, Some(echoes), Ok(Some(written)), Some(writer)) = (
+            command.is_mutating(),
+            &self.echoes,
+            &answer,
+            &self.parent.uid,
+        ) {
+            echoes.wrote(writer, written);
+        }
+        // Kept after it ran rather than copied before: a command carries a whole object.
+        self.commands.push(command);
+        answer
     }
 
     /// Reads one object of `K` from the API server, past the cache: `None` when it does not exist. For

@@ -20,6 +20,7 @@ pub mod command;
 pub mod conditions;
 pub mod context;
 pub mod controller;
+mod echoes;
 pub mod error;
 pub mod index;
 pub mod leader;

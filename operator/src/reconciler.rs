@@ -18,6 +18,7 @@ use crate::cache::{CachedKind, Caches, Change};
 use crate::command::{Command, Dispatcher, Target};
 use crate::conditions::{self, ConditionUpdate, READY, ReconcilerStatus};
 use crate::context::{Context, Settings};
+use crate::echoes::Echoes;
 use crate::error::{Error, Result};
 use crate::outcome::Outcome;
 use crate::own_status::OwnStatus;
@@ -59,6 +60,8 @@ pub struct Reconciler<P: CachedKind> {
     pub(crate) debounce: Duration,
     clock: Arc<dyn Fn() -> Timestamp + Send + Sync>,
     own_status: Arc<OwnStatus>,
+    /// The writes of this reconciler's passes whose watch events have not arrived yet.
+    echoes: Arc<Echoes>,
 }
 
 impl<P: CachedKind> std::fmt::Debug for Reconciler<P> {
@@ -93,7 +96,13 @@ impl<P: CachedKind> Reconciler<P> {
             debounce: Duration::ZERO,
             clock: Arc::new(Timestamp::now),
             own_status: Arc::default(),
+            echoes: Arc::default(),
         }
+    }
+
+    /// The writes of this reconciler's passes whose watch events have not arrived yet (see [`Echoes`]).
+    pub(crate) fn echoes(&self) -> Arc<Echoes> {
+        self.echoes.clone()
     }
 
     /// Forgets what this reconciler keeps about the parent `uid` (it was deleted).
@@ -320,7 +329,8 @@ impl<P: ParentKind> Reconciler<P> {
             now,
         )
         .with_data(self.data.clone())
-        .with_shutdown(shutdown);
+        .with_shutdown(shutdown)
+        .with_echoes(self.echoes.clone());
         let mut working = parent.clone();
         // The cache may not show the status the previous pass wrote yet: start from what was written.
         if let Some(written) = self.own_status.newer_than_cached(parent)

@@ -256,6 +256,61 @@ async fn generation_moves_with_the_spec_and_status_goes_through_the_subresource(
     setup.stop().await;
 }
 
+/// A pass's own writes (the finalizer, the ConfigMap, the status) come back as watch events that queue no
+/// second pass; a change by anyone else does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pass_is_not_woken_by_its_own_writes() {
+    let passes = Arc::new(AtomicUsize::new(0));
+    let counted = passes.clone();
+    let hook = move |_: &Memo| {
+        counted.fetch_add(1, Ordering::SeqCst);
+    };
+    let Some(setup) = Setup::start("echoes", reconciler(Arc::default(), hook)).await else {
+        return;
+    };
+    // Events of a write arrive within milliseconds; a second of quiet shows any pass they queued.
+    let settled = async || {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        passes.load(Ordering::SeqCst)
+    };
+    setup.create("quiet", "one").await;
+    setup.converged("quiet", 1, "one").await;
+    assert_eq!(
+        settled().await,
+        1,
+        "one pass creates and reports everything"
+    );
+    assert_eq!(setup.exchanges("PATCH", "/memos/quiet/status").len(), 1);
+
+    // Another client's change (a label) is not an echo.
+    setup
+        .memos
+        .patch(
+            "quiet",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"touched": "yes"}}})),
+        )
+        .await
+        .unwrap();
+    eventually("a pass for the label", async || {
+        (passes.load(Ordering::SeqCst) == 2).then_some(())
+    })
+    .await;
+    // Neither is a change to the child by another manager, which the next pass takes back.
+    setup
+        .configmaps
+        .patch(
+            "quiet",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"data": {"text": "edited"}})),
+        )
+        .await
+        .unwrap();
+    setup.converged("quiet", 1, "one").await;
+    assert_eq!(settled().await, 3, "one pass for each change by others");
+    setup.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_status_computed_from_a_stale_parent_conflicts_and_is_retried() {
     // On its first pass the hook changes the memo behind the operator's back (a label, as another client

@@ -160,6 +160,8 @@ struct Figures {
     converge_s: f64,
     cpu_s: f64,
     peak_mib: f64,
+    /// Reconciler passes while converging, by the operator's own metrics.
+    passes: u64,
     steady_mib: f64,
     restart_peak_mib: f64,
     p50_ms: f64,
@@ -189,6 +191,7 @@ fn summarize(name: &str, runs: &[Figures]) {
     line("peak resident memory", "MiB", |f| f.peak_mib);
     line("steady resident memory", "MiB", |f| f.steady_mib);
     line("peak after a restart", "MiB", |f| f.restart_peak_mib);
+    line("passes while converging", "", |f| f.passes as f64);
     line("spec patch -> workload p50", "ms", |f| f.p50_ms);
     line("spec patch -> workload p99", "ms", |f| f.p99_ms);
     let idle: u64 = runs.iter().map(|f| f.idle_writes).sum();
@@ -251,7 +254,8 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
 
     let before = request_counts(&client).await?;
     let started = Instant::now();
-    let mut operator = spawn(binary, &kubeconfig)?;
+    let metrics_port = free_port()?;
+    let mut operator = spawn(binary, &kubeconfig, Some(metrics_port))?;
     let (own_lists, own_watches) = wait_converged(&parents, args.parents, example).await?;
     let converge = started.elapsed();
     let mut converged = request_counts(&client).await?;
@@ -263,6 +267,7 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         *watches -= own_watches.min(*watches);
     }
     let usage_converged = usage(operator.id())?;
+    let passes = passes(metrics_port).await?;
 
     tokio::time::sleep(Duration::from_secs(10)).await;
     let idle = request_counts(&client).await?;
@@ -273,7 +278,7 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     stop(&mut operator)?;
 
     let before_restart = request_counts(&client).await?;
-    let mut restarted = spawn(binary, &kubeconfig)?;
+    let mut restarted = spawn(binary, &kubeconfig, None)?;
     tokio::time::sleep(Duration::from_secs(15)).await;
     let after_restart = request_counts(&client).await?;
     let usage_restarted = usage(restarted.id())?;
@@ -311,6 +316,10 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         usage_restarted.peak_mib
     );
     println!(
+        "passes while converging   {passes} ({:.2} per {kind})",
+        passes as f64 / args.parents.max(1) as f64
+    );
+    println!(
         "requests while converging {}",
         describe(&delta(&before, &converged, |_| true))
     );
@@ -336,6 +345,7 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         converge_s: converge.as_secs_f64(),
         cpu_s: usage_converged.cpu,
         peak_mib: usage_idle.peak_mib,
+        passes,
         steady_mib: usage_idle.rss_mib,
         restart_peak_mib: usage_restarted.peak_mib,
         p50_ms: percentile(&latencies, 0.50),
@@ -389,15 +399,50 @@ fn parents_api(client: &Client, example: Example) -> Api<DynamicObject> {
     Api::namespaced_with(client.clone(), NAMESPACE, &resource)
 }
 
-fn spawn(binary: &Path, kubeconfig: &Path) -> anyhow::Result<Child> {
-    Command::new(binary)
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
+/// Starts the operator on `kubeconfig`, serving its metrics on `metrics_port` when given.
+fn spawn(binary: &Path, kubeconfig: &Path, metrics_port: Option<u16>) -> anyhow::Result<Child> {
+    let mut command = Command::new(binary);
+    command.arg("--kubeconfig").arg(kubeconfig);
+    if let Some(port) = metrics_port {
+        command.arg(format!("--metrics-bind-address=127.0.0.1:{port}"));
+    }
+    command
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()
         .context("starting the operator")
+}
+
+/// A local TCP port free now.
+fn free_port() -> anyhow::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
+}
+
+/// The passes the operator ran so far, all controllers and results together, from its own metrics
+/// (`controller_runtime_reconcile_total`).
+async fn passes(port: u16) -> anyhow::Result<u64> {
+    use http_body_util::BodyExt;
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<http_body_util::Empty<bytes::Bytes>>();
+    let uri: http::Uri = format!("http://127.0.0.1:{port}/metrics").parse()?;
+    let response = client
+        .get(uri)
+        .await
+        .context("reading the operator's metrics")?;
+    let body = response.into_body().collect().await?.to_bytes();
+    let text = String::from_utf8_lossy(&body);
+    let mut total = 0.0;
+    for line in text.lines() {
+        if line.starts_with("controller_runtime_reconcile_total{")
+            && let Some(value) = line.rsplit(' ').next()
+        {
+            total += value.parse::<f64>().context("a metric's value")?;
+        }
+    }
+    Ok(total as u64)
 }
 
 /// SIGTERM, then wait for the process to end.

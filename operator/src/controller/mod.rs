@@ -23,6 +23,9 @@ use crate::reconciler::{ParentKind, Reconciler, controller_parents};
 use crate::reconcilers::Changed;
 use crate::tracker::Tracker;
 
+mod why;
+use why::Why;
+
 /// Exponential backoff per object after errors.
 #[derive(Debug, Clone, Copy)]
 pub struct Backoff {
@@ -64,90 +67,6 @@ struct Shared<P: ParentKind> {
     why: Arc<Why<P>>,
     /// The operator's health, told of every pass in flight (a pass that never ends fails the liveness probe).
     health: Health,
-}
-
-/// How many reasons are kept per queued parent (a burst of changes to its children is summed up).
-const REASONS: usize = 4;
-
-/// The reasons recorded for a queued parent, and when the first was.
-type Queued = (Vec<String>, Instant);
-
-/// Why parents are due for a pass: the triggers record the change that queued a parent, the pass takes it.
-/// What is recorded and not yet taken is the controller's queue, as its metrics count it
-/// (`workqueue_depth`, `workqueue_adds_total`, `workqueue_queue_duration_seconds`).
-struct Why<P: kube::Resource<DynamicType = ()>> {
-    controller: String,
-    metrics: Metrics,
-    /// The reasons recorded per parent, and when the first was.
-    queued: Mutex<HashMap<ObjectRef<P>, Queued>>,
-    requeued: Mutex<std::collections::HashSet<ObjectRef<P>>>,
-}
-
-impl<P: kube::Resource<DynamicType = ()>> Why<P> {
-    fn new(controller: &str) -> Self {
-        Self {
-            controller: controller.to_string(),
-            metrics: Metrics::global(),
-            queued: Mutex::default(),
-            requeued: Mutex::default(),
-        }
-    }
-
-    fn record(&self, parent: &ObjectRef<P>, why: &str) {
-        let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
-        let (reasons, _) = queued
-            .entry(parent.clone())
-            .or_insert_with(|| (Vec::new(), Instant::now()));
-        if reasons.len() < REASONS && !reasons.iter().any(|r| r == why) {
-            reasons.push(why.to_string());
-        } else if reasons.len() == REASONS && !reasons.iter().any(|r| r == "…") {
-            reasons.push("…".into());
-        }
-        self.metrics.queued(&self.controller, queued.len());
-    }
-
-    /// Why `parent` runs now (the recorded changes, a requeue, a retry after an error, or its own change),
-    /// and how long it was due.
-    fn take(&self, parent: &ObjectRef<P>, retrying: bool) -> (String, Option<Duration>) {
-        let taken = {
-            let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
-            let taken = queued.remove(parent);
-            self.metrics.set_depth(&self.controller, queued.len());
-            taken
-        };
-        let requeued = self
-            .requeued
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(parent);
-        let waited = taken.as_ref().map(|(_, since)| since.elapsed());
-        let why = match taken {
-            Some((r, _)) if !r.is_empty() => r.join("; "),
-            _ if retrying => "retry after an error".into(),
-            _ if requeued => "requeue".into(),
-            _ => "the parent changed".into(),
-        };
-        (why, waited)
-    }
-
-    fn requeue(&self, parent: &ObjectRef<P>) {
-        self.requeued
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(parent.clone());
-    }
-
-    fn forget(&self, parent: &ObjectRef<P>) {
-        {
-            let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
-            queued.remove(parent);
-            self.metrics.set_depth(&self.controller, queued.len());
-        }
-        self.requeued
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(parent);
-    }
 }
 
 impl<P: ParentKind> Shared<P> {
@@ -275,7 +194,7 @@ pub(crate) fn runner<P: ParentKind>(
                     let owners = controller_parents::<P>(&api_version, &kind, &meta);
                     let child = format!("child {kind} {name} changed");
                     for r in &owners {
-                        trigger_why.record(r, &child);
+                        trigger_why.record_change(r, &child, &meta);
                     }
                     let tracking = trigger_tracker.parents_of_meta(&api_version, &kind, &meta);
                     let tracked = format!("tracked {kind} {name} changed");
@@ -335,7 +254,11 @@ pub(crate) fn runner<P: ParentKind>(
         let forgetting = forget_deleted(deletions, shared.clone());
         Metrics::global().controller_started(&name, concurrency);
         let parent_stream = parent_stream.inspect(move |p| {
-            parent_why.record(&ObjectRef::from_obj(p.as_ref()), "the parent changed")
+            parent_why.record_change(
+                &ObjectRef::from_obj(p.as_ref()),
+                "the parent changed",
+                p.meta(),
+            )
         });
         let controller = Controller::for_shared_stream(parent_stream, store)
             .with_config(config)
@@ -393,7 +316,19 @@ async fn reconcile<P: ParentKind>(parent: Arc<P>, shared: Arc<Shared<P>>) -> Res
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .contains_key(&obj_ref);
-    let (why, waited) = shared.why.take(&obj_ref, retrying);
+    let uid = parent.uid();
+    let due = shared.why.take(
+        &obj_ref,
+        uid.as_deref(),
+        retrying,
+        &shared.reconciler.echoes(),
+    );
+    if due.echoes_only {
+        // The pass would start from what the last one wrote and find nothing to do.
+        tracing::debug!(parent = %obj_ref, why = %due.why, "only echoes of the last pass's writes; no pass");
+        return Ok(Action::await_change());
+    }
+    let (why, waited) = (due.why, due.waited);
     let metrics = Metrics::global();
     let controller = shared.reconciler.name();
     metrics.pass_started(controller, waited.map(|w| w.as_secs_f64()));
@@ -491,33 +426,6 @@ fn error_policy<P: ParentKind>(parent: Arc<P>, error: &Error, shared: Arc<Shared
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_pass_says_why_it_runs() {
-        use k8s_openapi::api::core::v1::ConfigMap;
-        let why = Why::<ConfigMap>::new("test");
-        let a = ObjectRef::new("a").within("default");
-        why.record(&a, "child Deployment default/a changed");
-        why.record(&a, "child Deployment default/a changed");
-        why.record(&a, "watched ConfigMap default/settings changed");
-        assert_eq!(
-            why.take(&a, false).0,
-            "child Deployment default/a changed; watched ConfigMap default/settings changed"
-        );
-        assert_eq!(why.take(&a, false).0, "the parent changed", "taken once");
-        why.requeue(&a);
-        assert_eq!(why.take(&a, false).0, "requeue");
-        assert_eq!(why.take(&a, true).0, "retry after an error");
-        for i in 0..10 {
-            why.record(&a, &format!("child Service default/s{i} changed"));
-        }
-        let many = why.take(&a, false).0;
-        assert_eq!(many.matches("changed").count(), REASONS, "{many}");
-        assert!(many.ends_with("…"), "{many}");
-        why.record(&a, "x");
-        why.forget(&a);
-        assert_eq!(why.take(&a, false).0, "the parent changed");
-    }
 
     #[test]
     fn backoff_doubles_up_to_the_cap() {

@@ -1,0 +1,242 @@
+//! Why parents are due for a pass: the triggers record the change that queued a parent, the pass takes it,
+//! logs it, and skips itself when the only changes were echoes of the parent's own last writes.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::runtime::reflector::ObjectRef;
+
+use crate::echoes::Echoes;
+use crate::metrics::Metrics;
+
+/// How many reasons are kept per queued parent (a burst of changes to its children is summed up).
+pub(super) const REASONS: usize = 4;
+
+/// How many changed objects are kept per queued parent to tell echoes by; a parent queued by more runs.
+const CHANGES: usize = 16;
+
+/// What queued a parent, from the first trigger on.
+struct Queued {
+    reasons: Vec<String>,
+    since: Instant,
+    /// The objects (uid, resourceVersion) whose changes queued it: the parent and its controlled children.
+    changes: Vec<(Box<str>, Box<str>)>,
+    /// Whether anything else queued it (a tracked or mapped object, missed changes, too many changes).
+    other: bool,
+}
+
+/// Why a parent runs now.
+pub(super) struct Due {
+    /// The recorded changes, a requeue, a retry after an error, or its own change.
+    pub(super) why: String,
+    /// How long it was due.
+    pub(super) waited: Option<Duration>,
+    /// Whether the only changes that queued it are the echoes of its own passes' writes, so the pass would
+    /// find what the last one wrote.
+    pub(super) echoes_only: bool,
+}
+
+/// Why parents are due for a pass. What is recorded and not yet taken is the controller's queue, as its
+/// metrics count it (`workqueue_depth`, `workqueue_adds_total`, `workqueue_queue_duration_seconds`).
+pub(super) struct Why<P: kube::Resource<DynamicType = ()>> {
+    controller: String,
+    metrics: Metrics,
+    queued: Mutex<HashMap<ObjectRef<P>, Queued>>,
+    requeued: Mutex<HashSet<ObjectRef<P>>>,
+}
+
+impl<P: kube::Resource<DynamicType = ()>> Why<P> {
+    pub(super) fn new(controller: &str) -> Self {
+        Self {
+            controller: controller.to_string(),
+            metrics: Metrics::global(),
+            queued: Mutex::default(),
+            requeued: Mutex::default(),
+        }
+    }
+
+    /// Records that `parent` is due because of `why` (a tracked or mapped object, missed changes).
+    pub(super) fn record(&self, parent: &ObjectRef<P>, why: &str) {
+        self.add(parent, why, None);
+    }
+
+    /// Records that `parent` is due because the object `meta` describes changed: the parent itself, or a
+    /// child it controls.
+    pub(super) fn record_change(&self, parent: &ObjectRef<P>, why: &str, meta: &ObjectMeta) {
+        self.add(parent, why, Some(meta));
+    }
+
+    fn add(&self, parent: &ObjectRef<P>, why: &str, changed: Option<&ObjectMeta>) {
+        let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
+        let q = queued.entry(parent.clone()).or_insert_with(|| Queued {
+            reasons: Vec::new(),
+            since: Instant::now(),
+            changes: Vec::new(),
+            other: false,
+        });
+        if q.reasons.len() < REASONS && !q.reasons.iter().any(|r| r == why) {
+            q.reasons.push(why.to_string());
+        } else if q.reasons.len() == REASONS && !q.reasons.iter().any(|r| r == "…") {
+            q.reasons.push("…".into());
+        }
+        match changed.and_then(|m| Some((m.uid.as_deref()?, m.resource_version.as_deref()?))) {
+            Some((uid, version)) if q.changes.len() < CHANGES => {
+                q.changes.push((uid.into(), version.into()));
+            }
+            _ => q.other = true,
+        }
+        self.metrics.queued(&self.controller, queued.len());
+    }
+
+    /// Why `parent` (whose uid is `uid`) runs now, and whether only echoes of its own writes in `echoes`
+    /// queued it (checking consumes them).
+    pub(super) fn take(
+        &self,
+        parent: &ObjectRef<P>,
+        uid: Option<&str>,
+        retrying: bool,
+        echoes: &Echoes,
+    ) -> Due {
+        let taken = {
+            let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
+            let taken = queued.remove(parent);
+            self.metrics.set_depth(&self.controller, queued.len());
+            taken
+        };
+        let requeued = self
+            .requeued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(parent);
+        let waited = taken.as_ref().map(|q| q.since.elapsed());
+        let echoes_only = match (&taken, uid) {
+            (Some(q), Some(uid)) if !q.other && !q.changes.is_empty() && !requeued && !retrying => {
+                q.changes.iter().all(|(u, v)| echoes.is_echo(u, v, uid))
+            }
+            _ => false,
+        };
+        let why = match taken {
+            Some(q) if !q.reasons.is_empty() => q.reasons.join("; "),
+            _ if retrying => "retry after an error".into(),
+            _ if requeued => "requeue".into(),
+            _ => "the parent changed".into(),
+        };
+        Due {
+            why,
+            waited,
+            echoes_only,
+        }
+    }
+
+    /// Marks `parent` requeued by its pass.
+    pub(super) fn requeue(&self, parent: &ObjectRef<P>) {
+        self.requeued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(parent.clone());
+    }
+
+    /// Forgets `parent` (deleted).
+    pub(super) fn forget(&self, parent: &ObjectRef<P>) {
+        {
+            let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
+            queued.remove(parent);
+            self.metrics.set_depth(&self.controller, queued.len());
+        }
+        self.requeued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(parent);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use serde_json::json;
+
+    fn why(w: &Why<ConfigMap>, parent: &ObjectRef<ConfigMap>, retrying: bool) -> String {
+        w.take(parent, Some("p"), retrying, &Echoes::default()).why
+    }
+
+    #[test]
+    fn a_pass_says_why_it_runs() {
+        let w = Why::<ConfigMap>::new("test");
+        let a = ObjectRef::new("a").within("default");
+        w.record(&a, "child Deployment default/a changed");
+        w.record(&a, "child Deployment default/a changed");
+        w.record(&a, "watched ConfigMap default/settings changed");
+        assert_eq!(
+            why(&w, &a, false),
+            "child Deployment default/a changed; watched ConfigMap default/settings changed"
+        );
+        assert_eq!(why(&w, &a, false), "the parent changed", "taken once");
+        w.requeue(&a);
+        assert_eq!(why(&w, &a, false), "requeue");
+        assert_eq!(why(&w, &a, true), "retry after an error");
+        for i in 0..10 {
+            w.record(&a, &format!("child Service default/s{i} changed"));
+        }
+        let many = why(&w, &a, false);
+        assert_eq!(many.matches("changed").count(), REASONS, "{many}");
+        assert!(many.ends_with("…"), "{many}");
+        w.record(&a, "x");
+        w.forget(&a);
+        assert_eq!(why(&w, &a, false), "the parent changed");
+    }
+
+    fn meta(uid: &str, version: &str) -> ObjectMeta {
+        ObjectMeta {
+            uid: Some(uid.into()),
+            resource_version: Some(version.into()),
+            ..ObjectMeta::default()
+        }
+    }
+
+    fn wrote(echoes: &Echoes, writer: &str, uid: &str, version: &str) {
+        echoes.wrote(
+            writer,
+            &json!({"metadata": {"uid": uid, "resourceVersion": version}}),
+        );
+    }
+
+    #[test]
+    fn a_parent_queued_only_by_echoes_of_its_own_writes_skips_its_pass() {
+        let w = Why::<ConfigMap>::new("test");
+        let a = ObjectRef::new("a").within("default");
+        let echoes = Echoes::default();
+        let take = |retrying| w.take(&a, Some("p"), retrying, &echoes).echoes_only;
+        // The events may come before the pass that wrote them has the answers: they are told apart when the
+        // next pass is due, after the writing pass ended.
+        w.record_change(&a, "the parent changed", &meta("p", "5"));
+        w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "4"));
+        wrote(&echoes, "p", "c", "4");
+        wrote(&echoes, "p", "p", "5");
+        assert!(take(false));
+
+        // One change that is not an echo, and the pass runs.
+        wrote(&echoes, "p", "c", "6");
+        w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "6"));
+        w.record_change(&a, "the parent changed", &meta("p", "7"));
+        assert!(!take(false));
+
+        // A tracked or mapped object's change is never an echo, nor is a requeue or a retry.
+        wrote(&echoes, "p", "c", "8");
+        w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "8"));
+        w.record(&a, "tracked Secret default/s changed");
+        assert!(!take(false));
+        for (requeue, retrying) in [(true, false), (false, true)] {
+            wrote(&echoes, "p", "c", "9");
+            w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "9"));
+            if requeue {
+                w.requeue(&a);
+            }
+            assert!(!take(retrying));
+        }
+        // Nothing recorded (kube-runtime's own scheduling): the pass runs.
+        assert!(!take(false));
+    }
+}
