@@ -15,6 +15,7 @@ use crate::command::{Command, Dispatcher, EventCommand, Target};
 use crate::conditions::ConditionUpdate;
 use crate::echoes::Echoes;
 use crate::error::{Error, Result};
+use crate::reconcilers::written::Written;
 use crate::stash::Stash;
 use crate::tracker::TrackKey;
 
@@ -60,6 +61,8 @@ pub struct Context {
     shutdown: Option<tokio::sync::watch::Receiver<bool>>,
     /// Where the writes of a controller's passes are remembered, so their watch events queue no pass.
     echoes: Option<Arc<Echoes>>,
+    /// The children written that the cache may not show yet (shared by the passes of one reconciler).
+    written: Arc<Written>,
 }
 
 impl std::fmt::Debug for Context {
@@ -101,7 +104,19 @@ impl Context {
             decided: HashMap::new(),
             shutdown: None,
             echoes: None,
+            written: Arc::default(),
         }
+    }
+
+    /// Shares `written` with the other passes of a reconciler.
+    pub(crate) fn with_written(mut self, written: Arc<Written>) -> Self {
+        self.written = written;
+        self
+    }
+
+    /// The children written that the cache may not show yet.
+    pub(crate) fn written(&self) -> Arc<Written> {
+        self.written.clone()
     }
 
     /// Remembers the writes of this pass in `echoes` (a controller's passes).

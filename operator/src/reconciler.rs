@@ -22,6 +22,7 @@ use crate::echoes::Echoes;
 use crate::error::{Error, Result};
 use crate::outcome::Outcome;
 use crate::own_status::OwnStatus;
+use crate::reconcilers::written::Written;
 use crate::reconcilers::{Sequence, SubReconciler, Wiring, WiringFn};
 
 /// What a parent kind must be: a cached, serializable resource whose status holds conditions.
@@ -62,6 +63,8 @@ pub struct Reconciler<P: CachedKind> {
     own_status: Arc<OwnStatus>,
     /// The writes of this reconciler's passes whose watch events have not arrived yet.
     echoes: Arc<Echoes>,
+    /// The children its passes wrote that the cache may not show yet.
+    written: Arc<Written>,
 }
 
 impl<P: CachedKind> std::fmt::Debug for Reconciler<P> {
@@ -97,7 +100,18 @@ impl<P: CachedKind> Reconciler<P> {
             clock: Arc::new(Timestamp::now),
             own_status: Arc::default(),
             echoes: Arc::default(),
+            written: Arc::default(),
         }
+    }
+
+    /// The children this reconciler's passes wrote that the cache may not show yet.
+    pub(crate) fn written(&self) -> Arc<Written> {
+        self.written.clone()
+    }
+
+    /// Forgets the status last written to `parent` if the cached `parent` shows it.
+    pub(crate) fn observed(&self, parent: &P) {
+        let _ = self.own_status.newer_than_cached(parent);
     }
 
     /// The writes of this reconciler's passes whose watch events have not arrived yet (see [`Echoes`]).
@@ -330,7 +344,8 @@ impl<P: ParentKind> Reconciler<P> {
         )
         .with_data(self.data.clone())
         .with_shutdown(shutdown)
-        .with_echoes(self.echoes.clone());
+        .with_echoes(self.echoes.clone())
+        .with_written(self.written.clone());
         let mut working = parent.clone();
         // The cache may not show the status the previous pass wrote yet: start from what was written.
         if let Some(written) = self.own_status.newer_than_cached(parent)

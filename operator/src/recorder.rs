@@ -3,8 +3,8 @@
 //!
 //! kube's `Recorder` keeps every event it published for six minutes as a whole `Event` object beside its key
 //! (about 2 KiB each: two copies of the object reference, the note, the reporter), and scans all of them on
-//! every publish. This recorder keeps the key as one string and, per event, its name, namespace, count and
-//! when it was last seen (a few hundred bytes), and sweeps expired entries at most every few seconds.
+//! every publish. This recorder keeps a 128-bit digest of the key and, per event, its name, namespace, count
+//! and when it was last seen (about a hundred bytes), and sweeps expired entries at most every few seconds.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -35,7 +35,7 @@ struct Recent {
 
 #[derive(Debug)]
 struct Memory {
-    recent: HashMap<Box<str>, Recent>,
+    recent: HashMap<Digest, Recent>,
     swept: Timestamp,
 }
 
@@ -85,7 +85,7 @@ impl Recorder {
             }
             memory
                 .recent
-                .get(key.as_str())
+                .get(&key)
                 .filter(|r| r.last_seen + TTL > now)
                 .map(|r| (r.name.clone(), r.namespace.clone(), r.count + 1))
         };
@@ -122,7 +122,7 @@ impl Recorder {
         };
         let mut memory = self.memory.lock().unwrap_or_else(|e| e.into_inner());
         memory.recent.insert(
-            key.into_boxed_str(),
+            key,
             Recent {
                 name,
                 namespace,
@@ -177,9 +177,24 @@ impl Recorder {
     }
 }
 
+/// A digest of what makes two events the same: two independent 64-bit hashes of the key (two different
+/// events share one with a chance of about 2^-128 per pair).
+type Digest = (u64, u64);
+
 /// What makes two events the same (kube's `EventKey`: type, action, reason and both objects; the reporter
-/// is the recorder's own), as one string.
-fn key(ev: &Event, regarding: &ObjectReference) -> String {
+/// is the recorder's own), digested.
+fn key(ev: &Event, regarding: &ObjectReference) -> Digest {
+    use std::hash::{Hash, Hasher};
+    let text = key_text(ev, regarding);
+    let mut first = std::hash::DefaultHasher::new();
+    text.hash(&mut first);
+    let mut second = std::hash::DefaultHasher::new();
+    (0x9e37_79b9_7f4a_7c15_u64, &text).hash(&mut second);
+    (first.finish(), second.finish())
+}
+
+/// The key as one string.
+fn key_text(ev: &Event, regarding: &ObjectReference) -> String {
     let mut key = String::with_capacity(160);
     key.push(match ev.type_ {
         EventType::Normal => 'N',

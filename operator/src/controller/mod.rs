@@ -176,6 +176,7 @@ pub(crate) fn runner<P: ParentKind>(
     let trigger_why = why.clone();
     let mapped_why = why.clone();
     let trigger_tracker = tracker.clone();
+    let trigger_written = reconciler.written();
     let trigger_store = store.clone();
     let triggers = stream::select_all(changes)
         .flat_map(move |changed| {
@@ -191,6 +192,9 @@ pub(crate) fn runner<P: ParentKind>(
                         }
                         None => meta.name.clone().unwrap_or_default(),
                     };
+                    if let (Some(uid), Some(version)) = (&meta.uid, &meta.resource_version) {
+                        trigger_written.seen_version(uid, version);
+                    }
                     let owners = controller_parents::<P>(&api_version, &kind, &meta);
                     let child = format!("child {kind} {name} changed");
                     for r in &owners {
@@ -253,7 +257,9 @@ pub(crate) fn runner<P: ParentKind>(
         };
         let forgetting = forget_deleted(deletions, shared.clone());
         Metrics::global().controller_started(&name, concurrency);
+        let parent_shared = shared.clone();
         let parent_stream = parent_stream.inspect(move |p| {
+            parent_shared.reconciler.observed(p);
             parent_why.record_change(
                 &ObjectRef::from_obj(p.as_ref()),
                 "the parent changed",

@@ -13,7 +13,6 @@ use serde_json::Value;
 use super::announce::{Mutation, announce, describe};
 use super::compare::{DESIRED_HASH, contains, merge_into, stamp_desired_hash};
 use super::ownership::prepare;
-use super::written::Written;
 use super::{SubReconciler, Wiring};
 use crate::cache::{CachedKind, OWNER_LABEL};
 use crate::command::{Command, Target};
@@ -146,7 +145,6 @@ pub struct ChildReconciler<P, C> {
     strategy: WriteStrategy,
     field_manager: Option<String>,
     condition: String,
-    written: Written,
     ready: Option<ReadyFn<C>>,
 }
 
@@ -233,7 +231,6 @@ where
             strategy: WriteStrategy::default(),
             field_manager: None,
             condition: format!("{}Ready", C::kind(&())),
-            written: Written::default(),
             ready: None,
         }
     }
@@ -354,7 +351,7 @@ where
         let desired = (self.desired)(parent, cx).await?;
         let Some(mut desired) = desired else {
             let (terminating, live): (Vec<_>, Vec<_>) = owned.iter().partition(|c| {
-                is_terminating(c.as_ref()) || self.written.delete_pending(c.as_ref())
+                is_terminating(c.as_ref()) || cx.written().delete_pending(c.as_ref())
             });
             let outcome = match (live.is_empty(), terminating.first()) {
                 (false, _) => ChildOutcome::Deleted,
@@ -436,10 +433,11 @@ where
                 ChildOutcome::Conflict { name, controller },
             ));
         }
+        let written = cx.written();
         for extra in owned.iter().filter(|c| {
             (c.name_any() != name || c.namespace() != namespace)
                 && !is_terminating(c.as_ref())
-                && !self.written.delete_pending(c.as_ref())
+                && !written.delete_pending(c.as_ref())
         }) {
             self.delete(cx, extra, "an extra child (another name is desired)")
                 .await?;
@@ -469,7 +467,7 @@ where
                         &serde_json::to_value(&desired)?,
                     ) =>
             {
-                self.written.seen(live.as_ref());
+                cx.written().seen(live.as_ref());
                 ChildOutcome::Unchanged(live.as_ref().clone())
             }
             (WriteStrategy::Apply { force }, live) => {
@@ -490,8 +488,8 @@ where
                     .await?;
                 // The API's answer, not the cache, says what the apply did: on a cache that lags behind the
                 // previous pass's create, the apply is a no-op and the child is not announced again.
-                let mutation = self
-                    .written
+                let mutation = cx
+                    .written()
                     .applied(cached, out.as_ref().unwrap_or(&Value::Null));
                 let child = result_or(out, &desired)?;
                 match mutation {
@@ -507,7 +505,7 @@ where
                 }
             }
             (WriteStrategy::CreateOnly, Some(live)) => {
-                self.written.seen(live.as_ref());
+                cx.written().seen(live.as_ref());
                 if live.labels().get(OWNER_LABEL) == Some(&uid) {
                     ChildOutcome::Unchanged(live.as_ref().clone())
                 } else {
@@ -611,7 +609,7 @@ where
             uid: child.uid(),
         })
         .await?;
-        self.written.deleted(child);
+        cx.written().deleted(child);
         announce(
             cx,
             Mutation::Deleted,

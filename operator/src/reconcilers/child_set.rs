@@ -13,7 +13,6 @@ use super::announce::{Mutation, announce, describe};
 use super::child::{ReadyFn, controlled_by, is_terminating};
 use super::compare::{contains, stamp_desired_hash};
 use super::ownership::prepare;
-use super::written::Written;
 use super::{ChildOutcome, SubReconciler, Wiring};
 use crate::cache::CachedKind;
 use crate::command::{Command, Target, display_name};
@@ -46,7 +45,6 @@ pub struct ChildSetReconciler<P, C> {
     reflect: Option<ReflectSetFn<P, C>>,
     force: bool,
     condition: String,
-    written: Written,
     ready: Option<ReadyFn<C>>,
 }
 
@@ -105,7 +103,6 @@ where
             reflect: None,
             force: true,
             condition: format!("{}sReady", C::kind(&())),
-            written: Written::default(),
             ready: None,
         }
     }
@@ -223,7 +220,7 @@ where
             if let Some(l) = &live
                 && contains(&serde_json::to_value(l.as_ref())?, &object)
             {
-                self.written.seen(l.as_ref());
+                cx.written().seen(l.as_ref());
                 outcomes.insert(id, ChildOutcome::Unchanged(l.as_ref().clone()));
                 continue;
             }
@@ -238,8 +235,8 @@ where
                 })
                 .await?;
             // What the apply did, from the API's answer (a cache that lags makes it a no-op, not a create).
-            let mutation = self
-                .written
+            let mutation = cx
+                .written()
                 .applied(live.is_some(), out.as_ref().unwrap_or(&Value::Null));
             let child: C = match out {
                 Some(v) => serde_json::from_value(v)?,
@@ -265,7 +262,7 @@ where
         {
             let id = (self.id)(extra.as_ref());
             // Being deleted, or deleted by an earlier pass whose delete this cache has not seen yet.
-            if is_terminating(extra.as_ref()) || self.written.delete_pending(extra.as_ref()) {
+            if is_terminating(extra.as_ref()) || cx.written().delete_pending(extra.as_ref()) {
                 outcomes
                     .entry(id)
                     .or_insert_with(|| ChildOutcome::Terminating(extra.as_ref().clone()));
@@ -276,7 +273,7 @@ where
                 uid: extra.uid(),
             })
             .await?;
-            self.written.deleted(extra.as_ref());
+            cx.written().deleted(extra.as_ref());
             let why = format!("no desired {} has this name", C::kind(&()));
             announce(
                 cx,

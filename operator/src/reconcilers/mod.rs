@@ -15,7 +15,7 @@ mod flow;
 mod ownership;
 mod sequence;
 mod sync;
-mod written;
+pub(crate) mod written;
 
 pub use cast::CastReconciler;
 pub(crate) use child::is_cluster_scoped;

@@ -15,8 +15,9 @@ use super::announce::Mutation;
 /// How many writes are remembered at most (a safety net: an entry goes as soon as the cache shows the write).
 const CAPACITY: usize = 16_384;
 
-/// The resource version and content each child had after this step's last write to it, by uid, until the
-/// cache shows it.
+/// The resource version and content each child had after the last write of a pass to it, by uid, until the
+/// cache shows it. One is shared by every step of a reconciler (uids are unique), so the controller forgets a
+/// write when the child's watch event shows it, whether or not a pass runs then.
 ///
 /// When a pass runs before the cache has seen the child the previous pass created, the child is applied again
 /// (a no-op): the API answers with the object of the previous write (or a later one, if a controller wrote its
@@ -106,15 +107,21 @@ impl Written {
     /// Forgets a child once the cache shows this step's last write to it (or shows it deleted).
     pub(crate) fn seen<C: Resource>(&self, cached: &C) {
         let meta = cached.meta();
-        let Some(uid) = &meta.uid else { return };
+        if let (Some(uid), Some(version)) = (&meta.uid, &meta.resource_version) {
+            self.seen_version(uid, version);
+        }
+    }
+
+    /// Forgets the child `uid` once the cache shows `version` of it, this step's last write or a newer one.
+    pub(crate) fn seen_version(&self, uid: &str, version: &str) {
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        let caught_up = match (recent.versions.get(uid), &meta.resource_version) {
-            (Some((written, _)), Some(cached)) => {
-                written == cached
+        let caught_up = match recent.versions.get(uid) {
+            Some((written, _)) => {
+                written == version
                     // Resource versions are opaque, but etcd's are numbers: a newer one shows the write too.
-                    || matches!((written.parse::<u64>(), cached.parse::<u64>()), (Ok(w), Ok(c)) if c > w)
+                    || matches!((written.parse::<u64>(), version.parse::<u64>()), (Ok(w), Ok(c)) if c > w)
             }
-            _ => false,
+            None => false,
         };
         if caught_up {
             // Its place in `order` goes when the capacity pushes it out.
