@@ -22,6 +22,14 @@ pub(crate) struct WrittenStatus {
     pub(crate) status: Value,
 }
 
+/// A written status as held until the cache shows it: its JSON text (a `Value` takes several times the bytes,
+/// and a busy API server can leave thousands of statuses unconfirmed for seconds).
+#[derive(Debug)]
+struct Held {
+    resource_version: Box<str>,
+    status: Box<str>,
+}
+
 /// The last status written per parent uid, until the cache shows it.
 #[derive(Debug, Default)]
 pub(crate) struct OwnStatus {
@@ -30,7 +38,7 @@ pub(crate) struct OwnStatus {
 
 #[derive(Debug, Default)]
 struct Recent {
-    written: HashMap<String, WrittenStatus>,
+    written: HashMap<String, Held>,
     order: VecDeque<String>,
 }
 
@@ -57,7 +65,10 @@ impl OwnStatus {
             recent.written.remove(uid);
             return None;
         }
-        Some(written.clone())
+        Some(WrittenStatus {
+            resource_version: written.resource_version.to_string(),
+            status: serde_json::from_str(&written.status).ok()?,
+        })
     }
 
     /// Remembers the status written to the parent `uid`, from the API server's answer.
@@ -79,9 +90,9 @@ impl OwnStatus {
         }
         recent.written.insert(
             uid.to_string(),
-            WrittenStatus {
-                resource_version: version.to_string(),
-                status: status.clone(),
+            Held {
+                resource_version: version.into(),
+                status: status.to_string().into_boxed_str(),
             },
         );
     }

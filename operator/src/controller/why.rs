@@ -19,10 +19,11 @@ const CHANGES: usize = 16;
 
 /// What queued a parent, from the first trigger on.
 struct Queued {
-    reasons: Vec<String>,
+    reasons: Vec<Box<str>>,
     since: Instant,
-    /// The objects (uid, resourceVersion) whose changes queued it: the parent and its controlled children.
-    changes: Vec<(Box<str>, Box<str>)>,
+    /// The objects whose changes queued it (the parent and its controlled children), each as
+    /// `uid resourceVersion` in one allocation (thousands of parents can be queued at once).
+    changes: Vec<Box<str>>,
     /// Whether anything else queued it (a tracked or mapped object, missed changes, too many changes).
     other: bool,
 }
@@ -71,19 +72,19 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
     fn add(&self, parent: &ObjectRef<P>, why: &str, changed: Option<&ObjectMeta>) {
         let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
         let q = queued.entry(parent.clone()).or_insert_with(|| Queued {
-            reasons: Vec::new(),
+            reasons: Vec::with_capacity(1),
             since: Instant::now(),
-            changes: Vec::new(),
+            changes: Vec::with_capacity(1),
             other: false,
         });
-        if q.reasons.len() < REASONS && !q.reasons.iter().any(|r| r == why) {
-            q.reasons.push(why.to_string());
-        } else if q.reasons.len() == REASONS && !q.reasons.iter().any(|r| r == "…") {
+        if q.reasons.len() < REASONS && !q.reasons.iter().any(|r| &**r == why) {
+            q.reasons.push(why.into());
+        } else if q.reasons.len() == REASONS && !q.reasons.iter().any(|r| &**r == "…") {
             q.reasons.push("…".into());
         }
         match changed.and_then(|m| Some((m.uid.as_deref()?, m.resource_version.as_deref()?))) {
             Some((uid, version)) if q.changes.len() < CHANGES => {
-                q.changes.push((uid.into(), version.into()));
+                q.changes.push(format!("{uid} {version}").into_boxed_str());
             }
             _ => q.other = true,
         }
@@ -113,7 +114,12 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
         let waited = taken.as_ref().map(|q| q.since.elapsed());
         let echoes_only = match (&taken, uid) {
             (Some(q), Some(uid)) if !q.other && !q.changes.is_empty() && !requeued && !retrying => {
-                q.changes.iter().all(|(u, v)| echoes.is_echo(u, v, uid))
+                // Every change is checked, not only up to the first that is no echo: an echo recognised is
+                // forgotten, one left unchecked would be kept until it expires.
+                q.changes.iter().fold(true, |all, change| {
+                    let (u, v) = change.split_once(' ').unwrap_or((change, ""));
+                    echoes.is_echo(u, v, uid) && all
+                })
             }
             _ => false,
         };
