@@ -76,7 +76,7 @@ impl CacheOptions {
     /// Holds the objects as typed values (kube's reflector store; [`Form::Typed`](super::Form::Typed)) even
     /// when no controller reconciles the kind as parent, for a kind that steps read heavily: reads then share
     /// the stored values instead of decoding each (the default for such kinds is
-    /// [`Form::Compact`](super::Form::Compact), about half the memory).
+    /// [`Form::Compact`](super::Form::Compact), a fraction of the memory).
     pub fn typed(mut self) -> Self {
         self.typed = true;
         self
