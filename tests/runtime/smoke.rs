@@ -275,3 +275,102 @@ async fn a_controller_manages_its_child_end_to_end() {
         .unwrap();
     let _ = Note::kind(&());
 }
+
+/// A pass's own writes (the child, the status) come back as watch events of exactly the versions the server
+/// answered the writes with, as kube-apiserver sends them (`tests/envtest/runtime.rs` has the same case), and
+/// queue no second pass; a change by anyone else does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pass_is_not_woken_by_its_own_writes() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use operator::{Outcome, SyncReconciler};
+
+    let server = ApiServer::new();
+    let client = server.client();
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    crds.create(&PostParams::default(), &Note::crd())
+        .await
+        .unwrap();
+    await_condition(crds, "notes.example.dev", conditions::is_crd_established())
+        .await
+        .unwrap();
+    let passes = Arc::new(AtomicUsize::new(0));
+    let counted = passes.clone();
+    let reconciler = Reconciler::new("note-controller")
+        .step(SyncReconciler::new(
+            "count",
+            move |_: &mut Note, _: &mut Context| {
+                counted.fetch_add(1, Ordering::SeqCst);
+                Ok(Outcome::Continue)
+            },
+        ))
+        .step(ChildReconciler::new("configmap", desired).reflect(reflect));
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(
+        Operator::new(client.clone())
+            .controller(reconciler)
+            .run_until(async move {
+                let _ = stop_rx.await;
+            }),
+    );
+    let notes: Api<Note> = Api::namespaced(client.clone(), "default");
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    // Events of a write arrive within milliseconds; a second of quiet shows any pass they queued.
+    let settled = async || {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        passes.load(Ordering::SeqCst)
+    };
+
+    notes
+        .create(
+            &PostParams::default(),
+            &Note::new("quiet", NoteSpec { text: "hi".into() }),
+        )
+        .await
+        .unwrap();
+    eventually("ready", async || {
+        notes.get("quiet").await.ok().filter(|n| {
+            ready(n).is_some_and(|(s, _)| s == "True")
+                && n.status.as_ref().unwrap().config_map.is_some()
+        })
+    })
+    .await;
+    assert_eq!(
+        settled().await,
+        1,
+        "one pass creates and reports everything"
+    );
+
+    // Another client's change (a label) is not an echo.
+    notes
+        .patch(
+            "quiet",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"metadata": {"labels": {"touched": "yes"}}})),
+        )
+        .await
+        .unwrap();
+    eventually("a pass for the label", async || {
+        (passes.load(Ordering::SeqCst) == 2).then_some(())
+    })
+    .await;
+    // Neither is a change to the child by another manager, which the next pass takes back.
+    cms.patch(
+        "quiet",
+        &PatchParams::default(),
+        &Patch::Merge(serde_json::json!({"data": {"text": "edited"}})),
+    )
+    .await
+    .unwrap();
+    eventually("the child taken back", async || {
+        cms.get("quiet")
+            .await
+            .ok()
+            .filter(|c| c.data.as_ref().unwrap()["text"] == "hi")
+    })
+    .await;
+    assert_eq!(settled().await, 3, "one pass for each change by others");
+    let _ = stop_tx.send(());
+    running.await.unwrap().unwrap();
+}
