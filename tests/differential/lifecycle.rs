@@ -4,7 +4,9 @@ use kube::Client;
 use serde_json::{Value, json};
 
 use crate::deviations::STATUS_WRITE_METADATA_OWNERSHIP;
-use crate::support::{JSON_PATCH, MERGE, Transcript, configmap, configmaps, run, widget, widgets};
+use crate::support::{
+    APPLY, JSON_PATCH, MERGE, Transcript, configmap, configmaps, run, widget, widgets,
+};
 
 async fn generation(client: Client, ns: String) -> Transcript {
     let mut t = Transcript::new(client);
@@ -308,4 +310,101 @@ async fn watch(client: Client, ns: String) -> Transcript {
 #[tokio::test]
 async fn watch_event_sequences() {
     run("watch_event_sequences", &[], watch).await;
+}
+
+/// The resourceVersion of a write's answer is the one its watch event carries (a controller tells the echoes
+/// of its own writes by it), and a write that changes nothing makes no event. Resource versions differ between
+/// servers, so the transcript notes which event matches which answer.
+async fn write_versions(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let cms = configmaps(&ns);
+    let ws = widgets(&ns);
+    let version = |v: &Value| {
+        v["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let first = t
+        .post(
+            "create a config map",
+            &cms,
+            &configmap("c", json!({"k": "v"})),
+        )
+        .await;
+    let start = version(&first);
+    // A watch of widgets starts from a widget's version (kube-apiserver's watch cache of a custom resource
+    // starts when its definition is served, which may be after the config map's version).
+    let anchor = t
+        .post("create a first widget", &ws, &widget("first", 1, "red"))
+        .await;
+    let widgets_start = version(&anchor);
+    let mut answers = Vec::new();
+    let applied = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": "w"}});
+    let c = format!("{cms}/c?fieldManager=diff&force=true");
+    answers.push((
+        "apply a change",
+        version(&t.patch("apply a change", &c, APPLY, &applied).await),
+    ));
+    answers.push((
+        "apply it again",
+        version(&t.patch("apply it again", &c, APPLY, &applied).await),
+    ));
+    let created = t.post("create a widget", &ws, &widget("w", 1, "red")).await;
+    answers.push(("create a widget", version(&created)));
+    let status = t
+        .patch(
+            "write the widget's status",
+            &format!("{ws}/w/status"),
+            MERGE,
+            &json!({"status": {"phase": "Ready"}}),
+        )
+        .await;
+    answers.push(("write the widget's status", version(&status)));
+    // Each watch below reads until a deletion.
+    t.delete("delete the config map", &format!("{cms}/c")).await;
+    t.delete("delete the widget", &format!("{ws}/w")).await;
+    let mut events = t
+        .watch(
+            "config map events after the create",
+            &format!("{cms}?watch=true&resourceVersion={start}"),
+        )
+        .await;
+    events.extend(
+        t.watch(
+            "widget events after the create",
+            &format!("{ws}?watch=true&resourceVersion={widgets_start}"),
+        )
+        .await,
+    );
+    let matches: Vec<Value> = events
+        .iter()
+        .map(|e| {
+            let v = version(&e["object"]);
+            let write = answers
+                .iter()
+                .find(|(_, a)| *a == v)
+                .map(|(label, _)| *label);
+            json!({"type": e["type"], "name": e["object"]["metadata"]["name"], "answer of": write})
+        })
+        .collect();
+    t.note(
+        "events by the write whose answer has their version",
+        Value::Array(matches),
+    );
+    t.note(
+        "the repeated apply answers the version of the first",
+        json!(answers[0].1 == answers[1].1),
+    );
+    t
+}
+
+#[tokio::test]
+async fn a_write_answers_the_version_its_event_carries() {
+    run(
+        "a_write_answers_the_version_its_event_carries",
+        &[],
+        write_versions,
+    )
+    .await;
 }
