@@ -114,6 +114,15 @@ impl Echoes {
         echo
     }
 
+    /// Remembers a write of `writer`'s pass that left `uid` at `version` (tests).
+    #[cfg(test)]
+    pub(crate) fn wrote_version(&self, writer: &str, uid: &str, version: &str) {
+        self.wrote(
+            writer,
+            &serde_json::json!({"metadata": {"uid": uid, "resourceVersion": version}}),
+        );
+    }
+
     /// How many writes are awaited.
     #[cfg(test)]
     fn len(&self) -> usize {
@@ -133,10 +142,7 @@ mod tests {
     #[test]
     fn only_the_exact_version_a_pass_wrote_is_its_echo_and_only_for_its_parent() {
         let echoes = Echoes::default();
-        echoes.wrote(
-            "parent-1",
-            &json!({"metadata": {"uid": "child", "resourceVersion": "7"}}),
-        );
+        echoes.wrote_version("parent-1", "child", "7");
         // Another version of the object: someone else's change.
         assert!(!echoes.is_echo("child", "8", "parent-1"));
         // The same event, for a parent that did not write it (a tracker's, a mapper's).
@@ -160,10 +166,7 @@ mod tests {
     fn every_write_of_a_pass_has_its_echo() {
         let echoes = Echoes::default();
         for version in ["3", "4", "5"] {
-            echoes.wrote(
-                "p",
-                &json!({"metadata": {"uid": "u", "resourceVersion": version}}),
-            );
+            echoes.wrote_version("p", "u", version);
         }
         assert!(echoes.is_echo("u", "3", "p"));
         // The event of version 4 was skipped (coalesced by a relist): 5 is still an echo, 4 no more.
@@ -175,14 +178,8 @@ mod tests {
     #[test]
     fn a_write_by_another_parent_replaces_the_awaited_ones() {
         let echoes = Echoes::default();
-        echoes.wrote(
-            "p1",
-            &json!({"metadata": {"uid": "u", "resourceVersion": "3"}}),
-        );
-        echoes.wrote(
-            "p2",
-            &json!({"metadata": {"uid": "u", "resourceVersion": "4"}}),
-        );
+        echoes.wrote_version("p1", "u", "3");
+        echoes.wrote_version("p2", "u", "4");
         assert!(!echoes.is_echo("u", "3", "p1"));
         assert!(echoes.is_echo("u", "4", "p2"));
     }

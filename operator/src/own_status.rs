@@ -57,18 +57,37 @@ impl OwnStatus {
     pub(crate) fn newer_than_cached<P: Resource>(&self, parent: &P) -> Option<WrittenStatus> {
         let meta = parent.meta();
         let uid = meta.uid.as_ref()?;
-        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
         let written = recent.written.get(uid)?;
-        let cached = meta.resource_version.as_deref().unwrap_or_default();
-        if caught_up(cached, &written.resource_version) {
-            // Its place in `order` goes when the capacity pushes it out.
-            recent.written.remove(uid);
+        if caught_up(
+            meta.resource_version.as_deref().unwrap_or_default(),
+            &written.resource_version,
+        ) {
+            drop(recent);
+            self.seen(parent);
             return None;
         }
         Some(WrittenStatus {
             resource_version: written.resource_version.to_string(),
             status: serde_json::from_str(&written.status).ok()?,
         })
+    }
+
+    /// Forgets the status last written to `parent` once `parent` (as the cache shows it) shows that write.
+    pub(crate) fn seen<P: Resource>(&self, parent: &P) {
+        let meta = parent.meta();
+        let Some(uid) = meta.uid.as_ref() else { return };
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        let shown = recent.written.get(uid).is_some_and(|w| {
+            caught_up(
+                meta.resource_version.as_deref().unwrap_or_default(),
+                &w.resource_version,
+            )
+        });
+        if shown {
+            // Its place in `order` goes when the capacity pushes it out.
+            recent.written.remove(uid);
+        }
     }
 
     /// Remembers the status written to the parent `uid`, from the API server's answer.

@@ -111,7 +111,7 @@ impl<P: CachedKind> Reconciler<P> {
 
     /// Forgets the status last written to `parent` if the cached `parent` shows it.
     pub(crate) fn observed(&self, parent: &P) {
-        let _ = self.own_status.newer_than_cached(parent);
+        self.own_status.seen(parent);
     }
 
     /// The writes of this reconciler's passes whose watch events have not arrived yet (see [`Echoes`]).

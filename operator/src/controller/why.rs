@@ -162,7 +162,6 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
-    use serde_json::json;
 
     fn why(w: &Why<ConfigMap>, parent: &ObjectRef<ConfigMap>, retrying: bool) -> String {
         w.take(parent, Some("p"), retrying, &Echoes::default()).why
@@ -202,13 +201,6 @@ mod tests {
         }
     }
 
-    fn wrote(echoes: &Echoes, writer: &str, uid: &str, version: &str) {
-        echoes.wrote(
-            writer,
-            &json!({"metadata": {"uid": uid, "resourceVersion": version}}),
-        );
-    }
-
     #[test]
     fn a_parent_queued_only_by_echoes_of_its_own_writes_skips_its_pass() {
         let w = Why::<ConfigMap>::new("test");
@@ -219,23 +211,23 @@ mod tests {
         // next pass is due, after the writing pass ended.
         w.record_change(&a, "the parent changed", &meta("p", "5"));
         w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "4"));
-        wrote(&echoes, "p", "c", "4");
-        wrote(&echoes, "p", "p", "5");
+        echoes.wrote_version("p", "c", "4");
+        echoes.wrote_version("p", "p", "5");
         assert!(take(false));
 
         // One change that is not an echo, and the pass runs.
-        wrote(&echoes, "p", "c", "6");
+        echoes.wrote_version("p", "c", "6");
         w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "6"));
         w.record_change(&a, "the parent changed", &meta("p", "7"));
         assert!(!take(false));
 
         // A tracked or mapped object's change is never an echo, nor is a requeue or a retry.
-        wrote(&echoes, "p", "c", "8");
+        echoes.wrote_version("p", "c", "8");
         w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "8"));
         w.record(&a, "tracked Secret default/s changed");
         assert!(!take(false));
         for (requeue, retrying) in [(true, false), (false, true)] {
-            wrote(&echoes, "p", "c", "9");
+            echoes.wrote_version("p", "c", "9");
             w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "9"));
             if requeue {
                 w.requeue(&a);
