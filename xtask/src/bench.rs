@@ -481,7 +481,11 @@ async fn wait_converged(
     let deadline = Instant::now() + Duration::from_secs(1200);
     let mut converged = std::collections::HashSet::new();
     let mut lists = 0;
-    let mut events = watcher::watcher(parents.clone(), watcher::Config::default()).boxed();
+    // One page per list, so that each of its lists is one LIST request (with kube's default pages of 500, the
+    // 20 requests of a list of 10,000 were counted as one and left as the operator's).
+    let page = u32::try_from(n + 1).unwrap_or(u32::MAX);
+    let mut events =
+        watcher::watcher(parents.clone(), watcher::Config::default().page_size(page)).boxed();
     while converged.len() < n {
         let left = deadline.saturating_duration_since(Instant::now());
         let event = match tokio::time::timeout(left, events.next()).await {
