@@ -144,7 +144,10 @@
 //!   for a built-in kind has its keys sorted (kube-apiserver keeps the Go field order of the parts the patch
 //!   does not touch), and a JSON patch value's duplicate keys are not kept in it; an item of an associative
 //!   list in an undeclared field's path is named by its keys only where the schema gives the list's keys.
-//! - Watch history is kept per resource (`history_limit` changes), not compacted by time.
+//! - Watch history is kept per resource (`history_limit` changes), not compacted by time. A custom resource's
+//!   watches start, as its watch cache does on kube-apiserver, at the first request to it (after that request's
+//!   own write); a watch from an earlier version ends with `410 Expired`. On kube-apiserver the cache's first
+//!   list races a first request that writes, so it may start a version earlier.
 //! - The managedFields of built-in kinds mark every struct with `.` (kube-apiserver skips those a Go zero value
 //!   already has, such as `spec` and `spec.template`) and track atomic structs such as a `LabelSelector` field by field.
 //! - New built-in objects whose Go status is a plain struct (a Deployment, a Service) have no `status` until one

@@ -148,6 +148,10 @@ pub struct Collection {
     pub history: VecDeque<Event>,
     /// Changes with a resourceVersion up to this one have been dropped from history.
     pub compacted: u64,
+    /// The resourceVersion from which watches of a custom resource are served: kube-apiserver starts a custom
+    /// resource's watch cache at the first request to it, from the version its first list reads (after that
+    /// request's own write). `None` until the first request or write.
+    pub started: Option<u64>,
     /// Current watchers.
     pub watchers: Vec<Watcher>,
     /// Snapshots kept for paginated lists, by the list's resourceVersion.
@@ -205,6 +209,22 @@ impl Collection {
             }
         }
         Ok(objects)
+    }
+
+    /// Marks the collection's watches served from `rv` on, unless an earlier request did.
+    pub fn start(&mut self, rv: u64) -> u64 {
+        *self.started.get_or_insert(rv)
+    }
+
+    /// 410 for a watch of a custom resource from a version before its watch cache started (kube-apiserver:
+    /// `too old resource version: 213 (214)`).
+    pub fn watchable_from(&self, rv: u64) -> ApiResult<()> {
+        match self.started {
+            Some(started) if rv < started => Err(ApiError::gone(format!(
+                "too old resource version: {rv} ({started})"
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// Events after `rv`, or 410 when some were dropped.
@@ -432,6 +452,7 @@ impl State {
     fn record(&mut self, storage: &StorageKey, ev: Event) {
         let limit = self.history_limit;
         let coll = self.collection(storage);
+        coll.start(ev.rv);
         coll.fan_out(&ev);
         coll.history.push_back(ev);
         while coll.history.len() > limit {

@@ -319,3 +319,67 @@ async fn invalid_crds_are_rejected() {
         e.message
     );
 }
+
+/// A custom resource's watches start, as its watch cache does on kube-apiserver, at the first request to it,
+/// after that request's own write: a watch from an earlier version gets 410 Expired, one from the first write's
+/// version its later events.
+#[tokio::test]
+async fn a_custom_resources_watches_start_at_its_first_request() {
+    use futures::StreamExt;
+    use kube::api::{WatchEvent, WatchParams};
+
+    let (_server, client) = server();
+    install_crd(&client).await;
+    let apps: Api<WebApp> = Api::namespaced(client.clone(), "default");
+    let app = |name: &str| {
+        WebApp::new(
+            name,
+            WebAppSpec {
+                image: "nginx:1".into(),
+                replicas: 1,
+                config_map: None,
+            },
+        )
+    };
+    let first = apps
+        .create(&PostParams::default(), &app("a"))
+        .await
+        .unwrap();
+    let first_rv: u64 = first
+        .meta()
+        .resource_version
+        .as_deref()
+        .unwrap()
+        .parse()
+        .unwrap();
+    apps.create(&PostParams::default(), &app("b"))
+        .await
+        .unwrap();
+    let params = WatchParams::default().timeout(5);
+
+    let mut before = apps
+        .watch(&params, &(first_rv - 1).to_string())
+        .await
+        .unwrap()
+        .boxed();
+    match before.next().await {
+        Some(Ok(WatchEvent::Error(e))) => {
+            assert_eq!((e.code, e.reason.as_str()), (410, "Expired"));
+            assert_eq!(
+                e.message,
+                format!("too old resource version: {} ({first_rv})", first_rv - 1)
+            );
+        }
+        other => panic!("expected 410, got {other:?}"),
+    }
+
+    let mut from_first = apps
+        .watch(&params, &first_rv.to_string())
+        .await
+        .unwrap()
+        .boxed();
+    match from_first.next().await {
+        Some(Ok(WatchEvent::Added(b))) => assert_eq!(b.metadata.name.as_deref(), Some("b")),
+        other => panic!("expected b's creation, got {other:?}"),
+    }
+}

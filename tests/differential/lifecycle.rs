@@ -408,3 +408,74 @@ async fn a_write_answers_the_version_its_event_carries() {
     )
     .await;
 }
+
+/// A watch of a custom resource from a version older than the resource's watch cache (kube-apiserver starts
+/// it at the first request to the resource, from the version it then lists) ends at once with one ERROR
+/// event, 410 Expired: here from the version of the `default` namespace, written when the server started.
+async fn watch_before_the_cache(client: Client, ns: String) -> Transcript {
+    use http_body_util::BodyExt;
+
+    let mut t = Transcript::new(client.clone());
+    let ws = widgets(&ns);
+    // Any request to widgets starts their cache, if no scenario did before.
+    t.get("list widgets", &ws).await;
+    let request = http::Request::get("/api/v1/namespaces/default")
+        .body(Vec::new())
+        .expect("a request");
+    let default: Value = serde_json::from_str(
+        &client
+            .request_text(request)
+            .await
+            .expect("the default namespace"),
+    )
+    .expect("JSON");
+    let old = default["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("a resourceVersion")
+        .to_string();
+    let request = http::Request::get(format!("{ws}?watch=true&resourceVersion={old}"))
+        .body(kube::client::Body::from(Vec::new()))
+        .expect("a request");
+    let response = client.send(request).await.expect("a watch");
+    let status = response.status().as_u16();
+    let body = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        response.into_body().collect(),
+    )
+    .await
+    .expect("the watch ends by itself")
+    .expect("the watch's body")
+    .to_bytes();
+    let digits = regex::Regex::new("[0-9]+").expect("a regex");
+    let events: Vec<Value> = body
+        .split(|b| *b == b'\n')
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
+        .map(|line| {
+            let e: Value = serde_json::from_slice(line).expect("a JSON event");
+            let message = e["object"]["message"].as_str().unwrap_or_default();
+            json!({
+                "type": e["type"],
+                "kind": e["object"]["kind"],
+                "code": e["object"]["code"],
+                "reason": e["object"]["reason"],
+                "message": digits.replace_all(message, "N"),
+                "message names the version asked": message.contains(&format!(": {old} (")),
+            })
+        })
+        .collect();
+    t.note(
+        "a watch from the default namespace's version",
+        json!({"status": status, "events": events}),
+    );
+    t
+}
+
+#[tokio::test]
+async fn a_watch_from_before_a_custom_resources_cache_is_expired() {
+    run(
+        "a_watch_from_before_a_custom_resources_cache_is_expired",
+        &[],
+        watch_before_the_cache,
+    )
+    .await;
+}

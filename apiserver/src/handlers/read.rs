@@ -18,7 +18,8 @@ use crate::store::{Filter, ObjKey, WatchItem, translate};
 use crate::watch::WatchStream;
 
 pub(super) fn get(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
-    let state = lock(call.state)?;
+    let mut state = lock(call.state)?;
+    started(&mut state, rt);
     let obj = state
         .get(&rt.storage, &key(call))
         .ok_or_else(|| ApiError::not_found(rt.target(), call.req.name.as_deref().unwrap_or("")))?;
@@ -105,6 +106,7 @@ pub(super) fn list(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> 
     };
     let mut state = lock(call.state)?;
     let current = state.rv;
+    started(&mut state, rt);
     let (list_rv, snapshot, after) = if let Some(token) = call.query.get("continue") {
         if call.query.get("resourceVersion").is_some() {
             return Err(ApiError::bad_request(
@@ -203,6 +205,15 @@ pub(super) fn items_last_key(items: &[(ObjKey, Arc<Value>)]) -> Option<ObjKey> {
     items.last().map(|(k, _)| k.clone())
 }
 
+/// A first request to a custom resource starts its watch cache, as kube-apiserver's does: later watches from a
+/// version before this one get 410.
+fn started(state: &mut crate::store::State, rt: &ResourceType) {
+    if rt.custom {
+        let current = state.rv;
+        state.collection(&rt.storage).start(current);
+    }
+}
+
 pub(super) fn watch(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
     let filter = filter(call, rt)?;
     let timeout = call
@@ -233,6 +244,7 @@ pub(super) fn watch(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply>
     let (tx, rx) = mpsc::unbounded_channel();
     let mut state = lock(call.state)?;
     let current = state.rv;
+    started(&mut state, rt);
     let initial_list = send_initial || matches!(rv, None | Some("0"));
     if initial_list {
         if let Some(rv) = rv.filter(|r| *r != "0") {
@@ -258,7 +270,13 @@ pub(super) fn watch(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply>
         if n > current {
             return Err(crate::store::too_large(n, current));
         }
-        match state.collection(&rt.storage).events_since(n) {
+        let coll = state.collection(&rt.storage);
+        let since = if rt.custom {
+            coll.watchable_from(n).and_then(|()| coll.events_since(n))
+        } else {
+            coll.events_since(n)
+        };
+        match since {
             Ok(events) => {
                 for ev in events {
                     if let Some((kind, object)) = translate(&filter, &ev) {
