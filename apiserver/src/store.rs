@@ -212,8 +212,8 @@ impl Collection {
     }
 
     /// Marks the collection's watches served from `rv` on, unless an earlier request did.
-    pub fn start(&mut self, rv: u64) -> u64 {
-        *self.started.get_or_insert(rv)
+    pub fn start(&mut self, rv: u64) {
+        self.started.get_or_insert(rv);
     }
 
     /// 410 for a watch of a custom resource from a version before its watch cache started (kube-apiserver:

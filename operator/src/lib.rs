@@ -39,6 +39,7 @@ mod recorder;
 mod serving;
 pub mod stash;
 pub mod tracker;
+mod versions;
 
 #[cfg(any(feature = "testing", feature = "envtest"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "testing", feature = "envtest"))))]

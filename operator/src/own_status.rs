@@ -45,10 +45,7 @@ struct Recent {
 /// Whether a cached `resourceVersion` shows a write that answered `written`. Resource versions are opaque,
 /// but etcd's are numbers; when either is not, the cache is trusted.
 fn caught_up(cached: &str, written: &str) -> bool {
-    match (cached.parse::<u64>(), written.parse::<u64>()) {
-        (Ok(c), Ok(w)) => c >= w,
-        _ => true,
-    }
+    crate::versions::at_least(cached, written).unwrap_or(true)
 }
 
 impl OwnStatus {
@@ -57,14 +54,14 @@ impl OwnStatus {
     pub(crate) fn newer_than_cached<P: Resource>(&self, parent: &P) -> Option<WrittenStatus> {
         let meta = parent.meta();
         let uid = meta.uid.as_ref()?;
-        let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
         let written = recent.written.get(uid)?;
         if caught_up(
             meta.resource_version.as_deref().unwrap_or_default(),
             &written.resource_version,
         ) {
-            drop(recent);
-            self.seen(parent);
+            // Its place in `order` goes when the capacity pushes it out.
+            recent.written.remove(uid);
             return None;
         }
         Some(WrittenStatus {

@@ -116,10 +116,9 @@ impl Written {
     pub(crate) fn seen_version(&self, uid: &str, version: &str) {
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
         let caught_up = match recent.versions.get(uid) {
+            // An opaque version shows the write only when it is the same one.
             Some((written, _)) => {
-                written == version
-                    // Resource versions are opaque, but etcd's are numbers: a newer one shows the write too.
-                    || matches!((written.parse::<u64>(), version.parse::<u64>()), (Ok(w), Ok(c)) if c > w)
+                crate::versions::at_least(version, written).unwrap_or(written == version)
             }
             None => false,
         };
