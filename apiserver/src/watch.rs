@@ -13,6 +13,14 @@ use super::registry::ResourceType;
 use super::store::{State, WatchItem};
 use super::table::Render;
 
+/// A watch event in JSON, its fields in kube-apiserver's order.
+#[derive(serde::Serialize)]
+struct WatchEventJson<'a> {
+    #[serde(rename = "type")]
+    type_: &'a str,
+    object: &'a Value,
+}
+
 /// A running watch.
 #[derive(Debug)]
 pub struct WatchStream {
@@ -99,8 +107,12 @@ impl WatchStream {
                 }
             };
         }
-        let mut bytes =
-            serde_json::to_vec(&json!({ "type": kind, "object": object })).unwrap_or_default();
+        // `type` before `object`, as kube-apiserver writes it (a JSON map here would sort `object` first).
+        let mut bytes = serde_json::to_vec(&WatchEventJson {
+            type_: kind,
+            object: &object,
+        })
+        .unwrap_or_default();
         bytes.push(b'\n');
         Bytes::from(bytes)
     }

@@ -419,3 +419,18 @@ async fn partial_object_metadata_lists() {
     assert_eq!(list.items.len(), 1);
     assert_eq!(list.items[0].metadata.name.as_deref(), Some("meta"));
 }
+
+#[tokio::test]
+async fn watch_events_write_their_type_before_their_object() {
+    // As kube-apiserver does: a client may decode the object knowing its event type already.
+    let (_server, client) = server();
+    create_cm(&client, "default", "a").await;
+    let request = http::Request::get(
+        "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0&timeoutSeconds=1",
+    )
+    .body(Vec::new())
+    .unwrap();
+    let text = client.request_text(request).await.unwrap();
+    let line = text.lines().next().expect("an event");
+    assert!(line.starts_with(r#"{"type":"ADDED","object":{"#), "{line}");
+}

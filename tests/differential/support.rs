@@ -333,6 +333,8 @@ impl Transcript {
         let mut body = response.into_body();
         let mut buffer: Vec<u8> = Vec::new();
         let mut seen = Vec::new();
+        // Each event's first field: clients that decode the object as it streams rely on `type` coming first.
+        let mut first_fields = Vec::new();
         let read = async {
             while !seen.iter().any(|e: &Value| e["type"] == "DELETED") {
                 let Some(frame) = body.frame().await else {
@@ -347,6 +349,7 @@ impl Transcript {
                     if line.iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
+                    first_fields.push(first_field(&line));
                     seen.push(parse(&line));
                 }
             }
@@ -358,6 +361,12 @@ impl Transcript {
             panic!("{label}: no DELETED event within a minute; events: {seen:?}");
         }
         self.record(label, "WATCH", path, status, Value::Array(seen.clone()));
+        if accept == "application/json" {
+            self.note(
+                &format!("{label}: each event's first field"),
+                json!(first_fields),
+            );
+        }
         seen
     }
 
@@ -514,3 +523,17 @@ pub async fn namespace(client: &Client) -> String {
 }
 
 pub use crate::compare::{Normalized, compare, normalize};
+
+/// The name of the first field of a JSON object's text (`""` when it is not an object).
+fn first_field(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let rest = text
+        .trim_start()
+        .strip_prefix('{')
+        .unwrap_or("")
+        .trim_start();
+    match rest.strip_prefix('"').and_then(|r| r.split_once('"')) {
+        Some((name, _)) => name.to_string(),
+        None => String::new(),
+    }
+}
