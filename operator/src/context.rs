@@ -308,7 +308,7 @@ impl Context {
         let target = Target::named::<K>(namespace, name);
         tracing::debug!(object = %target, "reading past the cache");
         match self.dispatcher.get(&target).await? {
-            Some(v) => Ok(Some(serde_json::from_value(v)?)),
+            Some(v) => Ok(Some(crate::json::convert(&v)?)),
             None => Ok(None),
         }
     }

@@ -23,6 +23,7 @@ pub mod controller;
 mod echoes;
 pub mod error;
 pub mod index;
+mod json;
 pub mod leader;
 pub mod manifests;
 pub mod metrics;

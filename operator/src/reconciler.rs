@@ -349,11 +349,11 @@ impl<P: ParentKind> Reconciler<P> {
         let mut working = parent.clone();
         // The cache may not show the status the previous pass wrote yet: start from what was written.
         if let Some(written) = self.own_status.newer_than_cached(parent)
-            && let Ok(mut value) = serde_json::to_value(parent)
+            && let Ok(mut value) = crate::json::convert::<Value>(parent)
         {
             value["status"] = written.status;
             value["metadata"]["resourceVersion"] = Value::String(written.resource_version);
-            if let Ok(newer) = serde_json::from_value(value) {
+            if let Ok(newer) = crate::json::convert(&value) {
                 working = newer;
             }
         }
@@ -434,8 +434,8 @@ impl<P: ParentKind> Reconciler<P> {
         if result.is_ok() || matches!(result, Err(Error::InvalidSpec { .. })) {
             status.set_observed_generation(generation);
         }
-        let after = serde_json::to_value(&*status)?;
-        let stored = serde_json::to_value(before)?;
+        let after: Value = crate::json::convert(&*status)?;
+        let stored = crate::json::convert(before)?;
         if after != stored {
             let target = Target::of(parent);
             let write = cx

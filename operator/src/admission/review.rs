@@ -111,8 +111,8 @@ where
             hooks.fill(&mut after);
             let (Ok(raw), Ok(before), Ok(after)) = (
                 serde_json::to_value(raw),
-                serde_json::to_value(&before),
-                serde_json::to_value(&after),
+                crate::json::convert(&before),
+                crate::json::convert(&after),
             ) else {
                 return response.deny("the defaulted object could not be serialized");
             };
@@ -179,8 +179,7 @@ fn overlay(raw: &mut serde_json::Value, before: &serde_json::Value, after: &serd
 }
 
 fn typed<K: DeserializeOwned>(o: Option<&DynamicObject>) -> Result<Option<K>, serde_json::Error> {
-    o.map(|o| serde_json::to_value(o).and_then(serde_json::from_value::<K>))
-        .transpose()
+    o.map(crate::json::convert::<K>).transpose()
 }
 
 /// The operations a webhook of `hook` registers for.

@@ -50,7 +50,11 @@ impl Codec {
         let dictionary = self.dictionary.get().map_or(&[][..], |d| &d[..]);
         let decoded = lz4_flex::block::decompress_size_prepended_with_dict(bytes, dictionary)
             .map_err(|e| e.to_string())
-            .and_then(|json| serde_json::from_slice(&json).map_err(|e| e.to_string()));
+            .and_then(|json| {
+                // As text, as kube decodes watch events: one deserializer per kind (see `crate::json`).
+                let text = std::str::from_utf8(&json).map_err(|e| e.to_string())?;
+                serde_json::from_str(text).map_err(|e| e.to_string())
+            });
         match decoded {
             Ok(v) => Some(v),
             Err(error) => {

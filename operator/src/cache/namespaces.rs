@@ -83,7 +83,8 @@ fn watch_one<K: CachedKind>(
 
 fn parse<K: CachedKind>(o: DynamicObject) -> Option<K> {
     let name = format!("{}/{}", o.namespace().unwrap_or_default(), o.name_any());
-    match o.try_parse::<K>() {
+    // Not `try_parse`, which goes through a `Value`: see `crate::json`.
+    match crate::json::convert::<K>(&o) {
         Ok(k) => Some(k),
         Err(e) => {
             tracing::warn!(kind = %K::kind(&()), object = %name, error = %e, "cannot parse a watched object; skipped");

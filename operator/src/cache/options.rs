@@ -190,7 +190,7 @@ pub(crate) fn from_metadata<K: CachedKind>(meta: ObjectMeta) -> Option<K> {
         "kind": K::kind(&()),
         "metadata": meta,
     });
-    serde_json::from_value(value).ok()
+    crate::json::convert(&value).ok()
 }
 
 #[cfg(test)]

@@ -384,7 +384,7 @@ fn typed<K: Resource<DynamicType = ()> + Serialize>(
     let mut map = serde_json::Map::new();
     map.insert("apiVersion".into(), K::api_version(&()).into());
     map.insert("kind".into(), K::kind(&()).into());
-    if let serde_json::Value::Object(fields) = serde_json::to_value(object)? {
+    if let serde_json::Value::Object(fields) = crate::json::convert(object)? {
         for (k, v) in fields {
             if k != "apiVersion" && k != "kind" {
                 map.insert(k, v);

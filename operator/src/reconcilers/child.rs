@@ -463,8 +463,8 @@ where
             (WriteStrategy::Apply { .. }, Some(live))
                 if same_desired_hash(live.as_ref(), &desired)
                     && contains(
-                        &serde_json::to_value(live.as_ref())?,
-                        &serde_json::to_value(&desired)?,
+                        &crate::json::convert(live.as_ref())?,
+                        &crate::json::convert(&desired)?,
                     ) =>
             {
                 cx.written().seen(live.as_ref());
@@ -472,7 +472,7 @@ where
             }
             (WriteStrategy::Apply { force }, live) => {
                 let cached = live.is_some();
-                let mut object = serde_json::to_value(&desired)?;
+                let mut object = crate::json::convert(&desired)?;
                 set_type::<C>(&mut object);
                 let manager = self
                     .field_manager
@@ -545,9 +545,9 @@ where
                 }
             }
             (WriteStrategy::Update, Some(live)) => {
-                let live_value = serde_json::to_value(live.as_ref())?;
+                let live_value: Value = crate::json::convert(live.as_ref())?;
                 let mut merged = live_value.clone();
-                merge_into(&mut merged, &serde_json::to_value(&desired)?);
+                merge_into(&mut merged, &crate::json::convert(&desired)?);
                 if merged == live_value {
                     ChildOutcome::Unchanged(live.as_ref().clone())
                 } else {
@@ -559,8 +559,8 @@ where
                         })
                         .await?;
                     let child: C = match out {
-                        Some(v) => serde_json::from_value(v)?,
-                        None => serde_json::from_value(merged)?,
+                        Some(v) => crate::json::convert(&v)?,
+                        None => crate::json::convert(&merged)?,
                     };
                     announce(cx, Mutation::Updated, &child, &self.describe(&child), None).await;
                     ChildOutcome::Updated(child)
@@ -590,7 +590,7 @@ where
     }
 
     async fn create(&self, cx: &mut Context, desired: &C) -> Result<C> {
-        let mut object = serde_json::to_value(desired)?;
+        let mut object = crate::json::convert(desired)?;
         set_type::<C>(&mut object);
         let out = cx
             .execute(Command::Create {
@@ -675,7 +675,7 @@ fn same_desired_hash<C: Resource>(live: &C, desired: &C) -> bool {
 
 fn result_or<C: CachedKind + Serialize>(out: Option<Value>, desired: &C) -> Result<C> {
     match out {
-        Some(v) => Ok(serde_json::from_value(v)?),
+        Some(v) => Ok(crate::json::convert(&v)?),
         None => Ok(desired.clone()),
     }
 }

@@ -216,9 +216,9 @@ where
                 outcomes.insert(id, ChildOutcome::Terminating(l.as_ref().clone()));
                 continue;
             }
-            let mut object = serde_json::to_value(&d)?;
+            let mut object = crate::json::convert(&d)?;
             if let Some(l) = &live
-                && contains(&serde_json::to_value(l.as_ref())?, &object)
+                && contains(&crate::json::convert(l.as_ref())?, &object)
             {
                 cx.written().seen(l.as_ref());
                 outcomes.insert(id, ChildOutcome::Unchanged(l.as_ref().clone()));
@@ -239,7 +239,7 @@ where
                 .written()
                 .applied(live.is_some(), out.as_ref().unwrap_or(&Value::Null));
             let child: C = match out {
-                Some(v) => serde_json::from_value(v)?,
+                Some(v) => crate::json::convert(&v)?,
                 None => d.clone(),
             };
             let outcome = match mutation {
