@@ -5,7 +5,7 @@
 //! `from_str::<K>`, which kube's client uses for every answer and watch event. Nearly all of an operator's
 //! machine code stays resident once it runs (the kernel maps a binary's text around each fault), so each copy
 //! is memory held for the operator's life. The runtime therefore decodes and encodes kinds only as text,
-//! here and in the cache: that took 0.6 MB off the webapp example's code. It costs one more serialization of an
+//! here and in the cache: that took 0.9 MB off the webapp example's code. It costs one more serialization of an
 //! object the runtime already holds (microseconds for a Deployment), once per child a pass compares or writes.
 
 use serde::Serialize;

@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicU64;
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use kube::Client;
-use kube::api::{Api, PartialObjectMeta};
+use kube::api::{Api, ApiResource, DynamicObject, PartialObjectMeta};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 
@@ -67,7 +67,10 @@ pub(super) fn run<K: CachedKind>(w: Watch<K>) -> BoxFuture<'static, ()> {
                     relist_objects.clone(),
                 )
             } else if metadata_only {
-                let api: Api<PartialObjectMeta<K>> = Api::all(client.clone());
+                // Dynamic, as the namespaced watches: one watch of metadata compiled for every kind.
+                let resource = ApiResource::erase::<K>(&());
+                let api: Api<PartialObjectMeta<DynamicObject>> =
+                    Api::all_with(client.clone(), &resource);
                 watcher::watcher(api, config)
                     .default_backoff()
                     .filter_map(|ev| {

@@ -5,9 +5,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, PostParams};
+use kube::api::{Api, ApiResource, DynamicObject, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::runtime::wait::{await_condition, conditions};
+use kube::runtime::wait::await_condition;
 use kube::{Client, ResourceExt};
 
 use super::error::{CliError, Context as _};
@@ -102,12 +102,51 @@ pub async fn ensure_crd(client: &Client, crd: CustomResourceDefinition) -> Resul
             .with_context(|| format!("cannot create CRD {name}"))?;
         tracing::info!(crd = %name, "installed the CRD");
     }
+    // Watched as a `DynamicObject`, whose watch the caches compile already: a typed watch of CRDs would add a
+    // copy of their large deserializer for the watch's buffered events (see `crate::json`).
+    let resource = ApiResource::erase::<CustomResourceDefinition>(&());
+    let watched: Api<DynamicObject> = Api::all_with(client.clone(), &resource);
     tokio::time::timeout(
         Duration::from_secs(30),
-        await_condition(crds, &name, conditions::is_crd_established()),
+        await_condition(watched, &name, is_established),
     )
     .await
     .with_context(|| format!("CRD {name} not established within 30s"))?
     .with_context(|| format!("cannot watch CRD {name}"))?;
     Ok(())
+}
+
+/// Whether a CRD's `Established` condition is `True` (kube's `is_crd_established`, on the CRD's JSON).
+fn is_established(crd: Option<&DynamicObject>) -> bool {
+    crd.and_then(|crd| crd.data["status"]["conditions"].as_array())
+        .is_some_and(|conditions| {
+            conditions
+                .iter()
+                .any(|c| c["type"] == "Established" && c["status"] == "True")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn crd(status: serde_json::Value) -> DynamicObject {
+        serde_json::from_value(json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "webapps.example.dev"},
+            "status": status,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_crd_is_established_by_its_condition() {
+        let condition = |status| json!({"conditions": [{"type": "NamesAccepted", "status": "True"}, {"type": "Established", "status": status}]});
+        assert!(is_established(Some(&crd(condition("True")))));
+        assert!(!is_established(Some(&crd(condition("False")))));
+        assert!(!is_established(Some(&crd(json!({})))));
+        assert!(!is_established(None));
+    }
 }
