@@ -2,17 +2,16 @@
 //! cluster (a sample ConfigMap and WebApp, and their changes logged), and [`by_hand`], the runtime-only
 //! operator. The binaries are [`App::run`]; tests call [`App::run_with`] or [`run`].
 
-use std::collections::HashMap;
 use std::future::Future;
 
-use futures::{FutureExt, StreamExt, TryStreamExt};
-use k8s_openapi::api::apps::v1::Deployment;
-use kube::api::Api;
-use kube::runtime::{WatchStreamExt, watcher};
-use kube::{Client, CustomResourceExt, ResourceExt};
+#[cfg(feature = "embedded")]
+use futures::FutureExt;
+use kube::{Client, CustomResourceExt};
 use operator::cli::{App, CliError};
 
-use super::{CONFIG_HASH_ANNOTATION, WebApp, reconciler, sample, sample_config_map};
+use super::{WebApp, reconciler};
+#[cfg(feature = "embedded")]
+use super::{sample, sample_config_map};
 pub use operator::cli::{Cli, CliCommand};
 
 /// The name of the sample WebApp created on the embedded cluster.
@@ -22,12 +21,17 @@ pub const SAMPLE_NAME: &str = "sample";
 pub const SAMPLE_CONFIG_MAP: &str = "sample-config";
 
 /// What both WebApp binaries show on the embedded cluster: a sample ConfigMap and a sample WebApp naming it,
-/// and a line per change to a WebApp's status or a Deployment.
+/// and a line per change to a WebApp's status or a Deployment. Built without the embedded cluster (feature
+/// `embedded`, as the `Dockerfile` builds), `app` as it is: none of it would run, and its watches would only
+/// add code that stays resident.
 pub fn on_embedded(app: App) -> App {
-    app.sample(sample_config_map(SAMPLE_CONFIG_MAP))
+    #[cfg(feature = "embedded")]
+    let app = app
+        .sample(sample_config_map(SAMPLE_CONFIG_MAP))
         .sample(sample(SAMPLE_NAME, Some(SAMPLE_CONFIG_MAP)))
-        .observe(|client| observe(client).boxed())
-        .kubectl_hint("get webapps,deployments,services")
+        .observe(|client| embedded::observe(client).boxed())
+        .kubectl_hint("get webapps,deployments,services");
+    app
 }
 
 /// `webapp-by-hand`: the runtime-only [`reconciler`], its CRD and webhooks.
@@ -52,72 +56,86 @@ pub async fn ensure_crd(client: &Client) -> Result<(), CliError> {
     operator::cli::ensure_crd(client, WebApp::crd()).await
 }
 
-/// Logs every change to the WebApps' status and to their Deployments, so the embedded run shows what the
-/// operator does.
-async fn observe(client: Client) {
-    let apps = watcher(
-        Api::<WebApp>::all(client.clone()),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .applied_objects()
-    .map_ok(|app| {
-        let status = app.status.clone().unwrap_or_default();
-        let ready = status
-            .conditions
-            .iter()
-            .find(|c| c.type_ == "Ready")
-            .map(|c| format!("{} ({}) {}", c.status, c.reason, c.message));
-        let summary = format!(
-            "generation={:?} observedGeneration={:?} ready={} deployment={:?} service={:?} availableReplicas={:?}",
-            app.metadata.generation,
-            status.observed_generation,
-            ready.unwrap_or_else(|| "unknown".into()),
-            status.deployment,
-            status.service,
-            status.available_replicas,
-        );
-        (format!("WebApp {}", app.name_any()), summary)
-    })
-    .boxed();
-    let deployments = watcher(
-        Api::<Deployment>::all(client),
-        watcher::Config::default().labels(super::NAME_LABEL),
-    )
-    .default_backoff()
-    .applied_objects()
-    .map_ok(|d| {
-        let spec = d.spec.clone().unwrap_or_default();
-        let image = spec
-            .template
-            .spec
-            .as_ref()
-            .and_then(|s| s.containers.first())
-            .and_then(|c| c.image.clone());
-        let hash = spec
-            .template
-            .metadata
-            .as_ref()
-            .and_then(|m| m.annotations.as_ref())
-            .and_then(|a| a.get(CONFIG_HASH_ANNOTATION).cloned());
-        let summary = format!(
-            "replicas={:?} image={:?} configHash={:?}",
-            spec.replicas, image, hash
-        );
-        (format!("Deployment {}", d.name_any()), summary)
-    })
-    .boxed();
-    let mut seen: HashMap<String, String> = HashMap::new();
-    let mut changes = futures::stream::select(apps, deployments);
-    while let Some(change) = changes.next().await {
-        match change {
-            Ok((what, summary)) => {
-                if seen.get(&what) != Some(&summary) {
-                    tracing::info!(object = %what, "{summary}");
-                    seen.insert(what, summary);
+/// The embedded run's log of what the operator does (only with the embedded cluster).
+#[cfg(feature = "embedded")]
+mod embedded {
+    use std::collections::HashMap;
+
+    use futures::{StreamExt, TryStreamExt};
+    use k8s_openapi::api::apps::v1::Deployment;
+    use kube::api::Api;
+    use kube::runtime::{WatchStreamExt, watcher};
+    use kube::{Client, ResourceExt};
+
+    use super::super::{CONFIG_HASH_ANNOTATION, WebApp};
+
+    /// Logs every change to the WebApps' status and to their Deployments, so the embedded run shows what the
+    /// operator does.
+    pub(super) async fn observe(client: Client) {
+        let apps = watcher(
+            Api::<WebApp>::all(client.clone()),
+            watcher::Config::default(),
+        )
+        .default_backoff()
+        .applied_objects()
+        .map_ok(|app| {
+            let status = app.status.clone().unwrap_or_default();
+            let ready = status
+                .conditions
+                .iter()
+                .find(|c| c.type_ == "Ready")
+                .map(|c| format!("{} ({}) {}", c.status, c.reason, c.message));
+            let summary = format!(
+                "generation={:?} observedGeneration={:?} ready={} deployment={:?} service={:?} availableReplicas={:?}",
+                app.metadata.generation,
+                status.observed_generation,
+                ready.unwrap_or_else(|| "unknown".into()),
+                status.deployment,
+                status.service,
+                status.available_replicas,
+            );
+            (format!("WebApp {}", app.name_any()), summary)
+        })
+        .boxed();
+        let deployments = watcher(
+            Api::<Deployment>::all(client),
+            watcher::Config::default().labels(super::super::NAME_LABEL),
+        )
+        .default_backoff()
+        .applied_objects()
+        .map_ok(|d| {
+            let spec = d.spec.clone().unwrap_or_default();
+            let image = spec
+                .template
+                .spec
+                .as_ref()
+                .and_then(|s| s.containers.first())
+                .and_then(|c| c.image.clone());
+            let hash = spec
+                .template
+                .metadata
+                .as_ref()
+                .and_then(|m| m.annotations.as_ref())
+                .and_then(|a| a.get(CONFIG_HASH_ANNOTATION).cloned());
+            let summary = format!(
+                "replicas={:?} image={:?} configHash={:?}",
+                spec.replicas, image, hash
+            );
+            (format!("Deployment {}", d.name_any()), summary)
+        })
+        .boxed();
+        let mut seen: HashMap<String, String> = HashMap::new();
+        let mut changes = futures::stream::select(apps, deployments);
+        while let Some(change) = changes.next().await {
+            match change {
+                Ok((what, summary)) => {
+                    if seen.get(&what) != Some(&summary) {
+                        tracing::info!(object = %what, "{summary}");
+                        seen.insert(what, summary);
+                    }
                 }
+                Err(e) => tracing::warn!(error = %e, "watch failed; retrying"),
             }
-            Err(e) => tracing::warn!(error = %e, "watch failed; retrying"),
         }
     }
 }

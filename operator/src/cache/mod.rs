@@ -27,6 +27,7 @@ mod objects;
 mod options;
 mod sync;
 mod watch;
+mod wire;
 
 #[cfg(any(test, feature = "testing"))]
 pub(crate) use erased::frozen_store;
@@ -36,6 +37,7 @@ pub use objects::Form;
 pub(crate) use objects::{Key, Objects, key_of};
 pub use options::{CacheOptions, CacheOptionsError, LIST_PAGE, OWNER_LABEL};
 pub use sync::{NotSynced, Unsynced, describe_watch_error};
+pub(crate) use wire::Wire;
 
 /// The annotation `kubectl apply` keeps; stripped from cached objects with `managedFields`.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";

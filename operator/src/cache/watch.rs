@@ -15,8 +15,8 @@ use kube::runtime::watcher::{self, Event};
 
 use super::objects::CompactWriter;
 use super::{
-    Cache, CachedKind, Change, Form, Key, LastError, ListStrategy, describe_watch_error, events,
-    lists, namespaces, options, strip,
+    Cache, CachedKind, Change, Form, Key, LastError, ListStrategy, Wire, describe_watch_error,
+    events, lists, namespaces, options, strip,
 };
 
 /// What the watch loop of one cache needs.
@@ -80,8 +80,13 @@ pub(super) fn run<K: CachedKind>(w: Watch<K>) -> BoxFuture<'static, ()> {
                     })
                     .boxed()
             } else {
-                let api: Api<K> = Api::all(client.clone());
-                watcher::watcher(api, config).default_backoff().boxed()
+                let api: Api<Wire<K>> = Api::all(client.clone());
+                watcher::watcher(api, config)
+                    .default_backoff()
+                    .filter_map(|ev| {
+                        futures::future::ready(namespaces::convert(ev, |Wire(o)| Some(o)))
+                    })
+                    .boxed()
             }
         };
         let events = lists::events(&kind, strategy, config, watch);

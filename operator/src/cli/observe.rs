@@ -9,6 +9,8 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
+use crate::cache::Wire;
+
 /// Logs `summary` of every object of kind `K` (in every namespace) whenever it changes, until aborted (what
 /// [`App::log`](super::App::log) runs on the embedded cluster).
 pub async fn log_changes<K>(client: Client, summary: fn(&K) -> String)
@@ -17,9 +19,10 @@ where
 {
     let kind = K::kind(&()).to_string();
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
-    let mut changes = watcher(Api::<K>::all(client), watcher::Config::default())
+    let mut changes = watcher(Api::<Wire<K>>::all(client), watcher::Config::default())
         .default_backoff()
         .applied_objects()
+        .map_ok(|Wire(object)| object)
         .boxed();
     loop {
         match changes.try_next().await {
