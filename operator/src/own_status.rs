@@ -6,13 +6,14 @@
 //! again: a second status write for one change on a fast cluster, a `409 Conflict` on the stale
 //! `resourceVersion` on a slower one.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use kube::Resource;
 use serde_json::Value;
 
-/// How many parents' written statuses are remembered at most (an entry goes as soon as the cache shows it).
+/// How many parents' written statuses are remembered at most (an entry goes as soon as the cache shows it):
+/// past it, the oldest quarter are forgotten.
 const CAPACITY: usize = 16_384;
 
 /// A status this controller wrote: the parent's `resourceVersion` after the write, and the status.
@@ -28,6 +29,8 @@ pub(crate) struct WrittenStatus {
 struct Held {
     resource_version: Box<str>,
     status: Box<str>,
+    /// When it was written, in writes since the controller started.
+    seq: u64,
 }
 
 /// The last status written per parent uid, until the cache shows it.
@@ -38,8 +41,8 @@ pub(crate) struct OwnStatus {
 
 #[derive(Debug, Default)]
 struct Recent {
-    written: HashMap<String, Held>,
-    order: VecDeque<String>,
+    written: HashMap<Box<str>, Held>,
+    writes: u64,
 }
 
 /// Whether a cached `resourceVersion` shows a write that answered `written`. Resource versions are opaque,
@@ -55,13 +58,12 @@ impl OwnStatus {
         let meta = parent.meta();
         let uid = meta.uid.as_ref()?;
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        let written = recent.written.get(uid)?;
+        let written = recent.written.get(uid.as_str())?;
         if caught_up(
             meta.resource_version.as_deref().unwrap_or_default(),
             &written.resource_version,
         ) {
-            // Its place in `order` goes when the capacity pushes it out.
-            recent.written.remove(uid);
+            recent.written.remove(uid.as_str());
             return None;
         }
         Some(WrittenStatus {
@@ -75,15 +77,14 @@ impl OwnStatus {
         let meta = parent.meta();
         let Some(uid) = meta.uid.as_ref() else { return };
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        let shown = recent.written.get(uid).is_some_and(|w| {
+        let shown = recent.written.get(uid.as_str()).is_some_and(|w| {
             caught_up(
                 meta.resource_version.as_deref().unwrap_or_default(),
                 &w.resource_version,
             )
         });
         if shown {
-            // Its place in `order` goes when the capacity pushes it out.
-            recent.written.remove(uid);
+            recent.written.remove(uid.as_str());
         }
     }
 
@@ -96,21 +97,20 @@ impl OwnStatus {
             return;
         };
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        if !recent.written.contains_key(uid) {
-            recent.order.push_back(uid.to_string());
-            while recent.order.len() > CAPACITY {
-                if let Some(old) = recent.order.pop_front() {
-                    recent.written.remove(&old);
-                }
-            }
-        }
+        recent.writes += 1;
+        let seq = recent.writes;
         recent.written.insert(
-            uid.to_string(),
+            uid.into(),
             Held {
                 resource_version: version.into(),
                 status: status.to_string().into_boxed_str(),
+                seq,
             },
         );
+        if recent.written.len() > CAPACITY {
+            let keep_from = seq.saturating_sub(CAPACITY as u64 * 3 / 4);
+            recent.written.retain(|_, held| held.seq > keep_from);
+        }
     }
 
     /// Forgets the parent `uid` (it was deleted).
@@ -123,8 +123,6 @@ impl OwnStatus {
     pub(crate) fn retain(&self, keep: impl Fn(&str) -> bool) {
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
         recent.written.retain(|uid, _| keep(uid));
-        let Recent { written, order } = &mut *recent;
-        order.retain(|uid| written.contains_key(uid));
     }
 
     /// How many parents have a write the cache does not show yet.
@@ -187,5 +185,28 @@ mod tests {
         assert_eq!(own.len(), 2);
         own.retain(|uid| uid == "b");
         assert_eq!(own.len(), 1);
+    }
+
+    #[test]
+    fn past_the_capacity_the_oldest_writes_are_forgotten() {
+        let own = OwnStatus::default();
+        let answer = json!({"metadata": {"resourceVersion": "7"}, "status": {}});
+        // Rewriting one parent takes one entry, however often.
+        for _ in 0..3 {
+            own.wrote("again", &answer);
+        }
+        assert_eq!(own.len(), 1);
+        for i in 0..CAPACITY {
+            own.wrote(&i.to_string(), &answer);
+        }
+        assert!(own.len() <= CAPACITY);
+        assert!(own.len() >= CAPACITY / 2, "{}", own.len());
+        let recent = own.recent.lock().unwrap();
+        assert!(
+            recent
+                .written
+                .contains_key((CAPACITY - 1).to_string().as_str())
+        );
+        assert!(!recent.written.contains_key("again"));
     }
 }

@@ -10,7 +10,7 @@ use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher::Event;
 
 use super::objects::{Key, Objects, key_of};
-use super::{CachedKind, Change, OwnerIndex};
+use super::{CachedKind, Change, OwnerIndex, Publisher};
 
 /// Keeps the owner index in step with the objects. Runs before the objects take `ev`, so `objects` still hold
 /// the previous version of an applied object.
@@ -84,15 +84,12 @@ pub(super) fn note_seen<K: CachedKind>(seen: &AtomicU64, ev: &Event<K>) {
 
 /// Tells subscribers what changed; a re-list reports objects that vanished during a watch gap as deleted.
 pub(super) fn broadcast<K: CachedKind>(
-    changes: &tokio::sync::broadcast::Sender<Change<K>>,
+    changes: &Publisher<K>,
     objects: &Objects<K>,
     listed: &mut Option<HashSet<Key>>,
     ev: &Event<K>,
 ) {
-    let send = |c: Change<K>| {
-        // No receivers is fine: nobody needs this kind's triggers.
-        let _ = changes.send(c);
-    };
+    let send = |c: Change<K>| changes.send(c);
     match ev {
         Event::Init => *listed = Some(HashSet::new()),
         Event::InitApply(o) => {
@@ -118,7 +115,7 @@ pub(super) fn broadcast<K: CachedKind>(
 /// copy instead of a copy of its own (a second copy of every object changed lived in the channel until every
 /// subscriber had read it).
 pub(super) fn broadcast_applied<K: CachedKind>(
-    changes: &tokio::sync::broadcast::Sender<Change<K>>,
+    changes: &Publisher<K>,
     store: &Store<K>,
     ev: &Event<K>,
 ) {
@@ -126,7 +123,6 @@ pub(super) fn broadcast_applied<K: CachedKind>(
         let stored = store
             .get(&ObjectRef::from_obj(o))
             .unwrap_or_else(|| Arc::new(o.clone()));
-        // No receivers is fine: nobody needs this kind's triggers.
-        let _ = changes.send(Change::Applied(stored));
+        changes.send(Change::Applied(stored));
     }
 }

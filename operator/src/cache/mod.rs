@@ -18,6 +18,7 @@ use serde::de::DeserializeOwned;
 
 use crate::index::{IndexKeys, Indexes};
 
+mod changes;
 mod compact;
 mod erased;
 mod events;
@@ -32,6 +33,8 @@ mod wire;
 #[cfg(any(test, feature = "testing"))]
 pub(crate) use erased::frozen_store;
 
+pub(crate) use changes::Publisher;
+pub use changes::{Changes, RecvError, TryRecvError};
 pub use lists::{ListStrategy, probe_list_strategy};
 pub use objects::Form;
 pub(crate) use objects::{Key, Objects, key_of};
@@ -64,9 +67,6 @@ impl<K> CachedKind for K where
         + 'static
 {
 }
-
-/// How many changes of one kind a trigger stream may fall behind before it reconciles every parent.
-const CHANGES_CAPACITY: usize = 1 << 12;
 
 /// The keys of the objects each owner uid owns.
 type OwnerIndex = Arc<RwLock<HashMap<String, HashSet<Key>>>>;
@@ -108,7 +108,7 @@ pub struct Cache<K: CachedKind> {
     owners: OwnerIndex,
     indexes: Indexes<K>,
     writer: Arc<Mutex<Option<reflector::store::Writer<K>>>>,
-    changes: tokio::sync::broadcast::Sender<Change<K>>,
+    changes: Publisher<K>,
     options: Arc<RwLock<CacheOptions>>,
 }
 
@@ -133,7 +133,8 @@ impl<K: CachedKind> Cache<K> {
             owners,
             indexes: Indexes::default(),
             writer: Arc::new(Mutex::new(None)),
-            changes: tokio::sync::broadcast::channel(16).0,
+            // Small: nothing is broadcast but what tests send.
+            changes: Publisher::with_capacity(16),
             options: Arc::default(),
         }
     }
@@ -242,11 +243,12 @@ impl<K: CachedKind> Cache<K> {
     /// Broadcasts a change as the watch would (for tests of trigger streams).
     #[cfg(test)]
     pub(crate) fn broadcast(&self, change: Change<K>) {
-        let _ = self.changes.send(change);
+        self.changes.send(change);
     }
 
-    /// Every change from now on, including deletes (a lagging receiver gets `RecvError::Lagged`).
-    pub fn changes(&self) -> tokio::sync::broadcast::Receiver<Change<K>> {
+    /// Every change from now on, including deletes (a subscriber more than [`changes::CAPACITY`] changes
+    /// behind gets [`RecvError::Lagged`]).
+    pub fn changes(&self) -> Changes<K> {
         self.changes.subscribe()
     }
 
@@ -387,10 +389,9 @@ impl Caches {
         let entry = entries.entry(TypeId::of::<K>()).or_insert_with(|| {
             let writer = reflector::store::Writer::<K>::new_shared(self.buffer, ());
             let objects = Objects::new(writer.as_reader());
-            // The slots are allocated up front (48 bytes each, whatever the kind): 4,096 cost 192 KiB per kind,
-            // where 65,536 cost 3 MiB (9 MiB of a 1,000-WebApp operator's 56 MiB peak on kube-apiserver). A
-            // trigger stream more than 4,096 changes behind reconciles every parent once (`Changed::Lagged`).
-            let (changes, _) = tokio::sync::broadcast::channel(CHANGES_CAPACITY);
+            // Each subscriber's queue grows as it fills; one more than `changes::CAPACITY` behind reconciles
+            // every parent once (`Changed::Lagged`).
+            let changes = Publisher::default();
             let cache = Cache {
                 objects: objects.clone(),
                 owners: Arc::default(),

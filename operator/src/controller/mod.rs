@@ -117,10 +117,10 @@ impl<P: ParentKind> Shared<P> {
 /// Forgets each parent the cache sees deleted, so per-parent state does not grow with churn. Runs until the
 /// cache goes away (then waits forever: the controller beside it decides when the runner ends).
 async fn forget_deleted<P: ParentKind>(
-    mut changes: tokio::sync::broadcast::Receiver<Change<P>>,
+    mut changes: crate::cache::Changes<P>,
     shared: Arc<Shared<P>>,
 ) {
-    use tokio::sync::broadcast::error::RecvError;
+    use crate::cache::RecvError;
     loop {
         match changes.recv().await {
             Ok(Change::Deleted(parent)) => {

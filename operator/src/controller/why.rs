@@ -2,6 +2,7 @@
 //! logs it, and skips itself when the only changes were echoes of the parent's own last writes.
 
 use std::collections::{HashMap, HashSet};
+use std::marker::PhantomData;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -44,8 +45,15 @@ pub(super) struct Due {
 pub(super) struct Why<P: kube::Resource<DynamicType = ()>> {
     controller: String,
     metrics: Metrics,
-    queued: Mutex<HashMap<ObjectRef<P>, Queued>>,
-    requeued: Mutex<HashSet<ObjectRef<P>>>,
+    /// Keyed by the parent's `namespace/name`, each boxed: a thousand parents queued at once (a start, a
+    /// resync) take a table of small entries rather than one of whole object references and reasons.
+    queued: Mutex<HashMap<Box<str>, Box<Queued>>>,
+    requeued: Mutex<HashSet<Box<str>>>,
+    parent: PhantomData<fn() -> P>,
+}
+
+fn key<P: kube::Resource<DynamicType = ()>>(parent: &ObjectRef<P>) -> Box<str> {
+    crate::index::object_key(parent.namespace.as_deref(), &parent.name).into_boxed_str()
 }
 
 impl<P: kube::Resource<DynamicType = ()>> Why<P> {
@@ -55,6 +63,7 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
             metrics: Metrics::global(),
             queued: Mutex::default(),
             requeued: Mutex::default(),
+            parent: PhantomData,
         }
     }
 
@@ -71,11 +80,13 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
 
     fn add(&self, parent: &ObjectRef<P>, why: &str, changed: Option<&ObjectMeta>) {
         let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
-        let q = queued.entry(parent.clone()).or_insert_with(|| Queued {
-            reasons: Vec::with_capacity(1),
-            since: Instant::now(),
-            changes: Vec::with_capacity(1),
-            other: false,
+        let q = queued.entry(key(parent)).or_insert_with(|| {
+            Box::new(Queued {
+                reasons: Vec::with_capacity(1),
+                since: Instant::now(),
+                changes: Vec::with_capacity(1),
+                other: false,
+            })
         });
         if q.reasons.len() < REASONS && !q.reasons.iter().any(|r| &**r == why) {
             q.reasons.push(why.into());
@@ -100,9 +111,10 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
         retrying: bool,
         echoes: &Echoes,
     ) -> Due {
+        let parent = key(parent);
         let taken = {
             let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
-            let taken = queued.remove(parent);
+            let taken = queued.remove(&parent);
             self.metrics.set_depth(&self.controller, queued.len());
             taken
         };
@@ -110,7 +122,7 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
             .requeued
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(parent);
+            .remove(&parent);
         let waited = taken.as_ref().map(|q| q.since.elapsed());
         let echoes_only = match (&taken, uid) {
             (Some(q), Some(uid)) if !q.other && !q.changes.is_empty() && !requeued && !retrying => {
@@ -141,20 +153,21 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
         self.requeued
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(parent.clone());
+            .insert(key(parent));
     }
 
     /// Forgets `parent` (deleted).
     pub(super) fn forget(&self, parent: &ObjectRef<P>) {
+        let parent = key(parent);
         {
             let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
-            queued.remove(parent);
+            queued.remove(&parent);
             self.metrics.set_depth(&self.controller, queued.len());
         }
         self.requeued
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(parent);
+            .remove(&parent);
     }
 }
 

@@ -228,7 +228,7 @@ impl Wiring {
 pub fn changes_of<K: CachedKind>(caches: &Caches) -> BoxStream<'static, Changed> {
     let rx = caches.ensure::<K>().changes();
     futures::stream::unfold(rx, |mut rx| async move {
-        use tokio::sync::broadcast::error::RecvError;
+        use crate::cache::RecvError;
         match rx.recv().await {
             Ok(change) => {
                 let obj = change.object();
@@ -253,7 +253,7 @@ pub fn changes_of<K: CachedKind>(caches: &Caches) -> BoxStream<'static, Changed>
 pub fn typed_changes<K: CachedKind>(caches: &Caches) -> BoxStream<'static, Option<Change<K>>> {
     let rx = caches.ensure::<K>().changes();
     futures::stream::unfold(rx, |mut rx| async move {
-        use tokio::sync::broadcast::error::RecvError;
+        use crate::cache::RecvError;
         match rx.recv().await {
             Ok(change) => Some((Some(change), rx)),
             Err(RecvError::Lagged(_)) => Some((None, rx)),

@@ -10,10 +10,8 @@ use futures::stream::BoxStream;
 use futures::{FutureExt, StreamExt};
 use kube::ResourceExt;
 use kube::runtime::reflector::ObjectRef;
-use tokio::sync::broadcast::Receiver;
-use tokio::sync::broadcast::error::TryRecvError;
 
-use crate::cache::{Caches, Change};
+use crate::cache::{Caches, Change, Changes, TryRecvError};
 use crate::reconciler::{ParentKind, Reconciler, controller_parents};
 use crate::reconcilers::Changed;
 use crate::tracker::{TrackKey, Tracker};
@@ -38,7 +36,7 @@ pub(super) fn every<P: ParentKind>(caches: &Caches) -> Vec<Parent> {
 pub(super) struct Triggers<P: ParentKind> {
     changes: Vec<BoxStream<'static, Changed>>,
     mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>)>>,
-    parents: Receiver<Change<P>>,
+    parents: Changes<P>,
     tracker: Arc<Tracker<P>>,
     due: BTreeSet<Parent>,
 }
