@@ -16,6 +16,7 @@ use kube::runtime::events::{Event, EventType, Reporter};
 use kube::{Client, Resource, ResourceExt};
 use serde_json::Value;
 
+use crate::answer::Answer;
 use crate::error::{Error, Result};
 use crate::recorder::Recorder;
 
@@ -214,7 +215,7 @@ impl Command {
 /// Carries out commands.
 pub trait Dispatcher: Send + Sync {
     /// Executes a command; returns the resulting object for writes that return one.
-    fn execute<'a>(&'a self, command: &'a Command) -> BoxFuture<'a, Result<Option<Value>>>;
+    fn execute<'a>(&'a self, command: &'a Command) -> BoxFuture<'a, Result<Option<Answer>>>;
 
     /// Reads one object from the API server, past every cache: `None` when it does not exist. The runtime
     /// reads only where a cache that does not hold every object of its kind misses one it needs (a child
@@ -252,7 +253,7 @@ impl ApiDispatcher {
         }
     }
 
-    async fn run(&self, command: &Command) -> Result<Option<Value>> {
+    async fn run(&self, command: &Command) -> Result<Option<Answer>> {
         let out = self.send(command).await?;
         let metrics = crate::metrics::Metrics::global();
         match command {
@@ -266,19 +267,19 @@ impl ApiDispatcher {
         Ok(out)
     }
 
-    /// Sends a request built on a target's URL and decodes the answer straight into a `Value` (an `Api` method
-    /// would decode it into a `DynamicObject`, which the runtime would then copy into a `Value` again).
+    /// Sends a request built on a target's URL and keeps the answer as its JSON text ([`Answer`]: an `Api`
+    /// method would decode it into a `DynamicObject`, a map per object and a string per field).
     async fn answer(
         &self,
         req: std::result::Result<http::Request<Vec<u8>>, kube::core::request::Error>,
         verb: &'static str,
-    ) -> kube::Result<Value> {
+    ) -> kube::Result<Answer> {
         let mut req = req.map_err(kube::Error::BuildRequest)?;
         req.extensions_mut().insert(verb);
-        self.client.request::<Value>(req).await
+        self.client.request::<Answer>(req).await
     }
 
-    async fn send(&self, command: &Command) -> Result<Option<Value>> {
+    async fn send(&self, command: &Command) -> Result<Option<Answer>> {
         let ctx = |what: &str, t: &Target| format!("{what} {t}");
         let post_params = PostParams {
             field_manager: Some(self.field_manager.clone()),
@@ -398,7 +399,7 @@ impl ApiDispatcher {
 }
 
 impl Dispatcher for ApiDispatcher {
-    fn execute<'a>(&'a self, command: &'a Command) -> BoxFuture<'a, Result<Option<Value>>> {
+    fn execute<'a>(&'a self, command: &'a Command) -> BoxFuture<'a, Result<Option<Answer>>> {
         self.run(command).boxed()
     }
 
@@ -432,7 +433,7 @@ impl RecordingDispatcher {
 }
 
 impl Dispatcher for RecordingDispatcher {
-    fn execute<'a>(&'a self, command: &'a Command) -> BoxFuture<'a, Result<Option<Value>>> {
+    fn execute<'a>(&'a self, command: &'a Command) -> BoxFuture<'a, Result<Option<Answer>>> {
         self.commands
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -440,10 +441,10 @@ impl Dispatcher for RecordingDispatcher {
         let out = match command {
             Command::Create { object, .. }
             | Command::Apply { object, .. }
-            | Command::Update { object, .. } => Some(object.clone()),
-            _ => None,
+            | Command::Update { object, .. } => Answer::of(object).map(Some),
+            _ => Ok(None),
         };
-        async move { Ok(out) }.boxed()
+        async move { Ok(out?) }.boxed()
     }
 
     /// With no server, the caches are the whole world: nothing they miss exists.

@@ -4,11 +4,11 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::answer::Answer;
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use kube::core::{Selector, SelectorExt};
-use serde_json::Value;
 
 use crate::cache::{Cache, CachedKind, Caches};
 use crate::command::{Command, Dispatcher, EventCommand, Target};
@@ -275,7 +275,7 @@ impl Context {
     }
 
     /// Executes a command now (or, in one-action mode, fails with [`Error::Yield`] once a mutation was made).
-    pub async fn execute(&mut self, command: Command) -> Result<Option<Value>> {
+    pub async fn execute(&mut self, command: Command) -> Result<Option<Answer>> {
         if command.is_mutating() {
             if self.settings.one_action && self.mutations >= 1 {
                 return Err(Error::Yield);
@@ -289,8 +289,9 @@ impl Context {
             &self.echoes,
             &answer,
             &self.parent.uid,
-        ) {
-            echoes.wrote(writer, written);
+        ) && let Some((uid, version)) = written.stored()
+        {
+            echoes.wrote(writer, &uid, &version);
         }
         // Kept after it ran rather than copied before: a command carries a whole object.
         self.commands.push(command);

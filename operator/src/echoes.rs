@@ -16,8 +16,6 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 /// How long a write's echo is awaited.
 pub(crate) const KEEP: Duration = Duration::from_secs(60);
 
@@ -52,13 +50,9 @@ struct Write {
 }
 
 impl Echoes {
-    /// Remembers that a pass of the parent `writer` (its uid) wrote the object the API answered with.
-    pub(crate) fn wrote(&self, writer: &str, answer: &Value) {
-        let meta = &answer["metadata"];
-        let (Some(uid), Some(version)) = (meta["uid"].as_str(), meta["resourceVersion"].as_str())
-        else {
-            return;
-        };
+    /// Remembers that a pass of the parent `writer` (its uid) left the object `uid` at `version` (as the API
+    /// answered the write).
+    pub(crate) fn wrote(&self, writer: &str, uid: &str, version: &str) {
         let now = Instant::now();
         let mut awaited = self.awaited.lock().unwrap_or_else(|e| e.into_inner());
         if awaited.swept.is_none_or(|s| now.duration_since(s) > KEEP) {
@@ -114,15 +108,6 @@ impl Echoes {
         echo
     }
 
-    /// Remembers a write of `writer`'s pass that left `uid` at `version` (tests).
-    #[cfg(test)]
-    pub(crate) fn wrote_version(&self, writer: &str, uid: &str, version: &str) {
-        self.wrote(
-            writer,
-            &serde_json::json!({"metadata": {"uid": uid, "resourceVersion": version}}),
-        );
-    }
-
     /// How many writes are awaited.
     #[cfg(test)]
     fn len(&self) -> usize {
@@ -137,12 +122,11 @@ impl Echoes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn only_the_exact_version_a_pass_wrote_is_its_echo_and_only_for_its_parent() {
         let echoes = Echoes::default();
-        echoes.wrote_version("parent-1", "child", "7");
+        echoes.wrote("parent-1", "child", "7");
         // Another version of the object: someone else's change.
         assert!(!echoes.is_echo("child", "8", "parent-1"));
         // The same event, for a parent that did not write it (a tracker's, a mapper's).
@@ -154,19 +138,10 @@ mod tests {
     }
 
     #[test]
-    fn answers_without_a_uid_or_version_are_not_remembered() {
-        let echoes = Echoes::default();
-        echoes.wrote("p", &json!({"metadata": {"uid": "child"}}));
-        echoes.wrote("p", &Value::Null);
-        assert_eq!(echoes.len(), 0);
-        assert!(!echoes.is_echo("child", "", "p"));
-    }
-
-    #[test]
     fn every_write_of_a_pass_has_its_echo() {
         let echoes = Echoes::default();
         for version in ["3", "4", "5"] {
-            echoes.wrote_version("p", "u", version);
+            echoes.wrote("p", "u", version);
         }
         assert!(echoes.is_echo("u", "3", "p"));
         // The event of version 4 was skipped (coalesced by a relist): 5 is still an echo, 4 no more.
@@ -178,8 +153,8 @@ mod tests {
     #[test]
     fn a_write_by_another_parent_replaces_the_awaited_ones() {
         let echoes = Echoes::default();
-        echoes.wrote_version("p1", "u", "3");
-        echoes.wrote_version("p2", "u", "4");
+        echoes.wrote("p1", "u", "3");
+        echoes.wrote("p2", "u", "4");
         assert!(!echoes.is_echo("u", "3", "p1"));
         assert!(echoes.is_echo("u", "4", "p2"));
     }

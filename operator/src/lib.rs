@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod admission;
+mod answer;
 pub mod attributes;
 pub mod cache;
 #[cfg(feature = "cli")]
@@ -46,6 +47,7 @@ mod versions;
 #[cfg_attr(docsrs, doc(cfg(any(feature = "testing", feature = "envtest"))))]
 pub mod testing;
 
+pub use answer::Answer;
 pub use cache::{
     Cache, CacheOptions, CacheOptionsError, CachedKind, Caches, Form, ListStrategy, OWNER_LABEL,
 };

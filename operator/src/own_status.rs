@@ -12,6 +12,8 @@ use std::sync::Mutex;
 use kube::Resource;
 use serde_json::Value;
 
+use crate::answer::Answer;
+
 /// How many parents' written statuses are remembered at most (an entry goes as soon as the cache shows it):
 /// past it, the oldest quarter are forgotten.
 const CAPACITY: usize = 16_384;
@@ -89,11 +91,8 @@ impl OwnStatus {
     }
 
     /// Remembers the status written to the parent `uid`, from the API server's answer.
-    pub(crate) fn wrote(&self, uid: &str, answer: &Value) {
-        let (Some(version), Some(status)) = (
-            answer["metadata"]["resourceVersion"].as_str(),
-            answer.get("status"),
-        ) else {
+    pub(crate) fn wrote(&self, uid: &str, answer: &Answer) {
+        let Some((version, status)) = answer.status() else {
             return;
         };
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
@@ -103,7 +102,7 @@ impl OwnStatus {
             uid.into(),
             Held {
                 resource_version: version.into(),
-                status: status.to_string().into_boxed_str(),
+                status,
                 seq,
             },
         );
@@ -154,7 +153,8 @@ mod tests {
         let own = OwnStatus::default();
         own.wrote(
             "u",
-            &json!({"metadata": {"resourceVersion": "7"}, "status": {"a": 1}}),
+            &Answer::of(&json!({"metadata": {"resourceVersion": "7"}, "status": {"a": 1}}))
+                .unwrap(),
         );
         let recalled = own.newer_than_cached(&cached("5")).expect("newer");
         assert_eq!(recalled.resource_version, "7");
@@ -168,7 +168,7 @@ mod tests {
         let own = OwnStatus::default();
         own.wrote(
             "u",
-            &json!({"metadata": {"resourceVersion": "7"}, "status": {}}),
+            &Answer::of(&json!({"metadata": {"resourceVersion": "7"}, "status": {}})).unwrap(),
         );
         assert!(own.newer_than_cached(&cached("9")).is_none());
         assert_eq!(own.len(), 0);
@@ -177,7 +177,8 @@ mod tests {
     #[test]
     fn deleted_parents_are_forgotten() {
         let own = OwnStatus::default();
-        let answer = json!({"metadata": {"resourceVersion": "7"}, "status": {}});
+        let answer =
+            Answer::of(&json!({"metadata": {"resourceVersion": "7"}, "status": {}})).unwrap();
         own.wrote("a", &answer);
         own.wrote("b", &answer);
         own.wrote("c", &answer);
@@ -190,7 +191,8 @@ mod tests {
     #[test]
     fn past_the_capacity_the_oldest_writes_are_forgotten() {
         let own = OwnStatus::default();
-        let answer = json!({"metadata": {"resourceVersion": "7"}, "status": {}});
+        let answer =
+            Answer::of(&json!({"metadata": {"resourceVersion": "7"}, "status": {}})).unwrap();
         // Rewriting one parent takes one entry, however often.
         for _ in 0..3 {
             own.wrote("again", &answer);

@@ -106,7 +106,9 @@ fn create_unless_recorded<'a>(
         }
         let (target, object) = child::<ConfigMap>(h, "", true);
         let created = cx.execute(Command::Create { target, object }).await?;
-        let name = created.and_then(|c| c["metadata"]["name"].as_str().map(str::to_string));
+        let name = created
+            .and_then(|c| c.object::<ConfigMap>().ok())
+            .and_then(|c| c.metadata.name);
         h.status.get_or_insert_with(Default::default).child = name;
         Ok(Outcome::Continue)
     }

@@ -224,23 +224,23 @@ mod tests {
         // next pass is due, after the writing pass ended.
         w.record_change(&a, "the parent changed", &meta("p", "5"));
         w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "4"));
-        echoes.wrote_version("p", "c", "4");
-        echoes.wrote_version("p", "p", "5");
+        echoes.wrote("p", "c", "4");
+        echoes.wrote("p", "p", "5");
         assert!(take(false));
 
         // One change that is not an echo, and the pass runs.
-        echoes.wrote_version("p", "c", "6");
+        echoes.wrote("p", "c", "6");
         w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "6"));
         w.record_change(&a, "the parent changed", &meta("p", "7"));
         assert!(!take(false));
 
         // A tracked or mapped object's change is never an echo, nor is a requeue or a retry.
-        echoes.wrote_version("p", "c", "8");
+        echoes.wrote("p", "c", "8");
         w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "8"));
         w.record(&a, "tracked Secret default/s changed");
         assert!(!take(false));
         for (requeue, retrying) in [(true, false), (false, true)] {
-            echoes.wrote_version("p", "c", "9");
+            echoes.wrote("p", "c", "9");
             w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "9"));
             if requeue {
                 w.requeue(&a);

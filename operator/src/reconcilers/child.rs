@@ -14,6 +14,7 @@ use super::announce::{Mutation, announce, describe};
 use super::compare::{DESIRED_HASH, contains, merge_into, stamp_desired_hash};
 use super::ownership::prepare;
 use super::{SubReconciler, Wiring};
+use crate::answer::Answer;
 use crate::cache::{CachedKind, OWNER_LABEL};
 use crate::command::{Command, Target};
 use crate::conditions::{ConditionStatus, ConditionUpdate};
@@ -488,9 +489,7 @@ where
                     .await?;
                 // The API's answer, not the cache, says what the apply did: on a cache that lags behind the
                 // previous pass's create, the apply is a no-op and the child is not announced again.
-                let mutation = cx
-                    .written()
-                    .applied(cached, out.as_ref().unwrap_or(&Value::Null));
+                let mutation = cx.written().applied(cached, out.as_ref());
                 let child = result_or(out, &desired)?;
                 match mutation {
                     None => ChildOutcome::Unchanged(child),
@@ -559,7 +558,7 @@ where
                         })
                         .await?;
                     let child: C = match out {
-                        Some(v) => crate::json::convert(&v)?,
+                        Some(answer) => answer.object()?,
                         None => crate::json::convert(&merged)?,
                     };
                     announce(cx, Mutation::Updated, &child, &self.describe(&child), None).await;
@@ -673,9 +672,9 @@ fn same_desired_hash<C: Resource>(live: &C, desired: &C) -> bool {
     live.annotations().get(DESIRED_HASH) == desired.annotations().get(DESIRED_HASH)
 }
 
-fn result_or<C: CachedKind + Serialize>(out: Option<Value>, desired: &C) -> Result<C> {
+fn result_or<C: CachedKind + Serialize>(out: Option<Answer>, desired: &C) -> Result<C> {
     match out {
-        Some(v) => Ok(crate::json::convert(&v)?),
+        Some(answer) => Ok(answer.object()?),
         None => Ok(desired.clone()),
     }
 }

@@ -235,11 +235,9 @@ where
                 })
                 .await?;
             // What the apply did, from the API's answer (a cache that lags makes it a no-op, not a create).
-            let mutation = cx
-                .written()
-                .applied(live.is_some(), out.as_ref().unwrap_or(&Value::Null));
+            let mutation = cx.written().applied(live.is_some(), out.as_ref());
             let child: C = match out {
-                Some(v) => crate::json::convert(&v)?,
+                Some(answer) => answer.object()?,
                 None => d.clone(),
             };
             let outcome = match mutation {

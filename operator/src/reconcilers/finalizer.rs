@@ -84,9 +84,9 @@ impl<P: Resource<DynamicType = ()> + Send + Sync> SubReconciler<P> for WithFinal
                         patch,
                     })
                     .await?
-                    && let Some(rv) = out["metadata"]["resourceVersion"].as_str()
+                    && let Some(rv) = out.resource_version()
                 {
-                    parent.meta_mut().resource_version = Some(rv.to_string());
+                    parent.meta_mut().resource_version = Some(rv);
                 }
                 parent.meta_mut().finalizers = Some(fins);
             }

@@ -4,11 +4,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
-
 use kube::Resource;
-use serde_json::Value;
+
+use crate::answer::{Answer, Content};
 
 use super::announce::Mutation;
 
@@ -29,21 +27,28 @@ pub(crate) struct Written {
 
 #[derive(Debug, Default)]
 struct Recent {
-    versions: HashMap<String, (String, u64)>,
-    order: VecDeque<String>,
+    versions: HashMap<Box<str>, Applied>,
+    /// Writes remembered so far, to order `versions` by age.
+    writes: u64,
     /// The children this step deleted, by uid, with the resource version the cache showed then.
     deleted: HashMap<String, String>,
     deleted_order: VecDeque<String>,
+}
+
+/// A child's version and content after this step's last write to it, and when that was (in writes).
+#[derive(Debug)]
+struct Applied {
+    version: Box<str>,
+    content: u64,
+    seq: u64,
 }
 
 impl Written {
     /// What an apply did to a child, from the object the API answered with: `None` when it changed nothing
     /// (the answer is this step's own last write), `Created` when the child was neither cached nor written
     /// before, `Updated` otherwise. Remembers the answer.
-    pub(crate) fn applied(&self, cached: bool, answer: &Value) -> Option<Mutation> {
-        let meta = &answer["metadata"];
-        let (Some(uid), Some(version)) = (meta["uid"].as_str(), meta["resourceVersion"].as_str())
-        else {
+    pub(crate) fn applied(&self, cached: bool, answer: Option<&Answer>) -> Option<Mutation> {
+        let Some(Content { uid, version, hash }) = answer.and_then(Answer::content) else {
             // No server answered (commands only recorded): judge by the cache.
             return Some(if cached {
                 Mutation::Updated
@@ -51,27 +56,28 @@ impl Written {
                 Mutation::Created
             });
         };
-        let (uid, version) = (uid.to_string(), version.to_string());
-        let content = content_hash(answer);
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        let before = recent.versions.get(&uid).cloned();
-        let mutation = match &before {
+        let mutation = match recent.versions.get(uid.as_str()) {
             // The same write, or one that only others changed since (a status, say): this apply did nothing.
-            Some((v, c)) if *v == version || *c == content => None,
+            Some(before) if *before.version == *version || before.content == hash => None,
             Some(_) => Some(Mutation::Updated),
             None if cached => Some(Mutation::Updated),
             None => Some(Mutation::Created),
         };
-        if before.is_none() {
-            // Entries removed by `seen` keep their place here until pushed out, so this stays bounded.
-            recent.order.push_back(uid.clone());
-            while recent.order.len() > CAPACITY {
-                if let Some(old) = recent.order.pop_front() {
-                    recent.versions.remove(&old);
-                }
-            }
+        recent.writes += 1;
+        let seq = recent.writes;
+        recent.versions.insert(
+            uid.into(),
+            Applied {
+                version: version.into(),
+                content: hash,
+                seq,
+            },
+        );
+        if recent.versions.len() > CAPACITY {
+            let keep_from = seq.saturating_sub(CAPACITY as u64 * 3 / 4);
+            recent.versions.retain(|_, a| a.seq > keep_from);
         }
-        recent.versions.insert(uid, (version, content));
         mutation
     }
 
@@ -117,66 +123,12 @@ impl Written {
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
         let caught_up = match recent.versions.get(uid) {
             // An opaque version shows the write only when it is the same one.
-            Some((written, _)) => {
-                crate::versions::at_least(version, written).unwrap_or(written == version)
-            }
+            Some(written) => crate::versions::at_least(version, &written.version)
+                .unwrap_or(*written.version == *version),
             None => false,
         };
         if caught_up {
-            // Its place in `order` goes when the capacity pushes it out.
             recent.versions.remove(uid);
-        }
-    }
-}
-
-/// A hash of what an apply can change: the object without its status and the metadata the server keeps
-/// (`resourceVersion`, `managedFields`), hashed as it stands (no copy of the object).
-fn content_hash(answer: &Value) -> u64 {
-    let mut h = DefaultHasher::new();
-    if let Value::Object(fields) = answer {
-        for (k, v) in fields {
-            match (k.as_str(), v) {
-                ("status", _) => {}
-                ("metadata", Value::Object(meta)) => {
-                    k.hash(&mut h);
-                    for (mk, mv) in meta {
-                        if mk != "resourceVersion" && mk != "managedFields" {
-                            mk.hash(&mut h);
-                            hash_value(mv, &mut h);
-                        }
-                    }
-                }
-                _ => {
-                    k.hash(&mut h);
-                    hash_value(v, &mut h);
-                }
-            }
-        }
-    }
-    h.finish()
-}
-
-/// Feeds a JSON value to `h`, each kind tagged so that `[]` and `{}` or `"1"` and `1` differ.
-fn hash_value(v: &Value, h: &mut DefaultHasher) {
-    match v {
-        Value::Null => 0u8.hash(h),
-        Value::Bool(b) => (1u8, b).hash(h),
-        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-            (Some(i), _, _) => (2u8, i).hash(h),
-            (_, Some(u), _) => (3u8, u).hash(h),
-            (_, _, f) => (4u8, f.map(f64::to_bits)).hash(h),
-        },
-        Value::String(s) => (5u8, s).hash(h),
-        Value::Array(items) => {
-            (6u8, items.len()).hash(h);
-            items.iter().for_each(|i| hash_value(i, h));
-        }
-        Value::Object(fields) => {
-            (7u8, fields.len()).hash(h);
-            for (k, v) in fields {
-                k.hash(h);
-                hash_value(v, h);
-            }
         }
     }
 }
@@ -194,27 +146,33 @@ mod tests {
         cm
     }
 
-    fn json(cm: &ConfigMap) -> Value {
-        serde_json::to_value(cm).unwrap()
+    fn json(cm: &ConfigMap) -> Answer {
+        Answer::of(cm).unwrap()
     }
 
     #[test]
     fn a_repeated_apply_on_a_lagging_cache_is_no_change() {
         let written = Written::default();
         assert_eq!(
-            written.applied(false, &json(&answer("u", "1", "a"))),
+            written.applied(false, Some(&json(&answer("u", "1", "a")))),
             Some(Mutation::Created)
         );
-        assert_eq!(written.applied(false, &json(&answer("u", "1", "a"))), None);
-        // Someone else wrote since (a new version, the same content): still nothing this apply did.
-        assert_eq!(written.applied(false, &json(&answer("u", "2", "a"))), None);
         assert_eq!(
-            written.applied(false, &json(&answer("u", "3", "b"))),
+            written.applied(false, Some(&json(&answer("u", "1", "a")))),
+            None
+        );
+        // Someone else wrote since (a new version, the same content): still nothing this apply did.
+        assert_eq!(
+            written.applied(false, Some(&json(&answer("u", "2", "a")))),
+            None
+        );
+        assert_eq!(
+            written.applied(false, Some(&json(&answer("u", "3", "b")))),
             Some(Mutation::Updated)
         );
         written.seen(&answer("u", "3", "b"));
         assert_eq!(
-            written.applied(true, &json(&answer("u", "4", "c"))),
+            written.applied(true, Some(&json(&answer("u", "4", "c")))),
             Some(Mutation::Updated)
         );
     }
@@ -234,13 +192,15 @@ mod tests {
     #[test]
     fn without_an_answer_the_cache_decides() {
         let written = Written::default();
-        assert_eq!(
-            written.applied(false, &json(&ConfigMap::default())),
-            Some(Mutation::Created)
-        );
-        assert_eq!(
-            written.applied(true, &json(&ConfigMap::default())),
-            Some(Mutation::Updated)
-        );
+        for answer in [Some(json(&ConfigMap::default())), None] {
+            assert_eq!(
+                written.applied(false, answer.as_ref()),
+                Some(Mutation::Created)
+            );
+            assert_eq!(
+                written.applied(true, answer.as_ref()),
+                Some(Mutation::Updated)
+            );
+        }
     }
 }

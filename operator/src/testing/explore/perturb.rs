@@ -10,6 +10,7 @@ use futures::future::BoxFuture;
 use kube::core::Status;
 use serde_json::Value;
 
+use crate::answer::Answer;
 use crate::cache::Caches;
 use crate::command::{Command, Dispatcher, Target};
 use crate::error::{Error, Result};
@@ -367,7 +368,7 @@ impl Probe {
         }
     }
 
-    async fn run(&self, command: &Command) -> Result<Option<Value>> {
+    async fn run(&self, command: &Command) -> Result<Option<Answer>> {
         if self.crashed() {
             return Err(crashed());
         }
@@ -458,7 +459,7 @@ impl Probe {
 }
 
 impl Dispatcher for Probe {
-    fn execute<'a>(&'a self, command: &'a Command) -> BoxFuture<'a, Result<Option<Value>>> {
+    fn execute<'a>(&'a self, command: &'a Command) -> BoxFuture<'a, Result<Option<Answer>>> {
         self.run(command).boxed()
     }
 
