@@ -8,7 +8,9 @@
 //! operator restarted on the converged objects), API requests by
 //! verb during the converge (from kube-apiserver's `apiserver_request_total`, the benchmark's own lists taken
 //! out), writes while idle and after a restart, and the latency from a spec patch to the workload's update
-//! (p50 / p99), each patch sent to an idle operator, and again with the patches back to back. No kube-controller-manager runs, so workloads never become ready: converged means written.
+//! (p50 / p99), each patch sent to an idle operator, and again with the patches back to back; for the first,
+//! also the patch request alone, and the operator's share: from the patched parent seen on a watch to the
+//! workload's update seen on another. No kube-controller-manager runs, so workloads never become ready: converged means written.
 //! Figures, not assertions: run it on a quiet machine, several times, and read medians: `--runs N` repeats the
 //! whole measurement on a fresh control plane each time and prints the median and range of every figure;
 //! `--against BINARY` (another build of the same example, e.g. from an earlier commit) interleaves its runs with
@@ -168,6 +170,9 @@ struct Figures {
     p99_ms: f64,
     /// The p99 with the patches back to back.
     busy_p99_ms: f64,
+    /// From the patched parent seen on a watch to the workload's update seen (each patch to an idle operator).
+    seen_p50_ms: f64,
+    seen_p99_ms: f64,
     /// Writes while idle and after a restart, all verbs together.
     idle_writes: u64,
     restart_writes: u64,
@@ -197,6 +202,8 @@ fn summarize(name: &str, runs: &[Figures]) {
     line("spec patch -> workload p50", "ms", |f| f.p50_ms);
     line("spec patch -> workload p99", "ms", |f| f.p99_ms);
     line("  back to back, p99", "ms", |f| f.busy_p99_ms);
+    line("parent seen -> workload p50", "ms", |f| f.seen_p50_ms);
+    line("parent seen -> workload p99", "ms", |f| f.seen_p99_ms);
     let idle: u64 = runs.iter().map(|f| f.idle_writes).sum();
     let restart: u64 = runs.iter().map(|f| f.restart_writes).sum();
     println!("writes idle / restarted   {idle} / {restart} (all runs together)");
@@ -276,10 +283,14 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     let idle = request_counts(&client).await?;
     let usage_idle = usage(operator.id())?;
 
-    let (latencies, patch_requests) =
-        patch_latencies(&client, &parents, args.patches, example, true).await?;
-    let (busy_latencies, _) =
-        patch_latencies(&client, &parents, args.patches, example, false).await?;
+    let idle_patches = patch_latencies(&client, &parents, args.patches, example, true).await?;
+    let busy_patches = patch_latencies(&client, &parents, args.patches, example, false).await?;
+    let (latencies, patch_requests, seen_latencies) = (
+        &idle_patches.patch_to_workload,
+        &idle_patches.requests,
+        &idle_patches.seen_to_workload,
+    );
+    let busy_latencies = &busy_patches.patch_to_workload;
     stop(&mut operator)?;
 
     let before_restart = request_counts(&client).await?;
@@ -334,21 +345,27 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     println!("writes after a restart    {}", describe(&restart_writes));
     println!(
         "spec patch -> workload    p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} patches, each to an idle operator)",
-        percentile(&latencies, 0.50),
-        percentile(&latencies, 0.99),
+        percentile(latencies, 0.50),
+        percentile(latencies, 0.99),
         latencies.iter().cloned().fold(0.0, f64::max),
         latencies.len()
     );
     println!(
         "  of which the patch request p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-        percentile(&patch_requests, 0.50),
-        percentile(&patch_requests, 0.99),
+        percentile(patch_requests, 0.50),
+        percentile(patch_requests, 0.99),
         patch_requests.iter().cloned().fold(0.0, f64::max),
     );
     println!(
+        "  patched parent seen -> workload seen p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms (the operator's share)",
+        percentile(seen_latencies, 0.50),
+        percentile(seen_latencies, 0.99),
+        seen_latencies.iter().cloned().fold(0.0, f64::max),
+    );
+    println!(
         "  patches back to back    p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms (the previous pass may still run)",
-        percentile(&busy_latencies, 0.50),
-        percentile(&busy_latencies, 0.99),
+        percentile(busy_latencies, 0.50),
+        percentile(busy_latencies, 0.99),
         busy_latencies.iter().cloned().fold(0.0, f64::max),
     );
     cp.stop();
@@ -359,9 +376,11 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         passes,
         steady_mib: usage_idle.rss_mib,
         restart_peak_mib: usage_restarted.peak_mib,
-        p50_ms: percentile(&latencies, 0.50),
-        p99_ms: percentile(&latencies, 0.99),
-        busy_p99_ms: percentile(&busy_latencies, 0.99),
+        p50_ms: percentile(latencies, 0.50),
+        p99_ms: percentile(latencies, 0.99),
+        busy_p99_ms: percentile(busy_latencies, 0.99),
+        seen_p50_ms: percentile(seen_latencies, 0.50),
+        seen_p99_ms: percentile(seen_latencies, 0.99),
         idle_writes: idle_writes.values().sum(),
         restart_writes: restart_writes.values().sum(),
     })
@@ -512,8 +531,8 @@ async fn wait_converged(
     Ok((lists, lists))
 }
 
-/// The latency from a spec patch of one parent to the watch event of its workload's update, and that of the patch
-/// request alone, over `n` patches.
+/// The latency from a spec patch of one parent to the watch event of its workload's update, that of the patch
+/// request alone, and that from the patched parent's watch event to the workload's, over `n` patches.
 ///
 /// With `settle`, each patch waits until the operator's pass for the previous one has ended (the parent's
 /// `status.observedGeneration` reached the patched generation), so each change finds the operator idle: the
@@ -525,7 +544,7 @@ async fn patch_latencies(
     n: usize,
     example: Example,
     settle: bool,
-) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
+) -> anyhow::Result<Latencies> {
     let workload = match example {
         Example::Webapp => ApiResource::erase::<k8s_openapi::api::apps::v1::Deployment>(&()),
         Example::Database => ApiResource::erase::<k8s_openapi::api::apps::v1::StatefulSet>(&()),
@@ -538,8 +557,16 @@ async fn patch_latencies(
     let mut parent_updates = watcher::watcher(parents.clone(), config)
         .applied_objects()
         .boxed();
-    let mut out = Vec::with_capacity(n);
-    let mut requests = Vec::with_capacity(n);
+    // Each watch lists app-0 first; polled once more, it opens its watch, so the first patch's events are seen
+    // when they come rather than when a list answers.
+    for stream in [&mut updates, &mut parent_updates] {
+        let listed = tokio::time::timeout(Duration::from_secs(30), stream.next()).await;
+        let Ok(Some(Ok(_))) = listed else {
+            bail!("app-0 was not listed");
+        };
+        let _ = tokio::time::timeout(Duration::from_millis(200), stream.next()).await;
+    }
+    let mut out = Latencies::default();
     for i in 0..n {
         let replicas = 2 + (i % 2) as i32;
         let patch = json!({"spec": {"replicas": replicas}});
@@ -547,19 +574,36 @@ async fn patch_latencies(
         let patched = parents
             .patch("app-0", &PatchParams::default(), &Patch::Merge(&patch))
             .await?;
-        requests.push(sent.elapsed().as_secs_f64() * 1000.0);
-        loop {
-            let next = tokio::time::timeout(Duration::from_secs(30), updates.next()).await;
-            let Ok(Some(Ok(w))) = next else {
-                bail!("no workload update seen for patch {i}");
-            };
-            if w.data["spec"]["replicas"].as_i64() == Some(i64::from(replicas)) {
-                out.push(sent.elapsed().as_secs_f64() * 1000.0);
-                break;
+        out.requests.push(ms(sent.elapsed()));
+        let generation = patched.metadata.generation;
+        // Both watches are read until each has shown its side: the patched parent (its generation), and the
+        // workload with the patched replicas.
+        let (mut seen, mut updated, mut settled) = (None, None, false);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        while seen.is_none() || updated.is_none() {
+            tokio::select! {
+                next = updates.next(), if updated.is_none() => {
+                    let Some(Ok(w)) = next else { bail!("the workload watch ended at patch {i}") };
+                    if w.data["spec"]["replicas"].as_i64() == Some(i64::from(replicas)) {
+                        updated = Some(Instant::now());
+                    }
+                }
+                next = parent_updates.next(), if seen.is_none() => {
+                    let Some(Ok(p)) = next else { bail!("the parent watch ended at patch {i}") };
+                    if p.metadata.generation == generation {
+                        seen = Some(Instant::now());
+                        settled = p.data["status"]["observedGeneration"].as_i64() == generation;
+                    }
+                }
+                () = tokio::time::sleep_until(deadline) => bail!("no workload update seen for patch {i}"),
             }
         }
-        let generation = patched.metadata.generation;
-        if !settle {
+        if let (Some(seen), Some(updated)) = (seen, updated) {
+            out.patch_to_workload.push(ms(updated - sent));
+            out.seen_to_workload
+                .push(ms(updated.saturating_duration_since(seen)));
+        }
+        if !settle || settled {
             continue;
         }
         loop {
@@ -572,7 +616,23 @@ async fn patch_latencies(
             }
         }
     }
-    Ok((out, requests))
+    Ok(out)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// What [`patch_latencies`] measured, in milliseconds, one value per patch.
+#[derive(Default)]
+struct Latencies {
+    /// From sending the patch to the workload's update on a watch.
+    patch_to_workload: Vec<f64>,
+    /// The patch request alone.
+    requests: Vec<f64>,
+    /// From the patched parent on a watch to the workload's update on a watch: the operator's share (its watch
+    /// event, its pass, its write, the write's event), without the patch request.
+    seen_to_workload: Vec<f64>,
 }
 
 /// The middle value, or the mean of the two middle values of an even count.
