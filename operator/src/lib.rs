@@ -12,6 +12,7 @@
 pub mod admission;
 mod answer;
 pub mod attributes;
+mod by_write;
 pub mod cache;
 #[cfg(feature = "cli")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]

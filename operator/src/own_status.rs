@@ -6,17 +6,13 @@
 //! again: a second status write for one change on a fast cluster, a `409 Conflict` on the stale
 //! `resourceVersion` on a slower one.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 
 use kube::Resource;
 use serde_json::Value;
 
 use crate::answer::Answer;
-
-/// How many parents' written statuses are remembered at most (an entry goes as soon as the cache shows it):
-/// past it, the oldest quarter are forgotten.
-const CAPACITY: usize = 16_384;
+use crate::by_write::ByWrite;
 
 /// A status this controller wrote: the parent's `resourceVersion` after the write, and the status.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,20 +27,12 @@ pub(crate) struct WrittenStatus {
 struct Held {
     resource_version: Box<str>,
     status: Box<str>,
-    /// When it was written, in writes since the controller started.
-    seq: u64,
 }
 
 /// The last status written per parent uid, until the cache shows it.
 #[derive(Debug, Default)]
 pub(crate) struct OwnStatus {
-    recent: Mutex<Recent>,
-}
-
-#[derive(Debug, Default)]
-struct Recent {
-    written: HashMap<Box<str>, Held>,
-    writes: u64,
+    written: Mutex<ByWrite<Held>>,
 }
 
 /// Whether a cached `resourceVersion` shows a write that answered `written`. Resource versions are opaque,
@@ -59,18 +47,18 @@ impl OwnStatus {
     pub(crate) fn newer_than_cached<P: Resource>(&self, parent: &P) -> Option<WrittenStatus> {
         let meta = parent.meta();
         let uid = meta.uid.as_ref()?;
-        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        let written = recent.written.get(uid.as_str())?;
+        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        let held = written.get(uid.as_str())?;
         if caught_up(
             meta.resource_version.as_deref().unwrap_or_default(),
-            &written.resource_version,
+            &held.resource_version,
         ) {
-            recent.written.remove(uid.as_str());
+            written.remove(uid.as_str());
             return None;
         }
         Some(WrittenStatus {
-            resource_version: written.resource_version.to_string(),
-            status: serde_json::from_str(&written.status).ok()?,
+            resource_version: held.resource_version.to_string(),
+            status: serde_json::from_str(&held.status).ok()?,
         })
     }
 
@@ -78,15 +66,15 @@ impl OwnStatus {
     pub(crate) fn seen<P: Resource>(&self, parent: &P) {
         let meta = parent.meta();
         let Some(uid) = meta.uid.as_ref() else { return };
-        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        let shown = recent.written.get(uid.as_str()).is_some_and(|w| {
+        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        let shown = written.get(uid.as_str()).is_some_and(|w| {
             caught_up(
                 meta.resource_version.as_deref().unwrap_or_default(),
                 &w.resource_version,
             )
         });
         if shown {
-            recent.written.remove(uid.as_str());
+            written.remove(uid.as_str());
         }
     }
 
@@ -95,43 +83,34 @@ impl OwnStatus {
         let Some((version, status)) = answer.status() else {
             return;
         };
-        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        recent.writes += 1;
-        let seq = recent.writes;
-        recent.written.insert(
-            uid.into(),
-            Held {
-                resource_version: version.into(),
-                status,
-                seq,
-            },
-        );
-        if recent.written.len() > CAPACITY {
-            let keep_from = seq.saturating_sub(CAPACITY as u64 * 3 / 4);
-            recent.written.retain(|_, held| held.seq > keep_from);
-        }
+        self.written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(
+                uid,
+                Held {
+                    resource_version: version.into(),
+                    status,
+                },
+            );
     }
 
     /// Forgets the parent `uid` (it was deleted).
     pub(crate) fn forget(&self, uid: &str) {
-        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        recent.written.remove(uid);
+        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        written.remove(uid);
     }
 
     /// Forgets every parent whose uid `keep` rejects.
     pub(crate) fn retain(&self, keep: impl Fn(&str) -> bool) {
-        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        recent.written.retain(|uid, _| keep(uid));
+        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        written.retain(|uid, _| keep(uid));
     }
 
     /// How many parents have a write the cache does not show yet.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.recent
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .written
-            .len()
+        self.written.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 }
 
@@ -186,29 +165,5 @@ mod tests {
         assert_eq!(own.len(), 2);
         own.retain(|uid| uid == "b");
         assert_eq!(own.len(), 1);
-    }
-
-    #[test]
-    fn past_the_capacity_the_oldest_writes_are_forgotten() {
-        let own = OwnStatus::default();
-        let answer =
-            Answer::of(&json!({"metadata": {"resourceVersion": "7"}, "status": {}})).unwrap();
-        // Rewriting one parent takes one entry, however often.
-        for _ in 0..3 {
-            own.wrote("again", &answer);
-        }
-        assert_eq!(own.len(), 1);
-        for i in 0..CAPACITY {
-            own.wrote(&i.to_string(), &answer);
-        }
-        assert!(own.len() <= CAPACITY);
-        assert!(own.len() >= CAPACITY / 2, "{}", own.len());
-        let recent = own.recent.lock().unwrap();
-        assert!(
-            recent
-                .written
-                .contains_key((CAPACITY - 1).to_string().as_str())
-        );
-        assert!(!recent.written.contains_key("again"));
     }
 }

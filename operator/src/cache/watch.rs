@@ -126,8 +126,7 @@ pub(super) fn run<K: CachedKind>(w: Watch<K>) -> BoxFuture<'static, ()> {
                         if let Ok(ev) = &ev {
                             compact.apply(ev);
                             if let Event::Apply(o) = ev {
-                                // No receivers is fine: nobody needs this kind's triggers.
-                                let _ = stored.changes.send(Change::Applied(Arc::new(o.clone())));
+                                stored.changes.send(Change::Applied(Arc::new(o.clone())));
                             }
                         }
                         ev

@@ -1,17 +1,14 @@
 //! What a child step wrote that its cache may not show yet, so that a write is reported by what the API
 //! answered rather than by a cache that lags.
 
-use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 use kube::Resource;
 
 use crate::answer::{Answer, Content};
+use crate::by_write::ByWrite;
 
 use super::announce::Mutation;
-
-/// How many writes are remembered at most (a safety net: an entry goes as soon as the cache shows the write).
-const CAPACITY: usize = 16_384;
 
 /// The resource version and content each child had after the last write of a pass to it, by uid, until the
 /// cache shows it. One is shared by every step of a reconciler (uids are unique), so the controller forgets a
@@ -27,20 +24,16 @@ pub(crate) struct Written {
 
 #[derive(Debug, Default)]
 struct Recent {
-    versions: HashMap<Box<str>, Applied>,
-    /// Writes remembered so far, to order `versions` by age.
-    writes: u64,
+    versions: ByWrite<Applied>,
     /// The children this step deleted, by uid, with the resource version the cache showed then.
-    deleted: HashMap<String, String>,
-    deleted_order: VecDeque<String>,
+    deleted: ByWrite<String>,
 }
 
-/// A child's version and content after this step's last write to it, and when that was (in writes).
+/// A child's version and content after this step's last write to it.
 #[derive(Debug)]
 struct Applied {
     version: Box<str>,
     content: u64,
-    seq: u64,
 }
 
 impl Written {
@@ -64,20 +57,13 @@ impl Written {
             None if cached => Some(Mutation::Updated),
             None => Some(Mutation::Created),
         };
-        recent.writes += 1;
-        let seq = recent.writes;
         recent.versions.insert(
-            uid.into(),
+            &uid,
             Applied {
                 version: version.into(),
                 content: hash,
-                seq,
             },
         );
-        if recent.versions.len() > CAPACITY {
-            let keep_from = seq.saturating_sub(CAPACITY as u64 * 3 / 4);
-            recent.versions.retain(|_, a| a.seq > keep_from);
-        }
         mutation
     }
 
@@ -85,18 +71,11 @@ impl Written {
     /// seen the deletion yet does not delete it again ([`Written::delete_pending`]).
     pub(crate) fn deleted<C: Resource>(&self, child: &C) {
         let meta = child.meta();
-        let (Some(uid), Some(version)) = (meta.uid.clone(), meta.resource_version.clone()) else {
+        let (Some(uid), Some(version)) = (&meta.uid, &meta.resource_version) else {
             return;
         };
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        if recent.deleted.insert(uid.clone(), version).is_none() {
-            recent.deleted_order.push_back(uid);
-            while recent.deleted_order.len() > CAPACITY {
-                if let Some(old) = recent.deleted_order.pop_front() {
-                    recent.deleted.remove(&old);
-                }
-            }
-        }
+        recent.deleted.insert(uid, version.clone());
     }
 
     /// Whether `cached` is a child this step already deleted, as the cache showed it before the deletion: the
