@@ -4,12 +4,12 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::answer::Answer;
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use kube::core::{Selector, SelectorExt};
 
+use crate::answer::Answer;
 use crate::cache::{Cache, CachedKind, Caches};
 use crate::command::{Command, Dispatcher, EventCommand, Target};
 use crate::conditions::ConditionUpdate;
