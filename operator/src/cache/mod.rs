@@ -246,8 +246,8 @@ impl<K: CachedKind> Cache<K> {
         self.changes.send(change);
     }
 
-    /// Every change from now on, including deletes (a subscriber more than [`changes::CAPACITY`] changes
-    /// behind gets [`RecvError::Lagged`]).
+    /// Every change from now on, including deletes (a subscriber more than 4,096 changes behind gets
+    /// [`RecvError::Lagged`]).
     pub fn changes(&self) -> Changes<K> {
         self.changes.subscribe()
     }
