@@ -142,6 +142,17 @@ pub fn object_key(namespace: Option<&str>, name: &str) -> String {
     }
 }
 
+/// The reference to the object whose key is `key` ([`object_key`]'s inverse: names never hold a `/`).
+pub(crate) fn object_ref_of<K: kube::Resource<DynamicType = ()>>(
+    key: &str,
+) -> kube::runtime::reflector::ObjectRef<K> {
+    use kube::runtime::reflector::ObjectRef;
+    match key.split_once('/') {
+        Some((namespace, name)) => ObjectRef::new(name).within(namespace),
+        None => ObjectRef::new(key),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

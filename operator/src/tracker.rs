@@ -9,6 +9,8 @@ use kube::Resource;
 use kube::core::{Selector, SelectorExt};
 use kube::runtime::reflector::ObjectRef;
 
+use crate::index::object_ref_of;
+
 /// One object, or a selection of objects, that a pass read.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TrackKey {
@@ -315,13 +317,6 @@ fn parent_key<P: Resource<DynamicType = ()>>(parent: &ObjectRef<P>) -> String {
     crate::index::object_key(parent.namespace.as_deref(), &parent.name)
 }
 
-fn parent_ref<P: Resource<DynamicType = ()>>(key: &str) -> ObjectRef<P> {
-    match key.split_once('/') {
-        Some((namespace, name)) => ObjectRef::new(name).within(namespace),
-        None => ObjectRef::new(key),
-    }
-}
-
 impl<P: Resource<DynamicType = ()>> Tracker<P> {
     /// A shared, empty tracker.
     pub fn new() -> Arc<Self> {
@@ -385,7 +380,7 @@ impl<P: Resource<DynamicType = ()>> Tracker<P> {
         self.read()
             .by_parent
             .keys()
-            .map(|k| parent_ref(k))
+            .map(|k| object_ref_of(k))
             .collect()
     }
 
@@ -430,7 +425,7 @@ impl<P: Resource<DynamicType = ()>> Tracker<P> {
                 }
             }
         }
-        found.into_iter().map(|k| parent_ref(k)).collect()
+        found.into_iter().map(|k| object_ref_of(k)).collect()
     }
 
     /// What a parent tracks.

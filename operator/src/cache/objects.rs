@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use futures::FutureExt;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::reflector::Store;
 use kube::runtime::watcher::Event;
 use kube::{Resource, ResourceExt};
 use serde::Deserialize;
@@ -38,13 +38,6 @@ pub(crate) fn key_of<K: Resource>(obj: &K) -> Key {
         meta.namespace.as_deref(),
         meta.name.as_deref().unwrap_or_default(),
     )
-}
-
-fn object_ref<K: CachedKind>(key: &str) -> ObjectRef<K> {
-    match key.split_once('/') {
-        Some((namespace, name)) => ObjectRef::new(name).within(namespace),
-        None => ObjectRef::new(key),
-    }
 }
 
 /// How a cache holds its objects, decided when the caches start.
@@ -177,7 +170,7 @@ impl<K: CachedKind> Objects<K> {
             let bytes = self.read();
             self.decode(key, bytes.get(key)?).map(Arc::new)
         } else {
-            self.inner.store.get(&object_ref(key))
+            self.inner.store.get(&crate::index::object_ref_of(key))
         }
     }
 
