@@ -4,7 +4,7 @@ use kube::Client;
 use serde_json::json;
 
 use crate::deviations::CONTINUE_TOKEN_ERROR;
-use crate::support::{MERGE, Transcript, configmaps, run, run_alone, widget, widgets};
+use crate::support::{MERGE, Transcript, configmaps, run, widget, widgets};
 
 async fn selectors(client: Client, ns: String) -> Transcript {
     let mut t = Transcript::new(client);
@@ -205,12 +205,12 @@ async fn streamed_list(client: Client, ns: String) -> Transcript {
         t.post(&format!("create {name}"), &cms, &cm).await;
     }
     let stream = "watch=true&sendInitialEvents=true&allowWatchBookmarks=true&timeoutSeconds=1";
-    t.watch(
+    t.streamed_list(
         "streamed list",
         &format!("{cms}?{stream}&resourceVersionMatch=NotOlderThan&labelSelector=app%3Dx"),
     )
     .await;
-    t.watch(
+    t.streamed_list(
         "streamed list of nothing",
         &format!("{cms}?{stream}&resourceVersionMatch=NotOlderThan&labelSelector=app%3Dnone"),
     )
@@ -225,6 +225,5 @@ async fn streamed_list(client: Client, ns: String) -> Transcript {
 
 #[tokio::test]
 async fn streamed_lists() {
-    // Its bookmarks carry the watch cache's resourceVersion, which other scenarios' writes would move on.
-    run_alone("streamed_lists", &[], streamed_list).await;
+    run("streamed_lists", &[], streamed_list).await;
 }

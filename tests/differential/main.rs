@@ -3,8 +3,8 @@
 //! Each scenario runs once on `ApiServer::builder().controllers(false)` and once on the shared envtest control
 //! plane (skipped with a message when no binaries are found, unless `OPERATOR_REQUIRE_CONTROL_PLANE` is set),
 //! each in a fresh namespace; the two transcripts are normalized and compared (`support.rs` runs them, `compare.rs` compares). Scenarios run
-//! side by side, but `streamed_lists` runs alone (`support::run_alone`): the bookmarks it compares carry the
-//! watch cache's resourceVersion, which any other write moves on.
+//! side by side; a streamed list's closing bookmark carries the watch cache's resourceVersion, which any write
+//! in the cluster moves on, so `Transcript::streamed_list` records only whether it is older than a write seen.
 //! With `OPERATOR_DIFF_DUMP=DIR`, both normalized transcripts of every scenario are written to `DIR`.
 //!
 //! # Known deviations

@@ -370,6 +370,67 @@ impl Transcript {
         seen
     }
 
+    /// [`Transcript::watch`] of a streamed list, recording what a client may rely on:
+    /// - its closing bookmark (`k8s.io/initial-events-end`) carries the server's current resourceVersion, which
+    ///   on kube-apiserver any write in the cluster moves on (its own leases, every ten seconds), so only
+    ///   whether it is older than a write seen before is recorded in place of the version;
+    /// - kube-apiserver may send a periodic bookmark at any time after it, so bookmarks without the annotation
+    ///   are left out.
+    pub async fn streamed_list(&mut self, label: &str, path: &str) -> Vec<Value> {
+        let newest = self.newest_version();
+        let events = self.watch(label, path).await;
+        let kept: Vec<bool> = events.iter().map(|e| !is_periodic_bookmark(e)).collect();
+        for exchange in self.exchanges.iter_mut().rev().take(2) {
+            if let Value::Array(items) = &mut exchange.body {
+                let mut keep = kept.iter();
+                items.retain(|_| keep.next().copied().unwrap_or(true));
+            }
+        }
+        let watch = self
+            .exchanges
+            .iter_mut()
+            .rev()
+            .find(|e| e.method == "WATCH")
+            .expect("the watch just recorded");
+        for event in watch.body.as_array_mut().into_iter().flatten() {
+            if event["type"] == "BOOKMARK" {
+                let version = &mut event["object"]["metadata"]["resourceVersion"];
+                let seen = version.as_str().and_then(|v| v.parse::<u64>().ok());
+                *version = json!(match seen {
+                    Some(v) if v >= newest => "<not older than any write before>",
+                    Some(_) => "<older than a write before>",
+                    None => "<not a number>",
+                });
+            }
+        }
+        events
+    }
+
+    /// The newest resourceVersion in the answers recorded so far.
+    fn newest_version(&self) -> u64 {
+        fn walk(v: &Value, newest: &mut u64) {
+            match v {
+                Value::Object(m) => {
+                    if let Some(rv) = m
+                        .get("resourceVersion")
+                        .and_then(Value::as_str)
+                        .and_then(|v| v.parse::<u64>().ok())
+                    {
+                        *newest = (*newest).max(rv);
+                    }
+                    m.values().for_each(|v| walk(v, newest));
+                }
+                Value::Array(a) => a.iter().for_each(|v| walk(v, newest)),
+                _ => {}
+            }
+        }
+        let mut newest = 0;
+        self.exchanges
+            .iter()
+            .for_each(|e| walk(&e.body, &mut newest));
+        newest
+    }
+
     /// Records a value the scenario computed itself (e.g. a comparison of two resourceVersions).
     pub fn note(&mut self, label: &str, value: Value) {
         self.record(label, "NOTE", "", 0, value);
@@ -386,6 +447,20 @@ impl Transcript {
     }
 }
 
+/// Whether a watch event is a bookmark other than a streamed list's closing one (`k8s.io/initial-events-end`),
+/// as JSON or as decoded from protobuf (where the object is wrapped once more). kube-apiserver sends those
+/// whenever its bookmark timer fires, so a scenario cannot expect them at a given point.
+pub fn is_periodic_bookmark(event: &Value) -> bool {
+    event["type"] == "BOOKMARK"
+        && ["/object/metadata", "/object/object/metadata"]
+            .iter()
+            .all(|m| {
+                event
+                    .pointer(&format!("{m}/annotations/k8s.io~1initial-events-end"))
+                    .is_none()
+            })
+}
+
 fn parse(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()))
@@ -400,36 +475,8 @@ pub struct Deviation {
     pub paths: &'static [&'static str],
 }
 
-/// Scenarios run side by side under a read guard; one that must see no other write run alone, under the
-/// write guard.
-fn side_by_side() -> &'static tokio::sync::RwLock<()> {
-    static LOCK: std::sync::OnceLock<tokio::sync::RwLock<()>> = std::sync::OnceLock::new();
-    LOCK.get_or_init(|| tokio::sync::RwLock::new(()))
-}
-
 /// Runs `scenario` on the in-memory server and on the real control plane and compares the transcripts.
 pub async fn run<F, Fut>(name: &str, deviations: &[Deviation], scenario: F)
-where
-    F: Fn(Client, String) -> Fut,
-    Fut: Future<Output = Transcript>,
-{
-    let _beside_others = side_by_side().read().await;
-    compare_runs(name, deviations, scenario).await;
-}
-
-/// [`run`] while no other `run` scenario runs: for scenarios that compare a resourceVersion kube-apiserver
-/// takes from its watch cache, which any write in the cluster moves on (a streamed list's initial-events
-/// bookmark). The tests that call [`both`] themselves are not held back.
-pub async fn run_alone<F, Fut>(name: &str, deviations: &[Deviation], scenario: F)
-where
-    F: Fn(Client, String) -> Fut,
-    Fut: Future<Output = Transcript>,
-{
-    let _alone = side_by_side().write().await;
-    compare_runs(name, deviations, scenario).await;
-}
-
-async fn compare_runs<F, Fut>(name: &str, deviations: &[Deviation], scenario: F)
 where
     F: Fn(Client, String) -> Fut,
     Fut: Future<Output = Transcript>,
