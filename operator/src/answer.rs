@@ -25,19 +25,25 @@ use serde_json::value::RawValue;
 /// let cm: ConfigMap = answer.object().unwrap();
 /// assert_eq!(cm.metadata.name.as_deref(), Some("settings"));
 /// assert_eq!(answer.to_value().unwrap()["metadata"]["uid"], "u1");
+/// assert!(!answer.created());
+/// assert!(answer.with_created(true).created());
 /// ```
 #[derive(Debug, Clone)]
-pub struct Answer(Box<RawValue>);
+pub struct Answer {
+    text: Box<RawValue>,
+    /// The server answered `201 Created`: the write created the object.
+    created: bool,
+}
 
 impl PartialEq for Answer {
     fn eq(&self, other: &Self) -> bool {
-        self.0.get() == other.0.get()
+        self.text.get() == other.text.get() && self.created == other.created
     }
 }
 
 impl<'de> Deserialize<'de> for Answer {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(deserializer).map(Answer)
+        Box::<RawValue>::deserialize(deserializer).map(Answer::from_raw)
     }
 }
 
@@ -71,22 +77,41 @@ struct Skim<'a> {
 impl Answer {
     /// An answer from JSON text (checked to be JSON).
     pub fn from_json(text: String) -> serde_json::Result<Self> {
-        RawValue::from_string(text).map(Answer)
+        RawValue::from_string(text).map(Answer::from_raw)
     }
 
     /// An answer holding `value` as JSON (what a dispatcher with no server answers: the object as sent).
     pub fn of(value: &impl Serialize) -> serde_json::Result<Self> {
-        serde_json::value::to_raw_value(value).map(Answer)
+        serde_json::value::to_raw_value(value).map(Answer::from_raw)
+    }
+
+    fn from_raw(text: Box<RawValue>) -> Self {
+        Answer {
+            text,
+            created: false,
+        }
+    }
+
+    /// This answer, saying whether the write created the object (the server answered `201 Created`, which
+    /// kube-apiserver does for a create and for an apply that creates).
+    pub fn with_created(self, created: bool) -> Self {
+        Answer { created, ..self }
+    }
+
+    /// Whether the write created the object: what tells a first apply from one repeated on a cache that had
+    /// not shown the first yet.
+    pub fn created(&self) -> bool {
+        self.created
     }
 
     /// The JSON text.
     pub fn json(&self) -> &str {
-        self.0.get()
+        self.text.get()
     }
 
     /// The object, decoded as `T` (a kind, or any type its JSON fits).
     pub fn object<T: DeserializeOwned>(&self) -> serde_json::Result<T> {
-        serde_json::from_str(self.0.get())
+        serde_json::from_str(self.text.get())
     }
 
     /// The object as a JSON value.
@@ -95,7 +120,7 @@ impl Answer {
     }
 
     fn skim(&self) -> Option<Skim<'_>> {
-        serde_json::from_str(self.0.get()).ok()
+        serde_json::from_str(self.text.get()).ok()
     }
 
     /// The stored object's uid and `resourceVersion`, when the answer holds both.
@@ -122,7 +147,7 @@ impl Answer {
     /// answer that is not an object with a uid and a `resourceVersion`.
     pub(crate) fn content(&self) -> Option<Content> {
         type Fields<'a> = BTreeMap<Cow<'a, str>, &'a RawValue>;
-        let fields: Fields<'_> = serde_json::from_str(self.0.get()).ok()?;
+        let fields: Fields<'_> = serde_json::from_str(self.text.get()).ok()?;
         let mut h = DefaultHasher::new();
         let (mut uid, mut version) = (None, None);
         for (k, v) in &fields {

@@ -268,15 +268,26 @@ impl ApiDispatcher {
     }
 
     /// Sends a request built on a target's URL and keeps the answer as its JSON text ([`Answer`]: an `Api`
-    /// method would decode it into a `DynamicObject`, a map per object and a string per field).
+    /// method would decode it into a `DynamicObject`, a map per object and a string per field), with whether
+    /// the server created the object (`201 Created`, which kube's `Client::request` does not tell).
     async fn answer(
         &self,
         req: std::result::Result<http::Request<Vec<u8>>, kube::core::request::Error>,
         verb: &'static str,
     ) -> kube::Result<Answer> {
+        use http_body_util::BodyExt;
         let mut req = req.map_err(kube::Error::BuildRequest)?;
         req.extensions_mut().insert(verb);
-        self.client.request::<Answer>(req).await
+        let response = self.client.send(req.map(kube::client::Body::from)).await?;
+        let status = response.status();
+        let bytes = response.into_body().collect().await?.to_bytes();
+        let text = String::from_utf8(bytes.to_vec()).map_err(kube::Error::FromUtf8)?;
+        if status.is_client_error() || status.is_server_error() {
+            return Err(api_error(status, &text));
+        }
+        Answer::from_json(text)
+            .map(|a| a.with_created(status == http::StatusCode::CREATED))
+            .map_err(kube::Error::SerdeError)
     }
 
     async fn send(&self, command: &Command) -> Result<Option<Answer>> {
@@ -414,6 +425,16 @@ impl Dispatcher for ApiDispatcher {
         }
         .boxed()
     }
+}
+
+/// The error of an unsuccessful answer, as kube's client makes it: the server's `Status`, or one made from the
+/// text of a body that is not a `Status` (a proxy's page, say).
+fn api_error(code: http::StatusCode, text: &str) -> kube::Error {
+    let status = serde_json::from_str::<kube::core::Status>(text).unwrap_or_else(|_| {
+        kube::core::Status::failure(text.trim(), "Failed to parse error data")
+            .with_code(code.as_u16())
+    });
+    kube::Error::Api(status.boxed())
 }
 
 /// Records commands without executing them; writes answer with the object as sent.

@@ -3,8 +3,9 @@
 //!
 //! The scenario runs each operator on its own in-memory server: create a WebApp with its ConfigMap, scale it,
 //! edit the ConfigMap, point it at a missing ConfigMap. After each step, once the operator is quiet, it takes a
-//! snapshot of the WebApp and its children (without uids, times and resource versions) and of the kinds of
-//! writes the operator made; the two runs must take the same snapshots, and a quiet operator writes nothing.
+//! snapshot of the WebApp and its children (without uids, times and resource versions), of the events on the
+//! WebApp and of the kinds of writes the operator made; the two runs must take the same snapshots, and a quiet
+//! operator writes nothing. Creating the WebApp makes one event per child, each published once.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -13,6 +14,7 @@ use examples::webapp::cli::{SAMPLE_CONFIG_MAP, SAMPLE_NAME, ensure_crd};
 use examples::webapp::{WebApp, sample, sample_config_map};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service};
+use k8s_openapi::api::events::v1::Event;
 use kube::CustomResourceExt;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use operator::Operator;
@@ -39,11 +41,13 @@ fn both_reconcilers_have_the_same_name_and_wiring() {
     assert_eq!(wiring(by_hand.wiring()), wiring(derived.wiring()));
 }
 
-/// One step's result: the objects, normalized, and the kinds of writes made during the step.
+/// One step's result: the objects, normalized, the events so far (note and how many times each was published),
+/// and the kinds of writes made during the step.
 #[derive(Debug, PartialEq)]
 struct Snapshot {
     step: &'static str,
     objects: Value,
+    events: BTreeSet<(String, i32)>,
     writes: BTreeSet<String>,
 }
 
@@ -62,6 +66,7 @@ struct Run {
     deployments: Api<Deployment>,
     services: Api<Service>,
     configmaps: Api<ConfigMap>,
+    events: Api<Event>,
 }
 
 impl Run {
@@ -103,9 +108,21 @@ impl Run {
                 break;
             }
         }
+        let events = self
+            .events
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|e| {
+                let count = e.series.map_or(1, |s| s.count);
+                (e.note.unwrap_or_default(), count)
+            })
+            .collect();
         Snapshot {
             step,
             objects: self.objects().await,
+            events,
             writes,
         }
     }
@@ -131,6 +148,7 @@ async fn scenario(controller: fn(Operator) -> Operator) -> Vec<Snapshot> {
         deployments: Api::namespaced(client.clone(), "default"),
         services: Api::namespaced(client.clone(), "default"),
         configmaps: Api::namespaced(client.clone(), "default"),
+        events: Api::namespaced(client.clone(), "default"),
         server,
     };
     run.configmaps
@@ -206,6 +224,7 @@ async fn both_operators_behave_the_same() {
             h.step
         );
         assert_eq!(h.writes, d.writes, "writes differ during step `{}`", h.step);
+        assert_eq!(h.events, d.events, "events differ after step `{}`", h.step);
     }
     assert_eq!(by_hand.len(), derived.len());
     // The scenario did something: children, a status, and writes of each kind.
@@ -219,4 +238,13 @@ async fn both_operators_behave_the_same() {
         "{:?}",
         first.writes
     );
+    // Each child was created once, and told once.
+    for run in [&by_hand, &derived] {
+        let created: BTreeSet<(String, i32)> = [
+            ("Created Deployment default/sample".to_string(), 1),
+            ("Created Service default/sample".to_string(), 1),
+        ]
+        .into();
+        assert_eq!(run[0].events, created);
+    }
 }

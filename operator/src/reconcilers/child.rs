@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::announce::{Mutation, announce, describe};
 use super::compare::{DESIRED_HASH, contains, merge_into, stamp_desired_hash};
 use super::ownership::prepare;
+use super::written::shown_by;
 use super::{SubReconciler, Wiring};
 use crate::answer::Answer;
 use crate::cache::{CachedKind, OWNER_LABEL};
@@ -489,7 +490,11 @@ where
                     .await?;
                 // The API's answer, not the cache, says what the apply did: on a cache that lags behind the
                 // previous pass's create, the apply is a no-op and the child is not announced again.
-                let mutation = cx.written().applied(cached, out.as_ref());
+                let mutation = cx.written().applied(
+                    cached,
+                    out.as_ref(),
+                    shown_by(&cache, namespace.as_deref(), &name),
+                );
                 let child = result_or(out, &desired)?;
                 match mutation {
                     None => ChildOutcome::Unchanged(child),

@@ -13,6 +13,7 @@ use super::announce::{Mutation, announce, describe};
 use super::child::{ReadyFn, controlled_by, is_terminating};
 use super::compare::{contains, stamp_desired_hash};
 use super::ownership::prepare;
+use super::written::shown_by;
 use super::{ChildOutcome, SubReconciler, Wiring};
 use crate::cache::CachedKind;
 use crate::command::{Command, Target, display_name};
@@ -235,7 +236,11 @@ where
                 })
                 .await?;
             // What the apply did, from the API's answer (a cache that lags makes it a no-op, not a create).
-            let mutation = cx.written().applied(live.is_some(), out.as_ref());
+            let mutation = cx.written().applied(
+                live.is_some(),
+                out.as_ref(),
+                shown_by(&cache, ns.as_deref(), &name),
+            );
             let child: C = match out {
                 Some(answer) => answer.object()?,
                 None => d.clone(),

@@ -7,6 +7,7 @@ use kube::Resource;
 
 use crate::answer::{Answer, Content};
 use crate::by_write::ByWrite;
+use crate::cache::{Cache, CachedKind};
 
 use super::announce::Mutation;
 
@@ -16,7 +17,8 @@ use super::announce::Mutation;
 ///
 /// When a pass runs before the cache has seen the child the previous pass created, the child is applied again
 /// (a no-op): the API answers with the object of the previous write (or a later one, if a controller wrote its
-/// status since), and the step reports the child unchanged instead of announcing it as created again.
+/// status since), and the step reports the child unchanged instead of announcing it as created again. Only the
+/// server's `201 Created` announces a child as created.
 #[derive(Debug, Default)]
 pub(crate) struct Written {
     recent: Mutex<Recent>,
@@ -37,11 +39,24 @@ struct Applied {
 }
 
 impl Written {
-    /// What an apply did to a child, from the object the API answered with: `None` when it changed nothing
-    /// (the answer is this step's own last write), `Created` when the child was neither cached nor written
-    /// before, `Updated` otherwise. Remembers the answer.
-    pub(crate) fn applied(&self, cached: bool, answer: Option<&Answer>) -> Option<Mutation> {
-        let Some(Content { uid, version, hash }) = answer.and_then(Answer::content) else {
+    /// What an apply did to a child, from the API's answer:
+    /// - `Created` when the server created it (`201 Created`);
+    /// - `None` when it changed nothing: the answer is this step's own last write (on a cache that lags behind
+    ///   it), or the version the cache shows now (`shown`, given the child's uid) of a child the pass did not
+    ///   see and whose write is no longer remembered. That is a pass that read its cache before the cache showed
+    ///   the previous pass's write, whose watch event cleared the memory of it before this apply answered;
+    /// - `Updated` otherwise.
+    ///
+    /// Remembers the answer.
+    pub(crate) fn applied(
+        &self,
+        cached: bool,
+        answer: Option<&Answer>,
+        shown: impl FnOnce(&str) -> Option<String>,
+    ) -> Option<Mutation> {
+        let Some((answer, Content { uid, version, hash })) =
+            answer.and_then(|a| Some((a, a.content()?)))
+        else {
             // No server answered (commands only recorded): judge by the cache.
             return Some(if cached {
                 Mutation::Updated
@@ -51,11 +66,13 @@ impl Written {
         };
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
         let mutation = match recent.versions.get(uid.as_str()) {
+            _ if answer.created() => Some(Mutation::Created),
             // The same write, or one that only others changed since (a status, say): this apply did nothing.
             Some(before) if *before.version == *version || before.content == hash => None,
             Some(_) => Some(Mutation::Updated),
             None if cached => Some(Mutation::Updated),
-            None => Some(Mutation::Created),
+            None if shown(&uid).as_deref() == Some(version.as_str()) => None,
+            None => Some(Mutation::Updated),
         };
         recent.versions.insert(
             &uid,
@@ -112,6 +129,22 @@ impl Written {
     }
 }
 
+/// The version `cache` shows now of the object `namespace/name`, if it has the uid given: what
+/// [`Written::applied`] asks of a child the pass did not see.
+pub(crate) fn shown_by<'a, C: CachedKind>(
+    cache: &'a Cache<C>,
+    namespace: Option<&'a str>,
+    name: &'a str,
+) -> impl FnOnce(&str) -> Option<String> + 'a {
+    move |uid| {
+        let shown = cache.get(namespace, name)?;
+        let meta = shown.meta();
+        (meta.uid.as_deref() == Some(uid))
+            .then(|| meta.resource_version.clone())
+            .flatten()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,29 +162,67 @@ mod tests {
         Answer::of(cm).unwrap()
     }
 
+    fn created(cm: &ConfigMap) -> Answer {
+        json(cm).with_created(true)
+    }
+
+    fn unseen(_uid: &str) -> Option<String> {
+        None
+    }
+
     #[test]
     fn a_repeated_apply_on_a_lagging_cache_is_no_change() {
         let written = Written::default();
         assert_eq!(
-            written.applied(false, Some(&json(&answer("u", "1", "a")))),
+            written.applied(false, Some(&created(&answer("u", "1", "a"))), unseen),
             Some(Mutation::Created)
         );
         assert_eq!(
-            written.applied(false, Some(&json(&answer("u", "1", "a")))),
+            written.applied(false, Some(&json(&answer("u", "1", "a"))), unseen),
             None
         );
         // Someone else wrote since (a new version, the same content): still nothing this apply did.
         assert_eq!(
-            written.applied(false, Some(&json(&answer("u", "2", "a")))),
+            written.applied(false, Some(&json(&answer("u", "2", "a"))), unseen),
             None
         );
         assert_eq!(
-            written.applied(false, Some(&json(&answer("u", "3", "b")))),
+            written.applied(false, Some(&json(&answer("u", "3", "b"))), unseen),
             Some(Mutation::Updated)
         );
         written.seen(&answer("u", "3", "b"));
         assert_eq!(
-            written.applied(true, Some(&json(&answer("u", "4", "c")))),
+            written.applied(true, Some(&json(&answer("u", "4", "c"))), unseen),
+            Some(Mutation::Updated)
+        );
+    }
+
+    /// A pass reads its cache before the cache shows the child the previous pass created; the child's watch
+    /// event then clears the memory of that create; the pass applies the same child again. The server did not
+    /// create it, and the cache now shows the version the apply answered: nothing changed, nothing to announce.
+    /// Had the pass's apply changed the child (a spec changed meanwhile), the versions differ: updated.
+    #[test]
+    fn a_repeated_apply_whose_memory_a_watch_event_cleared_is_no_change() {
+        let written = Written::default();
+        assert_eq!(
+            written.applied(false, Some(&created(&answer("u", "1", "a"))), unseen),
+            Some(Mutation::Created)
+        );
+        written.seen_version("u", "1");
+        let shown = |uid: &str| (uid == "u").then(|| "1".to_string());
+        assert_eq!(
+            written.applied(false, Some(&json(&answer("u", "1", "a"))), shown),
+            None
+        );
+        written.seen_version("u", "1");
+        assert_eq!(
+            written.applied(false, Some(&json(&answer("u", "2", "b"))), shown),
+            Some(Mutation::Updated)
+        );
+        written.seen_version("u", "2");
+        // Not created by this apply, not shown by the cache: someone else's write the cache has not shown yet.
+        assert_eq!(
+            written.applied(false, Some(&json(&answer("u", "3", "c"))), unseen),
             Some(Mutation::Updated)
         );
     }
@@ -173,11 +244,11 @@ mod tests {
         let written = Written::default();
         for answer in [Some(json(&ConfigMap::default())), None] {
             assert_eq!(
-                written.applied(false, answer.as_ref()),
+                written.applied(false, answer.as_ref(), unseen),
                 Some(Mutation::Created)
             );
             assert_eq!(
-                written.applied(true, answer.as_ref()),
+                written.applied(true, answer.as_ref(), unseen),
                 Some(Mutation::Updated)
             );
         }
