@@ -389,8 +389,8 @@ impl Caches {
         let entry = entries.entry(TypeId::of::<K>()).or_insert_with(|| {
             let writer = reflector::store::Writer::<K>::new_shared(self.buffer, ());
             let objects = Objects::new(writer.as_reader());
-            // 4,096 slots of 48 bytes, allocated up front; a subscriber more than that behind reconciles every
-            // parent once (`Changed::Lagged`).
+            // Each subscriber's queue grows as it fills; one more than `changes::CAPACITY` behind reconciles
+            // every parent once (`Changed::Lagged`).
             let changes = Publisher::default();
             let cache = Cache {
                 objects: objects.clone(),
