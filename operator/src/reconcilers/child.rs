@@ -473,7 +473,9 @@ where
                 ChildOutcome::Unchanged(live.as_ref().clone())
             }
             (WriteStrategy::Apply { force }, live) => {
-                let cached = live.is_some();
+                let cached = live
+                    .as_ref()
+                    .map(|l| l.meta().resource_version.clone().unwrap_or_default());
                 let mut object = crate::json::convert(&desired)?;
                 set_type::<C>(&mut object);
                 let manager = self
@@ -491,7 +493,7 @@ where
                 // The API's answer, not the cache, says what the apply did: on a cache that lags behind the
                 // previous pass's create, the apply is a no-op and the child is not announced again.
                 let mutation = cx.written().applied(
-                    cached,
+                    cached.as_deref(),
                     out.as_ref(),
                     shown_by(&cache, namespace.as_deref(), &name),
                 );

@@ -236,8 +236,11 @@ where
                 })
                 .await?;
             // What the apply did, from the API's answer (a cache that lags makes it a no-op, not a create).
+            let cached = live
+                .as_ref()
+                .map(|l| l.meta().resource_version.clone().unwrap_or_default());
             let mutation = cx.written().applied(
-                live.is_some(),
+                cached.as_deref(),
                 out.as_ref(),
                 shown_by(&cache, ns.as_deref(), &name),
             );

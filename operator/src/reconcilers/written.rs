@@ -39,18 +39,20 @@ struct Applied {
 }
 
 impl Written {
-    /// What an apply did to a child, from the API's answer:
+    /// What an apply did to a child, from the API's answer and the version of the child the pass saw (`cached`:
+    /// empty for a child without one, `None` when the pass saw no child):
     /// - `Created` when the server created it (`201 Created`);
-    /// - `None` when it changed nothing: the answer is this step's own last write (on a cache that lags behind
-    ///   it), or the version the cache shows now (`shown`, given the child's uid) of a child the pass did not
-    ///   see and whose write is no longer remembered. That is a pass that read its cache before the cache showed
-    ///   the previous pass's write, whose watch event cleared the memory of it before this apply answered;
+    /// - `None` when it changed nothing: the answer is the version the pass saw (the server found nothing to
+    ///   change, say a value it normalizes), or this step's own last write (on a cache that lags behind it), or
+    ///   the version the cache shows now (`shown`, given the child's uid) of a child the pass did not see and
+    ///   whose write is no longer remembered. That is a pass that read its cache before the cache showed the
+    ///   previous pass's write, whose watch event cleared the memory of it before this apply answered;
     /// - `Updated` otherwise.
     ///
     /// Remembers the answer.
     pub(crate) fn applied(
         &self,
-        cached: bool,
+        cached: Option<&str>,
         answer: Option<&Answer>,
         shown: impl FnOnce(&str) -> Option<String>,
     ) -> Option<Mutation> {
@@ -58,7 +60,7 @@ impl Written {
             answer.and_then(|a| Some((a, a.content()?)))
         else {
             // No server answered (commands only recorded): judge by the cache.
-            return Some(if cached {
+            return Some(if cached.is_some() {
                 Mutation::Updated
             } else {
                 Mutation::Created
@@ -67,10 +69,11 @@ impl Written {
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
         let mutation = match recent.versions.get(uid.as_str()) {
             _ if answer.created() => Some(Mutation::Created),
+            _ if cached == Some(version.as_str()) => None,
             // The same write, or one that only others changed since (a status, say): this apply did nothing.
             Some(before) if *before.version == *version || before.content == hash => None,
             Some(_) => Some(Mutation::Updated),
-            None if cached => Some(Mutation::Updated),
+            None if cached.is_some() => Some(Mutation::Updated),
             None if shown(&uid).as_deref() == Some(version.as_str()) => None,
             None => Some(Mutation::Updated),
         };
@@ -174,25 +177,25 @@ mod tests {
     fn a_repeated_apply_on_a_lagging_cache_is_no_change() {
         let written = Written::default();
         assert_eq!(
-            written.applied(false, Some(&created(&answer("u", "1", "a"))), unseen),
+            written.applied(None, Some(&created(&answer("u", "1", "a"))), unseen),
             Some(Mutation::Created)
         );
         assert_eq!(
-            written.applied(false, Some(&json(&answer("u", "1", "a"))), unseen),
+            written.applied(None, Some(&json(&answer("u", "1", "a"))), unseen),
             None
         );
         // Someone else wrote since (a new version, the same content): still nothing this apply did.
         assert_eq!(
-            written.applied(false, Some(&json(&answer("u", "2", "a"))), unseen),
+            written.applied(None, Some(&json(&answer("u", "2", "a"))), unseen),
             None
         );
         assert_eq!(
-            written.applied(false, Some(&json(&answer("u", "3", "b"))), unseen),
+            written.applied(None, Some(&json(&answer("u", "3", "b"))), unseen),
             Some(Mutation::Updated)
         );
         written.seen(&answer("u", "3", "b"));
         assert_eq!(
-            written.applied(true, Some(&json(&answer("u", "4", "c"))), unseen),
+            written.applied(Some("3"), Some(&json(&answer("u", "4", "c"))), unseen),
             Some(Mutation::Updated)
         );
     }
@@ -205,24 +208,41 @@ mod tests {
     fn a_repeated_apply_whose_memory_a_watch_event_cleared_is_no_change() {
         let written = Written::default();
         assert_eq!(
-            written.applied(false, Some(&created(&answer("u", "1", "a"))), unseen),
+            written.applied(None, Some(&created(&answer("u", "1", "a"))), unseen),
             Some(Mutation::Created)
         );
         written.seen_version("u", "1");
         let shown = |uid: &str| (uid == "u").then(|| "1".to_string());
         assert_eq!(
-            written.applied(false, Some(&json(&answer("u", "1", "a"))), shown),
+            written.applied(None, Some(&json(&answer("u", "1", "a"))), shown),
             None
         );
         written.seen_version("u", "1");
         assert_eq!(
-            written.applied(false, Some(&json(&answer("u", "2", "b"))), shown),
+            written.applied(None, Some(&json(&answer("u", "2", "b"))), shown),
             Some(Mutation::Updated)
         );
         written.seen_version("u", "2");
         // Not created by this apply, not shown by the cache: someone else's write the cache has not shown yet.
         assert_eq!(
-            written.applied(false, Some(&json(&answer("u", "3", "c"))), unseen),
+            written.applied(None, Some(&json(&answer("u", "3", "c"))), unseen),
+            Some(Mutation::Updated)
+        );
+    }
+
+    /// An apply the server found nothing to change in (a value it normalizes, say) answers the version the
+    /// pass saw: nothing to announce, however often a pass repeats it.
+    #[test]
+    fn an_apply_that_leaves_the_version_the_pass_saw_is_no_change() {
+        let written = Written::default();
+        for _ in 0..2 {
+            assert_eq!(
+                written.applied(Some("4"), Some(&json(&answer("u", "4", "a"))), unseen),
+                None
+            );
+        }
+        assert_eq!(
+            written.applied(Some("4"), Some(&json(&answer("u", "5", "b"))), unseen),
             Some(Mutation::Updated)
         );
     }
@@ -244,11 +264,11 @@ mod tests {
         let written = Written::default();
         for answer in [Some(json(&ConfigMap::default())), None] {
             assert_eq!(
-                written.applied(false, answer.as_ref(), unseen),
+                written.applied(None, answer.as_ref(), unseen),
                 Some(Mutation::Created)
             );
             assert_eq!(
-                written.applied(true, answer.as_ref(), unseen),
+                written.applied(Some(""), answer.as_ref(), unseen),
                 Some(Mutation::Updated)
             );
         }
