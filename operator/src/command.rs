@@ -281,7 +281,8 @@ impl ApiDispatcher {
         let response = self.client.send(req.map(kube::client::Body::from)).await?;
         let status = response.status();
         let bytes = response.into_body().collect().await?.to_bytes();
-        let text = String::from_utf8(bytes.to_vec()).map_err(kube::Error::FromUtf8)?;
+        // The buffer is taken over, not copied, when nothing else holds it.
+        let text = String::from_utf8(Vec::from(bytes)).map_err(kube::Error::FromUtf8)?;
         if status.is_client_error() || status.is_server_error() {
             return Err(api_error(status, &text));
         }
