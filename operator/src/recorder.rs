@@ -14,7 +14,8 @@ use k8s_openapi::api::events::v1::Event as K8sEvent;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::Client;
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::Resource;
+use kube::api::{Patch, PatchParams, PostParams};
 use kube::runtime::events::{Event, EventType, Reporter};
 
 /// How long a published event is remembered: a recurrence within it extends the event's series (kube's
@@ -91,14 +92,12 @@ impl Recorder {
         };
         let series = match known {
             Some((name, namespace, count)) => {
-                let events: Api<K8sEvent> = Api::namespaced(self.client.clone(), &namespace);
                 let series = serde_json::json!({
                     "series": { "count": count, "lastObservedTime": MicroTime(now) }
                 });
-                match events
-                    .patch(&name, &PatchParams::default(), &Patch::Merge(&series))
-                    .await
-                {
+                let request = kube::core::Request::new(K8sEvent::url_path(&(), Some(&namespace)))
+                    .patch(&name, &PatchParams::default(), &Patch::Merge(&series));
+                match self.send(request, "patch").await {
                     Ok(_) => Some((name, namespace, count)),
                     // The event is gone (deleted, or expired on the API server first): a new one, as
                     // client-go's recorder creates one then.
@@ -113,8 +112,10 @@ impl Recorder {
             None => {
                 let event = self.generate(ev, regarding, now);
                 let namespace = event.metadata.namespace.clone().unwrap_or_default();
-                let events: Api<K8sEvent> = Api::namespaced(self.client.clone(), &namespace);
-                events.create(&PostParams::default(), &event).await?;
+                let body = serde_json::to_vec(&event).map_err(kube::Error::SerdeError)?;
+                let request = kube::core::Request::new(K8sEvent::url_path(&(), Some(&namespace)))
+                    .create(&PostParams::default(), body);
+                self.send(request, "create").await?;
                 let name = event.metadata.name.unwrap_or_default();
                 // A recurrence makes a series of two, as kube's recorder counts.
                 (name.into_boxed_str(), namespace.into_boxed_str(), 1)
@@ -131,6 +132,18 @@ impl Recorder {
             },
         );
         Ok(())
+    }
+
+    /// Sends a write of an event and reads the answer's text only to finish the exchange (so the connection is
+    /// reused): the stored event is not decoded, as kube's `Api` would decode it.
+    async fn send(
+        &self,
+        request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
+        verb: &'static str,
+    ) -> Result<(), kube::Error> {
+        let mut request = request.map_err(kube::Error::BuildRequest)?;
+        request.extensions_mut().insert(verb);
+        self.client.request_text(request).await.map(drop)
     }
 
     /// The event kube's recorder creates for a first occurrence.
@@ -289,7 +302,7 @@ mod tests {
     #[cfg(feature = "testing")]
     #[tokio::test]
     async fn a_recurrence_counts_the_series_up_and_a_deleted_event_is_published_anew() {
-        use kube::api::{DeleteParams, ListParams};
+        use kube::api::{Api, DeleteParams, ListParams};
         let server = crate::testing::ApiServer::new();
         let client = server.client();
         let recorder = Recorder::new(
