@@ -30,20 +30,31 @@ use serde_json::value::RawValue;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Answer {
-    text: Box<RawValue>,
+    text: Box<str>,
     /// The server answered `201 Created`: the write created the object.
     created: bool,
+    /// What the runtime reads of every answer, read while the text is checked to be JSON.
+    read: Read,
+}
+
+/// The stored object's uid and `resourceVersion`, and where its status is in the text.
+#[derive(Debug, Clone, Default)]
+struct Read {
+    uid: Option<Box<str>>,
+    version: Option<Box<str>>,
+    status: Option<std::ops::Range<usize>>,
 }
 
 impl PartialEq for Answer {
     fn eq(&self, other: &Self) -> bool {
-        self.text.get() == other.text.get() && self.created == other.created
+        self.text == other.text && self.created == other.created
     }
 }
 
 impl<'de> Deserialize<'de> for Answer {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(deserializer).map(Answer::from_raw)
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        Answer::from_json(String::from(Box::<str>::from(raw))).map_err(serde::de::Error::custom)
     }
 }
 
@@ -77,19 +88,39 @@ struct Skim<'a> {
 impl Answer {
     /// An answer from JSON text (checked to be JSON).
     pub fn from_json(text: String) -> serde_json::Result<Self> {
-        RawValue::from_string(text).map(Answer::from_raw)
+        // Reading the parts the runtime needs checks the whole text too; only text that is not an object with
+        // those parts in their shapes is checked again, as any JSON.
+        let read = match serde_json::from_str::<Skim<'_>>(&text) {
+            Ok(skim) => {
+                let meta = skim.metadata;
+                Read {
+                    uid: meta.as_ref().and_then(|m| m.uid.as_deref()).map(Into::into),
+                    version: meta
+                        .as_ref()
+                        .and_then(|m| m.resource_version.as_deref())
+                        .map(Into::into),
+                    // The status borrows from the text: its place in it, by address.
+                    status: skim.status.map(|raw| {
+                        let at = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+                        at..at + raw.get().len()
+                    }),
+                }
+            }
+            Err(_) => {
+                serde_json::from_str::<serde::de::IgnoredAny>(&text)?;
+                Read::default()
+            }
+        };
+        Ok(Answer {
+            text: text.into_boxed_str(),
+            created: false,
+            read,
+        })
     }
 
     /// An answer holding `value` as JSON (what a dispatcher with no server answers: the object as sent).
     pub fn of(value: &impl Serialize) -> serde_json::Result<Self> {
-        serde_json::value::to_raw_value(value).map(Answer::from_raw)
-    }
-
-    fn from_raw(text: Box<RawValue>) -> Self {
-        Answer {
-            text,
-            created: false,
-        }
+        Answer::from_json(serde_json::to_string(value)?)
     }
 
     /// This answer, saying whether the write created the object (the server answered `201 Created`, which
@@ -106,12 +137,12 @@ impl Answer {
 
     /// The JSON text.
     pub fn json(&self) -> &str {
-        self.text.get()
+        &self.text
     }
 
     /// The object, decoded as `T` (a kind, or any type its JSON fits).
     pub fn object<T: DeserializeOwned>(&self) -> serde_json::Result<T> {
-        serde_json::from_str(self.text.get())
+        serde_json::from_str(&self.text)
     }
 
     /// The object as a JSON value.
@@ -119,26 +150,24 @@ impl Answer {
         self.object()
     }
 
-    fn skim(&self) -> Option<Skim<'_>> {
-        serde_json::from_str(self.text.get()).ok()
-    }
-
     /// The stored object's uid and `resourceVersion`, when the answer holds both.
     pub(crate) fn stored(&self) -> Option<(String, String)> {
-        let meta = self.skim()?.metadata?;
-        Some((meta.uid?.into_owned(), meta.resource_version?.into_owned()))
+        Some((
+            self.read.uid.as_deref()?.into(),
+            self.read.version.as_deref()?.into(),
+        ))
     }
 
     /// The stored object's `resourceVersion`.
     pub(crate) fn resource_version(&self) -> Option<String> {
-        Some(self.skim()?.metadata?.resource_version?.into_owned())
+        self.read.version.as_deref().map(Into::into)
     }
 
     /// The stored object's `resourceVersion` and the JSON text of its status, when it has both.
     pub(crate) fn status(&self) -> Option<(String, Box<str>)> {
-        let skim = self.skim()?;
-        let version = skim.metadata?.resource_version?.into_owned();
-        Some((version, skim.status?.get().into()))
+        let version = self.read.version.as_deref()?.into();
+        let status = self.text.get(self.read.status.clone()?)?;
+        Some((version, status.into()))
     }
 
     /// The stored object's uid and `resourceVersion`, with a hash of what an apply can change: the object
@@ -147,7 +176,7 @@ impl Answer {
     /// answer that is not an object with a uid and a `resourceVersion`.
     pub(crate) fn content(&self) -> Option<Content> {
         type Fields<'a> = BTreeMap<Cow<'a, str>, &'a RawValue>;
-        let fields: Fields<'_> = serde_json::from_str(self.text.get()).ok()?;
+        let fields: Fields<'_> = serde_json::from_str(&self.text).ok()?;
         let mut h = DefaultHasher::new();
         let (mut uid, mut version) = (None, None);
         for (k, v) in &fields {
@@ -206,6 +235,32 @@ mod tests {
         assert_eq!(answer(json!({"metadata": {"uid": "u1"}})).stored(), None);
         assert_eq!(answer(json!({"metadata": {}})).status(), None);
         assert_eq!(answer(Value::Null).stored(), None);
+    }
+
+    #[test]
+    fn any_json_is_an_answer_and_only_json_is() {
+        for text in [
+            "[1, 2]",
+            "null",
+            r#"{"metadata": 3}"#,
+            r#" {"metadata": {"uid": 1}} "#,
+        ] {
+            let a = Answer::from_json(text.into()).unwrap();
+            assert_eq!(a.json(), text);
+            assert_eq!(a.stored(), None);
+        }
+        for text in ["{", r#"{"metadata": {}} x"#, ""] {
+            assert!(Answer::from_json(text.into()).is_err(), "{text}");
+        }
+        let spaced = Answer::from_json(
+            r#"  { "status" : { "a" : "b\"c" } , "metadata" : { "resourceVersion" : "9" } }"#
+                .into(),
+        )
+        .unwrap();
+        assert_eq!(
+            spaced.status(),
+            Some(("9".into(), r#"{ "a" : "b\"c" }"#.into()))
+        );
     }
 
     #[test]
