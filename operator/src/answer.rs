@@ -1,8 +1,8 @@
 //! The API server's answer to a write, kept as the JSON text it came as.
 //!
-//! Each reader takes only what it needs from the text: a child step decodes its typed child once, the memories
-//! of the runtime's own writes read the uid and `resourceVersion`, and the status memory keeps the status's text
-//! as it is. Decoding every answer into a `serde_json::Value` first (a map per object, a string per field, then
+//! The text is read once when it comes, for what the runtime's memories of its own writes need: the uid, the
+//! `resourceVersion`, a hash of the content and where the status is. Beyond that, a child step decodes its
+//! typed child once, and the status memory keeps the status's text as it is. Decoding every answer into a `serde_json::Value` first (a map per object, a string per field, then
 //! printed again to be decoded as the kind) took about a tenth of the operator's CPU on kube-apiserver.
 
 use std::borrow::Cow;
@@ -37,12 +37,57 @@ pub struct Answer {
     read: Read,
 }
 
-/// The stored object's uid and `resourceVersion`, and where its status is in the text.
+/// The stored object's uid and `resourceVersion`, where its status is in the text, and the hash of its content
+/// ([`Answer::content`]).
 #[derive(Debug, Clone, Default)]
 struct Read {
     uid: Option<Box<str>>,
     version: Option<Box<str>>,
     status: Option<std::ops::Range<usize>>,
+    hash: Option<u64>,
+}
+
+/// An object's fields, each as its JSON text, in key order.
+type Fields<'a> = BTreeMap<Cow<'a, str>, &'a RawValue>;
+
+impl Read {
+    /// Reads an object's fields: the identity from its metadata, the status's place in `text` (by address:
+    /// the fields borrow from it), and one hash of the rest, without the metadata the server keeps.
+    fn of(text: &str, fields: &Fields<'_>) -> Read {
+        let mut read = Read::default();
+        let mut h = DefaultHasher::new();
+        let mut hashed = true;
+        for (k, v) in fields {
+            match k.as_ref() {
+                "status" => {
+                    let at = v.get().as_ptr() as usize - text.as_ptr() as usize;
+                    read.status = Some(at..at + v.get().len());
+                }
+                "metadata" => {
+                    k.hash(&mut h);
+                    let Ok(meta) = serde_json::from_str::<Fields<'_>>(v.get()) else {
+                        hashed = false;
+                        continue;
+                    };
+                    for (mk, mv) in &meta {
+                        match mk.as_ref() {
+                            "resourceVersion" => read.version = serde_json::from_str(mv.get()).ok(),
+                            "managedFields" => {}
+                            other => {
+                                if other == "uid" {
+                                    read.uid = serde_json::from_str(mv.get()).ok();
+                                }
+                                (mk, mv.get()).hash(&mut h);
+                            }
+                        }
+                    }
+                }
+                _ => (k, v.get()).hash(&mut h),
+            }
+        }
+        read.hash = hashed.then(|| h.finish());
+        read
+    }
 }
 
 impl PartialEq for Answer {
@@ -58,15 +103,6 @@ impl<'de> Deserialize<'de> for Answer {
     }
 }
 
-/// The identity of the object an answer holds, as its text has it.
-#[derive(Debug, Deserialize)]
-pub(crate) struct Stored<'a> {
-    #[serde(borrow, default)]
-    pub(crate) uid: Option<Cow<'a, str>>,
-    #[serde(borrow, default, rename = "resourceVersion")]
-    pub(crate) resource_version: Option<Cow<'a, str>>,
-}
-
 /// What an apply left: the stored object's uid and `resourceVersion`, and a hash of its content
 /// ([`Answer::content`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,36 +112,13 @@ pub(crate) struct Content {
     pub(crate) hash: u64,
 }
 
-/// The parts of an answer the runtime reads without decoding the rest.
-#[derive(Debug, Deserialize)]
-struct Skim<'a> {
-    #[serde(borrow, default)]
-    metadata: Option<Stored<'a>>,
-    #[serde(borrow, default)]
-    status: Option<&'a RawValue>,
-}
-
 impl Answer {
     /// An answer from JSON text (checked to be JSON).
     pub fn from_json(text: String) -> serde_json::Result<Self> {
-        // Reading the parts the runtime needs checks the whole text too; only text that is not an object with
-        // those parts in their shapes is checked again, as any JSON.
-        let read = match serde_json::from_str::<Skim<'_>>(&text) {
-            Ok(skim) => {
-                let meta = skim.metadata;
-                Read {
-                    uid: meta.as_ref().and_then(|m| m.uid.as_deref()).map(Into::into),
-                    version: meta
-                        .as_ref()
-                        .and_then(|m| m.resource_version.as_deref())
-                        .map(Into::into),
-                    // The status borrows from the text: its place in it, by address.
-                    status: skim.status.map(|raw| {
-                        let at = raw.get().as_ptr() as usize - text.as_ptr() as usize;
-                        at..at + raw.get().len()
-                    }),
-                }
-            }
+        // Reading the fields checks the whole text too; only text that is not an object is checked again, as
+        // any JSON.
+        let read = match serde_json::from_str::<Fields<'_>>(&text) {
+            Ok(fields) => Read::of(&text, &fields),
             Err(_) => {
                 serde_json::from_str::<serde::de::IgnoredAny>(&text)?;
                 Read::default()
@@ -171,40 +184,14 @@ impl Answer {
     }
 
     /// The stored object's uid and `resourceVersion`, with a hash of what an apply can change: the object
-    /// without its status and the metadata the server keeps (`resourceVersion`, `managedFields`), hashed from
-    /// the text as it stands (the API server prints one stored object the same way every time). `None` for an
-    /// answer that is not an object with a uid and a `resourceVersion`.
+    /// without its status and the metadata the server keeps (`resourceVersion`, `managedFields`), its fields
+    /// hashed in key order from their text as it stands (the API server prints one stored object the same way
+    /// every time). `None` for an answer that is not an object with a uid and a `resourceVersion`.
     pub(crate) fn content(&self) -> Option<Content> {
-        type Fields<'a> = BTreeMap<Cow<'a, str>, &'a RawValue>;
-        let fields: Fields<'_> = serde_json::from_str(&self.text).ok()?;
-        let mut h = DefaultHasher::new();
-        let (mut uid, mut version) = (None, None);
-        for (k, v) in &fields {
-            match k.as_ref() {
-                "status" => {}
-                "metadata" => {
-                    k.hash(&mut h);
-                    let meta: Fields<'_> = serde_json::from_str(v.get()).ok()?;
-                    for (mk, mv) in &meta {
-                        match mk.as_ref() {
-                            "resourceVersion" => version = serde_json::from_str(mv.get()).ok(),
-                            "managedFields" => {}
-                            other => {
-                                if other == "uid" {
-                                    uid = serde_json::from_str(mv.get()).ok();
-                                }
-                                (mk, mv.get()).hash(&mut h);
-                            }
-                        }
-                    }
-                }
-                _ => (k, v.get()).hash(&mut h),
-            }
-        }
         Some(Content {
-            uid: uid?,
-            version: version?,
-            hash: h.finish(),
+            uid: self.read.uid.as_deref()?.into(),
+            version: self.read.version.as_deref()?.into(),
+            hash: self.read.hash?,
         })
     }
 }
