@@ -334,6 +334,13 @@ impl<P: ParentKind> Reconciler<P> {
         dispatcher: Arc<dyn Dispatcher>,
         shutdown: Option<tokio::sync::watch::Receiver<bool>>,
     ) -> Pass {
+        // The parent's watch may have delivered a write since the pass was queued: the status the previous pass
+        // wrote, say, whose event also cleared the memory of that write. The pass runs on the newest copy.
+        let latest = caches
+            .get::<P>()
+            .and_then(|c| c.get(parent.namespace().as_deref(), &parent.name_any()))
+            .filter(|l| is_newer(l.as_ref(), parent));
+        let parent = latest.as_deref().unwrap_or(parent);
         let now = (self.clock)();
         let mut cx = Context::new(
             caches.clone(),
@@ -550,9 +557,21 @@ where
         .collect()
 }
 
+/// Whether `cached` is a newer version of `parent` (the same object, a `resourceVersion` past its). Opaque
+/// versions are never taken for newer.
+fn is_newer<P: Resource>(cached: &P, parent: &P) -> bool {
+    let (c, p) = (cached.meta(), parent.meta());
+    match (&c.resource_version, &p.resource_version) {
+        (Some(cv), Some(pv)) if c.uid == p.uid && cv != pv => {
+            crate::versions::at_least(cv, pv).unwrap_or(false)
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{controller_parents, with_removals};
+    use super::{controller_parents, is_newer, with_removals};
     use serde_json::json;
 
     #[tokio::test]
@@ -605,6 +624,23 @@ mod tests {
         assert_eq!(cluster[0].namespace, None);
         let namespaced = controller_parents::<ConfigMap>("v1", "ResourceQuota", &meta);
         assert_eq!(namespaced[0].namespace.as_deref(), Some("team-dev"));
+    }
+
+    #[test]
+    fn a_cached_parent_is_newer_only_with_the_same_uid_and_a_later_version() {
+        use k8s_openapi::api::core::v1::ConfigMap;
+        let cm = |uid: &str, version: Option<&str>| {
+            let mut cm = ConfigMap::default();
+            cm.metadata.uid = Some(uid.into());
+            cm.metadata.resource_version = version.map(Into::into);
+            cm
+        };
+        assert!(is_newer(&cm("u", Some("12")), &cm("u", Some("9"))));
+        assert!(!is_newer(&cm("u", Some("9")), &cm("u", Some("9"))));
+        assert!(!is_newer(&cm("u", Some("8")), &cm("u", Some("9"))));
+        assert!(!is_newer(&cm("v", Some("12")), &cm("u", Some("9"))));
+        assert!(!is_newer(&cm("u", Some("b")), &cm("u", Some("a"))));
+        assert!(!is_newer(&cm("u", None), &cm("u", Some("9"))));
     }
 
     #[test]

@@ -303,6 +303,49 @@ async fn a_status_field_set_to_none_is_removed_and_the_next_pass_writes_nothing(
     assert!(second.writes().is_empty(), "{:#?}", second.writes());
 }
 
+/// The same, when the parent's event has arrived between the pass being queued and the pass (so the memory of
+/// the write is gone, as the controller clears it on that event; a reconciler with no memory stands for it): the
+/// pass runs on the newest cached copy of the parent, not on the one it was queued with.
+#[tokio::test]
+async fn a_pass_queued_with_a_parent_the_cache_has_moved_past_runs_on_the_newest_copy() {
+    let mut env = TestEnv::new();
+    env.install_crd(&Note::crd()).await.unwrap();
+    env.insert(&note("hi")).unwrap();
+    env.insert(&child(NAME, "hi")).unwrap();
+    let remembering = reconciler().clock(env.clock_fn());
+    env.wire(&remembering.wiring());
+    env.cache::<Note>();
+    env.start().await.unwrap();
+    let cached = || {
+        env.caches()
+            .get::<Note>()
+            .unwrap()
+            .get(Some(NS), NAME)
+            .unwrap()
+    };
+    let stale = cached();
+    let first = env.pass(&remembering, &parent_ref()).await.unwrap();
+    assert_eq!(first.writes().len(), 1, "{:#?}", first.writes());
+    for _ in 0..200 {
+        if cached().resource_version() != stale.resource_version() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_ne!(cached().resource_version(), stale.resource_version());
+
+    let forgetful = reconciler().clock(env.clock_fn());
+    let second = forgetful
+        .run_pass(&stale, env.caches(), env.dispatcher("notes"))
+        .await;
+    assert!(second.result.is_ok(), "{:?}", second.result);
+    assert!(
+        second.context.commands().is_empty(),
+        "{:#?}",
+        second.context.commands()
+    );
+}
+
 #[tokio::test]
 async fn a_pass_on_a_parent_the_cache_has_not_caught_up_with_does_not_write_the_status_again() {
     let mut env = TestEnv::new();
