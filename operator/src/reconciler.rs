@@ -314,8 +314,9 @@ impl<P: CachedKind> Reconciler<P> {
 }
 
 impl<P: ParentKind> Reconciler<P> {
-    /// Runs one pass over `parent` (as read from the cache): the steps (or their finalize halves while the
-    /// parent is being deleted), then the status write if the status changed.
+    /// Runs one pass over `parent` (as read from the cache; over the cache's copy instead when the cache holds a
+    /// newer version of it by then): the steps (or their finalize halves while the parent is being deleted),
+    /// then the status write if the status changed.
     pub async fn run_pass(
         &self,
         parent: &P,
