@@ -16,15 +16,22 @@ pub const DESIRED_HASH: &str = "operator.dev/desired-hash";
 /// The [`DESIRED_HASH`] of a desired child as its desired function returned it (FNV-1a over its JSON without
 /// the annotation, stable across builds).
 pub fn desired_hash<C: Resource + Serialize + Clone>(desired: &C) -> Result<String> {
-    let mut plain = desired.clone();
-    let meta = plain.meta_mut();
-    if let Some(a) = meta.annotations.as_mut() {
-        a.remove(DESIRED_HASH);
-        if a.is_empty() {
-            meta.annotations = None;
+    // Hashed as if without the annotation, and without an annotation map left empty: a copy is made only when
+    // the object has either (a desired function's object usually has neither).
+    let bytes = match &desired.meta().annotations {
+        Some(a) if a.is_empty() || a.contains_key(DESIRED_HASH) => {
+            let mut plain = desired.clone();
+            let meta = plain.meta_mut();
+            if let Some(a) = meta.annotations.as_mut() {
+                a.remove(DESIRED_HASH);
+                if a.is_empty() {
+                    meta.annotations = None;
+                }
+            }
+            serde_json::to_vec(&plain)?
         }
-    }
-    let bytes = serde_json::to_vec(&plain)?;
+        _ => serde_json::to_vec(desired)?,
+    };
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for b in bytes {
         hash ^= u64::from(b);
@@ -92,6 +99,31 @@ pub fn merge_into(live: &mut Value, desired: &Value) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The hash of an object is the hash of the object without the annotation, and without an annotation map
+    /// left empty, whichever form it comes in; and the value is the one earlier builds stamped (children
+    /// stamped before are not applied again after an upgrade).
+    #[test]
+    fn the_desired_hash_ignores_its_annotation_and_an_empty_map() {
+        use k8s_openapi::api::core::v1::ConfigMap;
+        let with = |annotations: Option<&[(&str, &str)]>| {
+            let mut cm = ConfigMap::default();
+            cm.metadata.name = Some("x".into());
+            cm.metadata.annotations = annotations.map(|a| {
+                a.iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect()
+            });
+            desired_hash(&cm).unwrap()
+        };
+        let plain = with(None);
+        assert_eq!(plain, "39b194b252dd0d42");
+        assert_eq!(with(Some(&[])), plain);
+        assert_eq!(with(Some(&[(DESIRED_HASH, "old")])), plain);
+        let annotated = with(Some(&[("a", "b")]));
+        assert_ne!(annotated, plain);
+        assert_eq!(with(Some(&[("a", "b"), (DESIRED_HASH, "old")])), annotated);
+    }
 
     #[test]
     fn containment_ignores_server_defaults() {
