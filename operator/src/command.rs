@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use crate::answer::Answer;
 use crate::error::{Error, Result};
+use crate::json_text::JsonText;
 use crate::recorder::Recorder;
 
 /// The object a command is about: its type and where it lives.
@@ -138,8 +139,8 @@ pub enum Command {
     Apply {
         /// What.
         target: Target,
-        /// The applied configuration.
-        object: Value,
+        /// The applied configuration, as the JSON text sent.
+        object: JsonText,
         /// The field manager.
         field_manager: String,
         /// Take fields from other managers.
@@ -322,7 +323,7 @@ impl ApiDispatcher {
                 pp.force = *force;
                 let req = target
                     .request()
-                    .patch(&target.name, &pp, &Patch::Apply(object));
+                    .patch(&target.name, &pp, &Patch::Apply(object.raw()));
                 Some(
                     self.answer(req, "patch")
                         .await
@@ -461,9 +462,10 @@ impl Dispatcher for RecordingDispatcher {
             .unwrap_or_else(|e| e.into_inner())
             .push(command.clone());
         let out = match command {
-            Command::Create { object, .. }
-            | Command::Apply { object, .. }
-            | Command::Update { object, .. } => Answer::of(object).map(Some),
+            Command::Create { object, .. } | Command::Update { object, .. } => {
+                Answer::of(object).map(Some)
+            }
+            Command::Apply { object, .. } => Answer::from_json(object.as_str().into()).map(Some),
             _ => Ok(None),
         };
         async move { Ok(out?) }.boxed()

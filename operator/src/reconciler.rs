@@ -442,9 +442,7 @@ impl<P: ParentKind> Reconciler<P> {
         if result.is_ok() || matches!(result, Err(Error::InvalidSpec { .. })) {
             status.set_observed_generation(generation);
         }
-        let after: Value = crate::json::convert(&*status)?;
-        let stored = crate::json::convert(before)?;
-        if after != stored {
+        if let Some((stored, after)) = changed_status(before, &*status)? {
             let target = Target::of(parent);
             let write = cx
                 .execute(Command::UpdateStatus {
@@ -492,6 +490,22 @@ fn panic_message(panic: &(dyn Any + Send)) -> String {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
+/// The stored status and the computed one as JSON values, when their content differs. Equal text is equal
+/// content, and the common case (a converged pass), which so reads no `Value`; different text may still be the
+/// same content (a map printed in another order), which the values decide.
+fn changed_status<S: Serialize>(before: &S, after: &S) -> Result<Option<(Value, Value)>> {
+    let (before, after) = (
+        serde_json::to_string(before)?,
+        serde_json::to_string(after)?,
+    );
+    if before == after {
+        return Ok(None);
+    }
+    let before: Value = serde_json::from_str(&before)?;
+    let after: Value = serde_json::from_str(&after)?;
+    Ok((before != after).then_some((before, after)))
 }
 
 /// `after`, with `null` for every field `before` has and `after` lacks (in nested objects too), so that a JSON
@@ -572,8 +586,27 @@ fn is_newer<P: Resource>(cached: &P, parent: &P) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{controller_parents, is_newer, with_removals};
+    use super::{changed_status, controller_parents, is_newer, with_removals};
     use serde_json::json;
+    use serde_json::value::RawValue;
+
+    #[test]
+    fn a_status_changes_when_its_content_does_not_when_only_its_text_does() {
+        let raw = |t: &str| RawValue::from_string(t.into()).unwrap();
+        assert_eq!(
+            changed_status(&raw(r#"{"a":1}"#), &raw(r#"{"a":1}"#)).unwrap(),
+            None
+        );
+        // A map printed in another order.
+        assert_eq!(
+            changed_status(&raw(r#"{"a":1,"b":2}"#), &raw(r#"{"b":2,"a":1}"#)).unwrap(),
+            None
+        );
+        assert_eq!(
+            changed_status(&raw(r#"{"a":1}"#), &raw(r#"{"a":2}"#)).unwrap(),
+            Some((json!({"a": 1}), json!({"a": 2})))
+        );
+    }
 
     #[tokio::test]
     async fn a_mapped_trigger_stream_that_lags_reconciles_every_parent() {

@@ -7,10 +7,9 @@ use futures::future::{BoxFuture, FutureExt};
 use kube::core::object::HasStatus;
 use kube::{Resource, ResourceExt};
 use serde::Serialize;
-use serde_json::Value;
 
 use super::announce::{Mutation, announce, describe};
-use super::child::{ReadyFn, controlled_by, is_terminating};
+use super::child::{ReadyFn, applied_text, controlled_by, is_terminating};
 use super::compare::{contains, stamp_desired_hash};
 use super::ownership::prepare;
 use super::written::shown_by;
@@ -217,16 +216,17 @@ where
                 outcomes.insert(id, ChildOutcome::Terminating(l.as_ref().clone()));
                 continue;
             }
-            let mut object = crate::json::convert(&d)?;
             if let Some(l) = &live
-                && contains(&crate::json::convert(l.as_ref())?, &object)
+                && contains(
+                    &crate::json::convert(l.as_ref())?,
+                    &crate::json::convert(&d)?,
+                )
             {
                 cx.written().seen(l.as_ref());
                 outcomes.insert(id, ChildOutcome::Unchanged(l.as_ref().clone()));
                 continue;
             }
-            object["apiVersion"] = Value::String(C::api_version(&()).into_owned());
-            object["kind"] = Value::String(C::kind(&()).into_owned());
+            let object = applied_text(&d)?;
             let out = cx
                 .execute(Command::Apply {
                     target: Target::of(&d),

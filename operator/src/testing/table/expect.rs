@@ -127,7 +127,7 @@ impl Write {
         let (category, target, body) = match c {
             Command::Create { target, object } => (Category::Create, Some(target), object.clone()),
             Command::Apply { target, object, .. } => {
-                (Category::Apply, Some(target), object.clone())
+                (Category::Apply, Some(target), object.value().clone())
             }
             Command::Update { target, object } => (Category::Update, Some(target), object.clone()),
             Command::Patch { target, patch } => (Category::Patch, Some(target), patch.clone()),
