@@ -43,6 +43,7 @@ mod recorder;
 mod serving;
 pub mod stash;
 pub mod tracker;
+mod unmanaged;
 mod versions;
 
 #[cfg(any(feature = "testing", feature = "envtest"))]

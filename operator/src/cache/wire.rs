@@ -5,7 +5,8 @@
 //! kind's whole deserializer for that buffer, which no API server needs (kube-apiserver writes `type` first,
 //! and so does the in-memory server) but every binary carries, and which stays resident (see `crate::json`).
 //! [`Wire`] takes the object's text from the event and decodes the kind from it with the deserializer for
-//! text that kube's answers and the cache use already; an object before its type is an error saying so.
+//! text that kube's answers and the cache use already, passing over the managed fields the cache would drop
+//! ([`crate::unmanaged`]); an object before its type is an error saying so.
 
 use std::borrow::Cow;
 
@@ -26,7 +27,7 @@ impl<'de, K: DeserializeOwned> Deserialize<'de> for Wire<K> {
                 "an object is read from its JSON text, after its watch event's type ({e})"
             ))
         })?;
-        serde_json::from_str(text.get())
+        crate::unmanaged::from_str(text.get())
             .map(Wire)
             .map_err(D::Error::custom)
     }

@@ -712,7 +712,8 @@ fn same_desired_hash<C: Resource>(live: &C, desired: &C) -> bool {
 
 fn result_or<C: CachedKind + Serialize>(out: Option<Answer>, desired: &C) -> Result<C> {
     match out {
-        Some(answer) => Ok(answer.object()?),
+        // Without its managed fields, as a cached child is.
+        Some(answer) => Ok(crate::unmanaged::from_str(answer.json())?),
         None => Ok(desired.clone()),
     }
 }

@@ -245,7 +245,7 @@ where
                 shown_by(&cache, ns.as_deref(), &name),
             );
             let child: C = match out {
-                Some(answer) => answer.object()?,
+                Some(answer) => crate::unmanaged::from_str(answer.json())?,
                 None => d.clone(),
             };
             let outcome = match mutation {
