@@ -42,7 +42,8 @@ impl JsonText {
     /// `object`'s JSON text (what `serde_json::to_string` gives).
     pub fn of(object: &(impl Serialize + ?Sized)) -> serde_json::Result<Self> {
         Ok(JsonText {
-            text: RawValue::from_string(serde_json::to_string(object)?)?,
+            // Printed by serde_json, so not read again to be checked.
+            text: serde_json::value::to_raw_value(object)?,
             value: OnceLock::new(),
         })
     }
@@ -69,11 +70,10 @@ impl JsonText {
 
 impl From<Value> for JsonText {
     fn from(value: Value) -> Self {
-        // A `Value` prints as JSON without fail (its maps have string keys).
-        let text = RawValue::from_string(value.to_string()).unwrap_or_else(|_| {
-            // Unreachable: printed JSON reads back. Kept as `null` rather than a panic.
-            RawValue::NULL.to_owned()
-        });
+        // A `Value` prints as JSON without fail (its maps have string keys); `null` stands in for the failure
+        // that cannot happen, rather than a panic.
+        let text =
+            serde_json::value::to_raw_value(&value).unwrap_or_else(|_| RawValue::NULL.to_owned());
         JsonText {
             text,
             value: OnceLock::from(value),

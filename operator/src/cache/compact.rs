@@ -51,9 +51,11 @@ impl Codec {
         let decoded = lz4_flex::block::decompress_size_prepended_with_dict(bytes, dictionary)
             .map_err(|e| e.to_string())
             .and_then(|json| {
-                // As text, as kube decodes watch events: one deserializer per kind (see `crate::json`).
+                // As text, with the deserializer the watch decodes with: one deserializer per kind (see
+                // `crate::json`). A cached object has no managed fields to pass over, so this is
+                // `serde_json::from_str`'s result.
                 let text = std::str::from_utf8(&json).map_err(|e| e.to_string())?;
-                serde_json::from_str(text).map_err(|e| e.to_string())
+                crate::unmanaged::from_str(text).map_err(|e| e.to_string())
             });
         match decoded {
             Ok(v) => Some(v),
