@@ -299,7 +299,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Metadata<S> {
 }
 
 /// A map's key, borrowed from the text where it has no escapes.
-struct Key<'de>(Cow<'de, str>);
+pub(crate) struct Key<'de>(pub(crate) Cow<'de, str>);
 
 impl<'de> serde::Deserialize<'de> for Key<'de> {
     fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {

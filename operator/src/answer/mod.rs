@@ -5,15 +5,15 @@
 //! typed child once, and the status memory keeps the status's text as it is. Decoding every answer into a `serde_json::Value` first (a map per object, a string per field, then
 //! printed again to be decoded as the kind) took about a tenth of the operator's CPU on kube-apiserver.
 
-use std::borrow::Cow;
-use std::collections::BTreeMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
+mod read;
 
 use serde::Deserialize;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
+
+use read::Read;
 
 /// What the API server answered to a write: the object as stored, as JSON text.
 ///
@@ -35,59 +35,6 @@ pub struct Answer {
     created: bool,
     /// What the runtime reads of every answer, read while the text is checked to be JSON.
     read: Read,
-}
-
-/// The stored object's uid and `resourceVersion`, where its status is in the text, and the hash of its content
-/// ([`Answer::content`]).
-#[derive(Debug, Clone, Default)]
-struct Read {
-    uid: Option<Box<str>>,
-    version: Option<Box<str>>,
-    status: Option<std::ops::Range<usize>>,
-    hash: Option<u64>,
-}
-
-/// An object's fields, each as its JSON text, in key order.
-type Fields<'a> = BTreeMap<Cow<'a, str>, &'a RawValue>;
-
-impl Read {
-    /// Reads an object's fields: the identity from its metadata, the status's place in `text` (by address:
-    /// the fields borrow from it), and one hash of the rest, without the metadata the server keeps.
-    fn of(text: &str, fields: &Fields<'_>) -> Read {
-        let mut read = Read::default();
-        let mut h = DefaultHasher::new();
-        let mut hashed = true;
-        for (k, v) in fields {
-            match k.as_ref() {
-                "status" => {
-                    let at = v.get().as_ptr() as usize - text.as_ptr() as usize;
-                    read.status = Some(at..at + v.get().len());
-                }
-                "metadata" => {
-                    k.hash(&mut h);
-                    let Ok(meta) = serde_json::from_str::<Fields<'_>>(v.get()) else {
-                        hashed = false;
-                        continue;
-                    };
-                    for (mk, mv) in &meta {
-                        match mk.as_ref() {
-                            "resourceVersion" => read.version = serde_json::from_str(mv.get()).ok(),
-                            "managedFields" => {}
-                            other => {
-                                if other == "uid" {
-                                    read.uid = serde_json::from_str(mv.get()).ok();
-                                }
-                                (mk, mv.get()).hash(&mut h);
-                            }
-                        }
-                    }
-                }
-                _ => (k, v.get()).hash(&mut h),
-            }
-        }
-        read.hash = hashed.then(|| h.finish());
-        read
-    }
 }
 
 impl PartialEq for Answer {
@@ -115,15 +62,7 @@ pub(crate) struct Content {
 impl Answer {
     /// An answer from JSON text (checked to be JSON).
     pub fn from_json(text: String) -> serde_json::Result<Self> {
-        // Reading the fields checks the whole text too; only text that is not an object is checked again, as
-        // any JSON.
-        let read = match serde_json::from_str::<Fields<'_>>(&text) {
-            Ok(fields) => Read::of(&text, &fields),
-            Err(_) => {
-                serde_json::from_str::<serde::de::IgnoredAny>(&text)?;
-                Read::default()
-            }
-        };
+        let read = Read::of(&text)?;
         Ok(Answer {
             text: text.into_boxed_str(),
             created: false,
