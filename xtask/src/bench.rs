@@ -283,8 +283,16 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     let idle = request_counts(&client).await?;
     let usage_idle = usage(operator.id())?;
 
-    let idle_patches = patch_latencies(&client, &parents, args.patches, example, true).await?;
-    let busy_patches = patch_latencies(&client, &parents, args.patches, example, false).await?;
+    let idle_patches = patch_latencies(&client, &parents, 0..args.patches, example, true).await?;
+    // Numbered on from the idle ones, so the first asks for other replicas than the last idle one did.
+    let busy_patches = patch_latencies(
+        &client,
+        &parents,
+        args.patches..2 * args.patches,
+        example,
+        false,
+    )
+    .await?;
     let (latencies, patch_requests, seen_latencies) = (
         &idle_patches.patch_to_workload,
         &idle_patches.requests,
@@ -541,7 +549,7 @@ async fn wait_converged(
 async fn patch_latencies(
     client: &Client,
     parents: &Api<DynamicObject>,
-    n: usize,
+    patches: std::ops::Range<usize>,
     example: Example,
     settle: bool,
 ) -> anyhow::Result<Latencies> {
@@ -567,7 +575,8 @@ async fn patch_latencies(
         let _ = tokio::time::timeout(Duration::from_millis(200), stream.next()).await;
     }
     let mut out = Latencies::default();
-    for i in 0..n {
+    for i in patches {
+        // Each patch asks for other replicas than the one before: 2, 3, 2, ...
         let replicas = 2 + (i % 2) as i32;
         let patch = json!({"spec": {"replicas": replicas}});
         let sent = Instant::now();
