@@ -2,8 +2,9 @@
 // `cargo xtask bench-cluster --against`: the same CRD (crd.yaml, what `webapp manifests` prints), the same
 // children (a Deployment and a Service per WebApp), the same status (observedGeneration, the children's names,
 // available replicas, the ConfigMap hash, Ready rolled up from DeploymentReady and ServiceReady), watching the
-// ConfigMaps the WebApps name through a field index. Defaults are controller-runtime's: one reconcile at a time,
-// children written with CreateOrUpdate, the status with an update when it changed.
+// ConfigMaps the WebApps name through a field index, and an event for each child it creates or updates (through
+// events.k8s.io/v1, as the Rust operator records them). Defaults are controller-runtime's: one reconcile at a
+// time, children written with CreateOrUpdate, the status with an update when it changed.
 package main
 
 import (
@@ -26,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -155,7 +157,19 @@ func configHash(cm *corev1.ConfigMap) string {
 
 type reconciler struct {
 	client.Client
-	scheme *runtime.Scheme
+	scheme   *runtime.Scheme
+	recorder events.EventRecorder
+}
+
+// announce records an event on the WebApp for a child CreateOrUpdate created or updated, as the Rust operator
+// does.
+func (r *reconciler) announce(app *WebApp, child client.Object, kind string, op controllerutil.OperationResult) {
+	switch op {
+	case controllerutil.OperationResultCreated:
+		r.recorder.Eventf(app, child, corev1.EventTypeNormal, "Created", "Create", "Created %s %s", kind, child.GetName())
+	case controllerutil.OperationResultUpdated:
+		r.recorder.Eventf(app, child, corev1.EventTypeNormal, "Updated", "Update", "Updated %s %s", kind, child.GetName())
+	}
 }
 
 func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -197,7 +211,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	labels := map[string]string{nameLabel: "webapp", instanceLabel: app.Name}
 
 	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}
-	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, dep, func() error {
+	op, err := controllerutil.CreateOrUpdate(ctx, r.Client, dep, func() error {
 		if dep.Labels == nil {
 			dep.Labels = map[string]string{}
 		}
@@ -223,12 +237,14 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		c.Image = app.Spec.Image
 		c.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: port, Protocol: corev1.ProtocolTCP}}
 		return controllerutil.SetControllerReference(&app, dep, r.scheme)
-	}); err != nil {
+	})
+	if err != nil {
 		return ctrl.Result{}, err
 	}
+	r.announce(&app, dep, "Deployment", op)
 
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}
-	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, svc, func() error {
+	op, err = controllerutil.CreateOrUpdate(ctx, r.Client, svc, func() error {
 		if svc.Labels == nil {
 			svc.Labels = map[string]string{}
 		}
@@ -240,9 +256,11 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			Name: "http", Protocol: corev1.ProtocolTCP, Port: port, TargetPort: intstr.FromInt32(port),
 		}}
 		return controllerutil.SetControllerReference(&app, svc, r.scheme)
-	}); err != nil {
+	})
+	if err != nil {
 		return ctrl.Result{}, err
 	}
+	r.announce(&app, svc, "Service", op)
 
 	status.Deployment = &dep.Name
 	status.Service = &svc.Name
@@ -315,7 +333,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "indexing WebApps by ConfigMap:", err)
 		os.Exit(1)
 	}
-	r := &reconciler{Client: mgr.GetClient(), scheme: scheme}
+	r := &reconciler{Client: mgr.GetClient(), scheme: scheme, recorder: mgr.GetEventRecorder("webapp-controller")}
 	byConfigMap := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
 		var apps WebAppList
 		if err := r.List(ctx, &apps, client.InNamespace(o.GetNamespace()),
