@@ -81,6 +81,14 @@ impl Example {
         }
     }
 
+    /// The plural of the workload each parent's patch changes.
+    fn workload_resource(self) -> &'static str {
+        match self {
+            Example::Webapp => "deployments",
+            Example::Database => "statefulsets",
+        }
+    }
+
     /// The `i`-th parent.
     fn parent(self, i: usize) -> Value {
         match self {
@@ -283,7 +291,9 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     let idle = request_counts(&client).await?;
     let usage_idle = usage(operator.id())?;
 
+    let before_patches = write_durations(&client, example.workload_resource()).await?;
     let idle_patches = patch_latencies(&client, &parents, 0..args.patches, example, true).await?;
+    let after_patches = write_durations(&client, example.workload_resource()).await?;
     // Numbered on from the idle ones, so the first asks for other replicas than the last idle one did.
     let busy_patches = patch_latencies(
         &client,
@@ -364,6 +374,17 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         percentile(patch_requests, 0.99),
         patch_requests.iter().cloned().fold(0.0, f64::max),
     );
+    for (verb, (seconds, count)) in &after_patches {
+        let (before_s, before_n) = before_patches.get(verb).copied().unwrap_or_default();
+        let n = count - before_n;
+        if n > 0.0 {
+            println!(
+                "  the API server's own time per {} {verb}: {:.1} ms ({n} requests, the operator's writes)",
+                example.workload_resource(),
+                (seconds - before_s) * 1000.0 / n,
+            );
+        }
+    }
     println!(
         "  patched parent seen -> workload seen p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms (the operator's share)",
         percentile(seen_latencies, 0.50),
@@ -693,6 +714,53 @@ async fn request_counts(client: &Client) -> anyhow::Result<BTreeMap<String, u64>
             .and_then(|v| v.parse::<f64>().ok())
             .unwrap_or(0.0) as u64;
         *out.entry(verb).or_default() += count;
+    }
+    Ok(out)
+}
+
+/// The API server's time serving writes to `resource` so far, by verb: seconds in all and requests
+/// (`apiserver_request_duration_seconds`, the main resource only).
+async fn write_durations(
+    client: &Client,
+    resource: &str,
+) -> anyhow::Result<BTreeMap<String, (f64, f64)>> {
+    let request = http::Request::get("/metrics").body(Vec::new())?;
+    let text = client.request_text(request).await?;
+    let mut out: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for line in text.lines() {
+        let (sum, rest) = match line.strip_prefix("apiserver_request_duration_seconds_sum{") {
+            Some(rest) => (true, rest),
+            None => match line.strip_prefix("apiserver_request_duration_seconds_count{") {
+                Some(rest) => (false, rest),
+                None => continue,
+            },
+        };
+        let label = |name: &str| {
+            rest.split(&format!("{name}=\""))
+                .nth(1)?
+                .split('"')
+                .next()
+                .map(str::to_string)
+        };
+        let (Some(verb), Some(r), Some(sub)) =
+            (label("verb"), label("resource"), label("subresource"))
+        else {
+            continue;
+        };
+        if r != resource || !sub.is_empty() || !is_write(&verb) {
+            continue;
+        }
+        let value = line
+            .rsplit(' ')
+            .next()
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0);
+        let entry = out.entry(verb).or_default();
+        if sum {
+            entry.0 += value;
+        } else {
+            entry.1 += value;
+        }
     }
     Ok(out)
 }
