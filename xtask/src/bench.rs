@@ -9,7 +9,8 @@
 //! verb during the converge (from kube-apiserver's `apiserver_request_total`, the benchmark's own lists taken
 //! out), writes while idle and after a restart, and the latency from a spec patch to the workload's update
 //! (p50 / p99), each patch sent to an idle operator, and again with the patches back to back; for the first,
-//! also the patch request alone, and the operator's share: from the patched parent seen on a watch to the
+//! also the patch request alone, the API server's own time per write of the workload (from its
+//! `apiserver_request_duration_seconds`), and the operator's share: from the patched parent seen on a watch to the
 //! workload's update seen on another. No kube-controller-manager runs, so workloads never become ready: converged means written.
 //! Figures, not assertions: run it on a quiet machine, several times, and read medians: `--runs N` repeats the
 //! whole measurement on a fresh control plane each time and prints the median and range of every figure;
