@@ -696,24 +696,13 @@ async fn request_counts(client: &Client) -> anyhow::Result<BTreeMap<String, u64>
         .lines()
         .filter(|l| l.starts_with("apiserver_request_total{"))
     {
-        let label = |name: &str| {
-            line.split(&format!("{name}=\""))
-                .nth(1)?
-                .split('"')
-                .next()
-                .map(str::to_string)
-        };
-        let (Some(verb), Some(resource)) = (label("verb"), label("resource")) else {
+        let (Some(verb), Some(resource)) = (label(line, "verb"), label(line, "resource")) else {
             continue;
         };
         if !OPERATOR_RESOURCES.contains(&resource.as_str()) {
             continue;
         }
-        let count = line
-            .rsplit(' ')
-            .next()
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0) as u64;
+        let count = sample(line) as u64;
         *out.entry(verb).or_default() += count;
     }
     Ok(out)
@@ -736,26 +725,17 @@ async fn write_durations(
                 None => continue,
             },
         };
-        let label = |name: &str| {
-            rest.split(&format!("{name}=\""))
-                .nth(1)?
-                .split('"')
-                .next()
-                .map(str::to_string)
-        };
-        let (Some(verb), Some(r), Some(sub)) =
-            (label("verb"), label("resource"), label("subresource"))
-        else {
+        let (Some(verb), Some(r), Some(sub)) = (
+            label(rest, "verb"),
+            label(rest, "resource"),
+            label(rest, "subresource"),
+        ) else {
             continue;
         };
         if r != resource || !sub.is_empty() || !is_write(&verb) {
             continue;
         }
-        let value = line
-            .rsplit(' ')
-            .next()
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0);
+        let value = sample(line);
         let entry = out.entry(verb).or_default();
         if sum {
             entry.0 += value;
@@ -764,6 +744,23 @@ async fn write_durations(
         }
     }
     Ok(out)
+}
+
+/// A Prometheus sample's label value (`name="value"`).
+fn label(line: &str, name: &str) -> Option<String> {
+    line.split(&format!("{name}=\""))
+        .nth(1)?
+        .split('"')
+        .next()
+        .map(str::to_string)
+}
+
+/// A Prometheus sample's value (0 where it does not parse).
+fn sample(line: &str) -> f64 {
+    line.rsplit(' ')
+        .next()
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(0.0)
 }
 
 fn is_write(verb: &str) -> bool {
