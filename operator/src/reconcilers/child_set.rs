@@ -9,7 +9,8 @@ use kube::{Resource, ResourceExt};
 use serde::Serialize;
 
 use super::announce::{Mutation, announce, describe};
-use super::child::{ReadyFn, applied_text, controlled_by, is_terminating};
+use super::applied::applied_text;
+use super::child::{ReadyFn, controlled_by, is_terminating};
 use super::compare::{contains, stamp_desired_hash};
 use super::ownership::prepare;
 use super::written::shown_by;

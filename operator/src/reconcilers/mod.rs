@@ -6,6 +6,7 @@
 //! [`TryCatch`].
 
 mod announce;
+mod applied;
 mod cast;
 mod child;
 mod child_set;
