@@ -51,7 +51,7 @@ const CONFIG_MAP: &str = "shared-config";
 const SETTLE: Duration = Duration::from_secs(2);
 const LIMIT: Duration = Duration::from_secs(400);
 
-/// Counts completed reconciles: the spans `kube_runtime::Controller` opens around each one.
+/// Counts completed reconciles: the `pass` span the runtime opens around each one.
 #[derive(Clone, Default)]
 struct Reconciles {
     done: Arc<AtomicU64>,
@@ -62,10 +62,7 @@ where
     S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
 {
     fn on_close(&self, id: tracing::span::Id, ctx: tracing_subscriber::layer::Context<'_, S>) {
-        if ctx
-            .metadata(&id)
-            .is_some_and(|m| m.name() == "reconciling object")
-        {
+        if ctx.metadata(&id).is_some_and(|m| m.name() == "pass") {
             self.done.fetch_add(1, Ordering::Relaxed);
         }
     }

@@ -2,7 +2,7 @@
 //!
 //! An operator is a [`Reconciler`](struct@Reconciler) per kind: a list of steps ([`reconcilers`]) that compute desired
 //! children, run custom logic and report into the parent's status. [`Operator`] runs reconcilers on
-//! `kube_runtime::Controller` with shared caches, triggers from owned, watched and tracked kinds, error
+//! shared caches (kube-runtime's reflectors and watchers) with triggers from owned, watched and tracked kinds, error
 //! backoff and graceful shutdown. Every write is a [`Command`], so steps can be tested by the commands they
 //! produce; `operator::testing` (feature `testing`) adds an in-memory API server and table tests.
 #![deny(unsafe_code)]

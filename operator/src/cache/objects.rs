@@ -1,5 +1,5 @@
 //! How a cache holds its objects: typed, as kube's reflector store of `Arc<K>` (a parent kind's cache, which
-//! kube-runtime's controller reads), or compact, each object as its compressed JSON ([`compact`](super::compact)),
+//! the controller's work queue reads), or compact, each object as its compressed JSON ([`compact`](super::compact)),
 //! decoded into a fresh `Arc<K>` on each read.
 //!
 //! k8s-openapi's types hold every optional field inline, set or not: a `Deployment` takes 2,496 bytes before

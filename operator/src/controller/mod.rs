@@ -1,4 +1,4 @@
-//! Running a reconciler on `kube_runtime::Controller`: triggers and why each pass runs, backoff, forgetting
+//! Running a reconciler: triggers and why each pass runs, the work queue ([`queue`]), backoff, forgetting
 //! deleted parents, the controller's metrics.
 
 use std::collections::HashMap;
@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 
 use futures::future::{BoxFuture, FutureExt};
 use futures::stream::{self, BoxStream, StreamExt};
-use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
 use kube::runtime::reflector::ObjectRef;
 use kube::{Client, ResourceExt};
 use tokio::sync::watch;
@@ -23,6 +22,7 @@ use crate::reconciler::{ParentKind, Reconciler, controller_parents};
 use crate::reconcilers::Changed;
 use crate::tracker::Tracker;
 
+mod queue;
 mod why;
 use why::Why;
 
@@ -168,7 +168,7 @@ pub(crate) fn runner<P: ParentKind>(
     }
     let mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>)>> =
         reconciler.mappers.iter().map(|m| m(&caches)).collect();
-    // kube-runtime's controller reads the parent kind's reflector store: the parent's cache is typed.
+    // The work queue looks each parent up in the parent kind's reflector store: the parent's cache is typed.
     let store = parent_cache.store().clone();
     let deletions = parent_cache.changes();
     let why: Arc<Why<P>> = Arc::new(Why::new(reconciler.name()));
@@ -231,10 +231,7 @@ pub(crate) fn runner<P: ParentKind>(
         })
         .chain(stream::pending());
     let triggers = stream::select(triggers, mapped);
-    let concurrency = reconciler.concurrency;
-    let config = ControllerConfig::default()
-        .concurrency(reconciler.concurrency)
-        .debounce(reconciler.debounce);
+    let (concurrency, debounce) = (reconciler.concurrency, reconciler.debounce);
     let dispatcher: Arc<dyn Dispatcher> =
         Arc::new(ApiDispatcher::new(client.clone(), reconciler.name()));
     let shared = Arc::new(Shared {
@@ -266,16 +263,29 @@ pub(crate) fn runner<P: ParentKind>(
                 p.meta(),
             )
         });
-        let controller = Controller::for_shared_stream(parent_stream, store)
-            .with_config(config)
-            .reconcile_on(triggers)
-            .graceful_shutdown_on(signal)
-            .run(reconcile::<P>, error_policy::<P>, shared)
-            .for_each(|res| async move {
-                if let Err(e) = res {
-                    tracing::debug!(error = %e, "controller event");
+        let requests = stream::select(
+            parent_stream.map(|p| ObjectRef::from_obj(p.as_ref())),
+            triggers,
+        );
+        // No pass before the parent cache holds its first list.
+        let ready_store = store.clone();
+        let ready = async move {
+            let _ = ready_store.wait_until_ready().await;
+        };
+        let start = move |obj_ref: ObjectRef<P>| {
+            let Some(parent) = store.get(&obj_ref) else {
+                tracing::debug!(parent = %obj_ref, "deleted since it was queued; no pass");
+                return None;
+            };
+            let shared = shared.clone();
+            Some(async move {
+                match reconcile(parent.clone(), shared.clone()).await {
+                    Ok(requeue_after) => requeue_after,
+                    Err(e) => Some(error_policy(parent, &e, shared)),
                 }
-            });
+            })
+        };
+        let controller = queue::run(requests, debounce, concurrency, ready, signal, start);
         async move {
             tokio::select! {
                 _ = controller => {},
@@ -296,7 +306,10 @@ async fn caches_synced(caches: &Caches, controller: &str) {
     }
 }
 
-async fn reconcile<P: ParentKind>(parent: Arc<P>, shared: Arc<Shared<P>>) -> Result<Action, Error> {
+async fn reconcile<P: ParentKind>(
+    parent: Arc<P>,
+    shared: Arc<Shared<P>>,
+) -> Result<Option<Duration>, Error> {
     let obj_ref = ObjectRef::from_obj(parent.as_ref());
     // No pass before every cache holds its first list: on a half-filled cache a child not listed yet looks
     // absent (a needless write) and a tracked object not listed yet looks missing (a false invalid spec).
@@ -314,7 +327,7 @@ async fn reconcile<P: ParentKind>(parent: Arc<P>, shared: Arc<Shared<P>>) -> Res
             .and_then(|c| c.get(obj_ref.namespace.as_deref(), &obj_ref.name));
         match latest {
             Some(p) => p,
-            None => return Ok(Action::await_change()),
+            None => return Ok(None),
         }
     };
     let retrying = shared
@@ -332,7 +345,7 @@ async fn reconcile<P: ParentKind>(parent: Arc<P>, shared: Arc<Shared<P>>) -> Res
     if due.echoes_only {
         // The pass would start from what the last one wrote and find nothing to do.
         tracing::debug!(parent = %obj_ref, why = %due.why, "only echoes of the last pass's writes; no pass");
-        return Ok(Action::await_change());
+        return Ok(None);
     }
     let (why, waited) = (due.why, due.waited);
     let metrics = Metrics::global();
@@ -360,7 +373,7 @@ async fn pass<P: ParentKind>(
     obj_ref: &ObjectRef<P>,
     why: &str,
     shared: &Arc<Shared<P>>,
-) -> (&'static str, Result<Action, Error>) {
+) -> (&'static str, Result<Option<Duration>, Error>) {
     // Every log line of the pass says which parent and why it runs.
     let span = tracing::info_span!("pass", parent = %obj_ref, why = %why);
     tracing::debug!(parent = %obj_ref, why = %why, "reconciling");
@@ -381,22 +394,22 @@ async fn pass<P: ParentKind>(
     } else {
         // Deleted while the pass ran: what it tracked would never be forgotten.
         shared.forget(obj_ref, parent.uid().as_deref());
-        return ("success", Ok(Action::await_change()));
+        return ("success", Ok(None));
     }
     let (result, action) = match pass.result {
-        Ok(Outcome::Continue) | Ok(Outcome::Halt) => ("success", Action::await_change()),
+        Ok(Outcome::Continue) | Ok(Outcome::Halt) => ("success", None),
         Ok(Outcome::RequeueAfter(d)) => {
             shared.why.requeue(obj_ref);
-            ("requeue_after", Action::requeue(d))
+            ("requeue_after", Some(d))
         }
         Err(Error::Yield) => {
             shared.why.requeue(obj_ref);
-            ("requeue", Action::requeue(Duration::ZERO))
+            ("requeue", Some(Duration::ZERO))
         }
         Err(e) if e.is_conflict() => {
             tracing::debug!(object = %obj_ref, "conflict; requeueing");
             shared.why.requeue(obj_ref);
-            ("requeue", Action::requeue(Duration::from_millis(200)))
+            ("requeue", Some(Duration::from_millis(200)))
         }
         Err(e) => return ("error", Err(e)),
     };
@@ -408,7 +421,7 @@ async fn pass<P: ParentKind>(
     (result, Ok(action))
 }
 
-fn error_policy<P: ParentKind>(parent: Arc<P>, error: &Error, shared: Arc<Shared<P>>) -> Action {
+fn error_policy<P: ParentKind>(parent: Arc<P>, error: &Error, shared: Arc<Shared<P>>) -> Duration {
     let obj_ref = ObjectRef::from_obj(parent.as_ref());
     let failures = {
         let mut map = shared.failures.lock().unwrap_or_else(|e| e.into_inner());
@@ -426,7 +439,7 @@ fn error_policy<P: ParentKind>(parent: Arc<P>, error: &Error, shared: Arc<Shared
             tracing::warn!(object = %obj_ref, error = %error, failures, retry_in = ?delay, "reconcile failed")
         }
     }
-    Action::requeue(delay)
+    delay
 }
 
 #[cfg(test)]
