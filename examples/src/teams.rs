@@ -79,17 +79,14 @@ pub fn desired_accounts(team: &Team, cx: &mut Context) -> operator::Result<Vec<S
         .spec
         .members
         .iter()
-        .map(|member| ServiceAccount {
-            metadata: ObjectMeta {
-                name: Some(format!("{}-{member}", team.name_any())),
-                labels: Some(BTreeMap::from([(MEMBER_LABEL.to_string(), member.clone())])),
-                annotations: Some(BTreeMap::from([(
-                    ROLE_ANNOTATION.to_string(),
-                    role.clone(),
-                )])),
-                ..Default::default()
-            },
-            ..Default::default()
+        .map(|member| {
+            object!(ServiceAccount {
+                metadata: {
+                    name: format!("{}-{member}", team.name_any()),
+                    labels: { [MEMBER_LABEL]: member },
+                    annotations: { [ROLE_ANNOTATION]: &role },
+                },
+            })
         })
         .collect())
 }
@@ -144,16 +141,14 @@ pub fn sample(name: &str, members: &[&str]) -> Team {
 
 /// The settings ConfigMap of a team in namespace `default`.
 pub fn sample_settings(team: &str, role: &str) -> ConfigMap {
-    ConfigMap {
-        metadata: ObjectMeta {
-            name: Some(format!("{team}-settings")),
-            namespace: Some("default".into()),
-            labels: Some(BTreeMap::from([(TEAM_LABEL.to_string(), team.to_string())])),
-            ..Default::default()
+    object!(ConfigMap {
+        metadata: {
+            name: format!("{team}-settings"),
+            namespace: "default",
+            labels: { [TEAM_LABEL]: team },
         },
-        data: Some(BTreeMap::from([("role".to_string(), role.to_string())])),
-        ..Default::default()
-    }
+        data: { "role": role },
+    })
 }
 
 /// The Team operator's command line ([`operator::cli`]); the embedded cluster gets a sample team (`ada` and

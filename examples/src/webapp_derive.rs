@@ -6,12 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
-use k8s_openapi::api::core::v1::{
-    ConfigMap, Container, ContainerPort, PodSpec, PodTemplateSpec, Service, ServicePort,
-    ServiceSpec,
-};
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Service};
 use operator::prelude::*;
 
 use crate::webapp::{
@@ -109,65 +105,35 @@ pub fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Op
         None => None,
     };
     let labels = labels(app);
-    Ok(Some(Deployment {
-        metadata: ObjectMeta {
-            name: Some(app.name_any()),
-            labels: Some(labels.clone()),
-            ..Default::default()
-        },
-        spec: Some(DeploymentSpec {
-            replicas: Some(app.spec.replicas),
-            selector: LabelSelector {
-                match_labels: Some(labels.clone()),
-                ..Default::default()
-            },
-            template: PodTemplateSpec {
-                metadata: Some(ObjectMeta {
-                    labels: Some(labels),
-                    annotations,
-                    ..Default::default()
-                }),
-                spec: Some(PodSpec {
-                    containers: vec![Container {
-                        name: "app".into(),
-                        image: Some(app.spec.image.clone()),
-                        ports: Some(vec![ContainerPort {
-                            name: Some("http".into()),
-                            container_port: port(app.spec.port),
-                            ..Default::default()
-                        }]),
-                        ..Default::default()
+    Ok(Some(object!(Deployment {
+        metadata: { name: app.name_any(), labels: labels.clone() },
+        spec: {
+            replicas: app.spec.replicas,
+            selector: { match_labels: labels.clone() },
+            template: {
+                metadata: { labels, annotations },
+                spec: {
+                    containers: [{
+                        name: "app",
+                        image: &app.spec.image,
+                        ports: [{ name: "http", container_port: port(app.spec.port) }],
                     }],
-                    ..Default::default()
-                }),
+                },
             },
-            ..Default::default()
-        }),
-        ..Default::default()
-    }))
+        },
+    })))
 }
 
 /// The Service of an app: `port`, forwarded to the pods' `port`, selecting the app's pods.
 pub fn desired_service(app: &WebApp, _cx: &mut Context) -> operator::Result<Option<Service>> {
-    let labels = labels(app);
-    Ok(Some(Service {
-        metadata: ObjectMeta {
-            name: Some(app.name_any()),
-            labels: Some(labels.clone()),
-            ..Default::default()
+    let port = port(app.spec.port);
+    Ok(Some(object!(Service {
+        metadata: { name: app.name_any(), labels: labels(app) },
+        spec: {
+            selector: labels(app),
+            ports: [{ name: "http", port, target_port: port }],
         },
-        spec: Some(ServiceSpec {
-            selector: Some(labels),
-            ports: Some(vec![ServicePort {
-                name: Some("http".into()),
-                port: port(app.spec.port),
-                target_port: Some(IntOrString::Int(port(app.spec.port))),
-                ..Default::default()
-            }]),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }))
+    })))
 }
 
 /// Reports the Deployment's name, available replicas and the ConfigMap hash its pods run with.

@@ -30,6 +30,7 @@ mod json_text;
 pub mod leader;
 pub mod manifests;
 pub mod metrics;
+pub mod object;
 mod operator;
 pub mod outcome;
 mod own_status;

@@ -1,6 +1,6 @@
 //! What nearly every operator module names, in one import: the runtime's builder and step types, the derives
 //! a custom resource needs (kube's, serde's, schemars', this crate's), the object metadata and condition
-//! types, and (feature `cli`) the command line.
+//! types, [`object!`](crate::object!) for desired objects, and (feature `cli`) the command line.
 //!
 //! ```
 //! use operator::prelude::*;
@@ -27,4 +27,4 @@ pub use serde::{Deserialize, Serialize};
 pub use crate::admission::{Request, Verdict};
 #[cfg(feature = "cli")]
 pub use crate::cli::App;
-pub use crate::{ChildOutcome, Context, Outcome, Reconciler, ReconcilerStatus};
+pub use crate::{ChildOutcome, Context, Outcome, Reconciler, ReconcilerStatus, object};

@@ -1,4 +1,4 @@
-//! Running a reconciler: triggers and why each pass runs, the work queue ([`queue`]), backoff, forgetting
+//! Running a reconciler: triggers and why each pass runs, the work queue (`queue.rs`), backoff, forgetting
 //! deleted parents, the controller's metrics.
 
 use std::collections::HashMap;
