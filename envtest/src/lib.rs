@@ -36,6 +36,7 @@
 
 mod assets;
 mod certs;
+mod client;
 mod error;
 mod health;
 mod process;
@@ -331,9 +332,10 @@ impl ControlPlane {
         }
     }
 
-    /// A new client (on the current runtime) authenticated as the admin user.
+    /// A new client (on the current runtime) authenticated as the admin user, with `TCP_NODELAY` on as Go's
+    /// clients have it (kube's `Client::try_from` leaves it off).
     pub fn client(&self) -> Result<Client, Error> {
-        Client::try_from(self.inner.config.clone()).map_err(|source| Error::Kube {
+        client::client(self.inner.config.clone()).map_err(|source| Error::Kube {
             context: "building a client for the control plane".into(),
             source,
         })
