@@ -275,3 +275,48 @@ async fn a_controller_manages_its_child_end_to_end() {
         .unwrap();
     let _ = Note::kind(&());
 }
+
+/// A pass may start before the child kind's watch shows an object made just before it (each kind has its own
+/// watch): someone else's ConfigMap under the child's name is refused, not applied over, whether or not the
+/// cache has seen it yet. (Before the runtime read past the cache, the end-to-end test above caught the
+/// operator taking such a ConfigMap over when its pass started within a millisecond of the parent's event.)
+#[tokio::test]
+async fn a_foreign_child_made_just_before_the_pass_is_refused_whether_or_not_the_cache_has_seen_it()
+{
+    let mut env = operator::testing::table::TestEnv::new();
+    env.install_crd(&Note::crd()).await.unwrap();
+    let mut note = Note::new(
+        "late",
+        NoteSpec {
+            text: "mine".into(),
+        },
+    );
+    note.metadata.namespace = Some("default".into());
+    env.insert(&note).unwrap();
+    env.cache::<Note>();
+    env.wire(&reconciler().wiring());
+    env.start().await.unwrap();
+    let cms: Api<ConfigMap> = Api::namespaced(env.client(), "default");
+    let mut foreign = ConfigMap::default();
+    foreign.metadata.name = Some("late".into());
+    foreign.data = Some([("owner".to_string(), "someone else".to_string())].into());
+    cms.create(&PostParams::default(), &foreign).await.unwrap();
+    let report = env
+        .pass(
+            &reconciler(),
+            &kube::runtime::reflector::ObjectRef::from_obj(&note),
+        )
+        .await
+        .unwrap();
+    let live = cms.get("late").await.unwrap();
+    assert!(live.owner_references().is_empty(), "{live:?}");
+    assert_eq!(
+        live.data.unwrap(),
+        [("owner".to_string(), "someone else".to_string())].into()
+    );
+    assert!(
+        report.writes().iter().all(|w| w.resource != "configmaps"),
+        "{:#?}",
+        report.writes()
+    );
+}

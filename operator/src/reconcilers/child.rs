@@ -399,10 +399,12 @@ where
             .find(|c| c.meta().name.as_deref() == Some(name.as_str()) && c.namespace() == namespace)
             .cloned();
         let live = match known.or_else(|| cache.get(namespace.as_deref(), &name)) {
-            // A cache of selected objects (the children the runtime labelled) misses someone else's object of
-            // the same name, and a child written before the owner label: ask the API server before an apply
-            // takes it over.
-            None if !cache.holds_every_object() => cx
+            // Not in the cache is not absent: each kind has its own watch, so a pass started by the parent's
+            // event may come before the child kind's event of an object made just before, and a cache of
+            // selected objects (the children the runtime labelled) never holds someone else's object of the
+            // same name or a child written before the owner label. Ask the API server before an apply takes
+            // such an object over (one read per child the cache does not hold).
+            None => cx
                 .read::<C>(namespace.as_deref(), &name)
                 .await?
                 .map(Arc::new),

@@ -190,10 +190,9 @@ where
                 .find(|c| c.meta().name.as_deref() == Some(name.as_str()) && c.namespace() == ns)
                 .cloned();
             let live = match known.or_else(|| cache.get(ns.as_deref(), &name)) {
-                // A selective cache misses someone else's object of this name: ask before applying.
-                None if !cache.holds_every_object() => {
-                    cx.read::<C>(ns.as_deref(), &name).await?.map(Arc::new)
-                }
+                // Not in the cache is not absent (a cache may not have the event of an object made just
+                // before the pass yet, and a selective one misses someone else's): ask before applying.
+                None => cx.read::<C>(ns.as_deref(), &name).await?.map(Arc::new),
                 found => found,
             };
             if let Some(l) = &live

@@ -65,7 +65,8 @@ async fn children_are_created_updated_and_deleted_by_id() {
         .expect_event(EventExpectation::normal("Updated").note("ConfigMap default/hello-b"))
         .expect_event(EventExpectation::normal("Created").note("ConfigMap default/hello-c"))
         .expect_event(EventExpectation::normal("Deleted").note("ConfigMap default/hello-z"))
-        .expect_no_reads()
+        // No `expect_no_reads`: `hello-c` is not in the cache, and not being cached is not being absent (the
+        // cache may not have the event of someone else's object of that name yet), so the pass reads it first.
         .run(reconciler)
         .await
         .unwrap();
