@@ -11,13 +11,16 @@
 //!
 //! Entries go when their echo arrives, or after [`KEEP`] (an echo that never comes: the write changed nothing,
 //! or a later change came first); at most [`CAPACITY`] are held, and a write not remembered only costs a pass.
+//! An echo is told by its exact version, not by its age: the parent it queued may wait its turn behind
+//! thousands of others (16 passes at a time over 10,000 parents took minutes on the real control plane), and a
+//! limit of one minute there made 7,000 passes that only found their own writes.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// How long a write's echo is awaited.
-pub(crate) const KEEP: Duration = Duration::from_secs(60);
+/// How long a write's echo is awaited (its parent's pass may come long after the echo itself).
+pub(crate) const KEEP: Duration = Duration::from_secs(15 * 60);
 
 /// How many writes are awaited at most.
 pub(crate) const CAPACITY: usize = 65_536;
@@ -53,7 +56,10 @@ impl Echoes {
     /// Remembers that a pass of the parent `writer` (its uid) left the object `uid` at `version` (as the API
     /// answered the write).
     pub(crate) fn wrote(&self, writer: &str, uid: &str, version: &str) {
-        let now = Instant::now();
+        self.wrote_at(writer, uid, version, Instant::now());
+    }
+
+    fn wrote_at(&self, writer: &str, uid: &str, version: &str, now: Instant) {
         let mut awaited = self.awaited.lock().unwrap_or_else(|e| e.into_inner());
         if awaited.swept.is_none_or(|s| now.duration_since(s) > KEEP) {
             awaited
@@ -95,7 +101,7 @@ impl Echoes {
         };
         let at = write.resource_versions.iter().position(|v| **v == *version);
         let echo = match at {
-            Some(at) if *write.writer == *parent && write.at.elapsed() <= KEEP => {
+            Some(at) if *write.writer == *parent => {
                 // Events arrive in order: the versions before this one will not come any more.
                 write.resource_versions.drain(..=at);
                 true
@@ -148,6 +154,27 @@ mod tests {
         assert!(echoes.is_echo("u", "5", "p"));
         assert!(!echoes.is_echo("u", "4", "p"));
         assert_eq!(echoes.len(), 0);
+    }
+
+    #[test]
+    fn an_echo_is_told_however_long_its_parent_waited_for_its_pass() {
+        let echoes = Echoes::default();
+        let now = Instant::now();
+        let Some(long_ago) = now.checked_sub(Duration::from_secs(5 * 60)) else {
+            return; // a clock that started less than five minutes ago
+        };
+        echoes.wrote_at("p", "u", "3", long_ago);
+        // Another write's sweep keeps it.
+        echoes.wrote_at("q", "v", "9", now);
+        assert!(echoes.is_echo("u", "3", "p"));
+        // Past `KEEP`, the sweep lets it go.
+        let Some(too_long_ago) = now.checked_sub(KEEP + Duration::from_secs(1)) else {
+            return;
+        };
+        let echoes = Echoes::default();
+        echoes.wrote_at("p", "u", "3", too_long_ago);
+        echoes.wrote_at("q", "v", "9", now);
+        assert!(!echoes.is_echo("u", "3", "p"));
     }
 
     #[test]
