@@ -9,7 +9,7 @@
 //! cargo run --example database -- manifests | kubectl apply -f -
 //! ```
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), operator::cli::CliError> {
     examples::database::app()
         .about("Runs the Database operator (written with #[derive(Reconciler)]).")

@@ -10,7 +10,7 @@
 //! cargo run --example teams -- manifests | kubectl apply -f -
 //! ```
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), operator::cli::CliError> {
     examples::teams::app()
         .about("Runs the Team operator (written with #[derive(Reconciler)]).")

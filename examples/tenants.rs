@@ -13,7 +13,7 @@
 //! cargo run --example tenants -- manifests | kubectl apply -f -
 //! ```
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), operator::cli::CliError> {
     examples::tenants::app()
         .about("Runs the Tenant operator (written with #[derive(Reconciler)]).")

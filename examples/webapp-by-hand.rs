@@ -12,7 +12,7 @@
 //! cargo run --example webapp-by-hand -- manifests | kubectl apply -f -
 //! ```
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), operator::cli::CliError> {
     examples::webapp::cli::by_hand()
         .about("Runs the WebApp operator (written with the runtime only, no derive).")

@@ -11,7 +11,7 @@
 //! cargo run --example webapp -- manifests | kubectl apply -f -
 //! ```
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), operator::cli::CliError> {
     examples::webapp::cli::on_embedded(examples::webapp_derive::app())
         .about("Runs the WebApp operator (written with #[derive(Reconciler)]).")
