@@ -34,8 +34,8 @@ use crate::webapp::{
 )]
 #[reconciler(name = "webapp-controller")]
 #[watches(ConfigMap, by = config_map)]
-#[child(desired = desired_deployment, reflect = reflect_deployment)]
-#[child(desired = desired_service, reflect = reflect_service)]
+#[child(desired = desired_deployment, reflect = reflect_deployment, reflect_name = deployment)]
+#[child(desired = desired_service, reflect_name = service)]
 #[admission(validate = validate_webapp, default = default_webapp)]
 #[x_kube(validation = Rule::new("self.replicas <= 50").message("replicas must be at most 50"))]
 #[serde(rename_all = "camelCase")]
@@ -83,11 +83,7 @@ pub struct WebAppStatus {
 
 /// The labels of an app's children and pods; the Deployment and the Service select on them.
 pub fn labels(app: &WebApp) -> BTreeMap<String, String> {
-    [
-        (NAME_LABEL.to_string(), "webapp".to_string()),
-        (INSTANCE_LABEL.to_string(), app.name_any()),
-    ]
-    .into()
+    object!({ [NAME_LABEL]: "webapp", [INSTANCE_LABEL]: app.name_any() })
 }
 
 /// The Deployment of an app: `replicas` pods running `image`, exposing `port`, with the ConfigMap hash on the
@@ -97,10 +93,7 @@ pub fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Op
     let annotations = match &app.spec.config_map {
         Some(name) => {
             let cm = cx.get_referenced::<ConfigMap>(app.namespace().as_deref(), name)?;
-            Some(BTreeMap::from([(
-                CONFIG_HASH_ANNOTATION.into(),
-                config_hash(&cm),
-            )]))
+            Some(object!({ [CONFIG_HASH_ANNOTATION]: config_hash(&cm) }))
         }
         None => None,
     };
@@ -136,9 +129,9 @@ pub fn desired_service(app: &WebApp, _cx: &mut Context) -> operator::Result<Opti
     })))
 }
 
-/// Reports the Deployment's name, available replicas and the ConfigMap hash its pods run with.
+/// Reports the Deployment's available replicas and the ConfigMap hash its pods run with (its name goes to
+/// `status.deployment` by `reflect_name`).
 pub fn reflect_deployment(status: &mut WebAppStatus, outcome: &ChildOutcome<Deployment>) {
-    outcome.reflect_into(&mut status.deployment, |d| Some(d.name_any()));
     outcome.reflect_into(&mut status.available_replicas, |d| {
         d.status.as_ref()?.available_replicas
     });
@@ -166,11 +159,6 @@ pub fn validate_webapp(request: &Request<'_, WebApp>) -> Verdict {
 /// The defaulting webhook: `spec.port` is 8080 when absent.
 pub fn default_webapp(app: &mut WebApp) {
     app.spec.port.get_or_insert(DEFAULT_PORT);
-}
-
-/// Reports the Service's name.
-pub fn reflect_service(status: &mut WebAppStatus, outcome: &ChildOutcome<Service>) {
-    outcome.reflect_into(&mut status.service, |s| Some(s.name_any()));
 }
 
 /// The operator's command line ([`operator::cli`]): `cargo run --example webapp`.

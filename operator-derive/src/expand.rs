@@ -304,6 +304,10 @@ fn child(model: &Model, root: &Root, c: &Child) -> TokenStream {
         let p = r.path();
         out.extend(quote_spanned!(r.span()=> .reflect_status(#p)));
     }
+    if let Some(field) = &c.reflect_name {
+        let field = &field.0;
+        out.extend(quote_spanned!(field.span()=> .reflect_name(|status| &mut status.#field)));
+    }
     out
 }
 

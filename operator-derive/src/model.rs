@@ -6,6 +6,7 @@ use syn::{DeriveInput, Ident, Path, Type, Visibility};
 
 use crate::attr::{
     AdmissionOpts, ContainerOpts, FieldName, Flow, FnPath, Item, KubeAttr, Parsed, StashEntry,
+    StatusField,
 };
 
 /// The whole reconciler.
@@ -66,6 +67,8 @@ pub struct Child {
     pub desired: Option<FnPath>,
     /// The status reflection.
     pub reflect: Option<FnPath>,
+    /// The status field that holds the child's name.
+    pub reflect_name: Option<StatusField>,
     /// `"apply"`, `"update"` or `"create"`.
     pub strategy: Option<SpannedValue<String>>,
     /// Forced server-side apply.
@@ -175,6 +178,7 @@ impl<'a> Model<'a> {
                         ty,
                         desired: opts.desired,
                         reflect: opts.reflect,
+                        reflect_name: opts.reflect_name,
                         strategy: opts.strategy,
                         force: opts.force,
                         field_manager: opts.field_manager,

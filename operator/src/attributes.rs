@@ -130,6 +130,7 @@
 //! | --- | --- | --- |
 //! | `desired = f` (required) | `fn(&Root, &mut Context) -> operator::Result<Option<Child>>`, or an `async fn` of that signature | `ChildReconciler::new("<kind>", f)`; for an `async fn`, `ChildReconciler::new_async("<kind>", \|p, cx\| f(p, cx).boxed())` |
 //! | `reflect = g` | `fn(&mut Status, &ChildOutcome<Child>)` | `.reflect_status(g)` |
+//! | `reflect_name = field` | a field of the status, `Option<String>`: the child's name while it is in place, `None` once it is gone (after `reflect`) | `.reflect_name(\|status\| &mut status.field)` |
 //! | `strategy = "apply"` or `"update"` | server-side apply (default) or merge-then-update | `.strategy(WriteStrategy::Apply { force: true })` or `.strategy(WriteStrategy::Update)` |
 //! | `strategy = "create"` | create the child once and never write it again (a generated password) | `.strategy(WriteStrategy::CreateOnly)` |
 //! | `force = false` | do not take fields from other managers (apply only: an error with `"update"` or `"create"`) | `.strategy(WriteStrategy::Apply { force: false })` |

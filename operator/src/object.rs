@@ -43,6 +43,20 @@
 //!   `IntOrString`, a `&str` for a `Quantity`. A block expression goes in parentheses (`({ .. })`), as a
 //!   brace would start a nested object.
 //!
+//! `object!({ "key": value, .. })` alone is such a map, a `BTreeMap` of the types the caller asks for (the
+//! labels a Deployment and its Service share):
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//! use operator::object;
+//!
+//! const INSTANCE: &str = "app.kubernetes.io/instance";
+//! fn labels(name: &str) -> BTreeMap<String, String> {
+//!     object!({ "app.kubernetes.io/name": "web", [INSTANCE]: name })
+//! }
+//! assert_eq!(labels("a")[INSTANCE], "a");
+//! ```
+//!
 //! A field that does not exist is the compiler's error on that field's name, and a value of the wrong type
 //! names the field's type. Values are ordinary expressions, evaluated in order, so `?` works in them.
 //!
@@ -179,6 +193,16 @@ pub mod __private {
 /// ```
 #[macro_export]
 macro_rules! object {
+    ({ $($entries:tt)* }) => {{
+        #[allow(unused_mut)]
+        let mut map = ::std::collections::BTreeMap::new();
+        {
+            #[allow(unused_variables)]
+            let entries = &mut map;
+            $crate::__object_fields!(entries; $($entries)*);
+        }
+        map
+    }};
     ($kind:path { $($fields:tt)* }) => {{
         #[allow(unused_imports)]
         use $crate::object::__private::Required as _;
@@ -399,6 +423,20 @@ mod tests {
                 "developer".to_string()
             )]))
         );
+    }
+
+    #[test]
+    fn a_map_alone_takes_the_types_its_use_asks_for() {
+        const TEAM: &str = "example.dev/team";
+        let labels: BTreeMap<String, String> =
+            object!({ [TEAM]: "core", "tier": String::from("1") });
+        assert_eq!(labels[TEAM], "core");
+        assert_eq!(labels["tier"], "1");
+        let ports: BTreeMap<String, IntOrString> = object!({ "http": 8080, "admin": "admin-port" });
+        assert_eq!(ports["http"], IntOrString::Int(8080));
+        assert_eq!(ports["admin"], IntOrString::String("admin-port".into()));
+        let empty: BTreeMap<String, String> = object!({});
+        assert!(empty.is_empty());
     }
 
     #[test]

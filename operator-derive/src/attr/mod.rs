@@ -22,7 +22,7 @@ pub use opts::{
     AdmissionOpts, ChildOpts, ChildrenOpts, ContainerOpts, Flow, Item, KubeAttr, Parsed,
     StashEntry, WatchesOpts,
 };
-pub use values::{FieldName, FnPath};
+pub use values::{FieldName, FnPath, StatusField};
 
 /// The accumulator every phase reports into.
 pub type Errors = darling::error::Accumulator;

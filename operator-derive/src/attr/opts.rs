@@ -5,7 +5,7 @@ use darling::util::{Flag, SpannedValue};
 use proc_macro2::Span;
 use syn::{Ident, LitStr, Path, Type};
 
-use super::values::{CratePath, FieldName, FnPath, KeyList, Number, TypeArg};
+use super::values::{CratePath, FieldName, FnPath, KeyList, Number, StatusField, TypeArg};
 
 /// `#[reconciler(..)]`: options of the whole reconciler (several `#[reconciler]` attributes are merged).
 #[derive(Debug, Default, FromMeta)]
@@ -53,6 +53,8 @@ pub struct ChildOpts {
     pub desired: Option<FnPath>,
     /// `fn(&mut Status, &ChildOutcome<Child>)`.
     pub reflect: Option<FnPath>,
+    /// The field of the status (`Option<String>`) that holds the child's name.
+    pub reflect_name: Option<StatusField>,
     /// `"apply"` (default), `"update"` or `"create"`.
     pub strategy: Option<SpannedValue<String>>,
     /// Server-side apply takes conflicting fields (default true).
@@ -78,6 +80,7 @@ impl ChildOpts {
     pub const KEYS: &[&str] = &[
         "desired",
         "reflect",
+        "reflect_name",
         "strategy",
         "force",
         "field_manager",

@@ -105,29 +105,46 @@ impl FromMeta for KeyList {
 #[derive(Debug, Clone)]
 pub struct FieldName(pub syn::Ident);
 
-impl FromMeta for FieldName {
-    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+impl FieldName {
+    /// The field named by `expr`, a field of `of` (`"the spec"`), as in `example`.
+    fn parse(expr: &Expr, of: &str, example: &str) -> darling::Result<Self> {
         match expr {
             Expr::Path(p) if p.qself.is_none() => match p.path.get_ident() {
                 Some(ident) => Ok(FieldName(ident.clone())),
-                None => Err(Error::custom(
-                    "expected the name of a field of the spec, e.g. `by = config_map`",
-                )
+                None => Err(Error::custom(format!(
+                    "expected the name of a field of {of}, e.g. `{example}`"
+                ))
                 .with_span(expr)),
             },
-            Expr::Group(g) => Self::from_expr(&g.expr),
+            Expr::Group(g) => Self::parse(&g.expr, of, example),
             Expr::Lit(syn::ExprLit {
                 lit: Lit::Str(s), ..
             }) => Err(Error::custom(format!(
-                "expected the name of a field of the spec, found a string: remove the quotes (`{0}`, not `\"{0}\"`)",
+                "expected the name of a field of {of}, found a string: remove the quotes (`{0}`, not `\"{0}\"`)",
                 s.value()
             ))
             .with_span(s)),
-            _ => Err(Error::custom(
-                "expected the name of a field of the spec, e.g. `by = config_map`",
-            )
+            _ => Err(Error::custom(format!(
+                "expected the name of a field of {of}, e.g. `{example}`"
+            ))
             .with_span(expr)),
         }
+    }
+}
+
+impl FromMeta for FieldName {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        Self::parse(expr, "the spec", "by = config_map")
+    }
+}
+
+/// A field of the status named as a value, as in `reflect_name = service`.
+#[derive(Debug, Clone)]
+pub struct StatusField(pub syn::Ident);
+
+impl FromMeta for StatusField {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        FieldName::parse(expr, "the status", "reflect_name = service").map(|f| StatusField(f.0))
     }
 }
 

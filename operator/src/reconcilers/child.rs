@@ -238,12 +238,19 @@ where
         }
     }
 
-    /// Reports each pass's outcome to the parent (usually into its status).
+    /// Reports each pass's outcome to the parent (usually into its status). Several reflections run in the
+    /// order they were added.
     pub fn reflect(
         mut self,
         reflect: impl Fn(&mut P, &ChildOutcome<C>) + Send + Sync + 'static,
     ) -> Self {
-        self.reflect = Some(Box::new(reflect));
+        self.reflect = Some(match self.reflect.take() {
+            None => Box::new(reflect),
+            Some(before) => Box::new(move |parent: &mut P, outcome: &ChildOutcome<C>| {
+                before(parent, outcome);
+                reflect(parent, outcome);
+            }),
+        });
         self
     }
 
@@ -667,6 +674,38 @@ where
                 parent.status_mut().get_or_insert_with(Default::default),
                 outcome,
             )
+        })
+    }
+
+    /// Reports the child's name into a field of the parent's status: its name while it is in place, `None`
+    /// once it is gone, terminating or someone else's, and the field left as it was when the pass failed
+    /// ([`ChildOutcome::reflect_into`]). Runs after the reflections added before it.
+    ///
+    /// ```
+    /// # use k8s_openapi::api::core::v1::Service;
+    /// # use kube::CustomResource;
+    /// # use operator::{ChildReconciler, Context, object};
+    /// #[derive(CustomResource, Clone, Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+    /// #[kube(group = "example.dev", version = "v1", kind = "Site", namespaced, status = "SiteStatus")]
+    /// pub struct SiteSpec {}
+    ///
+    /// #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+    /// pub struct SiteStatus {
+    ///     service: Option<String>,
+    /// }
+    ///
+    /// let step = ChildReconciler::new("service", |_: &Site, _: &mut Context| {
+    ///     Ok(Some(object!(Service { metadata: { name: "site" } })))
+    /// })
+    /// .reflect_name(|status: &mut SiteStatus| &mut status.service);
+    /// # let _ = step;
+    /// ```
+    pub fn reflect_name(
+        self,
+        field: impl Fn(&mut P::Status) -> &mut Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.reflect_status(move |status, outcome| {
+            outcome.reflect_into(field(status), |c| Some(c.name_any()))
         })
     }
 }

@@ -108,12 +108,20 @@ where
         }
     }
 
-    /// Reports the outcome of each child by id.
+    /// Reports the outcome of each child by id. Several reflections run in the order they were added.
     pub fn reflect(
         mut self,
         reflect: impl Fn(&mut P, &BTreeMap<String, ChildOutcome<C>>) + Send + Sync + 'static,
     ) -> Self {
-        self.reflect = Some(Box::new(reflect));
+        self.reflect = Some(match self.reflect.take() {
+            None => Box::new(reflect),
+            Some(before) => Box::new(
+                move |parent: &mut P, outcomes: &BTreeMap<String, ChildOutcome<C>>| {
+                    before(parent, outcomes);
+                    reflect(parent, outcomes);
+                },
+            ),
+        });
         self
     }
 
