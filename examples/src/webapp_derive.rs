@@ -90,13 +90,8 @@ pub fn labels(app: &WebApp) -> BTreeMap<String, String> {
 /// pod template when a ConfigMap is named.
 pub fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Option<Deployment>> {
     // A ConfigMap the app names but that does not exist is an invalid spec (`ConfigMapNotFound`).
-    let annotations = match &app.spec.config_map {
-        Some(name) => {
-            let cm = cx.get_referenced::<ConfigMap>(app.namespace().as_deref(), name)?;
-            Some(object!({ [CONFIG_HASH_ANNOTATION]: config_hash(&cm) }))
-        }
-        None => None,
-    };
+    let config = cx.referenced::<ConfigMap>(app, app.spec.config_map.as_deref())?;
+    let annotations = config.map(|cm| object!({ [CONFIG_HASH_ANNOTATION]: config_hash(&cm) }));
     let labels = labels(app);
     Ok(Some(object!(Deployment {
         metadata: { name: app.name_any(), labels: labels.clone() },

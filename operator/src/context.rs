@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::jiff::Timestamp;
-use kube::ResourceExt;
 use kube::core::{Selector, SelectorExt};
+use kube::{Resource, ResourceExt};
 
 use crate::answer::Answer;
 use crate::cache::{Cache, CachedKind, Caches};
@@ -236,6 +236,26 @@ impl Context {
                 format!("{kind} {name} not found{place}"),
             )
         })
+    }
+
+    /// The object of kind `K` that `parent`'s spec names `name`, if it names one: read as
+    /// [`get_referenced`](Self::get_referenced) reads it (tracked; a missing one is an invalid spec), in the
+    /// parent's namespace when `K` is namespaced. For an optional reference such as `spec.configMap`:
+    /// `cx.referenced::<ConfigMap>(app, app.spec.config_map.as_deref())?`.
+    pub fn referenced<K: CachedKind>(
+        &mut self,
+        parent: &impl Resource,
+        name: Option<&str>,
+    ) -> Result<Option<Arc<K>>> {
+        let Some(name) = name else {
+            return Ok(None);
+        };
+        let namespace = parent
+            .meta()
+            .namespace
+            .as_deref()
+            .filter(|_| crate::cache::is_namespaced::<K>());
+        self.get_referenced(namespace, name).map(Some)
     }
 
     /// Lists objects matching a selector from the cache and tracks the selection.
