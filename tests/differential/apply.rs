@@ -148,6 +148,27 @@ async fn server_side_apply(client: Client, ns: String) -> Transcript {
     )
     .await;
     t.get("get the config map", &format!("{cms}/c")).await;
+    // An apply cannot be made to only create: a uid in the applied object is a precondition that no
+    // object satisfies when there is none (409), and an immutable field when there is another (422).
+    let nobody = "00000000-0000-0000-0000-000000000000";
+    let mut with_uid = cm(json!({"x": "1"}));
+    with_uid["metadata"]["uid"] = json!(nobody);
+    with_uid["metadata"]["name"] = json!("u");
+    t.patch(
+        "an apply naming a uid, of no object",
+        &format!("{cms}/u?fieldManager=a"),
+        APPLY,
+        &with_uid,
+    )
+    .await;
+    with_uid["metadata"]["name"] = json!("c");
+    t.patch(
+        "an apply naming another object's uid",
+        &format!("{cms}/c?fieldManager=a"),
+        APPLY,
+        &with_uid,
+    )
+    .await;
     t
 }
 

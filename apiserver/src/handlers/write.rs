@@ -271,6 +271,22 @@ pub(super) fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
     if live.is_none() && p == Part::Status {
         return Err(ApiError::not_found(rt.target(), &k.name));
     }
+    // A uid in the applied object is a precondition: with no object, kube-apiserver refuses to create one (so
+    // an apply cannot be made to only create). With another object's uid, the update below refuses the change
+    // of an immutable field.
+    if live.is_none()
+        && let Some(uid) = applied["metadata"]["uid"]
+            .as_str()
+            .filter(|u| !u.is_empty())
+    {
+        return Err(ApiError::conflict_with(
+            rt.target(),
+            &k.name,
+            &format!(
+                "uid mismatch: the provided object specified uid {uid}, and no existing object was found"
+            ),
+        ));
+    }
     let result = managed_fields::apply(
         live,
         &applied,
