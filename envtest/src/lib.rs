@@ -39,6 +39,7 @@ mod certs;
 mod client;
 mod error;
 mod health;
+pub mod metrics;
 mod process;
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};

@@ -9,30 +9,15 @@ use examples::webapp::{WebApp, reconciler, sample, sample_config_map};
 use kube::api::{Api, PostParams};
 use kube::{Client, CustomResourceExt};
 use operator::Operator;
+use operator::testing::envtest::metrics::{is_write, requests, scrape};
 use operator::testing::envtest::{ControlPlane, assets_or_skip};
 
 use crate::support::eventually;
 
-/// What the operator writes to: the API server's own writes (its leases, the `kubernetes` endpoints) are not
-/// the operator's.
-const OPERATOR_RESOURCES: [&str; 8] = [
-    "webapps",
-    "databases",
-    "deployments",
-    "statefulsets",
-    "services",
-    "secrets",
-    "configmaps",
-    "events",
-];
-
 /// Write requests the API server has served to the operator's resources, by verb and resource, from its own
 /// metrics.
 async fn writes(client: &Client) -> BTreeMap<String, u64> {
-    served(client, |verb| {
-        !["GET", "LIST", "WATCH", "WATCHLIST"].contains(&verb)
-    })
-    .await
+    served(client, is_write).await
 }
 
 /// LIST requests the API server has served for the operator's resources, by resource.
@@ -40,37 +25,14 @@ async fn lists(client: &Client) -> BTreeMap<String, u64> {
     served(client, |verb| verb == "LIST").await
 }
 
-/// Requests with a verb `verb` admits that the API server has served for the operator's resources, by verb and
-/// resource, from its own metrics.
+/// Requests with a verb `verb` admits that the API server has served for the operator's resources, keyed
+/// `verb resource`, from its own metrics.
 async fn served(client: &Client, verb: impl Fn(&str) -> bool) -> BTreeMap<String, u64> {
-    let request = http::Request::get("/metrics").body(Vec::new()).unwrap();
-    let text = client.request_text(request).await.expect("/metrics");
-    let mut out = BTreeMap::new();
-    for line in text
-        .lines()
-        .filter(|l| l.starts_with("apiserver_request_total{"))
-    {
-        let label = |name: &str| {
-            line.split(&format!("{name}=\""))
-                .nth(1)?
-                .split('"')
-                .next()
-                .map(str::to_string)
-        };
-        let (Some(v), Some(resource)) = (label("verb"), label("resource")) else {
-            continue;
-        };
-        if !verb(&v) || !OPERATOR_RESOURCES.contains(&resource.as_str()) {
-            continue;
-        }
-        let count: u64 = line
-            .rsplit(' ')
-            .next()
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0) as u64;
-        *out.entry(format!("{v} {resource}")).or_default() += count;
-    }
-    out
+    let page = scrape(client).await.expect("/metrics");
+    requests(&page, verb)
+        .into_iter()
+        .map(|((v, resource), n)| (format!("{v} {resource}"), n))
+        .collect()
 }
 
 fn start(
