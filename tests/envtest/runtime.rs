@@ -12,6 +12,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{CustomResource, CustomResourceExt, ResourceExt};
+use operator::metrics::Metrics;
 use operator::testing::envtest::ControlPlane;
 use operator::{
     ChildReconciler, Context, Operator, Outcome, Reconciler, ReconcilerStatus, Sequence,
@@ -74,7 +75,16 @@ fn reconciler(
     cleanups: Arc<AtomicUsize>,
     hook: impl Fn(&Memo) + Send + Sync + 'static,
 ) -> Reconciler<Memo> {
-    Reconciler::new(CONTROLLER).step(WithFinalizer::new(
+    reconciler_named(CONTROLLER, cleanups, hook)
+}
+
+/// [`reconciler`] under another controller name (its own series of the process-wide metrics).
+fn reconciler_named(
+    name: &str,
+    cleanups: Arc<AtomicUsize>,
+    hook: impl Fn(&Memo) + Send + Sync + 'static,
+) -> Reconciler<Memo> {
+    Reconciler::new(name).step(WithFinalizer::new(
         FINALIZER,
         Sequence::new("memo")
             .step(
@@ -265,7 +275,10 @@ async fn a_pass_is_not_woken_by_its_own_writes() {
     let hook = move |_: &Memo| {
         counted.fetch_add(1, Ordering::SeqCst);
     };
-    let Some(setup) = Setup::start("echoes", reconciler(Arc::default(), hook)).await else {
+    let controller = "memo-echoes";
+    let Some(setup) =
+        Setup::start("echoes", reconciler_named(controller, Arc::default(), hook)).await
+    else {
         return;
     };
     // Events of a write arrive within milliseconds; a second of quiet shows any pass they queued.
@@ -281,6 +294,18 @@ async fn a_pass_is_not_woken_by_its_own_writes() {
         "one pass creates and reports everything"
     );
     assert_eq!(setup.exchanges("PATCH", "/memos/quiet/status").len(), 1);
+    // Nor do they queue it: an echo is told when it arrives (the creation queued the Memo once; an echo that
+    // came before the answer to its write would queue it and be told at its turn, which all three of the
+    // finalizer's, the ConfigMap's and the status's do not).
+    let adds = Metrics::global()
+        .encode()
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("workqueue_adds_total{{name=\"{controller}\"}} ")))
+        .and_then(|n| n.trim().parse::<u64>().ok());
+    assert!(
+        adds.is_some_and(|n| n < 4),
+        "the pass's three writes queued the Memo again: {adds:?} adds"
+    );
 
     // Another client's change (a label) is not an echo.
     setup

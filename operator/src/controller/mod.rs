@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use futures::future::{BoxFuture, FutureExt};
 use futures::stream::{self, BoxStream, StreamExt};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::runtime::reflector::ObjectRef;
 use kube::{Client, ResourceExt};
 use tokio::sync::watch;
@@ -177,6 +178,8 @@ pub(crate) fn runner<P: ParentKind>(
     let mapped_why = why.clone();
     let trigger_tracker = tracker.clone();
     let trigger_written = reconciler.written();
+    let trigger_echoes = reconciler.echoes();
+    let parent_echoes = reconciler.echoes();
     let trigger_store = store.clone();
     let triggers = stream::select_all(changes)
         .flat_map(move |changed| {
@@ -195,7 +198,20 @@ pub(crate) fn runner<P: ParentKind>(
                     if let (Some(uid), Some(version)) = (&meta.uid, &meta.resource_version) {
                         trigger_written.seen_version(uid, version);
                     }
-                    let owners = controller_parents::<P>(&api_version, &kind, &meta);
+                    // The echo of a write of its controller's own pass queues nothing: that pass reported the
+                    // child from the API's answer. (An echo that comes before the answer is told when the
+                    // parent's turn comes, `Why::take`.)
+                    let controller = meta
+                        .owner_references
+                        .iter()
+                        .flatten()
+                        .find(|r| r.controller == Some(true));
+                    let owners =
+                        if controller.is_some_and(|c| own_echo(&trigger_echoes, &meta, &c.uid)) {
+                            Vec::new()
+                        } else {
+                            controller_parents::<P>(&api_version, &kind, &meta)
+                        };
                     let child = format!("child {kind} {name} changed");
                     for r in &owners {
                         trigger_why.record_change(r, &child, &meta);
@@ -255,18 +271,19 @@ pub(crate) fn runner<P: ParentKind>(
         let forgetting = forget_deleted(deletions, shared.clone());
         Metrics::global().controller_started(&name, concurrency);
         let parent_shared = shared.clone();
-        let parent_stream = parent_stream.inspect(move |p| {
-            parent_shared.reconciler.observed(p);
-            parent_why.record_change(
-                &ObjectRef::from_obj(p.as_ref()),
-                "the parent changed",
-                p.meta(),
-            )
+        let parent_stream = parent_stream.filter_map(move |p| {
+            parent_shared.reconciler.observed(&p);
+            // The echo of its own pass's status write queues nothing.
+            let echo = p
+                .uid()
+                .is_some_and(|uid| own_echo(&parent_echoes, p.meta(), &uid));
+            let obj_ref = ObjectRef::from_obj(p.as_ref());
+            if !echo {
+                parent_why.record_change(&obj_ref, "the parent changed", p.meta());
+            }
+            std::future::ready((!echo).then_some(obj_ref))
         });
-        let requests = stream::select(
-            parent_stream.map(|p| ObjectRef::from_obj(p.as_ref())),
-            triggers,
-        );
+        let requests = stream::select(parent_stream, triggers);
         // No pass before the parent cache holds its first list.
         let ready_store = store.clone();
         let ready = async move {
@@ -295,6 +312,15 @@ pub(crate) fn runner<P: ParentKind>(
         }
         .boxed()
     }))
+}
+
+/// Whether the object `meta` describes, as it is now, is what a pass of the parent `writer` (its uid) wrote:
+/// its `uid` and `resourceVersion` are those of the API's answer to that write (recognised once).
+fn own_echo(echoes: &crate::echoes::Echoes, meta: &ObjectMeta, writer: &str) -> bool {
+    match (&meta.uid, &meta.resource_version) {
+        (Some(uid), Some(version)) => echoes.is_echo(uid, version, writer),
+        _ => false,
+    }
 }
 
 /// Waits until every cache holds its first list, warning while it takes long (e.g. a kind that cannot be
