@@ -17,7 +17,7 @@ use super::ownership::prepare;
 use super::written::shown_by;
 use super::{SubReconciler, Wiring};
 use crate::answer::Answer;
-use crate::cache::{CachedKind, OWNER_LABEL};
+use crate::cache::{Cache, CachedKind, OWNER_LABEL};
 use crate::command::{Command, Target};
 use crate::conditions::{ConditionStatus, ConditionUpdate};
 use crate::context::Context;
@@ -122,6 +122,33 @@ impl<C> ChildOutcome<C> {
             | ChildOutcome::Absent
             | ChildOutcome::Conflict { .. } => *field = None,
         }
+    }
+}
+
+/// The child `namespace/name` as it is now: the one of `owned` (the children this parent controls, read from
+/// the cache already: a compact cache decodes each read), else the cache's, else the API server's.
+///
+/// Not in the cache is not absent: each kind has its own watch, so a pass started by the parent's event may
+/// come before the child kind's event of an object made just before, and a cache of selected objects (the
+/// children the runtime labelled) never holds someone else's object of the same name or a child written
+/// before the owner label. So the API server is asked before an apply could take such an object over: one
+/// read per child the cache does not hold, none once converged.
+pub(super) async fn live_child<C: CachedKind>(
+    owned: &[Arc<C>],
+    cache: &Cache<C>,
+    cx: &Context,
+    namespace: Option<&str>,
+    name: &str,
+) -> Result<Option<Arc<C>>> {
+    let known = owned
+        .iter()
+        .find(|c| {
+            c.meta().name.as_deref() == Some(name) && c.meta().namespace.as_deref() == namespace
+        })
+        .cloned();
+    match known.or_else(|| cache.get(namespace, name)) {
+        Some(live) => Ok(Some(live)),
+        None => Ok(cx.read::<C>(namespace, name).await?.map(Arc::new)),
     }
 }
 
@@ -400,23 +427,7 @@ where
                 )));
             }
         };
-        // A child this parent controls was read with `owned` already (a compact cache decodes each read).
-        let known = owned
-            .iter()
-            .find(|c| c.meta().name.as_deref() == Some(name.as_str()) && c.namespace() == namespace)
-            .cloned();
-        let live = match known.or_else(|| cache.get(namespace.as_deref(), &name)) {
-            // Not in the cache is not absent: each kind has its own watch, so a pass started by the parent's
-            // event may come before the child kind's event of an object made just before, and a cache of
-            // selected objects (the children the runtime labelled) never holds someone else's object of the
-            // same name or a child written before the owner label. Ask the API server before an apply takes
-            // such an object over (one read per child the cache does not hold).
-            None => cx
-                .read::<C>(namespace.as_deref(), &name)
-                .await?
-                .map(Arc::new),
-            found => found,
-        };
+        let live = live_child(&owned, &cache, cx, namespace.as_deref(), &name).await?;
         if let Some(live) = &live
             && !controlled_by(live.as_ref(), &uid)
         {

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::announce::{Mutation, announce, describe};
 use super::applied::applied_text;
-use super::child::{ReadyFn, controlled_by, is_terminating};
+use super::child::{ReadyFn, controlled_by, is_terminating, live_child};
 use super::compare::{contains, stamp_desired_hash};
 use super::ownership::prepare;
 use super::written::shown_by;
@@ -192,17 +192,7 @@ where
                     display_name(&d)
                 )));
             }
-            // A child this parent controls was read with `owned` already (a compact cache decodes each read).
-            let known = owned
-                .iter()
-                .find(|c| c.meta().name.as_deref() == Some(name.as_str()) && c.namespace() == ns)
-                .cloned();
-            let live = match known.or_else(|| cache.get(ns.as_deref(), &name)) {
-                // Not in the cache is not absent (a cache may not have the event of an object made just
-                // before the pass yet, and a selective one misses someone else's): ask before applying.
-                None => cx.read::<C>(ns.as_deref(), &name).await?.map(Arc::new),
-                found => found,
-            };
+            let live = live_child(&owned, &cache, cx, ns.as_deref(), &name).await?;
             if let Some(l) = &live
                 && !controlled_by(l.as_ref(), &uid)
             {
