@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
-use kube::core::Selector;
+use kube::core::{Expression, Selector};
 use kube::runtime::reflector::ObjectRef;
 use operator::prelude::*;
 
@@ -62,9 +62,7 @@ pub struct TeamStatus {
 /// The team's role: `role` of the first (by name) ConfigMap labelled with the team, listed from the cache;
 /// the `watches` mapper is what reconciles the team when such a ConfigMap changes.
 fn role(team: &Team, cx: &mut Context) -> operator::Result<String> {
-    let selector: Selector = [(TEAM_LABEL.to_string(), team.name_any())]
-        .into_iter()
-        .collect();
+    let selector = Selector::from(Expression::Equal(TEAM_LABEL.into(), team.name_any()));
     let settings = cx.list::<ConfigMap>(team.namespace().as_deref(), &selector)?;
     Ok(settings
         .iter()
