@@ -189,7 +189,8 @@ pub(crate) fn runner<P: ParentKind>(
                     kind,
                     meta,
                 } => {
-                    let name = match &meta.namespace {
+                    // Named only for a parent it queues (most events of a busy controller are echoes).
+                    let name = || match &meta.namespace {
                         Some(ns) => {
                             format!("{ns}/{}", meta.name.as_deref().unwrap_or_default())
                         }
@@ -212,14 +213,18 @@ pub(crate) fn runner<P: ParentKind>(
                         } else {
                             controller_parents::<P>(&api_version, &kind, &meta)
                         };
-                    let child = format!("child {kind} {name} changed");
-                    for r in &owners {
-                        trigger_why.record_change(r, &child, &meta);
+                    if !owners.is_empty() {
+                        let child = format!("child {kind} {} changed", name());
+                        for r in &owners {
+                            trigger_why.record_change(r, &child, &meta);
+                        }
                     }
                     let tracking = trigger_tracker.parents_of_meta(&api_version, &kind, &meta);
-                    let tracked = format!("tracked {kind} {name} changed");
-                    for r in &tracking {
-                        trigger_why.record(r, &tracked);
+                    if !tracking.is_empty() {
+                        let tracked = format!("tracked {kind} {} changed", name());
+                        for r in &tracking {
+                            trigger_why.record(r, &tracked);
+                        }
                     }
                     owners.into_iter().chain(tracking).collect()
                 }
