@@ -294,17 +294,18 @@ async fn a_pass_is_not_woken_by_its_own_writes() {
         "one pass creates and reports everything"
     );
     assert_eq!(setup.exchanges("PATCH", "/memos/quiet/status").len(), 1);
-    // Nor do they queue it: an echo is told when it arrives (the creation queued the Memo once; an echo that
-    // came before the answer to its write would queue it and be told at its turn, which all three of the
-    // finalizer's, the ConfigMap's and the status's do not).
+    // Nor do they queue it: the creation queued the Memo once, and the echoes of the finalizer's, the
+    // ConfigMap's and the status's writes none, whether they came before the answers to those writes (held
+    // until the pass ended) or after (told when they arrived).
     let adds = Metrics::global()
         .encode()
         .lines()
         .find_map(|l| l.strip_prefix(&format!("workqueue_adds_total{{name=\"{controller}\"}} ")))
         .and_then(|n| n.trim().parse::<u64>().ok());
-    assert!(
-        adds.is_some_and(|n| n < 4),
-        "the pass's three writes queued the Memo again: {adds:?} adds"
+    assert_eq!(
+        adds,
+        Some(1),
+        "the pass's three writes queued the Memo again"
     );
 
     // Another client's change (a label) is not an echo.
@@ -462,12 +463,13 @@ async fn a_finalizer_holds_the_memo_until_its_cleanup_ran_once() {
     })
     .await;
     assert_eq!(cleanups.load(Ordering::SeqCst), 1);
-    // The finalizer was removed by a patch from the controller.
-    let finalizer_patches = setup.exchanges("PATCH", "/memos/memo?");
-    assert!(
-        finalizer_patches.iter().filter(|e| e.status == 200).count() >= 2,
-        "added and removed: {finalizer_patches:?}"
-    );
+    // The finalizer was removed by a patch from the controller. The API server deletes the memo as it
+    // answers that patch, so the answer may reach the recording client after the memo is seen gone.
+    eventually("the finalizer's removal is recorded", async || {
+        let finalizer_patches = setup.exchanges("PATCH", "/memos/memo?");
+        (finalizer_patches.iter().filter(|e| e.status == 200).count() >= 2).then_some(())
+    })
+    .await;
     setup.stop().await;
 }
 

@@ -66,6 +66,8 @@ struct Shared<P: ParentKind> {
     stop: std::sync::OnceLock<watch::Receiver<bool>>,
     /// Why each parent is due for a pass, from the triggers that queued it (see [`Why`]).
     why: Arc<Why<P>>,
+    /// Queues a parent whose changes, held while its pass ran, were not all echoes of that pass.
+    held_changed: futures::channel::mpsc::UnboundedSender<ObjectRef<P>>,
     /// The operator's health, told of every pass in flight (a pass that never ends fails the liveness probe).
     health: Health,
 }
@@ -207,18 +209,20 @@ pub(crate) fn runner<P: ParentKind>(
                         .iter()
                         .flatten()
                         .find(|r| r.controller == Some(true));
-                    let owners =
+                    let mut owners =
                         if controller.is_some_and(|c| own_echo(&trigger_echoes, &meta, &c.uid)) {
                             Vec::new()
                         } else {
                             controller_parents::<P>(&api_version, &kind, &meta)
                         };
-                    if !owners.is_empty() {
-                        let child = format!("child {kind} {} changed", name());
-                        for r in &owners {
-                            trigger_why.record_change(r, &child, &meta);
-                        }
-                    }
+                    // A change during the owner's pass is held until the pass ends (`Why::pass_ended`).
+                    owners.retain(|r| {
+                        trigger_why.record_change(
+                            r,
+                            || format!("child {kind} {} changed", name()),
+                            &meta,
+                        )
+                    });
                     let tracking = trigger_tracker.parents_of_meta(&api_version, &kind, &meta);
                     if !tracking.is_empty() {
                         let tracked = format!("tracked {kind} {} changed", name());
@@ -255,6 +259,8 @@ pub(crate) fn runner<P: ParentKind>(
     let (concurrency, debounce) = (reconciler.concurrency, reconciler.debounce);
     let dispatcher: Arc<dyn Dispatcher> =
         Arc::new(ApiDispatcher::new(client.clone(), reconciler.name()));
+    // The parents whose changes, held while their pass ran, were not its echoes.
+    let (held_changed, held) = futures::channel::mpsc::unbounded();
     let shared = Arc::new(Shared {
         reconciler,
         caches,
@@ -265,6 +271,7 @@ pub(crate) fn runner<P: ParentKind>(
         synced: tokio::sync::OnceCell::new(),
         stop: std::sync::OnceLock::new(),
         why,
+        held_changed,
         health,
     });
     Some(Box::new(move |mut stop: watch::Receiver<bool>| {
@@ -283,12 +290,11 @@ pub(crate) fn runner<P: ParentKind>(
                 .uid()
                 .is_some_and(|uid| own_echo(&parent_echoes, p.meta(), &uid));
             let obj_ref = ObjectRef::from_obj(p.as_ref());
-            if !echo {
-                parent_why.record_change(&obj_ref, "the parent changed", p.meta());
-            }
-            std::future::ready((!echo).then_some(obj_ref))
+            let queued = !echo
+                && parent_why.record_change(&obj_ref, || "the parent changed".into(), p.meta());
+            std::future::ready(queued.then_some(obj_ref))
         });
-        let requests = stream::select(parent_stream, triggers);
+        let requests = stream::select(parent_stream, stream::select(triggers, held));
         // No pass before the parent cache holds its first list.
         let ready_store = store.clone();
         let ready = async move {
@@ -388,13 +394,52 @@ async fn reconcile<P: ParentKind>(
         None => obj_ref.name.clone(),
     };
     let in_flight = shared.health.pass_started(controller, parent_name);
+    let running = Running::new(&shared.why, &obj_ref);
     let (result, action) = pass(parent, &obj_ref, &why, &shared).await;
+    if let Some(uid) = &uid
+        && running.ended(uid, &shared.reconciler.echoes())
+    {
+        let _ = shared.held_changed.unbounded_send(obj_ref.clone());
+    }
     drop(in_flight);
     metrics.pass_ended(controller, started.elapsed().as_secs_f64(), result);
     if result == "requeue" {
         metrics.retried(controller);
     }
     action
+}
+
+/// A pass in flight, for [`Why`] to hold the changes to its parent and children until it ends (also when
+/// the pass is dropped at shutdown).
+struct Running<'a, P: ParentKind> {
+    why: &'a Why<P>,
+    parent: &'a ObjectRef<P>,
+    ended: bool,
+}
+
+impl<'a, P: ParentKind> Running<'a, P> {
+    fn new(why: &'a Why<P>, parent: &'a ObjectRef<P>) -> Self {
+        why.pass_started(parent);
+        Self {
+            why,
+            parent,
+            ended: false,
+        }
+    }
+
+    /// Ends the pass of the parent whose uid is `uid`: whether a change held meanwhile was not its echo.
+    fn ended(mut self, uid: &str, echoes: &crate::echoes::Echoes) -> bool {
+        self.ended = true;
+        self.why.pass_ended(self.parent, uid, echoes)
+    }
+}
+
+impl<P: ParentKind> Drop for Running<'_, P> {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.why.pass_dropped(self.parent);
+        }
+    }
 }
 
 /// One pass over `parent`, and its result as the metrics name it (`success`, `error`, `requeue`,

@@ -1,5 +1,10 @@
 //! Why parents are due for a pass: the triggers record the change that queued a parent, the pass takes it,
 //! logs it, and skips itself when the only changes were echoes of the parent's own last writes.
+//!
+//! While a parent's pass runs, the changes to the parent and the children it controls are held rather than
+//! queued: the echo of a write can arrive before the pass has the answer that tells it (the API server sends
+//! both at once). When the pass ends every answer is known; the held changes that are echoes go, the others
+//! queue the parent. So a pass's own writes never wake its parent, however the two race.
 
 use std::collections::{HashMap, HashSet};
 use std::marker::PhantomData;
@@ -29,6 +34,13 @@ struct Queued {
     other: bool,
 }
 
+/// A change that came while its parent's pass ran.
+struct Held {
+    why: Box<str>,
+    uid: Box<str>,
+    version: Box<str>,
+}
+
 /// Why a parent runs now.
 pub(super) struct Due {
     /// The recorded changes, a requeue, a retry after an error, or its own change.
@@ -48,6 +60,8 @@ pub(super) struct Why<P: kube::Resource<DynamicType = ()>> {
     /// Keyed by the parent's `namespace/name`, each boxed: a thousand parents queued at once (a start, a
     /// resync) take a table of small entries rather than one of whole object references and reasons.
     queued: Mutex<HashMap<Box<str>, Box<Queued>>>,
+    /// The parents with a pass in flight, and the changes to them or their children held until it ends.
+    running: Mutex<HashMap<Box<str>, Vec<Held>>>,
     requeued: Mutex<HashSet<Box<str>>>,
     parent: PhantomData<fn() -> P>,
 }
@@ -62,6 +76,7 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
             controller: controller.to_string(),
             metrics: Metrics::global(),
             queued: Mutex::default(),
+            running: Mutex::default(),
             requeued: Mutex::default(),
             parent: PhantomData,
         }
@@ -73,14 +88,72 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
     }
 
     /// Records that `parent` is due because the object `meta` describes changed: the parent itself, or a
-    /// child it controls.
-    pub(super) fn record_change(&self, parent: &ObjectRef<P>, why: &str, meta: &ObjectMeta) {
-        self.add(parent, why, Some(meta));
+    /// child it controls. Answers whether that queues the parent now: a change that comes while its pass
+    /// runs is held until [`Why::pass_ended`] tells whether it is that pass's echo.
+    pub(super) fn record_change(
+        &self,
+        parent: &ObjectRef<P>,
+        why: impl FnOnce() -> String,
+        meta: &ObjectMeta,
+    ) -> bool {
+        let changed = meta.uid.as_deref().zip(meta.resource_version.as_deref());
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        match (running.get_mut(&*key(parent)), changed) {
+            (Some(held), Some((uid, version))) => {
+                held.push(Held {
+                    why: why().into(),
+                    uid: uid.into(),
+                    version: version.into(),
+                });
+                false
+            }
+            _ => {
+                self.add(parent, &why(), changed);
+                true
+            }
+        }
     }
 
-    fn add(&self, parent: &ObjectRef<P>, why: &str, changed: Option<&ObjectMeta>) {
+    /// Marks the pass over `parent` started: changes to it and its children are held until it ends.
+    pub(super) fn pass_started(&self, parent: &ObjectRef<P>) {
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key(parent), Vec::new());
+    }
+
+    /// Marks the pass over `parent` (whose uid is `uid`) ended, and records the changes held meanwhile that
+    /// are not echoes of its writes in `echoes`. Answers whether any was, so that the parent runs again.
+    pub(super) fn pass_ended(&self, parent: &ObjectRef<P>, uid: &str, echoes: &Echoes) -> bool {
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(held) = running.remove(&*key(parent)) else {
+            return false;
+        };
+        // Checked in the order they came (an echo recognised lets the versions before it go), and under the
+        // lock, before any later change of the same objects is.
+        let mut queued = false;
+        for h in held {
+            if !echoes.is_echo(&h.uid, &h.version, uid) {
+                self.add(parent, &h.why, Some((&h.uid, &h.version)));
+                queued = true;
+            }
+        }
+        queued
+    }
+
+    /// Marks the pass over `parent` ended without an outcome (dropped at shutdown): what it held goes.
+    pub(super) fn pass_dropped(&self, parent: &ObjectRef<P>) {
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&*key(parent));
+    }
+
+    fn add(&self, parent: &ObjectRef<P>, why: &str, changed: Option<(&str, &str)>) {
         let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
+        let mut added = false;
         let q = queued.entry(key(parent)).or_insert_with(|| {
+            added = true;
             Box::new(Queued {
                 reasons: Vec::with_capacity(1),
                 since: Instant::now(),
@@ -93,13 +166,16 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
         } else if q.reasons.len() == REASONS && !q.reasons.iter().any(|r| &**r == "…") {
             q.reasons.push("…".into());
         }
-        match changed.and_then(|m| Some((m.uid.as_deref()?, m.resource_version.as_deref()?))) {
+        match changed {
             Some((uid, version)) if q.changes.len() < CHANGES => {
                 q.changes.push(format!("{uid} {version}").into_boxed_str());
             }
             _ => q.other = true,
         }
-        self.metrics.queued(&self.controller, queued.len());
+        // Counted as client-go's queue counts: a parent already due is not added again.
+        if added {
+            self.metrics.queued(&self.controller, queued.len());
+        }
     }
 
     /// Why `parent` (whose uid is `uid`) runs now, and whether only echoes of its own writes in `echoes`
@@ -159,6 +235,10 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
     /// Forgets `parent` (deleted).
     pub(super) fn forget(&self, parent: &ObjectRef<P>) {
         let parent = key(parent);
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&parent);
         {
             let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
             queued.remove(&parent);
@@ -222,26 +302,42 @@ mod tests {
         let take = |retrying| w.take(&a, Some("p"), retrying, &echoes).echoes_only;
         // The events may come before the pass that wrote them has the answers: they are told apart when the
         // next pass is due, after the writing pass ended.
-        w.record_change(&a, "the parent changed", &meta("p", "5"));
-        w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "4"));
+        w.record_change(&a, || "the parent changed".into(), &meta("p", "5"));
+        w.record_change(
+            &a,
+            || "child ConfigMap default/c changed".into(),
+            &meta("c", "4"),
+        );
         echoes.wrote("p", "c", "4");
         echoes.wrote("p", "p", "5");
         assert!(take(false));
 
         // One change that is not an echo, and the pass runs.
         echoes.wrote("p", "c", "6");
-        w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "6"));
-        w.record_change(&a, "the parent changed", &meta("p", "7"));
+        w.record_change(
+            &a,
+            || "child ConfigMap default/c changed".into(),
+            &meta("c", "6"),
+        );
+        w.record_change(&a, || "the parent changed".into(), &meta("p", "7"));
         assert!(!take(false));
 
         // A tracked or mapped object's change is never an echo, nor is a requeue or a retry.
         echoes.wrote("p", "c", "8");
-        w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "8"));
+        w.record_change(
+            &a,
+            || "child ConfigMap default/c changed".into(),
+            &meta("c", "8"),
+        );
         w.record(&a, "tracked Secret default/s changed");
         assert!(!take(false));
         for (requeue, retrying) in [(true, false), (false, true)] {
             echoes.wrote("p", "c", "9");
-            w.record_change(&a, "child ConfigMap default/c changed", &meta("c", "9"));
+            w.record_change(
+                &a,
+                || "child ConfigMap default/c changed".into(),
+                &meta("c", "9"),
+            );
             if requeue {
                 w.requeue(&a);
             }
@@ -249,5 +345,41 @@ mod tests {
         }
         // Nothing recorded (kube-runtime's own scheduling): the pass runs.
         assert!(!take(false));
+    }
+
+    #[test]
+    fn a_change_during_its_parents_pass_is_held_until_the_pass_ends_and_told_then() {
+        let w = Why::<ConfigMap>::new("held");
+        let a = ObjectRef::new("a").within("default");
+        let echoes = Echoes::default();
+        w.pass_started(&a);
+        // The echoes of the child's and the status's writes, before the pass has their answers.
+        assert!(!w.record_change(
+            &a,
+            || "child ConfigMap default/c changed".into(),
+            &meta("c", "4")
+        ));
+        assert!(!w.record_change(&a, || "the parent changed".into(), &meta("p", "5")));
+        echoes.wrote("p", "c", "4");
+        echoes.wrote("p", "p", "5");
+        assert!(!w.pass_ended(&a, "p", &echoes), "only echoes: not queued");
+        assert!(w.queued.lock().unwrap().is_empty());
+
+        // Someone else's change during the pass queues the parent when the pass ends.
+        w.pass_started(&a);
+        assert!(!w.record_change(
+            &a,
+            || "child ConfigMap default/c changed".into(),
+            &meta("c", "6")
+        ));
+        assert!(w.pass_ended(&a, "p", &echoes));
+        assert_eq!(why(&w, &a, false), "child ConfigMap default/c changed");
+
+        // With no pass in flight, a change queues at once; a tracked object's change is never held.
+        assert!(w.record_change(&a, || "the parent changed".into(), &meta("p", "7")));
+        w.pass_started(&a);
+        w.record(&a, "tracked Secret default/s changed");
+        w.forget(&a);
+        assert!(!w.pass_ended(&a, "p", &echoes), "forgotten with its parent");
     }
 }
