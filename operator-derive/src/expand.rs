@@ -10,7 +10,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, LitStr};
 
-use crate::items::{signature, stash_consts, webhooks_signature};
+use crate::items::{declared, signature, stash_consts, webhooks_signature};
 use crate::model::{Child, Children, Declaration, Model, Root, Step};
 
 /// The generated `impl` (nothing when the root kind is unknown: kube reports why).
@@ -71,6 +71,7 @@ pub fn expand(model: &Model) -> TokenStream {
         None => quote!(#(#steps)*),
     };
     let webhooks = webhooks(model, root);
+    let declared = declared(model, root);
     quote! {
         #[automatically_derived]
         impl #ident {
@@ -88,6 +89,8 @@ pub fn expand(model: &Model) -> TokenStream {
                     #steps
             }
         }
+
+        #declared
     }
 }
 

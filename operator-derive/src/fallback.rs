@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::items::{signature, stash_consts, webhooks_signature};
+use crate::items::{declared, signature, stash_consts, webhooks_signature};
 use crate::model::Model;
 
 /// The errors and the stubs.
@@ -38,6 +38,7 @@ pub fn expand(model: &Model, errors: darling::Error) -> TokenStream {
             }
         }
     });
+    let declared = usable.then(|| declared(model, root)).flatten();
     quote! {
         #errors
 
@@ -47,5 +48,7 @@ pub fn expand(model: &Model, errors: darling::Error) -> TokenStream {
             #reconciler
             #webhooks
         }
+
+        #declared
     }
 }

@@ -71,3 +71,29 @@ pub fn webhooks_signature(model: &Model, root: &Root) -> Option<TokenStream> {
         #vis fn webhooks() -> #krate::admission::Webhooks<#ident>
     })
 }
+
+/// `impl operator::Declared for Root`, which hands `reconciler()` and `webhooks()` to `App::operate`, when
+/// the reconciler takes no `data` (an operator binary must pass that itself).
+pub fn declared(model: &Model, root: &Root) -> Option<TokenStream> {
+    if model.container.data.is_some() {
+        return None;
+    }
+    let krate = &model.krate;
+    let ident = &root.ident;
+    let webhooks = if model.admission.is_empty() {
+        quote!(::core::option::Option::None)
+    } else {
+        quote!(::core::option::Option::Some(#ident::webhooks()))
+    };
+    Some(quote! {
+        #[automatically_derived]
+        impl #krate::Declared for #ident {
+            fn declared_reconciler() -> #krate::Reconciler<#ident> {
+                #ident::reconciler()
+            }
+            fn declared_webhooks() -> ::core::option::Option<#krate::admission::Webhooks<#ident>> {
+                #webhooks
+            }
+        }
+    })
+}

@@ -8,7 +8,9 @@
 //! - `pub fn reconciler() -> operator::Reconciler<Root>`: the builder calls the attributes stand for, in the
 //!   order they are written;
 //! - one `pub const NAME: operator::StashKey<T>` per `#[stash(name: T)]`;
-//! - with `#[admission(..)]`, `pub fn webhooks() -> operator::admission::Webhooks<Root>`.
+//! - with `#[admission(..)]`, `pub fn webhooks() -> operator::admission::Webhooks<Root>`;
+//! - without `data = T`, `impl operator::Declared for Root`, which hands those two to an operator binary's
+//!   `App::operate::<Root>()` (feature `cli`) with the CRD.
 //!
 //! Nothing else: the generated code is a handful of calls to the public builder API, each documented below
 //! with the call it stands for, so an operator can always be written (or read) without the derive.

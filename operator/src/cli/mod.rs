@@ -193,6 +193,34 @@ impl App {
         self
     }
 
+    /// Runs the reconciler `#[derive(Reconciler)]` declared for `K`, and serves `K`'s CRD and the admission
+    /// webhooks it declares: [`reconciler`](Self::reconciler), [`crd`](Self::crd) and
+    /// [`webhooks`](Self::webhooks) in one call. A kind whose reconciler takes `data` adds them one by one.
+    ///
+    /// ```
+    /// # use k8s_openapi::api::core::v1::ConfigMap;
+    /// # use operator::prelude::*;
+    /// # #[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+    /// # #[kube(group = "example.dev", version = "v1", kind = "Note", namespaced, status = "NoteStatus")]
+    /// # #[owns(ConfigMap)]
+    /// # pub struct NoteSpec { pub text: String }
+    /// # #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, ReconcilerStatus)]
+    /// # #[serde(rename_all = "camelCase")]
+    /// # pub struct NoteStatus { pub observed_generation: Option<i64>, #[serde(default)] pub conditions: Vec<Condition> }
+    /// let app = App::new("note-operator").operate::<Note>();
+    /// assert_eq!(app.installation().crds().len(), 1);
+    /// ```
+    pub fn operate<K>(self) -> Self
+    where
+        K: crate::Declared + ParentKind + kube::CustomResourceExt,
+    {
+        let app = self.reconciler(K::declared_reconciler()).crd(K::crd());
+        match K::declared_webhooks() {
+            Some(webhooks) => app.webhooks(webhooks),
+            None => app,
+        }
+    }
+
     /// Configures the operator further before it runs (cache options, another controller); what `configure`
     /// adds is not reflected in the manifests' RBAC: add its rules with [`manifests`](Self::manifests).
     pub fn configure(

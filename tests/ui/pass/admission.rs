@@ -42,6 +42,8 @@ fn fill(app: &mut App) {
 }
 
 fn main() {
+    // `App::operate` serves the declared webhooks with the reconciler.
+    assert!(<App as operator::Declared>::declared_webhooks().is_some());
     let hooks = App::webhooks();
     let mut app = App::new("a", AppSpec { image: String::new() });
     let request = Request {

@@ -106,6 +106,12 @@ fn release_dns(_app: &mut WebApp, _cx: &mut Context) -> operator::Result<Outcome
 fn main() {
     let reconciler: Reconciler<WebApp> = WebApp::reconciler();
     assert_eq!(reconciler.name(), "webapp-controller");
+    // What `App::operate` runs: the same reconciler, and no webhooks (none declared).
+    assert_eq!(
+        <WebApp as operator::Declared>::declared_reconciler().name(),
+        "webapp-controller"
+    );
+    assert!(<WebApp as operator::Declared>::declared_webhooks().is_none());
     let kinds: Vec<String> = reconciler
         .wiring()
         .kinds()
