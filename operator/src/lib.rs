@@ -30,6 +30,7 @@ mod json;
 mod json_text;
 pub mod leader;
 pub mod manifests;
+pub mod meta;
 pub mod metrics;
 pub mod object;
 mod operator;

@@ -1,6 +1,7 @@
 //! What nearly every operator module names, in one import: the runtime's builder and step types, the derives
 //! a custom resource needs (kube's, serde's, schemars', this crate's), the object metadata and condition
-//! types, [`object!`](crate::object!) for desired objects, and (feature `cli`) the command line.
+//! types, `BTreeMap` (labels, annotations and data are maps), [`ObjectMetaExt`](crate::meta::ObjectMetaExt),
+//! [`object!`](crate::object!) for desired objects, and (feature `cli`) the command line.
 //!
 //! ```
 //! use operator::prelude::*;
@@ -19,6 +20,8 @@
 //! The derives generate code that names `kube`, `serde`, `schemars` and `k8s_openapi` by their own paths, so
 //! a crate using them depends on those crates too, as kube's own derive requires.
 
+pub use std::collections::BTreeMap;
+
 pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
 pub use kube::{CustomResource, CustomResourceExt, KubeSchema, Resource, ResourceExt};
 pub use schemars::JsonSchema;
@@ -27,4 +30,5 @@ pub use serde::{Deserialize, Serialize};
 pub use crate::admission::{Request, Verdict};
 #[cfg(feature = "cli")]
 pub use crate::cli::App;
+pub use crate::meta::ObjectMetaExt;
 pub use crate::{ChildOutcome, Context, Outcome, Reconciler, ReconcilerStatus, object};
