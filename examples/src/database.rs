@@ -32,7 +32,7 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
-use kube::{CustomResource, CustomResourceExt, ResourceExt};
+use kube::{CustomResource, ResourceExt};
 use operator::cli::App;
 use operator::command::{Command, Target};
 use operator::manifests::Manifests;
@@ -340,9 +340,8 @@ pub fn app() -> App {
     App::new("database-operator")
         .namespace("database-system")
         .image("example.dev/database-operator:latest")
-        .reconciler(reconciler())
+        .operate::<Database>()
         .configure(|op| op.cache::<Secret>(operator::CacheOptions::owned()))
-        .crd(Database::crd())
         .sample(sample(SAMPLE_NAME, "16"))
         .log(summary)
         .kubectl_hint("get databases,statefulsets,services,secrets")

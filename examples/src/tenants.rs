@@ -25,7 +25,7 @@ use k8s_openapi::api::core::v1::{Namespace, ResourceQuota, ResourceQuotaSpec};
 use k8s_openapi::api::rbac::v1::{RoleBinding, RoleRef, Subject};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
-use kube::{CustomResource, CustomResourceExt, ResourceExt};
+use kube::{CustomResource, ResourceExt};
 use operator::cli::App;
 use operator::manifests::Manifests;
 use operator::{ChildOutcome, Context, Reconciler, ReconcilerStatus};
@@ -226,9 +226,8 @@ pub fn app() -> App {
     App::new(OPERATOR_NAME)
         .namespace(OPERATOR_NAMESPACE)
         .image("example.dev/tenants-operator:latest")
-        .reconciler(reconciler())
+        .operate::<Tenant>()
         .manifests(|m| m.bind_only([("ClusterRole", ADMIN_ROLE)]))
-        .crd(Tenant::crd())
         .sample(sample(SAMPLE_NAME, &["dev", "prod"], "4", &["alice"]))
         .log(summary)
         .kubectl_hint("get tenants,namespaces,resourcequotas,rolebindings -A")

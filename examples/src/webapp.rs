@@ -116,6 +116,9 @@ impl ReconcilerStatus for WebAppStatus {
 /// The message of the validating webhook for an image with neither a tag nor a digest.
 pub const IMAGE_NEEDS_TAG: &str = "image must name a tag or digest";
 
+/// The warning of the validating webhook for a WebApp of 0 replicas.
+pub const NOTHING_WILL_RUN: &str = "spec.replicas is 0: nothing will run";
+
 /// The port of a WebApp that names none.
 pub const DEFAULT_PORT: i32 = 8080;
 
@@ -142,9 +145,7 @@ pub fn webhooks() -> operator::admission::Webhooks<WebApp> {
         })
         .validate(|request| match request.object {
             Some(app) if !image_is_pinned(&app.spec.image) => Verdict::deny(IMAGE_NEEDS_TAG),
-            Some(app) if app.spec.replicas == 0 => {
-                Verdict::allow().warn("spec.replicas is 0: nothing will run")
-            }
+            Some(app) if app.spec.replicas == 0 => Verdict::allow().warn(NOTHING_WILL_RUN),
             _ => Verdict::allow(),
         })
 }

@@ -4,15 +4,13 @@
 //! The binary (`cargo run --example webapp`) is [`app`], with the samples of `webapp-by-hand` on the embedded
 //! cluster ([`crate::webapp::cli`]); `tests/derive/webapp.rs` runs both through one scenario and compares.
 
-use std::collections::BTreeMap;
-
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service};
 use operator::prelude::*;
 
 use crate::webapp::{
-    CONFIG_HASH_ANNOTATION, DEFAULT_PORT, IMAGE_NEEDS_TAG, INSTANCE_LABEL, NAME_LABEL, config_hash,
-    image_is_pinned, port,
+    CONFIG_HASH_ANNOTATION, DEFAULT_PORT, IMAGE_NEEDS_TAG, INSTANCE_LABEL, NAME_LABEL,
+    NOTHING_WILL_RUN, config_hash, image_is_pinned, port,
 };
 
 /// The desired state of a web application.
@@ -32,7 +30,6 @@ use crate::webapp::{
     printcolumn = r#"{"name":"Ready","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"}"#,
     printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
-#[reconciler(name = "webapp-controller")]
 #[watches(ConfigMap, by = config_map)]
 #[child(desired = desired_deployment, reflect = reflect_deployment, reflect_name = deployment)]
 #[child(desired = desired_service, reflect_name = service)]
@@ -64,12 +61,11 @@ fn default_replicas() -> i32 {
 #[derive(
     Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, ReconcilerStatus,
 )]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct WebAppStatus {
     /// The generation of the spec this status describes.
     pub observed_generation: Option<i64>,
     /// `Ready`, rolled up from `DeploymentReady` and `ServiceReady`.
-    #[serde(default)]
     pub conditions: Vec<Condition>,
     /// The name of the Deployment.
     pub deployment: Option<String>,
@@ -92,14 +88,13 @@ pub fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Op
     // A ConfigMap the app names but that does not exist is an invalid spec (`ConfigMapNotFound`).
     let config = cx.referenced::<ConfigMap>(app, app.spec.config_map.as_deref())?;
     let annotations = config.map(|cm| object!({ [CONFIG_HASH_ANNOTATION]: config_hash(&cm) }));
-    let labels = labels(app);
     Ok(Some(object!(Deployment {
-        metadata: { name: app.name_any(), labels: labels.clone() },
+        metadata: { name: app.name_any(), labels: labels(app) },
         spec: {
             replicas: app.spec.replicas,
-            selector: { match_labels: labels.clone() },
+            selector: { match_labels: labels(app) },
             template: {
-                metadata: { labels, annotations },
+                metadata: { labels: labels(app), annotations },
                 spec: {
                     containers: [{
                         name: "app",
@@ -114,12 +109,11 @@ pub fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Op
 
 /// The Service of an app: `port`, forwarded to the pods' `port`, selecting the app's pods.
 pub fn desired_service(app: &WebApp, _cx: &mut Context) -> operator::Result<Option<Service>> {
-    let port = port(app.spec.port);
     Ok(Some(object!(Service {
         metadata: { name: app.name_any(), labels: labels(app) },
         spec: {
             selector: labels(app),
-            ports: [{ name: "http", port, target_port: port }],
+            ports: [{ name: "http", port: port(app.spec.port), target_port: port(app.spec.port) }],
         },
     })))
 }
@@ -131,12 +125,8 @@ pub fn reflect_deployment(status: &mut WebAppStatus, outcome: &ChildOutcome<Depl
         d.status.as_ref()?.available_replicas
     });
     outcome.reflect_into(&mut status.config_hash, |d| {
-        let template = d.spec.as_ref()?.template.metadata.as_ref()?;
-        template
-            .annotations
-            .as_ref()?
-            .get(CONFIG_HASH_ANNOTATION)
-            .cloned()
+        let template = &d.spec.as_ref()?.template.metadata;
+        template.annotation(CONFIG_HASH_ANNOTATION).cloned()
     });
 }
 
@@ -144,9 +134,7 @@ pub fn reflect_deployment(status: &mut WebAppStatus, outcome: &ChildOutcome<Depl
 pub fn validate_webapp(request: &Request<'_, WebApp>) -> Verdict {
     match request.object {
         Some(app) if !image_is_pinned(&app.spec.image) => Verdict::deny(IMAGE_NEEDS_TAG),
-        Some(app) if app.spec.replicas == 0 => {
-            Verdict::allow().warn("spec.replicas is 0: nothing will run")
-        }
+        Some(app) if app.spec.replicas == 0 => Verdict::allow().warn(NOTHING_WILL_RUN),
         _ => Verdict::allow(),
     }
 }
@@ -161,7 +149,5 @@ pub fn app() -> App {
     App::new("webapp-operator")
         .namespace("webapp-system")
         .image("example.dev/webapp-operator:latest")
-        .reconciler(WebApp::reconciler())
-        .crd(WebApp::crd())
-        .webhooks(WebApp::webhooks())
+        .operate::<WebApp>()
 }
