@@ -1,6 +1,6 @@
 //! What nearly every operator module names, in one import: the runtime's builder and step types, the derives
 //! a custom resource needs (kube's, serde's, schemars', this crate's), the object metadata and condition
-//! types, `BTreeMap` (labels, annotations and data are maps), [`ObjectMetaExt`](crate::meta::ObjectMetaExt),
+//! types, `BTreeMap` (labels, annotations and data are maps), [`ObjectMetaExt`],
 //! [`object!`](crate::object!) for desired objects, and (feature `cli`) the command line.
 //!
 //! ```
