@@ -33,7 +33,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use operator_envtest::{Assets, ControlPlane};
 use serde_json::{Value, json};
 
-use requests::{delta, describe, is_write, request_counts, write_durations};
+use requests::{delta, describe, is_write, list_counts, request_counts, write_durations};
 
 /// Options of `cargo xtask bench-cluster`.
 #[derive(Debug, clap::Args)]
@@ -266,12 +266,14 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     }
 
     let before = request_counts(&client).await?;
+    let lists_before = list_counts(&client).await?;
     let started = Instant::now();
     let metrics_port = free_port()?;
     let mut operator = spawn(binary, &kubeconfig, Some(metrics_port))?;
     let (own_lists, own_watches) = wait_converged(&parents, args.parents, example).await?;
     let converge = started.elapsed();
     let mut converged = request_counts(&client).await?;
+    let lists = delta(&lists_before, &list_counts(&client).await?, |_| true);
     // The benchmark's own polling is not the operator's.
     if let Some(lists) = converged.get_mut("LIST") {
         *lists -= own_lists.min(*lists);
@@ -359,6 +361,10 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     println!(
         "requests while converging {}",
         describe(&delta(&before, &converged, |_| true))
+    );
+    println!(
+        "  LIST by resource, the benchmark's own {own_lists} included: {}",
+        describe(&lists)
     );
     let idle_writes = delta(&converged, &idle, is_write);
     let restart_writes = delta(&before_restart, &after_restart, is_write);

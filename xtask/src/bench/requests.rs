@@ -18,6 +18,15 @@ pub(super) async fn request_counts(client: &Client) -> anyhow::Result<BTreeMap<S
     Ok(out)
 }
 
+/// LIST requests kube-apiserver served on the operators' resources, by resource.
+pub(super) async fn list_counts(client: &Client) -> anyhow::Result<BTreeMap<String, u64>> {
+    let page = scrape(client).await?;
+    Ok(requests(&page, |verb| verb == "LIST")
+        .into_iter()
+        .map(|((_, resource), count)| (resource, count))
+        .collect())
+}
+
 /// The API server's time serving writes to `resource` so far, by verb: seconds in all and requests
 /// (`apiserver_request_duration_seconds`, the main resource only).
 pub(super) async fn write_durations(
