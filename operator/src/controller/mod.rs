@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 
 use futures::future::{BoxFuture, FutureExt};
 use futures::stream::{self, BoxStream, StreamExt};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::runtime::reflector::ObjectRef;
 use kube::{Client, ResourceExt};
 use tokio::sync::watch;
@@ -174,14 +173,12 @@ pub(crate) fn runner<P: ParentKind>(
     // The work queue looks each parent up in the parent kind's reflector store: the parent's cache is typed.
     let store = parent_cache.store().clone();
     let deletions = parent_cache.changes();
-    let why: Arc<Why<P>> = Arc::new(Why::new(reconciler.name()));
+    let why: Arc<Why<P>> = Arc::new(Why::new(reconciler.name(), reconciler.echoes()));
     let parent_why = why.clone();
     let trigger_why = why.clone();
     let mapped_why = why.clone();
     let trigger_tracker = tracker.clone();
     let trigger_written = reconciler.written();
-    let trigger_echoes = reconciler.echoes();
-    let parent_echoes = reconciler.echoes();
     let trigger_store = store.clone();
     let triggers = stream::select_all(changes)
         .flat_map(move |changed| {
@@ -202,23 +199,19 @@ pub(crate) fn runner<P: ParentKind>(
                         trigger_written.seen_version(uid, version);
                     }
                     // The echo of a write of its controller's own pass queues nothing: that pass reported the
-                    // child from the API's answer. (An echo that comes before the answer is told when the
-                    // parent's turn comes, `Why::take`.)
-                    let controller = meta
+                    // child from the API's answer; a change during the owner's pass is held until it ends
+                    // (`Why::record_change`).
+                    let writer = meta
                         .owner_references
                         .iter()
                         .flatten()
-                        .find(|r| r.controller == Some(true));
-                    let mut owners =
-                        if controller.is_some_and(|c| own_echo(&trigger_echoes, &meta, &c.uid)) {
-                            Vec::new()
-                        } else {
-                            controller_parents::<P>(&api_version, &kind, &meta)
-                        };
-                    // A change during the owner's pass is held until the pass ends (`Why::pass_ended`).
+                        .find(|r| r.controller == Some(true))
+                        .map(|r| r.uid.as_str());
+                    let mut owners = controller_parents::<P>(&api_version, &kind, &meta);
                     owners.retain(|r| {
                         trigger_why.record_change(
                             r,
+                            writer,
                             || format!("child {kind} {} changed", name()),
                             &meta,
                         )
@@ -286,12 +279,13 @@ pub(crate) fn runner<P: ParentKind>(
         let parent_stream = parent_stream.filter_map(move |p| {
             parent_shared.reconciler.observed(&p);
             // The echo of its own pass's status write queues nothing.
-            let echo = p
-                .uid()
-                .is_some_and(|uid| own_echo(&parent_echoes, p.meta(), &uid));
             let obj_ref = ObjectRef::from_obj(p.as_ref());
-            let queued = !echo
-                && parent_why.record_change(&obj_ref, || "the parent changed".into(), p.meta());
+            let queued = parent_why.record_change(
+                &obj_ref,
+                p.meta().uid.as_deref(),
+                || "the parent changed".into(),
+                p.meta(),
+            );
             std::future::ready(queued.then_some(obj_ref))
         });
         let requests = stream::select(parent_stream, stream::select(triggers, held));
@@ -323,15 +317,6 @@ pub(crate) fn runner<P: ParentKind>(
         }
         .boxed()
     }))
-}
-
-/// Whether the object `meta` describes, as it is now, is what a pass of the parent `writer` (its uid) wrote:
-/// its `uid` and `resourceVersion` are those of the API's answer to that write (recognised once).
-fn own_echo(echoes: &crate::echoes::Echoes, meta: &ObjectMeta, writer: &str) -> bool {
-    match (&meta.uid, &meta.resource_version) {
-        (Some(uid), Some(version)) => echoes.is_echo(uid, version, writer),
-        _ => false,
-    }
 }
 
 /// Waits until every cache holds its first list, warning while it takes long (e.g. a kind that cannot be
@@ -373,12 +358,7 @@ async fn reconcile<P: ParentKind>(
         .unwrap_or_else(|e| e.into_inner())
         .contains_key(&obj_ref);
     let uid = parent.uid();
-    let due = shared.why.take(
-        &obj_ref,
-        uid.as_deref(),
-        retrying,
-        &shared.reconciler.echoes(),
-    );
+    let due = shared.why.take(&obj_ref, uid.as_deref(), retrying);
     if due.echoes_only {
         // The pass would start from what the last one wrote and find nothing to do.
         tracing::debug!(parent = %obj_ref, why = %due.why, "only echoes of the last pass's writes; no pass");
@@ -397,7 +377,7 @@ async fn reconcile<P: ParentKind>(
     let running = Running::new(&shared.why, &obj_ref);
     let (result, action) = pass(parent, &obj_ref, &why, &shared).await;
     if let Some(uid) = &uid
-        && running.ended(uid, &shared.reconciler.echoes())
+        && running.ended(uid)
     {
         let _ = shared.held_changed.unbounded_send(obj_ref.clone());
     }
@@ -428,9 +408,9 @@ impl<'a, P: ParentKind> Running<'a, P> {
     }
 
     /// Ends the pass of the parent whose uid is `uid`: whether a change held meanwhile was not its echo.
-    fn ended(mut self, uid: &str, echoes: &crate::echoes::Echoes) -> bool {
+    fn ended(mut self, uid: &str) -> bool {
         self.ended = true;
-        self.why.pass_ended(self.parent, uid, echoes)
+        self.why.pass_ended(self.parent, uid)
     }
 }
 

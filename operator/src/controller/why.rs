@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::marker::PhantomData;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -63,6 +63,8 @@ pub(super) struct Why<P: kube::Resource<DynamicType = ()>> {
     /// The parents with a pass in flight, and the changes to them or their children held until it ends.
     running: Mutex<HashMap<Box<str>, Vec<Held>>>,
     requeued: Mutex<HashSet<Box<str>>>,
+    /// The controller's writes whose echoes are awaited.
+    echoes: Arc<Echoes>,
     parent: PhantomData<fn() -> P>,
 }
 
@@ -71,13 +73,14 @@ fn key<P: kube::Resource<DynamicType = ()>>(parent: &ObjectRef<P>) -> Box<str> {
 }
 
 impl<P: kube::Resource<DynamicType = ()>> Why<P> {
-    pub(super) fn new(controller: &str) -> Self {
+    pub(super) fn new(controller: &str, echoes: Arc<Echoes>) -> Self {
         Self {
             controller: controller.to_string(),
             metrics: Metrics::global(),
             queued: Mutex::default(),
             running: Mutex::default(),
             requeued: Mutex::default(),
+            echoes,
             parent: PhantomData,
         }
     }
@@ -88,11 +91,15 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
     }
 
     /// Records that `parent` is due because the object `meta` describes changed: the parent itself, or a
-    /// child it controls. Answers whether that queues the parent now: a change that comes while its pass
-    /// runs is held until [`Why::pass_ended`] tells whether it is that pass's echo.
+    /// child it controls. `writer` is the uid of the parent whose passes may have written it (the parent's
+    /// own, or the child's controller's). Answers whether that queues the parent now: nothing for the echo of
+    /// a write of `writer`'s passes, and a change that comes while the parent's pass runs is held until
+    /// [`Why::pass_ended`] tells whether it is that pass's echo. Both are decided under one lock with the end
+    /// of a pass, so an echo is told once every answer of its pass is known, whichever comes first.
     pub(super) fn record_change(
         &self,
         parent: &ObjectRef<P>,
+        writer: Option<&str>,
         why: impl FnOnce() -> String,
         meta: &ObjectMeta,
     ) -> bool {
@@ -105,6 +112,11 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
                     uid: uid.into(),
                     version: version.into(),
                 });
+                false
+            }
+            (None, Some((uid, version)))
+                if writer.is_some_and(|w| self.echoes.is_echo(uid, version, w)) =>
+            {
                 false
             }
             _ => {
@@ -123,8 +135,8 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
     }
 
     /// Marks the pass over `parent` (whose uid is `uid`) ended, and records the changes held meanwhile that
-    /// are not echoes of its writes in `echoes`. Answers whether any was, so that the parent runs again.
-    pub(super) fn pass_ended(&self, parent: &ObjectRef<P>, uid: &str, echoes: &Echoes) -> bool {
+    /// are not echoes of its writes. Answers whether any was, so that the parent runs again.
+    pub(super) fn pass_ended(&self, parent: &ObjectRef<P>, uid: &str) -> bool {
         let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
         let Some(held) = running.remove(&*key(parent)) else {
             return false;
@@ -133,7 +145,7 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
         // lock, before any later change of the same objects is.
         let mut queued = false;
         for h in held {
-            if !echoes.is_echo(&h.uid, &h.version, uid) {
+            if !self.echoes.is_echo(&h.uid, &h.version, uid) {
                 self.add(parent, &h.why, Some((&h.uid, &h.version)));
                 queued = true;
             }
@@ -178,15 +190,9 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
         }
     }
 
-    /// Why `parent` (whose uid is `uid`) runs now, and whether only echoes of its own writes in `echoes`
+    /// Why `parent` (whose uid is `uid`) runs now, and whether only echoes of its own writes
     /// queued it (checking consumes them).
-    pub(super) fn take(
-        &self,
-        parent: &ObjectRef<P>,
-        uid: Option<&str>,
-        retrying: bool,
-        echoes: &Echoes,
-    ) -> Due {
+    pub(super) fn take(&self, parent: &ObjectRef<P>, uid: Option<&str>, retrying: bool) -> Due {
         let parent = key(parent);
         let taken = {
             let mut queued = self.queued.lock().unwrap_or_else(|e| e.into_inner());
@@ -206,7 +212,7 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
                 // forgotten, one left unchecked would be kept until it expires.
                 q.changes.iter().fold(true, |all, change| {
                     let (u, v) = change.split_once(' ').unwrap_or((change, ""));
-                    echoes.is_echo(u, v, uid) && all
+                    self.echoes.is_echo(u, v, uid) && all
                 })
             }
             _ => false,
@@ -257,12 +263,12 @@ mod tests {
     use k8s_openapi::api::core::v1::ConfigMap;
 
     fn why(w: &Why<ConfigMap>, parent: &ObjectRef<ConfigMap>, retrying: bool) -> String {
-        w.take(parent, Some("p"), retrying, &Echoes::default()).why
+        w.take(parent, Some("p"), retrying).why
     }
 
     #[test]
     fn a_pass_says_why_it_runs() {
-        let w = Why::<ConfigMap>::new("test");
+        let w = Why::<ConfigMap>::new("test", Arc::default());
         let a = ObjectRef::new("a").within("default");
         w.record(&a, "child Deployment default/a changed");
         w.record(&a, "child Deployment default/a changed");
@@ -296,15 +302,16 @@ mod tests {
 
     #[test]
     fn a_parent_queued_only_by_echoes_of_its_own_writes_skips_its_pass() {
-        let w = Why::<ConfigMap>::new("test");
+        let echoes = Arc::new(Echoes::default());
+        let w = Why::<ConfigMap>::new("test", echoes.clone());
         let a = ObjectRef::new("a").within("default");
-        let echoes = Echoes::default();
-        let take = |retrying| w.take(&a, Some("p"), retrying, &echoes).echoes_only;
+        let take = |retrying| w.take(&a, Some("p"), retrying).echoes_only;
         // The events may come before the pass that wrote them has the answers: they are told apart when the
         // next pass is due, after the writing pass ended.
-        w.record_change(&a, || "the parent changed".into(), &meta("p", "5"));
+        w.record_change(&a, None, || "the parent changed".into(), &meta("p", "5"));
         w.record_change(
             &a,
+            None,
             || "child ConfigMap default/c changed".into(),
             &meta("c", "4"),
         );
@@ -316,16 +323,18 @@ mod tests {
         echoes.wrote("p", "c", "6");
         w.record_change(
             &a,
+            None,
             || "child ConfigMap default/c changed".into(),
             &meta("c", "6"),
         );
-        w.record_change(&a, || "the parent changed".into(), &meta("p", "7"));
+        w.record_change(&a, None, || "the parent changed".into(), &meta("p", "7"));
         assert!(!take(false));
 
         // A tracked or mapped object's change is never an echo, nor is a requeue or a retry.
         echoes.wrote("p", "c", "8");
         w.record_change(
             &a,
+            None,
             || "child ConfigMap default/c changed".into(),
             &meta("c", "8"),
         );
@@ -335,6 +344,7 @@ mod tests {
             echoes.wrote("p", "c", "9");
             w.record_change(
                 &a,
+                None,
                 || "child ConfigMap default/c changed".into(),
                 &meta("c", "9"),
             );
@@ -349,37 +359,45 @@ mod tests {
 
     #[test]
     fn a_change_during_its_parents_pass_is_held_until_the_pass_ends_and_told_then() {
-        let w = Why::<ConfigMap>::new("held");
+        let echoes = Arc::new(Echoes::default());
+        let w = Why::<ConfigMap>::new("held", echoes.clone());
         let a = ObjectRef::new("a").within("default");
-        let echoes = Echoes::default();
         w.pass_started(&a);
         // The echoes of the child's and the status's writes, before the pass has their answers.
         assert!(!w.record_change(
             &a,
+            None,
             || "child ConfigMap default/c changed".into(),
             &meta("c", "4")
         ));
-        assert!(!w.record_change(&a, || "the parent changed".into(), &meta("p", "5")));
+        assert!(!w.record_change(&a, None, || "the parent changed".into(), &meta("p", "5")));
         echoes.wrote("p", "c", "4");
         echoes.wrote("p", "p", "5");
-        assert!(!w.pass_ended(&a, "p", &echoes), "only echoes: not queued");
+        assert!(!w.pass_ended(&a, "p"), "only echoes: not queued");
         assert!(w.queued.lock().unwrap().is_empty());
 
         // Someone else's change during the pass queues the parent when the pass ends.
         w.pass_started(&a);
         assert!(!w.record_change(
             &a,
+            None,
             || "child ConfigMap default/c changed".into(),
             &meta("c", "6")
         ));
-        assert!(w.pass_ended(&a, "p", &echoes));
+        assert!(w.pass_ended(&a, "p"));
         assert_eq!(why(&w, &a, false), "child ConfigMap default/c changed");
 
         // With no pass in flight, a change queues at once; a tracked object's change is never held.
-        assert!(w.record_change(&a, || "the parent changed".into(), &meta("p", "7")));
+        assert!(w.record_change(&a, None, || "the parent changed".into(), &meta("p", "7")));
         w.pass_started(&a);
         w.record(&a, "tracked Secret default/s changed");
         w.forget(&a);
-        assert!(!w.pass_ended(&a, "p", &echoes), "forgotten with its parent");
+        assert!(!w.pass_ended(&a, "p"), "forgotten with its parent");
+
+        // With no pass in flight, the echo of a write of the writer's passes queues nothing; the same event for
+        // a parent that did not write it does.
+        echoes.wrote("p", "c", "9");
+        assert!(w.record_change(&a, Some("q"), || "child".into(), &meta("c", "9")));
+        assert!(!w.record_change(&a, Some("p"), || "child".into(), &meta("c", "9")));
     }
 }
