@@ -134,6 +134,9 @@ pub enum Command {
         target: Target,
         /// The object.
         object: Value,
+        /// The field manager that owns what it sets (an `operation: Update` entry); `None` for the
+        /// controller's name.
+        field_manager: Option<String>,
     },
     /// Server-side apply an object under a field manager.
     Apply {
@@ -220,7 +223,8 @@ pub trait Dispatcher: Send + Sync {
 
     /// Reads one object from the API server, past every cache: `None` when it does not exist. The runtime
     /// reads only where a cache that does not hold every object of its kind misses one it needs (a child
-    /// about to be created, which could be someone else's object of the same name).
+    /// whose create found an object of its name, which could be someone else's, or one about to be applied
+    /// without a create first).
     fn get<'a>(&'a self, target: &'a Target) -> BoxFuture<'a, Result<Option<Value>>>;
 }
 
@@ -303,10 +307,21 @@ impl ApiDispatcher {
             ..PatchParams::default()
         };
         let out = match command {
-            Command::Create { target, object } => {
+            Command::Create {
+                target,
+                object,
+                field_manager,
+            } => {
+                let params = match field_manager {
+                    Some(manager) => PostParams {
+                        field_manager: Some(manager.clone()),
+                        ..PostParams::default()
+                    },
+                    None => post_params,
+                };
                 let req = target
                     .request()
-                    .create(&post_params, serde_json::to_vec(object)?);
+                    .create(&params, serde_json::to_vec(object)?);
                 Some(
                     self.answer(req, "create")
                         .await

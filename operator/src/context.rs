@@ -8,6 +8,7 @@ use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::jiff::Timestamp;
 use kube::core::{Selector, SelectorExt};
 use kube::{Resource, ResourceExt};
+use serde_json::Value;
 
 use crate::answer::Answer;
 use crate::cache::{Cache, CachedKind, Caches};
@@ -332,6 +333,13 @@ impl Context {
             Some(v) => Ok(Some(crate::json::convert(&v)?)),
             None => Ok(None),
         }
+    }
+
+    /// Reads one object from the API server as its JSON, `metadata.managedFields` included: `None` when it
+    /// does not exist.
+    pub(crate) async fn read_value(&self, target: &Target) -> Result<Option<Value>> {
+        tracing::debug!(object = %target, "reading past the cache");
+        self.dispatcher.get(target).await
     }
 
     /// Records an event about the parent.

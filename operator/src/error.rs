@@ -113,6 +113,11 @@ impl Error {
         self.code() == Some(409)
     }
 
+    /// Whether this is a 409 saying the object to create exists already (reason `AlreadyExists`).
+    pub fn is_already_exists(&self) -> bool {
+        matches!(self, Error::Kube { source: kube::Error::Api(s), .. } if s.code == 409 && s.reason == "AlreadyExists")
+    }
+
     /// Whether this is a 404.
     pub fn is_not_found(&self) -> bool {
         self.code() == Some(404)

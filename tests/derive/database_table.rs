@@ -32,8 +32,8 @@ async fn a_new_database_creates_its_secret_service_and_stateful_set() -> anyhow:
             "metadata": {"name": "sample-credentials"},
             "stringData": {"username": "postgres"},
         }))
-        .expect_apply(fx.child::<Service, _, _>(desired_service).await?)
-        .expect_apply(fx.child::<StatefulSet, _, _>(desired_stateful_set).await?)
+        .expect_create(fx.child::<Service, _, _>(desired_service).await?)
+        .expect_create(fx.child::<StatefulSet, _, _>(desired_stateful_set).await?)
         .expect_event(EventExpectation::normal("Created").note("Secret default/sample-credentials"))
         .expect_event(EventExpectation::normal("Created").note("Service default/sample"))
         .expect_event(EventExpectation::normal("Created").note("StatefulSet default/sample"))

@@ -4,7 +4,8 @@
 use kube::Client;
 use serde_json::{Value, json};
 
-use crate::support::{APPLY, MERGE, Transcript, configmaps, run, widgets};
+use crate::deviations::{BUILTIN_MANAGED_FIELDS_SHAPE, EMPTY_BUILTIN_STATUS};
+use crate::support::{APPLY, MERGE, Transcript, configmaps, deployments, run, widgets};
 
 fn applied(name: &str, spec: Value) -> Value {
     json!({
@@ -175,4 +176,165 @@ async fn server_side_apply(client: Client, ns: String) -> Transcript {
 #[tokio::test]
 async fn server_side_apply_tracks_managers() {
     run("server_side_apply_tracks_managers", &[], server_side_apply).await;
+}
+
+/// `managedFields` with manager `m`'s `Update` entry merged into its `Apply` entry, as the runtime moves the
+/// fields of a child it created with a `POST` (`operator/src/reconcilers/created.rs`).
+fn moved_into_apply(object: &Value) -> Value {
+    fn union(set: &mut Value, other: &Value) {
+        if let (Value::Object(set), Value::Object(other)) = (set, other) {
+            for (k, v) in other {
+                match set.get_mut(k) {
+                    Some(existing) => union(existing, v),
+                    None => {
+                        set.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+    }
+    let entries = object["metadata"]["managedFields"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let is = |e: &Value, op: &str| {
+        e["manager"] == "m" && e["operation"] == op && e.get("subresource").is_none()
+    };
+    let created = entries
+        .iter()
+        .find(|e| is(e, "Update"))
+        .map(|e| e["fieldsV1"].clone());
+    let mut out: Vec<Value> = entries
+        .iter()
+        .filter(|e| !is(e, "Update"))
+        .cloned()
+        .collect();
+    if let (Some(created), Some(apply)) = (created, out.iter_mut().find(|e| is(e, "Apply"))) {
+        union(&mut apply["fieldsV1"], &created);
+    }
+    json!(out)
+}
+
+/// Creates `object` with a `POST` by manager `m`, applies `changed` (which drops fields), moves the `POST`'s
+/// fields into the apply's entry (once with a stale `resourceVersion`, which is refused), and applies again.
+async fn created_then_applied(
+    t: &mut Transcript,
+    what: &str,
+    collection: &str,
+    object: &Value,
+    changed: &Value,
+) -> Value {
+    let name = object["metadata"]["name"]
+        .as_str()
+        .expect("a name")
+        .to_owned();
+    let one = format!("{collection}/{name}");
+    let created = t
+        .post(
+            &format!("{what}: POST by m"),
+            &format!("{collection}?fieldManager=m"),
+            object,
+        )
+        .await;
+    let applied = t
+        .patch(
+            &format!("{what}: a forced apply by m that drops fields keeps them"),
+            &format!("{one}?fieldManager=m&force=true"),
+            APPLY,
+            changed,
+        )
+        .await;
+    let stale = json!({"metadata": {
+        "resourceVersion": created["metadata"]["resourceVersion"],
+        "managedFields": moved_into_apply(&applied),
+    }});
+    t.patch(
+        &format!("{what}: moving the fields with a stale resourceVersion"),
+        &format!("{one}?fieldManager=m"),
+        MERGE,
+        &stale,
+    )
+    .await;
+    let moved = json!({"metadata": {
+        "resourceVersion": applied["metadata"]["resourceVersion"],
+        "managedFields": moved_into_apply(&applied),
+    }});
+    t.patch(
+        &format!("{what}: the POST's fields moved into the Apply entry"),
+        &format!("{one}?fieldManager=m"),
+        MERGE,
+        &moved,
+    )
+    .await;
+    let pruned = t
+        .patch(
+            &format!("{what}: the same apply again prunes what it dropped"),
+            &format!("{one}?fieldManager=m&force=true"),
+            APPLY,
+            changed,
+        )
+        .await;
+    let managers: Vec<_> = pruned["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| (e["manager"].clone(), e["operation"].clone()))
+        .collect();
+    assert_eq!(managers, [(json!("m"), json!("Apply"))], "{what}: {pruned}");
+    pruned
+}
+
+async fn created_fields_move_into_the_apply_entry(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let cm = json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "created", "labels": {"app": "web", "drop": "me"}},
+        "data": {"a": "1", "b": "2"},
+    });
+    let cm_changed = json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "created", "labels": {"app": "web"}},
+        "data": {"a": "3"},
+    });
+    let pruned =
+        created_then_applied(&mut t, "configmap", &configmaps(&ns), &cm, &cm_changed).await;
+    assert_eq!(pruned["metadata"]["labels"], json!({"app": "web"}));
+    assert_eq!(pruned["data"], json!({"a": "3"}));
+    let deployment = |image: &str, annotations: Value| {
+        json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "created", "annotations": annotations},
+            "spec": {
+                "replicas": 2,
+                "selector": {"matchLabels": {"app": "web"}},
+                "template": {
+                    "metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "web", "image": image, "ports": [{"containerPort": 80}]}]},
+                },
+            },
+        })
+    };
+    let pruned = created_then_applied(
+        &mut t,
+        "deployment",
+        &deployments(&ns),
+        &deployment("nginx:1.27", json!({"a": "1", "b": "2"})),
+        &deployment("nginx:1.28", json!({"a": "1"})),
+    )
+    .await;
+    assert_eq!(pruned["metadata"]["annotations"], json!({"a": "1"}));
+    // What the server defaulted at the creation is defaulted again.
+    assert_eq!(pruned["spec"]["progressDeadlineSeconds"], json!(600));
+    t
+}
+
+#[tokio::test]
+async fn created_fields_move_into_the_apply_entry_and_the_next_apply_prunes() {
+    // The Deployment's field sets differ in shape only (deviations.rs); what is owned, pruned and kept matches.
+    run(
+        "created_fields_move_into_the_apply_entry_and_the_next_apply_prunes",
+        &[BUILTIN_MANAGED_FIELDS_SHAPE, EMPTY_BUILTIN_STATUS],
+        created_fields_move_into_the_apply_entry,
+    )
+    .await;
 }

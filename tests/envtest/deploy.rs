@@ -285,7 +285,7 @@ async fn the_printed_manifests_deploy_and_the_operator_runs_under_its_own_accoun
     assert!(
         exchanges
             .iter()
-            .any(|e| e.method == "PATCH" && e.path.contains("/statefulsets/")),
+            .any(|e| e.method == "POST" && e.path.contains("/statefulsets")),
         "the operator wrote no StatefulSet itself: {exchanges:#?}"
     );
     assert!(

@@ -105,7 +105,13 @@ fn create_unless_recorded<'a>(
             return Ok(Outcome::Continue);
         }
         let (target, object) = child::<ConfigMap>(h, "", true);
-        let created = cx.execute(Command::Create { target, object }).await?;
+        let created = cx
+            .execute(Command::Create {
+                target,
+                object,
+                field_manager: None,
+            })
+            .await?;
         let name = created
             .and_then(|c| c.object::<ConfigMap>().ok())
             .and_then(|c| c.metadata.name);
@@ -146,7 +152,12 @@ fn trust_own_status<'a>(
         h.status.get_or_insert_with(Default::default).phase = Some("Created".into());
         let name = format!("{}-config", h.name_any());
         let (target, object) = child::<ConfigMap>(h, &name, true);
-        cx.execute(Command::Create { target, object }).await?;
+        cx.execute(Command::Create {
+            target,
+            object,
+            field_manager: None,
+        })
+        .await?;
         Ok(Outcome::Continue)
     }
     .boxed()
@@ -197,11 +208,21 @@ fn revoke_key_without_data<'a>(
         }
         if !has_data {
             let (target, object) = child::<ConfigMap>(h, &data, true);
-            cx.execute(Command::Create { target, object }).await?;
+            cx.execute(Command::Create {
+                target,
+                object,
+                field_manager: None,
+            })
+            .await?;
         }
         if !has_key {
             let (target, object) = child::<Secret>(h, &key, true);
-            cx.execute(Command::Create { target, object }).await?;
+            cx.execute(Command::Create {
+                target,
+                object,
+                field_manager: None,
+            })
+            .await?;
         }
         Ok(Outcome::Continue)
     }
@@ -243,7 +264,12 @@ fn finalizer_before_cleanup() -> Reconciler<Holder> {
                 .is_none()
             {
                 let (target, object) = child::<ConfigMap>(h, &name, false);
-                cx.execute(Command::Create { target, object }).await?;
+                cx.execute(Command::Create {
+                    target,
+                    object,
+                    field_manager: None,
+                })
+                .await?;
             }
             Ok(Outcome::Continue)
         }
@@ -344,7 +370,12 @@ fn create_unless_cached<'a>(
             return Ok(Outcome::Continue);
         }
         let (target, object) = child::<ConfigMap>(h, "", true);
-        cx.execute(Command::Create { target, object }).await?;
+        cx.execute(Command::Create {
+            target,
+            object,
+            field_manager: None,
+        })
+        .await?;
         Ok(Outcome::Continue)
     }
     .boxed()
@@ -378,7 +409,12 @@ fn write_someone_elses<'a>(
         let ns = h.namespace();
         let Some(shared) = cx.cache::<ConfigMap>()?.get(ns.as_deref(), "shared") else {
             let (target, object) = child::<ConfigMap>(h, "shared", true);
-            cx.execute(Command::Create { target, object }).await?;
+            cx.execute(Command::Create {
+                target,
+                object,
+                field_manager: None,
+            })
+            .await?;
             return Ok(Outcome::Continue);
         };
         let note = shared.data.as_ref().and_then(|d| d.get(&h.name_any()));

@@ -313,6 +313,24 @@ async fn a_field_the_desired_state_stops_setting_is_removed() {
         removed,
         "server-side apply removed the key the desired state stopped setting"
     );
+    // Created with a POST, the child's fields moved from the controller's Update entry into its Apply entry
+    // at the first apply, so the Apply entry alone owns them now.
+    let entries: Vec<(String, String)> = cms
+        .get("opt-n")
+        .await
+        .unwrap()
+        .metadata
+        .managed_fields
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| {
+            (
+                e.manager.unwrap_or_default(),
+                e.operation.unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(entries, [("opt".to_string(), "Apply".to_string())]);
     let _ = stop.send(());
     tokio::time::timeout(Duration::from_secs(10), task)
         .await

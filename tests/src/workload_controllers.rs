@@ -34,7 +34,10 @@ where
         + 'static,
 {
     let all: Api<K> = Api::all(client.clone());
+    // With a backoff between errors: once its control plane is gone (a test that panicked), a watch without
+    // one fails at once, forever, and never lets the runtime shut down.
     let mut changes = watcher(all, watcher::Config::default())
+        .default_backoff()
         .applied_objects()
         .boxed();
     while let Some(change) = changes.next().await {

@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::announce::{Mutation, announce, describe};
 use super::applied::{applied_text, set_type};
 use super::compare::{DESIRED_HASH, contains, merge_into, stamp_desired_hash};
+use super::created::adopt_created_fields;
 use super::ownership::prepare;
 use super::written::shown_by;
 use super::{SubReconciler, Wiring};
@@ -30,6 +31,13 @@ use crate::tracker::TrackKey;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WriteStrategy {
     /// Server-side apply under the controller's field manager; `force` takes fields from other managers.
+    ///
+    /// With `force` (the default), a child the cache does not hold is created with a `POST`, which fails on
+    /// an existing object, so someone else's object of the child's name is never taken over and nothing is
+    /// read first; the object is read only when the `POST` finds one. The first apply after moves what that
+    /// creation owns into the apply's field manager entry, so an apply removes a field the desired state
+    /// drops as it would from a child an apply created. Without `force`, or with one write per pass, a child
+    /// the cache does not hold is read first and then applied.
     Apply {
         /// Take conflicting fields from other managers.
         force: bool,
@@ -126,19 +134,22 @@ impl<C> ChildOutcome<C> {
 }
 
 /// The child `namespace/name` as it is now: the one of `owned` (the children this parent controls, read from
-/// the cache already: a compact cache decodes each read), else the cache's, else the API server's.
+/// the cache already: a compact cache decodes each read), else the cache's, else (with `read`) the API
+/// server's.
 ///
 /// Not in the cache is not absent: each kind has its own watch, so a pass started by the parent's event may
 /// come before the child kind's event of an object made just before, and a cache of selected objects (the
 /// children the runtime labelled) never holds someone else's object of the same name or a child written
-/// before the owner label. So the API server is asked before an apply could take such an object over: one
-/// read per child the cache does not hold, none once converged.
+/// before the owner label. So either the API server is asked before an apply could take such an object over
+/// (one read per child the cache does not hold, none once converged), or, without `read`, the child is
+/// created with a `POST`, which fails on an existing object, and read only then (`created.rs`).
 pub(super) async fn live_child<C: CachedKind>(
     owned: &[Arc<C>],
     cache: &Cache<C>,
     cx: &Context,
     namespace: Option<&str>,
     name: &str,
+    read: bool,
 ) -> Result<Option<Arc<C>>> {
     let known = owned
         .iter()
@@ -148,7 +159,8 @@ pub(super) async fn live_child<C: CachedKind>(
         .cloned();
     match known.or_else(|| cache.get(namespace, name)) {
         Some(live) => Ok(Some(live)),
-        None => Ok(cx.read::<C>(namespace, name).await?.map(Arc::new)),
+        None if read => Ok(cx.read::<C>(namespace, name).await?.map(Arc::new)),
+        None => Ok(None),
     }
 }
 
@@ -370,6 +382,37 @@ where
     }
 
     async fn sync(&self, parent: &mut P, cx: &mut Context) -> Result<(Outcome, ChildOutcome<C>)> {
+        if let Some(done) = self
+            .sync_with(parent, cx, !self.creates_by_post(cx))
+            .await?
+        {
+            return Ok(done);
+        }
+        // The `POST` found an object of the child's name: read it, and decide again (the desired function
+        // runs again too).
+        self.sync_with(parent, cx, true).await?.ok_or_else(|| {
+            Error::custom(format!(
+                "{} was created by a POST after a read",
+                C::kind(&())
+            ))
+        })
+    }
+
+    /// Whether a child the cache does not hold is created with a `POST` instead of read first and applied
+    /// (`created.rs`): with a forced apply, as the first apply after takes the fields from the `POST`'s entry,
+    /// and not one write per pass, as the move of those fields writes more than once.
+    fn creates_by_post(&self, cx: &Context) -> bool {
+        matches!(self.strategy, WriteStrategy::Apply { force: true }) && !cx.settings().one_action
+    }
+
+    /// One pass of the step; with `read`, a child the cache does not hold is read from the API server first,
+    /// without it created with a `POST`. `None` when that `POST` found an object of the child's name.
+    async fn sync_with(
+        &self,
+        parent: &mut P,
+        cx: &mut Context,
+        read: bool,
+    ) -> Result<Option<(Outcome, ChildOutcome<C>)>> {
         let uid = parent
             .uid()
             .ok_or_else(|| Error::custom(format!("{} has no uid yet", parent.name_any())))?;
@@ -399,7 +442,7 @@ where
                 self.delete(cx, child, "no longer desired").await?;
             }
             cx.set_condition(ConditionUpdate::true_(&self.condition, "NotNeeded", ""));
-            return Ok((Outcome::Continue, outcome));
+            return Ok(Some((Outcome::Continue, outcome)));
         };
         prepare_child(parent, &mut desired, &self.strategy)?;
         let namespace = desired.namespace();
@@ -413,11 +456,13 @@ where
                     n
                 }
                 None => {
-                    let created = self.create(cx, &desired).await?;
+                    let manager = matches!(self.strategy, WriteStrategy::Apply { .. })
+                        .then(|| self.manager(cx));
+                    let created = self.create(cx, &desired, manager).await?;
                     // The same condition as any other pass that leaves the child in place, so the next
                     // (converged) pass does not rewrite the status.
                     cx.set_condition(self.written_condition(&created));
-                    return Ok((Outcome::Continue, ChildOutcome::Created(created)));
+                    return Ok(Some((Outcome::Continue, ChildOutcome::Created(created))));
                 }
             },
             None => {
@@ -427,7 +472,7 @@ where
                 )));
             }
         };
-        let live = live_child(&owned, &cache, cx, namespace.as_deref(), &name).await?;
+        let live = live_child(&owned, &cache, cx, namespace.as_deref(), &name, read).await?;
         if let Some(live) = &live
             && !controlled_by(live.as_ref(), &uid)
         {
@@ -451,10 +496,10 @@ where
                 "NotOwned",
                 message,
             ));
-            return Ok((
+            return Ok(Some((
                 Outcome::Continue,
                 ChildOutcome::Conflict { name, controller },
-            ));
+            )));
         }
         let written = cx.written();
         for extra in owned.iter().filter(|c| {
@@ -476,10 +521,10 @@ where
                     describe(live.as_ref())
                 ),
             ));
-            return Ok((
+            return Ok(Some((
                 Outcome::Continue,
                 ChildOutcome::Terminating(live.as_ref().clone()),
-            ));
+            )));
         }
         let outcome = match (&self.strategy, live) {
             // A different desired-state hash means a different desired state: no need to compare the objects.
@@ -493,23 +538,36 @@ where
                 cx.written().seen(live.as_ref());
                 ChildOutcome::Unchanged(live.as_ref().clone())
             }
+            // Not in the cache, and not read: create only (`created.rs`).
+            (WriteStrategy::Apply { .. }, None) if !read => {
+                match self.create(cx, &desired, Some(self.manager(cx))).await {
+                    Ok(child) => ChildOutcome::Created(child),
+                    Err(e) if e.is_already_exists() => return Ok(None),
+                    Err(e) => return Err(e),
+                }
+            }
             (WriteStrategy::Apply { force }, live) => {
                 let cached = live
                     .as_ref()
                     .map(|l| l.meta().resource_version.clone().unwrap_or_default());
                 let object = applied_text(&desired)?;
-                let manager = self
-                    .field_manager
-                    .clone()
-                    .unwrap_or_else(|| cx.settings().field_manager.clone());
+                let manager = self.manager(cx);
+                let target = Target::of(&desired);
                 let out = cx
                     .execute(Command::Apply {
-                        target: Target::of(&desired),
-                        object,
-                        field_manager: manager,
+                        target: target.clone(),
+                        object: object.clone(),
+                        field_manager: manager.clone(),
                         force: *force,
                     })
                     .await?;
+                // A child created with a `POST` stands as if an apply had created it after its first apply.
+                let out = match cached {
+                    Some(_) if !cx.settings().one_action => {
+                        adopt_created_fields(cx, out, &target, &object, &manager, *force).await?
+                    }
+                    _ => out,
+                };
                 // The API's answer, not the cache, says what the apply did: on a cache that lags behind the
                 // previous pass's create, the apply is a no-op and the child is not announced again.
                 let mutation = cx.written().applied(
@@ -547,7 +605,7 @@ where
                 }
             }
             (WriteStrategy::Update | WriteStrategy::CreateOnly, None) => {
-                match self.create(cx, &desired).await {
+                match self.create(cx, &desired, None).await {
                     Ok(child) => ChildOutcome::Created(child),
                     // The cache lags behind an earlier create: try again shortly, this is not a conflict.
                     Err(e) if e.is_conflict() => {
@@ -562,10 +620,10 @@ where
                                 C::kind(&())
                             ),
                         ));
-                        return Ok((
+                        return Ok(Some((
                             Outcome::RequeueAfter(Duration::from_millis(500)),
                             ChildOutcome::Absent,
-                        ));
+                        )));
                     }
                     Err(e) => return Err(e),
                 }
@@ -596,7 +654,7 @@ where
         if let Some(child) = outcome.child() {
             cx.set_condition(self.written_condition(child));
         }
-        Ok((Outcome::Continue, outcome))
+        Ok(Some((Outcome::Continue, outcome)))
     }
 
     /// The step's condition once the child is in place: `True` when it is also ready, else `False` with why.
@@ -615,13 +673,26 @@ where
         }
     }
 
-    async fn create(&self, cx: &mut Context, desired: &C) -> Result<C> {
+    /// The field manager of this step's applies.
+    fn manager(&self, cx: &Context) -> String {
+        self.field_manager
+            .clone()
+            .unwrap_or_else(|| cx.settings().field_manager.clone())
+    }
+
+    async fn create(
+        &self,
+        cx: &mut Context,
+        desired: &C,
+        field_manager: Option<String>,
+    ) -> Result<C> {
         let mut object = crate::json::convert(desired)?;
         set_type::<C>(&mut object);
         let out = cx
             .execute(Command::Create {
                 target: Target::of(desired),
                 object,
+                field_manager,
             })
             .await?;
         let child = result_or(out, desired)?;

@@ -192,7 +192,7 @@ where
                     display_name(&d)
                 )));
             }
-            let live = live_child(&owned, &cache, cx, ns.as_deref(), &name).await?;
+            let live = live_child(&owned, &cache, cx, ns.as_deref(), &name, true).await?;
             if let Some(l) = &live
                 && !controlled_by(l.as_ref(), &uid)
             {

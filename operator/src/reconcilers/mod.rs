@@ -11,6 +11,7 @@ mod cast;
 mod child;
 mod child_set;
 mod compare;
+mod created;
 mod finalizer;
 mod flow;
 mod ownership;

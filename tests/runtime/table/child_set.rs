@@ -231,7 +231,7 @@ async fn a_later_step_reads_what_the_set_decided_in_this_pass() {
         .given(converged_set())
         .given(item("a", "hi"))
         .given(terminating(item("b", "hi")))
-        .expect_apply(json!({
+        .expect_create(json!({
             "kind": "ServiceAccount",
             "metadata": {"name": "hello", "annotations": {"items": "a"}},
         }))

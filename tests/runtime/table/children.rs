@@ -15,7 +15,7 @@ use super::*;
 async fn a_missing_child_is_created_with_a_controller_owner_reference() {
     case("creates the child")
         .given(note("hi"))
-        .expect_apply(json!({
+        .expect_create(json!({
             "apiVersion": "v1",
             "kind": "ConfigMap",
             "metadata": {"name": NAME, "namespace": NS, "ownerReferences": [owner()]},

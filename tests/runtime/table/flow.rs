@@ -301,7 +301,7 @@ mod awaiting {
         case("async steps")
             .given(note("hi"))
             .given(greeting)
-            .expect_apply(json!({
+            .expect_create(json!({
                 "kind": "ServiceAccount",
                 "metadata": {"name": NAME, "annotations": {"greeting": "hello, hello"}},
             }))

@@ -10,7 +10,7 @@ use super::*;
 async fn unexpected_missing_and_different_writes_fail_the_case_readably() {
     let failure = case("wrong on purpose")
         .given(note("hi"))
-        .expect_apply(json!({"data": {"text": "not what is applied"}}))
+        .expect_create(json!({"data": {"text": "not what is created"}}))
         .expect_delete::<k8s_openapi::api::core::v1::ConfigMap>(Some(NS), "never-deleted")
         .expect_event(EventExpectation::normal("Created"))
         .run(reconciler())
@@ -20,12 +20,12 @@ async fn unexpected_missing_and_different_writes_fail_the_case_readably() {
     let problems = failure.problems();
     assert_eq!(problems.len(), 3, "{failure}");
     assert!(
-        problems[0].starts_with("apply #0 (write #"),
+        problems[0].starts_with("create #0 (write #"),
         "{}",
         problems[0]
     );
     assert!(
-        problems[0].contains("-  text: not what is applied"),
+        problems[0].contains("-  text: not what is created"),
         "{}",
         problems[0]
     );
@@ -185,7 +185,7 @@ async fn cases_can_register_kinds_the_server_does_not_know() {
                 .with_generation(),
         )
         .given(note("hi"))
-        .expect_apply(json!({
+        .expect_create(json!({
             "apiVersion": "v1",
             "kind": "ConfigMap",
             "metadata": {"name": NAME, "namespace": NS, "ownerReferences": [owner()]},

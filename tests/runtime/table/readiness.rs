@@ -51,7 +51,10 @@ async fn a_deployment_without_available_replicas_is_not_ready_and_then_is() {
 
     let first = env.pass(&reconciler, &parent_ref()).await.unwrap();
     assert!(
-        first.writes().iter().any(|w| w.category == Category::Apply),
+        first
+            .writes()
+            .iter()
+            .any(|w| w.category == Category::Create),
         "{:#?}",
         first.writes()
     );

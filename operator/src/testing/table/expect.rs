@@ -125,7 +125,9 @@ impl Write {
     /// The write a command asks for.
     pub fn from_command(position: usize, c: &Command) -> Write {
         let (category, target, body) = match c {
-            Command::Create { target, object } => (Category::Create, Some(target), object.clone()),
+            Command::Create { target, object, .. } => {
+                (Category::Create, Some(target), object.clone())
+            }
             Command::Apply { target, object, .. } => {
                 (Category::Apply, Some(target), object.value().clone())
             }

@@ -1,0 +1,373 @@
+//! A child created with a `POST`, and its first apply: moving what its creation owns into the apply's entry.
+//!
+//! A child the caches do not hold is created with a `POST`, which creates only: when an object of that name
+//! exists (someone else's, or one of the parent's the cache has not shown yet) the answer is `409
+//! AlreadyExists` and nothing is written, so no apply can take someone else's object over, and no read is
+//! needed first. kube-apiserver records what a `POST` sets under the field manager's `operation: Update`
+//! entry, with the fields it defaulted, and an apply does not remove what another entry owns, even its own
+//! manager's `Update` entry: a field the desired state later drops would stay. So after the first apply to
+//! such a child the runtime moves the `Update` entry's fields into the `Apply` entry (a merge patch of
+//! `metadata.managedFields`, guarded by the `resourceVersion`) and, when the `Update` entry owned fields the
+//! apply does not set, applies again: the dropped fields go, and those the server defaulted at the creation
+//! are defaulted again. The child then stands as if an apply had created it. kubectl moves an object from
+//! client-side to server-side apply the same way.
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::answer::Answer;
+use crate::command::{Command, Target};
+use crate::context::Context;
+use crate::error::Result;
+use crate::json_text::JsonText;
+
+/// How often the move is tried again after a `409` (another write came between the answer and the patch).
+const ATTEMPTS: usize = 3;
+
+/// After an apply of `object` by `manager` answered `answer`: moves the fields the manager's `Update` entry
+/// owns (the child was created with a `POST`) into its `Apply` entry, and applies again when that entry owned
+/// more than the apply sets. Returns the last answer. Nothing is written when there is no such entry.
+pub(super) async fn adopt_created_fields(
+    cx: &mut Context,
+    answer: Option<Answer>,
+    target: &Target,
+    object: &JsonText,
+    manager: &str,
+    force: bool,
+) -> Result<Option<Answer>> {
+    let Some(answer) = answer else {
+        return Ok(None);
+    };
+    let Ok(Managed { metadata: mut meta }) = serde_json::from_str::<Managed>(answer.json()) else {
+        return Ok(Some(answer));
+    };
+    let mut moved_to = None;
+    for attempt in 1..=ATTEMPTS {
+        let Some(moved) = moved(&meta.managed_fields, manager) else {
+            return Ok(moved_to.or(Some(answer)));
+        };
+        let patch = json!({
+            "metadata": {"resourceVersion": meta.resource_version, "managedFields": moved.entries}
+        });
+        match cx
+            .execute(Command::Patch {
+                target: target.clone(),
+                patch,
+            })
+            .await
+        {
+            Ok(out) => {
+                moved_to = out;
+                if !moved.apply_again {
+                    return Ok(moved_to.or(Some(answer)));
+                }
+                let again = cx
+                    .execute(Command::Apply {
+                        target: target.clone(),
+                        object: object.clone(),
+                        field_manager: manager.to_owned(),
+                        force,
+                    })
+                    .await?;
+                return Ok(again.or(moved_to).or(Some(answer)));
+            }
+            Err(e) if e.is_conflict() && attempt < ATTEMPTS => {
+                let Some(fresh) = cx.read_value(target).await? else {
+                    return Ok(Some(answer));
+                };
+                match serde_json::from_value::<Managed>(fresh) {
+                    Ok(m) => meta = m.metadata,
+                    Err(_) => return Ok(Some(answer)),
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Some(answer))
+}
+
+/// The metadata the move reads.
+#[derive(Deserialize)]
+struct Managed {
+    metadata: ManagedMeta,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ManagedMeta {
+    #[serde(default)]
+    resource_version: Option<String>,
+    #[serde(default)]
+    managed_fields: Vec<Value>,
+}
+
+/// `metadata.managedFields` with the manager's `Update` entry moved into its `Apply` entry.
+#[derive(Debug, PartialEq)]
+struct Moved {
+    entries: Vec<Value>,
+    /// The `Update` entry owned fields the `Apply` entry did not: an apply prunes them now.
+    apply_again: bool,
+}
+
+/// Moves the fields of `manager`'s `Update` entry of the main resource into its `Apply` entry (of the same
+/// apiVersion), and drops the `Update` entry; `None` when there is no such `Update` entry.
+fn moved(entries: &[Value], manager: &str) -> Option<Moved> {
+    let entry = |operation: &str| {
+        entries.iter().position(|e| {
+            e["manager"] == manager
+                && e["operation"] == operation
+                && e.get("subresource")
+                    .and_then(Value::as_str)
+                    .is_none_or(str::is_empty)
+        })
+    };
+    let update = entry("Update")?;
+    let created = entries[update]
+        .get("fieldsV1")
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    let mut out = entries.to_vec();
+    let apply_again = match entry("Apply") {
+        Some(apply) if entries[apply]["apiVersion"] == entries[update]["apiVersion"] => {
+            let fields = out[apply]
+                .as_object_mut()?
+                .entry("fieldsV1")
+                .or_insert_with(|| json!({}));
+            let covered = covers(fields, &created);
+            union_into(fields, &created);
+            !covered
+        }
+        // Another apiVersion's field set cannot be merged here; left as it is.
+        Some(_) => return None,
+        None => {
+            let mut entry = out[update].clone();
+            entry["operation"] = json!("Apply");
+            out.insert(0, entry);
+            true
+        }
+    };
+    out.retain(|e| {
+        !(e["manager"] == manager
+            && e["operation"] == "Update"
+            && e.get("subresource")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty))
+    });
+    Some(Moved {
+        entries: out,
+        apply_again,
+    })
+}
+
+/// Whether the field set `set` holds every field of `other` (`FieldsV1`: nested objects of `f:`, `k:`, `v:`
+/// and `.` members).
+fn covers(set: &Value, other: &Value) -> bool {
+    match (set, other) {
+        (Value::Object(s), Value::Object(o)) => o
+            .iter()
+            .all(|(k, v)| s.get(k).is_some_and(|sv| covers(sv, v))),
+        _ => true,
+    }
+}
+
+/// Adds every field of `other` to the field set `set`.
+fn union_into(set: &mut Value, other: &Value) {
+    let Value::Object(other) = other else {
+        return;
+    };
+    if !set.is_object() {
+        *set = Value::Object(Map::new());
+    }
+    if let Value::Object(set) = set {
+        for (k, v) in other {
+            match set.get_mut(k) {
+                Some(existing) => union_into(existing, v),
+                None => {
+                    set.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(manager: &str, operation: &str, fields: Value) -> Value {
+        json!({"manager": manager, "operation": operation, "apiVersion": "apps/v1",
+               "time": "2026-11-27T00:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields})
+    }
+
+    #[test]
+    fn the_creators_fields_move_into_the_apply_entry_and_an_apply_follows_when_it_owned_more() {
+        let entries = [
+            entry(
+                "web",
+                "Apply",
+                json!({"f:metadata": {"f:labels": {"f:app": {}}}}),
+            ),
+            entry(
+                "web",
+                "Update",
+                json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}, "f:drop": {}}},
+                       "f:spec": {"f:progressDeadlineSeconds": {}}}),
+            ),
+            entry("other", "Update", json!({"f:spec": {"f:paused": {}}})),
+            json!({"manager": "web", "operation": "Update", "subresource": "status",
+                   "apiVersion": "apps/v1", "fieldsV1": {"f:status": {}}}),
+        ];
+        let out = moved(&entries, "web").expect("an Update entry to move");
+        assert!(out.apply_again);
+        assert_eq!(out.entries.len(), 3);
+        assert_eq!(
+            out.entries[0]["fieldsV1"],
+            json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}, "f:drop": {}}},
+                   "f:spec": {"f:progressDeadlineSeconds": {}}})
+        );
+        assert_eq!(out.entries[1], entries[2]);
+        assert_eq!(out.entries[2], entries[3], "the status entry stays");
+    }
+
+    #[test]
+    fn an_update_entry_the_apply_covers_goes_without_another_apply() {
+        let fields = json!({"f:data": {".": {}, "f:a": {}}});
+        let entries = [
+            entry("web", "Apply", fields.clone()),
+            entry("web", "Update", json!({"f:data": {"f:a": {}}})),
+        ];
+        let out = moved(&entries, "web").expect("an Update entry to move");
+        assert_eq!(
+            out,
+            Moved {
+                entries: vec![entry("web", "Apply", fields)],
+                apply_again: false
+            }
+        );
+    }
+
+    #[test]
+    fn nothing_moves_without_the_managers_update_entry_or_across_api_versions() {
+        let apply = entry("web", "Apply", json!({"f:data": {}}));
+        assert_eq!(moved(&[apply.clone()], "web"), None);
+        let theirs = entry("kubectl", "Update", json!({"f:data": {}}));
+        assert_eq!(moved(&[apply.clone(), theirs], "web"), None);
+        let mut old = entry("web", "Update", json!({"f:data": {}}));
+        old["apiVersion"] = json!("apps/v1beta1");
+        assert_eq!(moved(&[apply, old], "web"), None);
+    }
+
+    /// Answers a move with `409` once, then as the server would; reads and applies answer fixed versions.
+    #[cfg(feature = "testing")]
+    #[derive(Default)]
+    struct Scripted {
+        log: std::sync::Mutex<Vec<String>>,
+    }
+
+    #[cfg(feature = "testing")]
+    fn object(version: &str, entries: Value) -> Value {
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+               "metadata": {"name": "c", "namespace": "default", "uid": "u",
+                            "resourceVersion": version, "managedFields": entries}})
+    }
+
+    #[cfg(feature = "testing")]
+    fn created_entries() -> Value {
+        json!([
+            entry("web", "Apply", json!({"f:data": {"f:a": {}}})),
+            entry(
+                "web",
+                "Update",
+                json!({"f:data": {".": {}, "f:a": {}, "f:b": {}}})
+            )
+        ])
+    }
+
+    #[cfg(feature = "testing")]
+    impl crate::command::Dispatcher for Scripted {
+        fn execute<'a>(
+            &'a self,
+            command: &'a Command,
+        ) -> futures::future::BoxFuture<'a, Result<Option<Answer>>> {
+            use futures::FutureExt;
+            let mut log = self.log.lock().unwrap();
+            let out = match command {
+                Command::Patch { patch, .. } => {
+                    let version = patch["metadata"]["resourceVersion"].as_str().unwrap_or("");
+                    log.push(format!("move at {version}"));
+                    if log.len() == 1 {
+                        let status =
+                            kube::core::Status::failure("the object has been modified", "Conflict")
+                                .with_code(409);
+                        Err(crate::Error::kube(
+                            "patch",
+                            kube::Error::Api(status.boxed()),
+                        ))
+                    } else {
+                        Ok(Some(
+                            Answer::of(&object("12", patch["metadata"]["managedFields"].clone()))
+                                .unwrap(),
+                        ))
+                    }
+                }
+                Command::Apply { .. } => {
+                    log.push("apply".into());
+                    Ok(Some(
+                        Answer::of(&object(
+                            "13",
+                            json!([entry("web", "Apply", json!({"f:data": {"f:a": {}}}))]),
+                        ))
+                        .unwrap(),
+                    ))
+                }
+                other => panic!("unexpected {other:?}"),
+            };
+            async move { out }.boxed()
+        }
+
+        fn get<'a>(
+            &'a self,
+            _target: &'a Target,
+        ) -> futures::future::BoxFuture<'a, Result<Option<Value>>> {
+            use futures::FutureExt;
+            self.log.lock().unwrap().push("read".into());
+            async { Ok(Some(object("11", created_entries()))) }.boxed()
+        }
+    }
+
+    #[cfg(feature = "testing")]
+    #[tokio::test]
+    async fn a_move_refused_for_a_newer_version_is_tried_again_on_a_fresh_read_and_then_applied() {
+        use std::sync::Arc;
+        let scripted = Arc::new(Scripted::default());
+        let mut cx = Context::new(
+            crate::testing::offline_caches(),
+            scripted.clone(),
+            Arc::new(crate::context::Settings::new("web")),
+            Default::default(),
+            k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+        );
+        let target = Target::named::<k8s_openapi::api::core::v1::ConfigMap>(Some("default"), "c");
+        let text =
+            JsonText::of(&json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "1"}}))
+                .unwrap();
+        let answer = Answer::of(&object("10", created_entries())).unwrap();
+        let last = adopt_created_fields(&mut cx, Some(answer), &target, &text, "web", true)
+            .await
+            .unwrap()
+            .expect("an answer");
+        assert_eq!(last.resource_version().as_deref(), Some("13"));
+        assert_eq!(
+            *scripted.log.lock().unwrap(),
+            ["move at 10", "read", "move at 11", "apply"]
+        );
+    }
+
+    #[test]
+    fn without_an_apply_entry_the_update_entry_becomes_one() {
+        let entries = [entry("web", "Update", json!({"f:data": {}}))];
+        let out = moved(&entries, "web").expect("an Update entry to move");
+        assert!(out.apply_again);
+        assert_eq!(out.entries, [entry("web", "Apply", json!({"f:data": {}}))]);
+    }
+}
