@@ -134,13 +134,13 @@ fn applied<K: Resource<DynamicType = ()> + Serialize>(child: K) -> Value {
 async fn two_entries_make_a_namespace_a_quota_and_a_binding_each() {
     let mut case = case("two entries").given(tenant(&["dev", "prod"], None));
     for e in ["dev", "prod"] {
-        case = case.expect_apply(applied(namespace(e)));
+        case = case.expect_create(applied(namespace(e)));
     }
     for ns in ["acme-dev", "acme-prod"] {
-        case = case.expect_apply(applied(quota(ns)));
+        case = case.expect_create(applied(quota(ns)));
     }
     for ns in ["acme-dev", "acme-prod"] {
-        case = case.expect_apply(applied(binding(ns)));
+        case = case.expect_create(applied(binding(ns)));
     }
     for note in [
         "Namespace acme-dev",

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::announce::{Mutation, announce, describe};
 use super::applied::{applied_text, set_type};
 use super::compare::{DESIRED_HASH, contains, merge_into, stamp_desired_hash};
-use super::created::adopt_created_fields;
+use super::created::{adopt_created_fields, post_child};
 use super::ownership::prepare;
 use super::written::shown_by;
 use super::{SubReconciler, Wiring};
@@ -686,16 +686,7 @@ where
         desired: &C,
         field_manager: Option<String>,
     ) -> Result<C> {
-        let mut object = crate::json::convert(desired)?;
-        set_type::<C>(&mut object);
-        let out = cx
-            .execute(Command::Create {
-                target: Target::of(desired),
-                object,
-                field_manager,
-            })
-            .await?;
-        let child = result_or(out, desired)?;
+        let child = post_child(cx, desired, field_manager).await?;
         announce(cx, Mutation::Created, &child, &self.describe(&child), None).await;
         Ok(child)
     }

@@ -12,6 +12,7 @@ use super::announce::{Mutation, announce, describe};
 use super::applied::applied_text;
 use super::child::{ReadyFn, controlled_by, is_terminating, live_child};
 use super::compare::{contains, stamp_desired_hash};
+use super::created::{adopt_created_fields, post_child};
 use super::ownership::prepare;
 use super::written::shown_by;
 use super::{ChildOutcome, SubReconciler, Wiring};
@@ -162,6 +163,7 @@ where
         let mut conflicts = Vec::new();
         let mut terminating = Vec::new();
         let manager = cx.settings().field_manager.clone();
+        let posts = self.force && !cx.settings().one_action;
         for mut d in desired {
             let id = (self.id)(&d);
             if outcomes.contains_key(&id) {
@@ -192,7 +194,22 @@ where
                     display_name(&d)
                 )));
             }
-            let live = live_child(&owned, &cache, cx, ns.as_deref(), &name, true).await?;
+            // As a child step does (`created.rs`): a child the cache does not hold is created with a `POST`,
+            // and read only when that finds an object of its name.
+            let mut live = live_child(&owned, &cache, cx, ns.as_deref(), &name, !posts).await?;
+            if live.is_none() && posts {
+                match post_child(cx, &d, Some(manager.clone())).await {
+                    Ok(child) => {
+                        announce(cx, Mutation::Created, &child, &describe(&child), None).await;
+                        outcomes.insert(id, ChildOutcome::Created(child));
+                        continue;
+                    }
+                    Err(e) if e.is_already_exists() => {
+                        live = cx.read::<C>(ns.as_deref(), &name).await?.map(Arc::new);
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
             if let Some(l) = &live
                 && !controlled_by(l.as_ref(), &uid)
             {
@@ -225,10 +242,11 @@ where
                 continue;
             }
             let object = applied_text(&d)?;
+            let target = Target::of(&d);
             let out = cx
                 .execute(Command::Apply {
-                    target: Target::of(&d),
-                    object,
+                    target: target.clone(),
+                    object: object.clone(),
                     field_manager: manager.clone(),
                     force: self.force,
                 })
@@ -237,6 +255,12 @@ where
             let cached = live
                 .as_ref()
                 .map(|l| l.meta().resource_version.clone().unwrap_or_default());
+            let out = match cached {
+                Some(_) if !cx.settings().one_action => {
+                    adopt_created_fields(cx, out, &target, &object, &manager, self.force).await?
+                }
+                _ => out,
+            };
             let mutation = cx.written().applied(
                 cached.as_deref(),
                 out.as_ref(),

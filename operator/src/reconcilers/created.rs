@@ -12,14 +12,40 @@
 //! are defaulted again. The child then stands as if an apply had created it. kubectl moves an object from
 //! client-side to server-side apply the same way.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use super::applied::set_type;
 use crate::answer::Answer;
+use crate::cache::CachedKind;
 use crate::command::{Command, Target};
 use crate::context::Context;
 use crate::error::Result;
 use crate::json_text::JsonText;
+
+/// Creates `desired` with a `POST` under `manager`: the child as the API server stored it (as sent when no
+/// server answered), or the `409 AlreadyExists` (see [`Error::is_already_exists`](crate::Error)) when an
+/// object of its name exists.
+pub(super) async fn post_child<C: CachedKind + Serialize>(
+    cx: &mut Context,
+    desired: &C,
+    manager: Option<String>,
+) -> Result<C> {
+    let mut object = crate::json::convert(desired)?;
+    set_type::<C>(&mut object);
+    let out = cx
+        .execute(Command::Create {
+            target: Target::of(desired),
+            object,
+            field_manager: manager,
+        })
+        .await?;
+    match out {
+        // Without its managed fields, as a cached child is.
+        Some(answer) => Ok(crate::unmanaged::from_str(answer.json())?),
+        None => Ok(desired.clone()),
+    }
+}
 
 /// How often the move is tried again after a `409` (another write came between the answer and the patch).
 const ATTEMPTS: usize = 3;

@@ -57,7 +57,7 @@ async fn children_are_created_updated_and_deleted_by_id() {
             "metadata": {"name": "hello-b", "labels": {"item": "b"}, "ownerReferences": [owner()]},
             "data": {"text": "hi"},
         }))
-        .expect_apply(json!({
+        .expect_create(json!({
             "metadata": {"name": "hello-c", "labels": {"item": "c"}, "ownerReferences": [owner()]},
             "data": {"text": "hi"},
         }))
@@ -65,8 +65,10 @@ async fn children_are_created_updated_and_deleted_by_id() {
         .expect_event(EventExpectation::normal("Updated").note("ConfigMap default/hello-b"))
         .expect_event(EventExpectation::normal("Created").note("ConfigMap default/hello-c"))
         .expect_event(EventExpectation::normal("Deleted").note("ConfigMap default/hello-z"))
-        // No `expect_no_reads`: `hello-c` is not in the cache, and not being cached is not being absent (the
-        // cache may not have the event of someone else's object of that name yet), so the pass reads it first.
+        // `hello-c` is not in the cache, and not being cached is not being absent (the cache may not have the
+        // event of someone else's object of that name yet): it is created with a POST, which creates only, so
+        // nothing is read first.
+        .expect_no_reads()
         .run(reconciler)
         .await
         .unwrap();
