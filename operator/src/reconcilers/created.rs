@@ -275,7 +275,7 @@ mod tests {
     #[test]
     fn nothing_moves_without_the_managers_update_entry_or_across_api_versions() {
         let apply = entry("web", "Apply", json!({"f:data": {}}));
-        assert_eq!(moved(&[apply.clone()], "web"), None);
+        assert_eq!(moved(std::slice::from_ref(&apply), "web"), None);
         let theirs = entry("kubectl", "Update", json!({"f:data": {}}));
         assert_eq!(moved(&[apply.clone(), theirs], "web"), None);
         let mut old = entry("web", "Update", json!({"f:data": {}}));
