@@ -66,7 +66,7 @@
 //!         "metadata": {"name": "hello", "namespace": "default", "uid": "0b4c5a7e-0000-4000-8000-000000000001"},
 //!         "spec": {"text": "hi"},
 //!     }))
-//!     .expect_apply(json!({
+//!     .expect_create(json!({
 //!         "kind": "ConfigMap",
 //!         "metadata": {
 //!             "name": "hello",
