@@ -67,10 +67,9 @@ pub(super) async fn adopt_created_fields(
     let Ok(Managed { metadata: mut meta }) = serde_json::from_str::<Managed>(answer.json()) else {
         return Ok(Some(answer));
     };
-    let mut moved_to = None;
     for attempt in 1..=ATTEMPTS {
         let Some(moved) = moved(&meta.managed_fields, manager) else {
-            return Ok(moved_to.or(Some(answer)));
+            return Ok(Some(answer));
         };
         let patch = json!({
             "metadata": {"resourceVersion": meta.resource_version, "managedFields": moved.entries}
@@ -82,11 +81,8 @@ pub(super) async fn adopt_created_fields(
             })
             .await
         {
+            Ok(out) if !moved.apply_again => return Ok(out.or(Some(answer))),
             Ok(out) => {
-                moved_to = out;
-                if !moved.apply_again {
-                    return Ok(moved_to.or(Some(answer)));
-                }
                 let again = cx
                     .execute(Command::Apply {
                         target: target.clone(),
@@ -95,8 +91,9 @@ pub(super) async fn adopt_created_fields(
                         force,
                     })
                     .await?;
-                return Ok(again.or(moved_to).or(Some(answer)));
+                return Ok(again.or(out).or(Some(answer)));
             }
+            // Another write came between: read the entries again and move them from there.
             Err(e) if e.is_conflict() && attempt < ATTEMPTS => {
                 let Some(fresh) = cx.read_value(target).await? else {
                     return Ok(Some(answer));
@@ -106,6 +103,7 @@ pub(super) async fn adopt_created_fields(
                     Err(_) => return Ok(Some(answer)),
                 }
             }
+            // The last conflict fails the pass; the move is tried again at the child's next change.
             Err(e) => return Err(e),
         }
     }
