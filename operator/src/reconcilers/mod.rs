@@ -9,6 +9,7 @@ mod announce;
 mod applied;
 mod cast;
 mod child;
+mod child_outcome;
 mod child_set;
 mod compare;
 mod created;
@@ -23,7 +24,8 @@ pub use cast::CastReconciler;
 pub(crate) use child::is_cluster_scoped;
 #[cfg(feature = "testing")]
 pub(crate) use child::prepare_child;
-pub use child::{ChildOutcome, ChildReconciler, WriteStrategy};
+pub use child::{ChildReconciler, WriteStrategy};
+pub use child_outcome::ChildOutcome;
 pub use child_set::ChildSetReconciler;
 pub use compare::{DESIRED_HASH, desired_hash};
 pub use finalizer::WithFinalizer;
