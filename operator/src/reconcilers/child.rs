@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::announce::{Mutation, announce, describe};
 use super::applied::{applied_text, set_type};
 use super::compare::{DESIRED_HASH, contains, merge_into, stamp_desired_hash};
-use super::created::{adopt_created_fields, post_child};
+use super::created::{adopt_created_fields, creates_by_post, post_child};
 use super::ownership::prepare;
 use super::written::shown_by;
 use super::{ChildOutcome, SubReconciler, Wiring};
@@ -322,11 +322,12 @@ where
         })
     }
 
-    /// Whether a child the cache does not hold is created with a `POST` instead of read first and applied
-    /// (`created.rs`): with a forced apply, as the first apply after takes the fields from the `POST`'s entry,
-    /// and not one write per pass, as the move of those fields writes more than once.
+    /// Whether a child the cache does not hold is created with a `POST` ([`creates_by_post`]).
     fn creates_by_post(&self, cx: &Context) -> bool {
-        matches!(self.strategy, WriteStrategy::Apply { force: true }) && !cx.settings().one_action
+        creates_by_post(
+            matches!(self.strategy, WriteStrategy::Apply { force: true }),
+            cx,
+        )
     }
 
     /// One pass of the step; with `read`, a child the cache does not hold is read from the API server first,
@@ -487,10 +488,10 @@ where
                     .await?;
                 // A child created with a `POST` stands as if an apply had created it after its first apply.
                 let out = match cached {
-                    Some(_) if !cx.settings().one_action => {
+                    Some(_) => {
                         adopt_created_fields(cx, out, &target, &object, &manager, *force).await?
                     }
-                    _ => out,
+                    None => out,
                 };
                 // The API's answer, not the cache, says what the apply did: on a cache that lags behind the
                 // previous pass's create, the apply is a no-op and the child is not announced again.

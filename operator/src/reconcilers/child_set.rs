@@ -12,7 +12,7 @@ use super::announce::{Mutation, announce, describe};
 use super::applied::applied_text;
 use super::child::{ReadyFn, controlled_by, is_terminating, live_child};
 use super::compare::{contains, stamp_desired_hash};
-use super::created::{adopt_created_fields, post_child};
+use super::created::{adopt_created_fields, creates_by_post, post_child};
 use super::ownership::prepare;
 use super::written::shown_by;
 use super::{ChildOutcome, SubReconciler, Wiring};
@@ -163,7 +163,7 @@ where
         let mut conflicts = Vec::new();
         let mut terminating = Vec::new();
         let manager = cx.settings().field_manager.clone();
-        let posts = self.force && !cx.settings().one_action;
+        let posts = creates_by_post(self.force, cx);
         for mut d in desired {
             let id = (self.id)(&d);
             if outcomes.contains_key(&id) {
@@ -256,10 +256,10 @@ where
                 .as_ref()
                 .map(|l| l.meta().resource_version.clone().unwrap_or_default());
             let out = match cached {
-                Some(_) if !cx.settings().one_action => {
+                Some(_) => {
                     adopt_created_fields(cx, out, &target, &object, &manager, self.force).await?
                 }
-                _ => out,
+                None => out,
             };
             let mutation = cx.written().applied(
                 cached.as_deref(),

@@ -23,6 +23,13 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::json_text::JsonText;
 
+/// Whether a child the cache does not hold is created with a `POST` instead of read first and applied: with a
+/// forced apply, as the first apply after must take the fields from the `POST`'s entry (without force it
+/// conflicts with it), and not with one write per pass, as the move of those fields writes more than once.
+pub(super) fn creates_by_post(force: bool, cx: &Context) -> bool {
+    force && !cx.settings().one_action
+}
+
 /// Creates `desired` with a `POST` under `manager`: the child as the API server stored it (as sent when no
 /// server answered), or the `409 AlreadyExists` (see [`Error::is_already_exists`](crate::Error)) when an
 /// object of its name exists.
@@ -52,7 +59,8 @@ const ATTEMPTS: usize = 3;
 
 /// After an apply of `object` by `manager` answered `answer`: moves the fields the manager's `Update` entry
 /// owns (the child was created with a `POST`) into its `Apply` entry, and applies again when that entry owned
-/// more than the apply sets. Returns the last answer. Nothing is written when there is no such entry.
+/// more than the apply sets. Returns the last answer. Nothing is written when there is no such entry, nor with
+/// one write per pass.
 pub(super) async fn adopt_created_fields(
     cx: &mut Context,
     answer: Option<Answer>,
@@ -64,6 +72,9 @@ pub(super) async fn adopt_created_fields(
     let Some(answer) = answer else {
         return Ok(None);
     };
+    if cx.settings().one_action {
+        return Ok(Some(answer));
+    }
     let Ok(Managed { metadata: mut meta }) = serde_json::from_str::<Managed>(answer.json()) else {
         return Ok(Some(answer));
     };
