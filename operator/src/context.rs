@@ -62,6 +62,14 @@ pub struct Context {
     shutdown: Option<tokio::sync::watch::Receiver<bool>>,
     /// Where the writes of a controller's passes are remembered, so their watch events queue no pass.
     echoes: Option<Arc<Echoes>>,
+    /// The writes of this pass that may be echoes, remembered as such when the pass ends (see
+    /// [`Context::remember_echoes`]).
+    wrote: Vec<PassWrite>,
+    /// The kinds, as `(group, kind)`, that the author's code read during this pass (from a cache or past it).
+    observed: Vec<(String, String)>,
+    /// Whether every write counts as reflected, as the runtime once decided (a planted bug for the explorer's
+    /// tests).
+    echo_every_write: bool,
     /// The children written that the cache may not show yet (shared by the passes of one reconciler).
     written: Arc<Written>,
 }
@@ -105,6 +113,9 @@ impl Context {
             decided: HashMap::new(),
             shutdown: None,
             echoes: None,
+            wrote: Vec::new(),
+            observed: Vec::new(),
+            echo_every_write: false,
             written: Arc::default(),
         }
     }
@@ -120,9 +131,11 @@ impl Context {
         self.written.clone()
     }
 
-    /// Remembers the writes of this pass in `echoes` (a controller's passes).
-    pub(crate) fn with_echoes(mut self, echoes: Arc<Echoes>) -> Self {
+    /// Remembers the writes of this pass in `echoes` (a controller's passes); with `every_write`, also those no
+    /// status reflection saw (a planted bug, see [`Reconciler::echo_every_write`](crate::Reconciler)).
+    pub(crate) fn with_echoes(mut self, echoes: Arc<Echoes>, every_write: bool) -> Self {
         self.echoes = Some(echoes);
+        self.echo_every_write = every_write;
         self
     }
 
@@ -200,11 +213,27 @@ impl Context {
         &self.parent
     }
 
-    /// The cache of `K`, if the controller keeps one.
-    pub fn cache<K: CachedKind>(&self) -> Result<Cache<K>> {
+    /// The cache of `K`, if the controller keeps one. What the step reads there may not show the writes of
+    /// this pass yet, so a write of kind `K` in this pass queues another pass when its watch event comes (see
+    /// [echoes](crate::reconcilers#echoes)).
+    pub fn cache<K: CachedKind>(&mut self) -> Result<Cache<K>> {
+        self.observe::<K>();
+        self.step_cache()
+    }
+
+    /// The cache of `K`, for the runtime's own steps: their writes' outcomes come from the API's answers.
+    pub(crate) fn step_cache<K: CachedKind>(&self) -> Result<Cache<K>> {
         self.caches
             .get::<K>()
             .ok_or_else(|| Error::NotCached(K::kind(&()).into_owned()))
+    }
+
+    /// Notes that the author's code read objects of `K` in this pass.
+    fn observe<K: kube::Resource<DynamicType = ()>>(&mut self) {
+        let (group, kind) = (K::group(&()), K::kind(&()));
+        if !self.observed.iter().any(|(g, k)| *g == group && *k == kind) {
+            self.observed.push((group.into_owned(), kind.into_owned()));
+        }
     }
 
     /// Reads an object from the cache and tracks it: the parent is reconciled again when it changes.
@@ -296,7 +325,20 @@ impl Context {
     }
 
     /// Executes a command now (or, in one-action mode, fails with [`Error::Yield`] once a mutation was made).
+    ///
+    /// The write's watch event queues the next pass of the parent, as in controller-runtime: no status
+    /// reflection saw what this write did (see [echoes](crate::reconcilers#echoes)).
     pub async fn execute(&mut self, command: Command) -> Result<Option<Answer>> {
+        self.run(command, false).await
+    }
+
+    /// Executes a command of a runtime step whose outcome the status reflects (a child step's write, the
+    /// status itself): its echo may queue nothing (see [`Context::remember_echoes`]).
+    pub(crate) async fn execute_reflected(&mut self, command: Command) -> Result<Option<Answer>> {
+        self.run(command, true).await
+    }
+
+    async fn run(&mut self, command: Command, reflected: bool) -> Result<Option<Answer>> {
         if command.is_mutating() {
             if self.settings.one_action && self.mutations >= 1 {
                 return Err(Error::Yield);
@@ -305,14 +347,19 @@ impl Context {
         }
         tracing::debug!(verb = command.verb(), "executing command");
         let answer = self.dispatcher.execute(&command).await;
-        if let (true, Some(echoes), Ok(Some(written)), Some(writer)) = (
-            command.is_mutating(),
-            &self.echoes,
+        if let (true, true, Ok(Some(written)), Some(target)) = (
+            reflected || self.echo_every_write,
+            self.echoes.is_some(),
             &answer,
-            &self.parent.uid,
+            command.target(),
         ) && let Some((uid, version)) = written.stored()
         {
-            echoes.wrote(writer, &uid, &version);
+            self.wrote.push(PassWrite {
+                group: target.group.clone(),
+                kind: target.kind.clone(),
+                uid,
+                version,
+            });
         }
         // Kept after it ran rather than copied before: a command carries a whole object.
         self.commands.push(command);
@@ -323,6 +370,16 @@ impl Context {
     /// objects a [selective cache](crate::CacheOptions) may not hold; a pass served by complete caches reads
     /// nothing.
     pub async fn read<K: CachedKind>(
+        &mut self,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Option<K>> {
+        self.observe::<K>();
+        self.step_read(namespace, name).await
+    }
+
+    /// [`read`](Self::read), for the runtime's own steps.
+    pub(crate) async fn step_read<K: CachedKind>(
         &self,
         namespace: Option<&str>,
         name: &str,
@@ -404,4 +461,32 @@ impl Context {
     pub fn mutations(&self) -> usize {
         self.mutations
     }
+
+    /// Remembers as echoes the writes of this pass that its status reflected, once the pass has computed its
+    /// status: the writes of child steps and of the status, except those of a kind the author's code read in
+    /// the pass (a status computed from a cache that did not show the write yet would be stale). A write to
+    /// the parent itself (its status, a finalizer) is always one. Called once at the end of every pass.
+    pub(crate) fn remember_echoes(&mut self) {
+        let (Some(echoes), Some(writer)) = (&self.echoes, &self.parent.uid) else {
+            self.wrote.clear();
+            return;
+        };
+        for w in self.wrote.drain(..) {
+            let observed = self
+                .observed
+                .iter()
+                .any(|(g, k)| *g == w.group && *k == w.kind);
+            if w.uid == *writer || !observed || self.echo_every_write {
+                echoes.wrote(writer, &w.uid, &w.version);
+            }
+        }
+    }
+}
+
+/// A write of this pass that may be remembered as an echo.
+struct PassWrite {
+    group: String,
+    kind: String,
+    uid: String,
+    version: String,
 }

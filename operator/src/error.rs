@@ -76,7 +76,11 @@ pub enum Error {
 }
 
 impl Error {
-    /// An invalid-spec error: the spec cannot be realised as written.
+    /// An invalid-spec error: the spec cannot be realised as written. The pass ends with `Ready=False` (this
+    /// reason and message) and one Warning event when the condition starts saying so. It is not retried with
+    /// backoff, since only a change can fix it: the parent is reconciled again when it or anything its pass
+    /// tracked or owns changes, or after [`INVALID_SPEC_RECHECK`](crate::controller::INVALID_SPEC_RECHECK) (ten
+    /// minutes) without a change. The controller logs it once per reason and message, not once per pass.
     pub fn invalid_spec(reason: impl Into<String>, message: impl Into<String>) -> Self {
         Error::InvalidSpec {
             reason: reason.into(),

@@ -444,3 +444,58 @@ async fn a_write_to_a_child_another_parent_controls_is_reported() {
         "{text}"
     );
 }
+
+/// Written in controller-runtime's order: the status from the ConfigMaps it controls (read from the cache,
+/// untracked), then the missing one. Only that ConfigMap's watch event brings the Holder back to record it.
+fn status_before_create<'a>(
+    h: &'a mut Holder,
+    cx: &'a mut Context,
+) -> BoxFuture<'a, operator::Result<Outcome>> {
+    async move {
+        let uid = h.uid().unwrap_or_default();
+        let owned = cx.cache::<ConfigMap>()?.owned_by(&uid);
+        h.status.get_or_insert_with(Default::default).child = owned.first().map(|c| c.name_any());
+        if owned.is_empty() {
+            let name = format!("{}-child", h.name_any());
+            let (target, object) = child::<ConfigMap>(h, &name, true);
+            cx.execute(Command::Create {
+                target,
+                object,
+                field_manager: None,
+            })
+            .await?;
+        }
+        Ok(Outcome::Continue)
+    }
+    .boxed()
+}
+
+#[tokio::test]
+async fn a_status_the_echo_rule_leaves_stale_is_found() {
+    // The rule before the fix took the step's create for an echo of a write the status reflected: no pass
+    // after it, and the status never names the ConfigMap.
+    fn planted() -> Reconciler<Holder> {
+        holder(status_before_create).echo_every_write()
+    }
+    let scenario = Scenario::new().apply(&holder_named("h")).settle();
+    let text = explore(planted, scenario).await;
+    assert!(
+        text.contains("the unperturbed run already breaks the oracle"),
+        "{text}"
+    );
+    assert!(text.contains("status Holder default/h: ok"), "{text}");
+}
+
+#[tokio::test]
+async fn a_write_after_the_status_was_computed_queues_the_pass_that_records_it() {
+    // The same operator under the runtime's rule: the create's event queues the pass that records it.
+    fn fixed() -> Reconciler<Holder> {
+        holder(status_before_create)
+    }
+    Explore::new(fixed)
+        .crd(Holder::crd())
+        .scenario(Scenario::new().apply(&holder_named("h")).settle())
+        .run()
+        .await
+        .expect("settles with the status naming the ConfigMap");
+}

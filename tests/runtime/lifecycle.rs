@@ -55,7 +55,7 @@ impl ReconcilerStatus for MemoStatus {
     }
 }
 
-async fn install<K: CustomResourceExt>(client: &kube::Client) {
+pub(crate) async fn install<K: CustomResourceExt>(client: &kube::Client) {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let crd = K::crd();
     let name = crd.name_any();

@@ -26,7 +26,11 @@ mod queue;
 mod why;
 use why::Why;
 
-/// Exponential backoff per object after errors.
+/// How long a parent whose spec is invalid ([`Error::invalid_spec`]) waits for a pass when nothing changes: only
+/// a change can fix such a spec, and the change queues the parent at once.
+pub const INVALID_SPEC_RECHECK: Duration = Duration::from_secs(10 * 60);
+
+/// Exponential backoff per object after errors (not after an invalid spec, which waits for a change).
 #[derive(Debug, Clone, Copy)]
 pub struct Backoff {
     /// The first delay.
@@ -58,6 +62,8 @@ struct Shared<P: ParentKind> {
     dispatcher: Arc<dyn Dispatcher>,
     tracker: Arc<Tracker<P>>,
     failures: Mutex<HashMap<ObjectRef<P>, u32>>,
+    /// The invalid-spec error last logged for each parent whose spec is invalid, so each is logged once.
+    invalid: Mutex<HashMap<ObjectRef<P>, String>>,
     backoff: Backoff,
     /// Set once every cache holds its first list.
     synced: tokio::sync::OnceCell<()>,
@@ -87,6 +93,10 @@ impl<P: ParentKind> Shared<P> {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(parent);
+        self.invalid
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(parent);
         if let Some(uid) = uid {
             self.reconciler.forget(uid);
         }
@@ -103,6 +113,14 @@ impl<P: ParentKind> Shared<P> {
             }
         }
         self.failures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|parent, _| {
+                cache
+                    .get(parent.namespace.as_deref(), &parent.name)
+                    .is_some()
+            });
+        self.invalid
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .retain(|parent, _| {
@@ -260,6 +278,7 @@ pub(crate) fn runner<P: ParentKind>(
         dispatcher,
         tracker,
         failures: Mutex::default(),
+        invalid: Mutex::default(),
         backoff,
         synced: tokio::sync::OnceCell::new(),
         stop: std::sync::OnceLock::new(),
@@ -467,10 +486,32 @@ async fn pass<P: ParentKind>(
             shared.why.requeue(obj_ref);
             ("requeue", Some(Duration::from_millis(200)))
         }
+        Err(e @ Error::InvalidSpec { .. }) => {
+            // Only a change can fix it, and a change queues the parent: no backoff, one log line.
+            let text = e.to_string();
+            let mut invalid = shared.invalid.lock().unwrap_or_else(|p| p.into_inner());
+            if invalid.get(obj_ref) != Some(&text) {
+                tracing::info!(object = %obj_ref, error = %text, recheck_in = ?INVALID_SPEC_RECHECK, "spec cannot be realised; waiting for a change");
+                invalid.insert(obj_ref.clone(), text);
+            }
+            drop(invalid);
+            shared.why.requeue(obj_ref);
+            shared
+                .failures
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(obj_ref);
+            return ("error", Ok(Some(INVALID_SPEC_RECHECK)));
+        }
         Err(e) => return ("error", Err(e)),
     };
     shared
         .failures
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(obj_ref);
+    shared
+        .invalid
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .remove(obj_ref);
@@ -487,14 +528,7 @@ fn error_policy<P: ParentKind>(parent: Arc<P>, error: &Error, shared: Arc<Shared
     };
     let delay = shared.backoff.delay(failures);
     Metrics::global().retried(shared.reconciler.name());
-    match error {
-        Error::InvalidSpec { .. } => {
-            tracing::info!(object = %obj_ref, error = %error, retry_in = ?delay, "spec cannot be realised")
-        }
-        _ => {
-            tracing::warn!(object = %obj_ref, error = %error, failures, retry_in = ?delay, "reconcile failed")
-        }
-    }
+    tracing::warn!(object = %obj_ref, error = %error, failures, retry_in = ?delay, "reconcile failed");
     delay
 }
 

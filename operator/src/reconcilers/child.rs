@@ -83,7 +83,7 @@ pub(super) async fn live_child<C: CachedKind>(
         .cloned();
     match known.or_else(|| cache.get(namespace, name)) {
         Some(live) => Ok(Some(live)),
-        None if read => Ok(cx.read::<C>(namespace, name).await?.map(Arc::new)),
+        None if read => Ok(cx.step_read::<C>(namespace, name).await?.map(Arc::new)),
         None => Ok(None),
     }
 }
@@ -341,7 +341,7 @@ where
         let uid = parent
             .uid()
             .ok_or_else(|| Error::custom(format!("{} has no uid yet", parent.name_any())))?;
-        let cache = cx.cache::<C>()?;
+        let cache = cx.step_cache::<C>()?;
         if cache.options().is_metadata_only() {
             return Err(crate::CacheOptionsError::ChildMetadataOnly {
                 kind: C::kind(&()).into_owned(),
@@ -479,7 +479,7 @@ where
                 let manager = self.manager(cx);
                 let target = Target::of(&desired);
                 let out = cx
-                    .execute(Command::Apply {
+                    .execute_reflected(Command::Apply {
                         target: target.clone(),
                         object: object.clone(),
                         field_manager: manager.clone(),
@@ -521,7 +521,7 @@ where
                     // Created before the runtime set the owner label (or the label was removed): put it back,
                     // and only it, so a cache of owned objects holds the child.
                     let out = cx
-                        .execute(Command::Patch {
+                        .execute_reflected(Command::Patch {
                             target: Target::of(live.as_ref()),
                             patch: serde_json::json!({ "metadata": { "labels": { OWNER_LABEL: uid } } }),
                         })
@@ -562,7 +562,7 @@ where
                 } else {
                     set_type::<C>(&mut merged);
                     let out = cx
-                        .execute(Command::Update {
+                        .execute_reflected(Command::Update {
                             target: Target::of(&desired),
                             object: merged.clone(),
                         })
@@ -617,7 +617,7 @@ where
     }
 
     async fn delete(&self, cx: &mut Context, child: &C, why: &str) -> Result<()> {
-        cx.execute(Command::Delete {
+        cx.execute_reflected(Command::Delete {
             target: Target::of(child),
             uid: child.uid(),
         })

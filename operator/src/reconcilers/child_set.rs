@@ -143,7 +143,7 @@ where
         let uid = parent
             .uid()
             .ok_or_else(|| Error::custom(format!("{} has no uid yet", parent.name_any())))?;
-        let cache = cx.cache::<C>()?;
+        let cache = cx.step_cache::<C>()?;
         if cache.options().is_metadata_only() {
             return Err(crate::CacheOptionsError::ChildMetadataOnly {
                 kind: C::kind(&()).into_owned(),
@@ -205,7 +205,7 @@ where
                         continue;
                     }
                     Err(e) if e.is_already_exists() => {
-                        live = cx.read::<C>(ns.as_deref(), &name).await?.map(Arc::new);
+                        live = cx.step_read::<C>(ns.as_deref(), &name).await?.map(Arc::new);
                     }
                     Err(e) => return Err(e),
                 }
@@ -244,7 +244,7 @@ where
             let object = applied_text(&d)?;
             let target = Target::of(&d);
             let out = cx
-                .execute(Command::Apply {
+                .execute_reflected(Command::Apply {
                     target: target.clone(),
                     object: object.clone(),
                     field_manager: manager.clone(),
@@ -296,7 +296,7 @@ where
                     .or_insert_with(|| ChildOutcome::Terminating(extra.as_ref().clone()));
                 continue;
             }
-            cx.execute(Command::Delete {
+            cx.execute_reflected(Command::Delete {
                 target: Target::of(extra.as_ref()),
                 uid: extra.uid(),
             })

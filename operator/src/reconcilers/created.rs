@@ -41,7 +41,7 @@ pub(super) async fn post_child<C: CachedKind + Serialize>(
     let mut object = crate::json::convert(desired)?;
     set_type::<C>(&mut object);
     let out = cx
-        .execute(Command::Create {
+        .execute_reflected(Command::Create {
             target: Target::of(desired),
             object,
             field_manager: manager,
@@ -86,7 +86,7 @@ pub(super) async fn adopt_created_fields(
             "metadata": {"resourceVersion": meta.resource_version, "managedFields": moved.entries}
         });
         match cx
-            .execute(Command::Patch {
+            .execute_reflected(Command::Patch {
                 target: target.clone(),
                 patch,
             })
@@ -95,7 +95,7 @@ pub(super) async fn adopt_created_fields(
             Ok(out) if !moved.apply_again => return Ok(out.or(Some(answer))),
             Ok(out) => {
                 let again = cx
-                    .execute(Command::Apply {
+                    .execute_reflected(Command::Apply {
                         target: target.clone(),
                         object: object.clone(),
                         field_manager: manager.to_owned(),

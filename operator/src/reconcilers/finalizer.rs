@@ -79,7 +79,7 @@ impl<P: Resource<DynamicType = ()> + Send + Sync> SubReconciler<P> for WithFinal
                 fins.push(self.finalizer.clone());
                 let patch = finalizer_patch(parent, fins.clone());
                 if let Some(out) = cx
-                    .execute(Command::Patch {
+                    .execute_reflected(Command::Patch {
                         target: Target::of(parent),
                         patch,
                     })
@@ -120,7 +120,7 @@ impl<P: Resource<DynamicType = ()> + Send + Sync> SubReconciler<P> for WithFinal
                 .cloned()
                 .collect();
             let patch = finalizer_patch(parent, fins.clone());
-            cx.execute(Command::Patch {
+            cx.execute_reflected(Command::Patch {
                 target: Target::of(parent),
                 patch,
             })

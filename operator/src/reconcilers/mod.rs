@@ -4,6 +4,25 @@
 //! optional finalize half), [`ChildReconciler`] (one child), [`ChildSetReconciler`] (children keyed by an id),
 //! [`CastReconciler`] (a step on a projection of the parent), [`Sequence`], [`WithFinalizer`], [`IfThen`] and
 //! [`TryCatch`].
+//!
+//! # Echoes
+//!
+//! A pass's writes come back as watch events. Such an event queues no pass (it is an *echo*) only when the
+//! runtime can show that the pass which made the write already reflected it in the status it computed:
+//!
+//! - the write of a child step ([`ChildReconciler`], [`ChildSetReconciler`]), whose outcome, taken from the
+//!   API's answer, is what the step's condition and reflections see, unless the author's code read objects of
+//!   that kind in the same pass ([`Context::get`](crate::Context::get), [`list`](crate::Context::list),
+//!   [`cache`](crate::Context::cache), [`read`](crate::Context::read) and the references that use them), before
+//!   or after the write: a status computed from a cache that did not show the write yet would be stale;
+//! - the write of the parent's status, and a finalizer added to or removed from the parent.
+//!
+//! Every other write queues the next pass when its event comes, as in controller-runtime: one made with
+//! [`Context::execute`](crate::Context::execute) (a `#[sync]` or `#[finalize]` step, the owned writes), and
+//! the writes of a child step of a kind the author read. Such a pass costs a pass; a status left stale until
+//! the next unrelated change would cost the truth. An echo is told by the object's exact `uid` and
+//! `resourceVersion` in the API's answer, and only for the parent whose pass wrote it; the same event for any
+//! other parent (a tracker's, a mapper's) queues it as usual.
 
 mod announce;
 mod applied;

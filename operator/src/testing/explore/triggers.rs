@@ -1,6 +1,8 @@
 //! Which parents are due for a pass, decided as the controller decides it: the parent changed, an object it
 //! controls changed, an object it tracked last pass changed, an author's mapper named it, or its last pass
-//! failed or asked to be requeued. A run passes only due parents, so a change the triggers miss leaves a parent
+//! failed or asked to be requeued. A change of the parent or of an object it controls that is the echo of its
+//! own pass's write queues nothing, by the runtime's own rule (`operator::reconcilers`, "Echoes"), so a status
+//! that rule leaves stale is found too. A run passes only due parents, so a change the triggers miss leaves a parent
 //! behind, and the round over every parent after settling shows it.
 
 use std::collections::BTreeSet;
@@ -12,6 +14,7 @@ use kube::ResourceExt;
 use kube::runtime::reflector::ObjectRef;
 
 use crate::cache::{Caches, Change, Changes, TryRecvError};
+use crate::echoes::Echoes;
 use crate::reconciler::{ParentKind, Reconciler, controller_parents};
 use crate::reconcilers::Changed;
 use crate::tracker::{TrackKey, Tracker};
@@ -38,6 +41,8 @@ pub(super) struct Triggers<P: ParentKind> {
     mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>)>>,
     parents: Changes<P>,
     tracker: Arc<Tracker<P>>,
+    /// The writes of the process's passes whose echoes have not come yet.
+    echoes: Arc<Echoes>,
     due: BTreeSet<Parent>,
 }
 
@@ -59,6 +64,7 @@ impl<P: ParentKind> Triggers<P> {
             mapped,
             parents: caches.ensure::<P>().changes(),
             tracker: Tracker::new(),
+            echoes: reconciler.echoes(),
             due: BTreeSet::new(),
         }
     }
@@ -68,7 +74,13 @@ impl<P: ParentKind> Triggers<P> {
         loop {
             match self.parents.try_recv() {
                 Ok(Change::Applied(p)) => {
-                    self.due.insert((p.namespace(), p.name_any()));
+                    let echo = p
+                        .uid()
+                        .zip(p.resource_version())
+                        .is_some_and(|(uid, v)| self.echoes.is_echo(&uid, &v, &uid));
+                    if !echo {
+                        self.due.insert((p.namespace(), p.name_any()));
+                    }
                 }
                 Ok(Change::Deleted(p)) => {
                     let r = ObjectRef::from_obj(p.as_ref());
@@ -87,8 +99,10 @@ impl<P: ParentKind> Triggers<P> {
                         kind,
                         meta,
                     } => {
-                        for r in controller_parents::<P>(&api_version, &kind, &meta) {
-                            self.due.insert(parent(&r));
+                        if !is_echo(&self.echoes, &meta) {
+                            for r in controller_parents::<P>(&api_version, &kind, &meta) {
+                                self.due.insert(parent(&r));
+                            }
                         }
                         for r in self.tracker.parents_of_meta(&api_version, &kind, &meta) {
                             self.due.insert(parent(&r));
@@ -126,5 +140,21 @@ impl<P: ParentKind> Triggers<P> {
     /// The parent is due again (a failed pass is retried, a requeue runs again).
     pub(super) fn again(&mut self, p: Parent) {
         self.due.insert(p);
+    }
+}
+
+/// Whether the change `meta` shows is the echo of a write of its controller's own pass.
+fn is_echo(
+    echoes: &Echoes,
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) -> bool {
+    let controller = meta
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true));
+    match (controller, &meta.uid, &meta.resource_version) {
+        (Some(c), Some(uid), Some(version)) => echoes.is_echo(uid, version, &c.uid),
+        _ => false,
     }
 }
