@@ -78,8 +78,7 @@ impl<P: ParentKind> Factory<P> {
 impl<P: ParentKind> ControllerSetup for Factory<P> {
     fn make(&self, server: &ApiServer) -> Box<dyn Driven> {
         let clock = server.clock().clone();
-        let reconciler =
-            (self.factory)().clock(move || crate::testing::table::timestamp(clock.now()));
+        let reconciler = (self.factory)().clock(move || clock.now());
         Box::new(Running {
             reconciler,
             triggers: None,

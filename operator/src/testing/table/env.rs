@@ -5,7 +5,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::Api;
@@ -29,8 +28,12 @@ const WAIT: Duration = Duration::from_secs(10);
 pub const DEFAULT_SEED: u64 = 42;
 
 /// The time cases start at unless told otherwise: 2025-01-01T00:00:00Z.
-pub fn default_time() -> DateTime<Utc> {
-    DateTime::<Utc>::from_timestamp(1_735_689_600, 0).unwrap_or_default()
+///
+/// ```
+/// assert_eq!(operator::testing::table::default_time().to_string(), "2025-01-01T00:00:00Z");
+/// ```
+pub fn default_time() -> Timestamp {
+    Timestamp::constant(1_735_689_600, 0)
 }
 
 /// What went wrong while setting up or driving a test environment (not a failed expectation).
@@ -143,7 +146,7 @@ impl TestEnv {
     }
 
     /// An environment whose clock stands at `time` and whose uids and generated names come from `seed`.
-    pub fn at(time: DateTime<Utc>, seed: u64) -> Self {
+    pub fn at(time: Timestamp, seed: u64) -> Self {
         let server = ApiServer::builder()
             .clock(Clock::fixed(time))
             .seed(seed)
@@ -185,13 +188,13 @@ impl TestEnv {
 
     /// The current time of the fixed clock.
     pub fn now(&self) -> Timestamp {
-        timestamp(self.server.clock().now())
+        self.server.clock().now()
     }
 
     /// A clock for [`Reconciler::clock`] that reads the server's fixed clock.
     pub fn clock_fn(&self) -> impl Fn() -> Timestamp + Send + Sync + 'static {
         let clock = self.server.clock().clone();
-        move || timestamp(clock.now())
+        move || clock.now()
     }
 
     /// Installs a CRD and waits until it is established.
@@ -360,12 +363,6 @@ pub(crate) fn reads(requests: &[RequestRecord]) -> Vec<&RequestRecord> {
         .iter()
         .filter(|r| matches!(r.verb, Some(Verb::Get | Verb::List)))
         .collect()
-}
-
-/// The clock's time as the runtime's timestamp type.
-pub(crate) fn timestamp(t: DateTime<Utc>) -> Timestamp {
-    let nanos = i32::try_from(t.timestamp_subsec_nanos()).unwrap_or(0);
-    Timestamp::new(t.timestamp(), nanos).unwrap_or(Timestamp::UNIX_EPOCH)
 }
 
 /// `Kind namespace/name` of an object in JSON form, for messages.

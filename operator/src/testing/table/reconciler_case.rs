@@ -3,7 +3,6 @@
 use std::any::Any;
 use std::fmt;
 
-use chrono::{DateTime, Utc};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Resource;
 use kube::runtime::reflector::ObjectRef;
