@@ -99,7 +99,6 @@ pub enum HarnessError {
 /// use operator::testing::table::TestEnv;
 /// let mut env = TestEnv::new();
 /// env.insert(&given)?;
-/// let reconciler = reconciler.clock(env.clock_fn());
 /// env.wire(&reconciler.wiring());
 /// env.cache::<P>();
 /// env.start().await?;
@@ -180,8 +179,8 @@ impl TestEnv {
         &self.caches
     }
 
-    /// The server's fixed clock; [`Clock::advance`] moves it for the server and for reconcilers given
-    /// [`TestEnv::clock_fn`].
+    /// The server's fixed clock; [`Clock::advance`] moves it for the server, for the passes of
+    /// [`TestEnv::pass`] and [`TestEnv::converge`], and for reconcilers given [`TestEnv::clock_fn`].
     pub fn clock(&self) -> &Clock {
         self.server.clock()
     }
@@ -191,7 +190,9 @@ impl TestEnv {
         self.server.clock().now()
     }
 
-    /// A clock for [`Reconciler::clock`] that reads the server's fixed clock.
+    /// A clock for [`Reconciler::clock`] that reads the server's fixed clock, for a reconciler run outside
+    /// [`TestEnv::pass`] and [`TestEnv::converge`] (which use the environment's time anyway), e.g. by an
+    /// [`Operator`](crate::Operator) on [`TestEnv::client`].
     pub fn clock_fn(&self) -> impl Fn() -> Timestamp + Send + Sync + 'static {
         let clock = self.server.clock().clone();
         move || clock.now()
@@ -263,7 +264,9 @@ impl TestEnv {
     /// Runs one pass the way the controller does: reads the parent from its cache (no pass when it is not
     /// there: a deleted parent ends quietly), runs [`Reconciler::run_pass`] with an [`ApiDispatcher`] (one
     /// per controller name, kept across passes like the controller's), and returns what happened with every
-    /// request made meanwhile.
+    /// request made meanwhile. The pass runs at the environment's time ([`TestEnv::now`]), whatever clock
+    /// the reconciler was given, so that its conditions and the server's timestamps agree: move it with
+    /// [`Clock::advance`] on [`TestEnv::clock`].
     pub async fn pass<P: ParentKind>(
         &self,
         reconciler: &Reconciler<P>,
@@ -279,7 +282,11 @@ impl TestEnv {
         self.server.clear_requests();
         let found = cache.get(parent.namespace.as_deref(), &parent.name);
         let pass = match &found {
-            Some(p) => Some(reconciler.run_pass(p, &self.caches, dispatcher).await),
+            Some(p) => Some(
+                reconciler
+                    .run_pass_at(p, &self.caches, dispatcher, None, self.now())
+                    .await,
+            ),
             None => None,
         };
         Ok(PassReport {

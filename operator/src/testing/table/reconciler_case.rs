@@ -80,7 +80,6 @@ impl<P: ParentKind> ReconcilerTestCase<P> {
             return Err(fail(self.scenario.invalid.clone()));
         }
         let mut env = TestEnv::at(self.scenario.time, self.scenario.seed);
-        let reconciler = reconciler.clock(env.clock_fn());
         let ran = async {
             for kind in &self.scenario.kinds {
                 env.register(kind.clone());
