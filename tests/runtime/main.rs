@@ -4,6 +4,7 @@ mod converge;
 mod echoes;
 mod explore;
 mod explore_planted;
+mod explore_time;
 mod images;
 mod leader;
 mod lifecycle;

@@ -63,9 +63,12 @@ impl<P> Converged<P> {
 impl TestEnv {
     /// Runs passes of `reconciler` over `parent` the way the controller does until one writes nothing (no
     /// create, update, patch, delete, status write or event), at most [`MAX_PASSES`]; before each pass the
-    /// caches have seen every write of the one before. Wires the reconciler's kinds and starts their caches
-    /// first if that is not done yet. A pass that ends in an error (an invalid spec, say) is a pass like any
-    /// other: what counts is whether it wrote.
+    /// caches have seen every write of the one before, and before the first, when anything was written since
+    /// the last [`pass`](Self::pass) (the test's own write through [`client`](Self::client), say), every cache
+    /// holds what the server holds (within its selection), so that it runs on what the test just changed. Every pass runs at the environment's time ([`TestEnv::now`]; see
+    /// [`pass`](Self::pass)). Wires the reconciler's kinds and starts their caches first if that is not done
+    /// yet. A pass that ends in an error (an invalid spec, say) is a pass like any other: what counts is
+    /// whether it wrote.
     ///
     /// Fails with [`HarnessError::NotConverged`] listing the writes of every pass when the last allowed pass
     /// still wrote.
@@ -77,6 +80,9 @@ impl TestEnv {
         self.wire(&reconciler.wiring());
         self.cache::<P>();
         self.start().await?;
+        if self.server().requests().iter().any(RequestRecord::is_write) {
+            self.catch_up_all().await?;
+        }
         let mut writes = Vec::new();
         for pass in 1..=MAX_PASSES {
             let report = self.pass(reconciler, parent).await?;
@@ -101,6 +107,32 @@ impl TestEnv {
             passes: MAX_PASSES,
             writes: describe(&writes),
         })
+    }
+
+    /// Waits until every cache holds what the server holds (within the cache's selection: a cache of owned
+    /// Secrets never sees the others, whatever their resourceVersions).
+    async fn catch_up_all(&self) -> Result<(), HarnessError> {
+        let deadline = tokio::time::Instant::now() + CATCH_UP;
+        loop {
+            let lag = self
+                .caches()
+                .lag()
+                .await
+                .map_err(|source| HarnessError::Kube {
+                    context: "comparing the caches with the server".into(),
+                    source,
+                })?;
+            if lag.is_empty() {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(HarnessError::Timeout {
+                    what: format!("the caches to catch up: {}", lag.join("; ")),
+                    after: CATCH_UP,
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
     }
 
     /// Waits until every cache of a kind that `requests` wrote has seen the resourceVersion the write
