@@ -6,6 +6,7 @@ mod children;
 mod finalizer;
 mod flow;
 mod harness;
+mod history;
 mod ownership;
 mod readiness;
 mod status;
