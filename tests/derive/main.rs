@@ -7,6 +7,7 @@
 mod async_steps;
 mod database;
 mod database_table;
+mod runs;
 mod site;
 mod teams;
 mod tenants;
