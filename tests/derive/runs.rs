@@ -29,7 +29,9 @@ pub struct RunsSpec {
     pub history: usize,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, PartialEq, ReconcilerStatus)]
+#[derive(
+    Clone, Debug, Default, Serialize, Deserialize, JsonSchema, PartialEq, ReconcilerStatus,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct RunsStatus {
     pub observed_generation: Option<i64>,
@@ -61,7 +63,10 @@ fn job_id(job: &Job) -> String {
 
 /// Finished Jobs are a history as long as the spec says, newest by name (`runs-1` before `runs-2`).
 fn retention(runs: &Runs, job: &Job) -> Retention {
-    let finished = job.status.as_ref().is_some_and(|s| s.completion_time.is_some());
+    let finished = job
+        .status
+        .as_ref()
+        .is_some_and(|s| s.completion_time.is_some());
     let n: i64 = job
         .name_any()
         .rsplit('-')
@@ -116,21 +121,24 @@ async fn the_derived_set_creates_once_and_trims_its_history() {
         "spec": {"image": "v2", "runs": ["3"], "history": 1},
     });
     let reconciler: Reconciler<Runs> = Runs::reconciler();
-    ReconcilerTestCase::new("derived create once", ObjectRef::new("runs").within("default"))
-        .crd(Runs::crd())
-        .given(parent)
-        .given(job(1, "v1", true))
-        .given(job(2, "v1", true))
-        .given(job(3, "v1", true))
-        // `runs-3` is desired (with another image now) and stays as it is; of the finished `runs-1` and
-        // `runs-2`, the history of 1 keeps the newer.
-        .expect_delete::<Job>(Some("default"), "runs-1")
-        .expect_event(
-            EventExpectation::normal("Deleted")
-                .note("Deleted Job default/runs-1: history Finished keeps the newest 1"),
-        )
-        .ignore(Category::Status)
-        .run(reconciler)
-        .await
-        .unwrap();
+    ReconcilerTestCase::new(
+        "derived create once",
+        ObjectRef::new("runs").within("default"),
+    )
+    .crd(Runs::crd())
+    .given(parent)
+    .given(job(1, "v1", true))
+    .given(job(2, "v1", true))
+    .given(job(3, "v1", true))
+    // `runs-3` is desired (with another image now) and stays as it is; of the finished `runs-1` and
+    // `runs-2`, the history of 1 keeps the newer.
+    .expect_delete::<Job>(Some("default"), "runs-1")
+    .expect_event(
+        EventExpectation::normal("Deleted")
+            .note("Deleted Job default/runs-1: history Finished keeps the newest 1"),
+    )
+    .ignore(Category::Status)
+    .run(reconciler)
+    .await
+    .unwrap();
 }

@@ -7,6 +7,7 @@ mod finalizer;
 mod flow;
 mod harness;
 mod history;
+mod owned;
 mod ownership;
 mod readiness;
 mod status;
