@@ -67,6 +67,9 @@ pub struct Context {
     wrote: Vec<PassWrite>,
     /// The kinds, as `(group, kind)`, that the author's code read during this pass (from a cache or past it).
     observed: Vec<(String, String)>,
+    /// Whether the writes of the runtime's helpers run for the author (the owned writes) count as no status
+    /// reflection saw them.
+    unreflected: bool,
     /// Whether every write counts as reflected, as the runtime once decided (a planted bug for the explorer's
     /// tests).
     echo_every_write: bool,
@@ -115,6 +118,7 @@ impl Context {
             echoes: None,
             wrote: Vec::new(),
             observed: Vec::new(),
+            unreflected: false,
             echo_every_write: false,
             written: Arc::default(),
         }
@@ -335,7 +339,14 @@ impl Context {
     /// Executes a command of a runtime step whose outcome the status reflects (a child step's write, the
     /// status itself): its echo may queue nothing (see [`Context::remember_echoes`]).
     pub(crate) async fn execute_reflected(&mut self, command: Command) -> Result<Option<Answer>> {
-        self.run(command, true).await
+        let reflected = !self.unreflected;
+        self.run(command, reflected).await
+    }
+
+    /// Makes the runtime's writes count as unreflected (`true`: the owned writes a step asks for) until set
+    /// back; answers what it was.
+    pub(crate) fn set_unreflected(&mut self, on: bool) -> bool {
+        std::mem::replace(&mut self.unreflected, on)
     }
 
     async fn run(&mut self, command: Command, reflected: bool) -> Result<Option<Answer>> {
