@@ -12,7 +12,9 @@
 //! merge, strategic merge and server-side apply patches with `managedFields`, CustomResourceDefinitions with
 //! schema validation, defaulting and pruning, namespaces, owner-reference garbage collection, quantities of
 //! built-in kinds in canonical form, fault injection, and a log of every request. Like a whole cluster it also
-//! plays the workload controllers' status (see [`ApiServerBuilder::workload_status`]). [`ApiServer::serve`] also serves it over HTTP for `kubectl`.
+//! plays the workload controllers' status: Deployments, StatefulSets, ReplicaSets and DaemonSets become ready,
+//! Jobs run for a set time and complete or fail (see [`ApiServerBuilder::workload_status`] and
+//! [`ApiServerBuilder::job_run_time`]). [`ApiServer::serve`] also serves it over HTTP for `kubectl`.
 //!
 //! It serves every resource that kube-apiserver 1.35 serves by default (58 in the core group and 18 others:
 //! apps, batch, autoscaling v2 and v1, policy, networking, discovery, node, rbac, storage, scheduling,
@@ -230,4 +232,5 @@ pub use log::RequestRecord;
 pub use registry::{PrinterColumn, ResourceType, ScaleSpec};
 pub use request::Verb;
 pub use server::{ApiServer, ApiServerBuilder, Clock};
+pub use workloads::job::{FAIL_ANNOTATION, RUN_TIME_ANNOTATION};
 pub use workloads::workload_status;

@@ -2,7 +2,9 @@
 //! to the resource handlers, with its configuration, its clock, fault injection and the request log.
 
 mod admit;
+mod advance;
 mod encoding;
+mod jobs;
 mod mutate;
 mod restful;
 mod warnings;
@@ -37,6 +39,7 @@ use encoding::{Encoding, json_response};
 #[derive(Debug, Clone, Default)]
 pub struct Clock {
     manual: Option<Arc<Mutex<DateTime<Utc>>>>,
+    advanced: advance::AdvanceHooks,
 }
 
 impl Clock {
@@ -49,15 +52,18 @@ impl Clock {
     pub fn fixed(t: DateTime<Utc>) -> Self {
         Self {
             manual: Some(Arc::new(Mutex::new(t))),
+            ..Self::default()
         }
     }
 
-    /// Moves a fixed clock forward; no effect on the system clock.
+    /// Moves a fixed clock forward; no effect on the system clock. Each server on the clock then acts on the
+    /// time reached before this returns (the Jobs that came due finish).
     pub fn advance(&self, by: Duration) {
         if let Some(m) = &self.manual {
             let mut t = m.lock().unwrap_or_else(|e| e.into_inner());
             *t += chrono::Duration::from_std(by).unwrap_or_default();
         }
+        self.advanced.run();
     }
 
     /// The current time.
@@ -78,6 +84,7 @@ impl Clock {
 pub struct ApiServerBuilder {
     controllers: bool,
     workload_status: bool,
+    jobs: crate::workloads::job::Settings,
     history_limit: usize,
     seed: Option<u64>,
     clock: Clock,
@@ -90,6 +97,7 @@ impl Default for ApiServerBuilder {
         Self {
             controllers: true,
             workload_status: true,
+            jobs: crate::workloads::job::Settings::default(),
             history_limit: 10_000,
             seed: None,
             clock: Clock::system(),
@@ -109,9 +117,57 @@ impl ApiServerBuilder {
 
     /// Whether the server reports the status the built-in workload controllers would write (default: yes, with
     /// [`controllers`](Self::controllers)): Deployments, StatefulSets, ReplicaSets and DaemonSets become ready
-    /// once observed. Off, they keep the status clients write, as on a bare kube-apiserver.
+    /// once observed; Jobs start at once and complete (or fail) when their run time is over (see
+    /// [`job_run_time`](Self::job_run_time)). No other kind is played (no Pods are created, CronJobs create no
+    /// Jobs). Off, they keep the status clients write, as on a bare kube-apiserver.
     pub fn workload_status(mut self, on: bool) -> Self {
         self.workload_status = on;
+        self
+    }
+
+    /// How long a Job's pods run before the Job completes or fails (default 10 seconds: long enough for
+    /// `kubectl get jobs` to show a Job `Running`, then `Complete`), counted from its `startTime` on the
+    /// server's [`clock`](Self::clock) and rounded up to whole seconds. Zero completes a Job in the writes that
+    /// follow its create. A Job's annotation [`RUN_TIME_ANNOTATION`](crate::RUN_TIME_ANNOTATION) overrides it.
+    /// With a [fixed clock](Clock::fixed), Jobs finish only as the clock is advanced past their due time.
+    ///
+    /// ```
+    /// # async fn demo() -> Result<(), kube::Error> {
+    /// use std::time::Duration;
+    /// use k8s_openapi::api::batch::v1::Job;
+    /// use kube::api::{Api, PostParams};
+    /// use operator_apiserver::{ApiServer, Clock};
+    ///
+    /// let clock = Clock::fixed("2026-01-01T00:00:00Z".parse().unwrap());
+    /// let server = ApiServer::builder()
+    ///     .clock(clock.clone())
+    ///     .job_run_time(Duration::from_secs(30))
+    ///     .build();
+    /// let jobs: Api<Job> = Api::default_namespaced(server.client());
+    /// let job = serde_json::from_value(serde_json::json!({
+    ///     "metadata": {"name": "once"},
+    ///     "spec": {"template": {"spec": {
+    ///         "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}],
+    ///     }}},
+    /// }))
+    /// .unwrap();
+    /// jobs.create(&PostParams::default(), &job).await?;
+    /// assert_eq!(jobs.get("once").await?.status.unwrap().active, Some(1));
+    /// clock.advance(Duration::from_secs(30));
+    /// assert_eq!(jobs.get("once").await?.status.unwrap().succeeded, Some(1));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn job_run_time(mut self, run_time: Duration) -> Self {
+        self.jobs.run_time = run_time;
+        self
+    }
+
+    /// Whether Jobs fail (conditions `FailureTarget` and `Failed`, reason `BackoffLimitExceeded`) rather than
+    /// complete when their run time is over (default: they complete). A Job's annotation
+    /// [`FAIL_ANNOTATION`](crate::FAIL_ANNOTATION) (`"true"` or `"false"`) overrides it.
+    pub fn jobs_fail(mut self, fail: bool) -> Self {
+        self.jobs.fail = fail;
         self
     }
 
@@ -154,10 +210,12 @@ impl ApiServerBuilder {
             self.seed,
         );
         state.workload_status = self.workload_status && self.controllers;
+        state.jobs.settings = self.jobs;
         let server = ApiServer {
             shared: Arc::new(Shared {
                 state: Arc::new(Mutex::new(state)),
                 clock: self.clock,
+                jobs: jobs::JobTimer::new(),
                 bookmark_interval: self.bookmark_interval,
                 faults: Mutex::new(faults::Faults::default()),
                 webhooks: Mutex::new(HashMap::new()),
@@ -172,6 +230,7 @@ impl ApiServerBuilder {
                 tracing::error!(namespace = ns, error = %e, "could not create a default namespace");
             }
         }
+        server.follow_clock();
         server
     }
 }
@@ -179,6 +238,8 @@ impl ApiServerBuilder {
 struct Shared {
     state: Arc<Mutex<State>>,
     clock: Clock,
+    /// The timer that finishes Jobs on the system clock.
+    jobs: jobs::JobTimer,
     bookmark_interval: Duration,
     faults: Mutex<faults::Faults>,
     /// In-process admission webhooks, by Service namespace and name.
@@ -280,7 +341,11 @@ impl ApiServer {
         let mut with_status = created;
         with_status["status"] = status;
         let opts = lifecycle::WriteOpts::system(lifecycle::Part::Status);
-        lifecycle::update(&mut state, &rt, &key, with_status, &opts).map(|w| w.object)
+        let updated =
+            lifecycle::update(&mut state, &rt, &key, with_status, &opts).map(|w| w.object);
+        drop(state);
+        self.schedule_jobs();
+        updated
     }
 
     /// Stores an object (in the JSON form a client would send) as if created by `kube-apiserver`.
@@ -295,7 +360,10 @@ impl ApiServer {
             .ok_or_else(|| ApiError::bad_request(format!("no kind {kind} in {api_version}")))?;
         state.now = self.shared.clock.stamp();
         let opts = lifecycle::WriteOpts::system(lifecycle::Part::Main);
-        lifecycle::create(&mut state, &rt, obj, &opts).map(|w| w.object)
+        let created = lifecycle::create(&mut state, &rt, obj, &opts).map(|w| w.object);
+        drop(state);
+        self.schedule_jobs();
+        created
     }
 
     /// Adds a fault rule.
@@ -386,6 +454,9 @@ impl ApiServer {
             )
         };
 
+        if let Route::Resource(_) = &route {
+            self.finish_due_jobs();
+        }
         let custom = match &route {
             Route::Resource(rr) => relock(&self.shared.state)
                 .registry
@@ -513,6 +584,11 @@ impl ApiServer {
         log: &dyn Fn(u16, Option<Value>),
         encoding: &Encoding,
     ) -> ::http::Response<ResponseBody> {
+        if let Route::Resource(rr) = route
+            && rr.verb.is_mutating()
+        {
+            self.schedule_jobs();
+        }
         match reply {
             Ok(Reply::Json(code, value, warnings)) => {
                 let logged = match route {

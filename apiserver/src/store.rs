@@ -313,6 +313,8 @@ pub struct State {
     pub controllers: bool,
     /// Whether the server reports the workload controllers' status (see [`crate::workloads`]).
     pub workload_status: bool,
+    /// The Job controller the server plays: its settings and the running Jobs (see [`crate::workloads::job`]).
+    pub(crate) jobs: crate::workloads::job::Jobs,
     /// Source of uids and generated-name suffixes.
     pub ids: Ids,
     /// The current time for this request, RFC 3339.
@@ -375,6 +377,7 @@ impl State {
             history_limit,
             controllers,
             workload_status: true,
+            jobs: Default::default(),
             ids: Ids::new(seed),
             now: String::new(),
             next_watcher: 0,

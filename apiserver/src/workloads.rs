@@ -1,13 +1,19 @@
 //! The built-in workload controllers' status, played by the server: Deployments, StatefulSets, ReplicaSets
-//! and DaemonSets become ready once observed; and the ClusterIP (and IP family) a new Service gets.
+//! and DaemonSets become ready once observed, Jobs run for a set time and then complete (or fail when told to,
+//! see [`job`]); and the ClusterIP (and IP family) a new Service gets. No other kind is played: no Pods
+//! are created, CronJobs create no Jobs, and every other kind keeps the status clients write.
 //!
 //! A real cluster's kube-controller-manager writes the status after the object changes; here the write follows
 //! the one that caused it inside the same request, as a separate change (its own `resourceVersion`, watch
 //! event and managedFields entry of `kube-controller-manager`), so a client sees the object first as written
-//! and then as reported. A Service's ClusterIP is allocated by kube-apiserver itself, in the create. Every pod is taken to start at
+//! and then as reported. A Job's end is such a write too, made when the server's clock reaches its due time.
+//! A Service's ClusterIP is allocated by kube-apiserver itself, in the create. Every pod is taken to start at
 //! once and be ready: enough for an operator to reach `Ready` on a laptop, not a scheduler. Switched by
 //! [`ApiServerBuilder::workload_status`](crate::ApiServerBuilder::workload_status) (on by default).
 
+pub(crate) mod job;
+
+use k8s_openapi::jiff::Timestamp;
 use serde_json::{Value, json};
 
 use crate::managed_fields::Scope;
@@ -22,12 +28,18 @@ pub(crate) fn scope(_rt: &ResourceType) -> Scope {
 }
 
 /// Which kinds get a status: `(group, plural)`.
-const WORKLOADS: [(&str, &str); 4] = [
+const WORKLOADS: [(&str, &str); 5] = [
     ("apps", "deployments"),
     ("apps", "statefulsets"),
     ("apps", "replicasets"),
     ("apps", "daemonsets"),
+    ("batch", "jobs"),
 ];
+
+/// Whether `rt` is the Jobs resource.
+pub(crate) fn is_job(rt: &ResourceType) -> bool {
+    rt.group == "batch" && rt.plural == "jobs"
+}
 
 /// Whether the server plays a controller for objects of `rt`.
 pub(crate) fn plays(rt: &ResourceType) -> bool {
@@ -36,13 +48,22 @@ pub(crate) fn plays(rt: &ResourceType) -> bool {
         .any(|(g, p)| rt.group == *g && rt.plural == *p)
 }
 
-/// The object as its controller would next write it, or `None` when it has nothing to write (already
+/// The object as its controller would next write it at `now`, or `None` when it has nothing to write (already
 /// observed, or being deleted).
-pub(crate) fn reported(rt: &ResourceType, obj: &Value) -> Option<Value> {
+pub(crate) fn reported(
+    rt: &ResourceType,
+    obj: &Value,
+    jobs: &job::Settings,
+    now: Timestamp,
+) -> Option<Value> {
     if obj["metadata"].get("deletionTimestamp").is_some() {
         return None;
     }
-    let status = workload_status(&rt.group, &rt.plural, obj)?;
+    let status = if is_job(rt) {
+        job::next_status(obj, jobs, now)?
+    } else {
+        workload_status(&rt.group, &rt.plural, obj)?
+    };
     let mut next = obj.clone();
     next["status"] = status;
     Some(next)
@@ -186,13 +207,17 @@ mod tests {
     fn a_deployment_is_reported_ready_once_per_generation() {
         let rt = deployments();
         let d = json!({"metadata": {"name": "d", "generation": 2}, "spec": {"replicas": 3}});
-        let next = reported(&rt, &d).expect("a status to write");
+        let (jobs, now) = (job::Settings::default(), Timestamp::UNIX_EPOCH);
+        let next = reported(&rt, &d, &jobs, now).expect("a status to write");
         assert_eq!(next["status"]["observedGeneration"], 2);
         assert_eq!(next["status"]["availableReplicas"], 3);
         assert_eq!(next["status"]["updatedReplicas"], 3);
-        assert!(reported(&rt, &next).is_none(), "observed: nothing more");
+        assert!(
+            reported(&rt, &next, &jobs, now).is_none(),
+            "observed: nothing more"
+        );
         let zero = json!({"metadata": {"name": "d", "generation": 1}, "spec": {"replicas": 0}});
-        let next = reported(&rt, &zero).expect("a status");
+        let next = reported(&rt, &zero, &jobs, now).expect("a status");
         assert!(next["status"].get("availableReplicas").is_none());
     }
 }

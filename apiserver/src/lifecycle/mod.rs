@@ -12,6 +12,7 @@ use serde_json::Value;
 
 pub use delete::delete;
 pub use metadata::field_schema;
+pub(crate) use write::finish_due_jobs;
 pub use write::{create, update};
 
 /// Which part of the object a write addresses.

@@ -3,6 +3,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use k8s_openapi::jiff::Timestamp;
 use serde_json::{Value, json};
 
 use super::delete::remove;
@@ -342,18 +343,27 @@ pub fn update(
     Ok(Written { object, warnings })
 }
 
-/// The workload controller's write after a write to `key` (see [`workloads`]): a change of its own, made after
-/// the answer to the write that caused it was taken.
+/// The workload controller's writes after a write to `key` (see [`workloads`]): changes of their own, made after
+/// the answer to the write that caused them was taken. A Job's controller may write twice in a row (started,
+/// then finished when its run time is zero, or resumed, then finished); a running Job is remembered by its due
+/// time, for [`finish_due_jobs`].
 fn play_workload_controller(state: &mut State, rt: &ResourceType, key: &ObjKey) {
     if !state.workload_status || !workloads::plays(rt) {
         return;
     }
-    let Some(current) = state.get(&rt.storage, key).map(|o| from_storage(rt, &o)) else {
+    let Ok(now) = state.now.parse::<Timestamp>() else {
         return;
     };
-    if let Some(mut next) = workloads::reported(rt, &current) {
+    // Each write moves a Job towards its end (started, finished); three bound the loop.
+    for _ in 0..3 {
+        let Some(current) = state.get(&rt.storage, key).map(|o| from_storage(rt, &o)) else {
+            return;
+        };
+        let Some(mut next) = workloads::reported(rt, &current, &state.jobs.settings, now) else {
+            break;
+        };
         // Recorded as kube-controller-manager's update, as on a real cluster.
-        let now = state.now.clone();
+        let stamp = state.now.clone();
         managed_fields::update(
             Some(&current),
             &mut next,
@@ -361,9 +371,34 @@ fn play_workload_controller(state: &mut State, rt: &ResourceType, key: &ObjKey) 
             &rt.api_version(),
             workloads::scope(rt),
             field_schema(rt).as_ref(),
-            &now,
+            &stamp,
         );
         state.put(&rt.storage, to_storage(rt, next));
+    }
+    if workloads::is_job(rt)
+        && let Some(job) = state.get(&rt.storage, key).map(|o| from_storage(rt, &o))
+        && job["metadata"].get("deletionTimestamp").is_none()
+        && let Some(at) = workloads::job::finishes_at(&job, &state.jobs.settings)
+    {
+        state.jobs.timers.insert(at, key.clone());
+    }
+}
+
+/// Finishes the Jobs whose run time is over at `state.now`, each in a write of its own (see
+/// [`workloads::job`]).
+pub(crate) fn finish_due_jobs(state: &mut State) {
+    let Ok(now) = state.now.parse::<Timestamp>() else {
+        return;
+    };
+    let due = state.jobs.timers.take_due(now);
+    if due.is_empty() {
+        return;
+    }
+    let Some(rt) = state.registry.get("batch", "v1", "jobs") else {
+        return;
+    };
+    for key in due {
+        play_workload_controller(state, &rt, &key);
     }
 }
 
