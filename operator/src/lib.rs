@@ -68,8 +68,8 @@ pub use operator::{Operator, RunError, shutdown_signal};
 pub use outcome::Outcome;
 pub use reconciler::{ParentKind, Pass, Reconciler};
 pub use reconcilers::{
-    CastReconciler, ChildOutcome, ChildReconciler, ChildSetReconciler, IfThen, Sequence,
-    SubReconciler, SyncReconciler, TryCatch, WithFinalizer, WriteStrategy,
+    CastReconciler, ChildOutcome, ChildReconciler, ChildSetReconciler, IfThen, Retention, Sequence,
+    SetStrategy, SubReconciler, SyncReconciler, TryCatch, WithFinalizer, WriteStrategy,
 };
 pub use stash::{Stash, StashKey};
 pub use tracker::{TrackKey, Tracker};

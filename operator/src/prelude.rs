@@ -1,6 +1,6 @@
 //! What nearly every operator module names, in one import: the runtime's builder and step types, the derives
 //! a custom resource needs (kube's, serde's, schemars', this crate's), the object metadata and condition
-//! types, `BTreeMap` (labels, annotations and data are maps), [`ObjectMetaExt`],
+//! types, a child set's [`Retention`] and [`SetStrategy`], `BTreeMap` (labels, annotations and data are maps), [`ObjectMetaExt`],
 //! [`object!`](crate::object!) for desired objects, and (feature `cli`) the command line.
 //!
 //! ```
@@ -31,4 +31,6 @@ pub use crate::admission::{Request, Verdict};
 #[cfg(feature = "cli")]
 pub use crate::cli::App;
 pub use crate::meta::ObjectMetaExt;
-pub use crate::{ChildOutcome, Context, Outcome, Reconciler, ReconcilerStatus, object};
+pub use crate::{
+    ChildOutcome, Context, Outcome, Reconciler, ReconcilerStatus, Retention, SetStrategy, object,
+};

@@ -17,6 +17,17 @@
 //!
 //! Every other kind, custom resources included, is ready once written, unless the step is given a
 //! `ready` function (`ChildReconciler::ready`).
+//!
+//! A child created once and run to its end is ready once it has *finished*, whichever way: [`finished`] takes
+//! a Job as ready when its `Complete` or its `Failed` condition is `True` (and every other kind as
+//! [`builtin`] does). It is the default of a child set that creates once
+//! ([`SetStrategy::CreateOnly`](crate::reconcilers::SetStrategy::CreateOnly)), whose Jobs are runs of a
+//! schedule: a failed run is a finished one, which the set's history keeps, not a set that is not ready. A single
+//! child created once ([`WriteStrategy::CreateOnly`](crate::WriteStrategy::CreateOnly), a migration Job, say)
+//! keeps [`builtin`]: its failure is the parent's. Either step takes a `ready` function to decide otherwise.
+//!
+//! The in-memory API server of `operator::testing` runs no Job controller: a Job it holds never finishes by
+//! itself, so a test completes one by writing its status.
 
 use std::any::Any;
 
@@ -91,6 +102,36 @@ pub fn builtin<C: Any>(child: &C) -> Readiness {
         service(s)
     } else {
         Readiness::Ready
+    }
+}
+
+/// The readiness of a child run to its end: a Job is ready once it has finished, its `Complete` or its
+/// `Failed` condition `True`; any other kind as [`builtin`] decides (see the [module documentation](self)).
+///
+/// ```
+/// use k8s_openapi::api::batch::v1::{Job, JobCondition, JobStatus};
+/// use operator::readiness::{builtin, finished};
+/// let mut job = Job::default();
+/// assert!(!finished(&job).is_ready());
+/// job.status = Some(JobStatus {
+///     conditions: Some(vec![JobCondition {
+///         type_: "Failed".into(),
+///         status: "True".into(),
+///         ..Default::default()
+///     }]),
+///     ..Default::default()
+/// });
+/// assert!(finished(&job).is_ready());
+/// assert!(!builtin(&job).is_ready());
+/// ```
+pub fn finished<C: Any>(child: &C) -> Readiness {
+    let any: &dyn Any = child;
+    match any.downcast_ref::<Job>() {
+        Some(j) => match job(j) {
+            Readiness::NotReady { reason, .. } if reason == "Failed" => Readiness::Ready,
+            other => other,
+        },
+        None => builtin(child),
     }
 }
 

@@ -14,9 +14,10 @@ use super::child::{ReadyFn, controlled_by, is_terminating, live_child};
 use super::compare::{contains, stamp_desired_hash};
 use super::created::{adopt_created_fields, creates_by_post, post_child};
 use super::ownership::prepare;
+use super::retention::{Fate, Retention, fates};
 use super::written::shown_by;
 use super::{ChildOutcome, SubReconciler, Wiring};
-use crate::cache::CachedKind;
+use crate::cache::{CachedKind, OWNER_LABEL};
 use crate::command::{Command, Target, display_name};
 use crate::conditions::ConditionUpdate;
 use crate::context::Context;
@@ -30,9 +31,66 @@ type DesiredSetFn<P, C> =
     Box<dyn for<'a> Fn(&'a P, &'a mut Context) -> BoxFuture<'a, Result<Vec<C>>> + Send + Sync>;
 type IdFn<C> = Box<dyn Fn(&C) -> String + Send + Sync>;
 type ReflectSetFn<P, C> = Box<dyn Fn(&mut P, &BTreeMap<String, ChildOutcome<C>>) + Send + Sync>;
+type RetainFn<P, C> = Box<dyn Fn(&P, &C) -> Retention + Send + Sync>;
+
+/// How a child set writes its children: the set's counterpart of [`WriteStrategy`](super::WriteStrategy),
+/// given the same way (`.strategy(..)`, `strategy = ".."` in the derive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetStrategy {
+    /// Server-side apply under the controller's field manager, as
+    /// [`WriteStrategy::Apply`](super::WriteStrategy::Apply): each child is kept equal to its desired form.
+    Apply {
+        /// Take conflicting fields from other managers.
+        force: bool,
+    },
+    /// Create each child once (a `POST`) and never write it again, as
+    /// [`WriteStrategy::CreateOnly`](super::WriteStrategy::CreateOnly): for run-once children (Jobs, backups).
+    /// A child whose desired form changed is left as it is: to replace one, delete it (the first pass after it is
+    /// gone creates it from the desired form of then, if it is still desired), or give the new form a new name
+    /// (and id), so that the old child is no longer desired and its [retention](ChildSetReconciler::retain)
+    /// decides. The default readiness is [`readiness::finished`]: a Job is ready once it has finished.
+    CreateOnly,
+}
+
+impl Default for SetStrategy {
+    fn default() -> Self {
+        SetStrategy::Apply { force: true }
+    }
+}
 
 /// Keeps a set of children of kind `C` equal to `desired(parent)`: missing ones are created, drifted ones
 /// updated (server-side apply), extra ones deleted. Outcomes are reported by `id` (e.g. a label).
+///
+/// With [`SetStrategy::CreateOnly`] the children are created once and never written again, and a
+/// [retention rule](Self::retain) decides what becomes of those no longer desired: kept, kept as the newest of
+/// a history, or deleted. Such a set keeps the run-once children of a parent, e.g. the Jobs of a CronJob:
+///
+/// ```
+/// use std::borrow::Cow;
+/// use k8s_openapi::api::batch::v1::Job;
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use kube::ResourceExt;
+/// use operator::reconcilers::{ChildSetReconciler, Retention, SetStrategy};
+///
+/// fn finished(job: &Job) -> bool {
+///     job.status.as_ref().and_then(|s| s.conditions.as_ref()).into_iter().flatten()
+///         .any(|c| (c.type_ == "Complete" || c.type_ == "Failed") && c.status == "True")
+/// }
+///
+/// // The parent here is a ConfigMap whose `history` key says how many finished Jobs to keep.
+/// let jobs = ChildSetReconciler::new("jobs", |_: &ConfigMap, _| Ok(Vec::<Job>::new()), |job: &Job| job.name_any())
+///     .strategy(SetStrategy::CreateOnly)
+///     .retain(|parent: &ConfigMap, job: &Job| {
+///         let limit = parent.data.as_ref().and_then(|d| d.get("history")?.parse().ok()).unwrap_or(3);
+///         match job.metadata.creation_timestamp.as_ref() {
+///             Some(created) if finished(job) => {
+///                 Retention::History { class: Cow::Borrowed("Finished"), limit, at: created.0 }
+///             }
+///             _ => Retention::Keep,
+///         }
+///     });
+/// # let _ = jobs;
+/// ```
 ///
 /// Which live object is which desired child is decided by where it lives (namespace and name) among the
 /// objects the parent controls, never by its id: a child whose id label was edited by hand is updated (the
@@ -40,12 +98,19 @@ type ReflectSetFn<P, C> = Box<dyn Fn(&mut P, &BTreeMap<String, ChildOutcome<C>>)
 /// has its name; each delete's event says so. Children being deleted are not deleted again and are reported
 /// as [`ChildOutcome::Terminating`] (and the set's condition is `False` while a desired one is). Objects with
 /// a desired name that someone else controls are reported as conflicts and left alone.
+///
+/// Children no longer desired that a retention rule keeps are not written; they are in the outcomes the
+/// reflections see, as [`ChildOutcome::Unchanged`] under their id (a desired child of the same id wins), so a
+/// reflection sees the whole history (the running Jobs, say). The set's condition considers the desired
+/// children and those kept by [`Retention::Keep`] only, not the history ([`Retention::History`]): a failed Job
+/// in the history does not make the set unready, a running Job that is kept does.
 pub struct ChildSetReconciler<P, C> {
     name: String,
     desired: DesiredSetFn<P, C>,
     id: IdFn<C>,
     reflect: Option<ReflectSetFn<P, C>>,
-    force: bool,
+    strategy: SetStrategy,
+    retain: Option<RetainFn<P, C>>,
     condition: String,
     ready: Option<ReadyFn<C>>,
 }
@@ -103,7 +168,8 @@ where
             desired,
             id: Box::new(id),
             reflect: None,
-            force: true,
+            strategy: SetStrategy::default(),
+            retain: None,
             condition: format!("{}sReady", C::kind(&())),
             ready: None,
         }
@@ -132,8 +198,27 @@ where
         self
     }
 
-    /// Decides whether each child is ready (default: [`readiness::builtin`]); the set's condition is `False`,
-    /// naming the first child that is not, until every one is.
+    /// How the children are written (default: server-side apply, forced), as
+    /// [`ChildReconciler::strategy`](super::ChildReconciler::strategy) for one child.
+    pub fn strategy(mut self, strategy: SetStrategy) -> Self {
+        self.strategy = strategy;
+        self
+    }
+
+    /// What becomes of each child the desired function no longer lists (one the parent controls, not being
+    /// deleted): `retain(parent, child)` answers [`Retention::Keep`], [`Retention::History`] (the newest
+    /// `limit` of the history `class` are kept, the others deleted, each with an event saying so: `Deleted Job
+    /// default/x: history Succeeded keeps the newest 3`) or [`Retention::Delete`]. Without a rule every such
+    /// child is deleted (`Deleted Job default/x: no desired Job has this name`). Kept children are never
+    /// written. A later call replaces the rule.
+    pub fn retain(mut self, retain: impl Fn(&P, &C) -> Retention + Send + Sync + 'static) -> Self {
+        self.retain = Some(Box::new(retain));
+        self
+    }
+
+    /// Decides whether each child is ready (default: [`readiness::builtin`], or [`readiness::finished`] with
+    /// [`SetStrategy::CreateOnly`]); the set's condition is `False`, naming the first child that is not, until
+    /// every one is.
     pub fn ready(mut self, ready: impl Fn(&C) -> Readiness + Send + Sync + 'static) -> Self {
         self.ready = Some(Box::new(ready));
         self
@@ -163,7 +248,11 @@ where
         let mut conflicts = Vec::new();
         let mut terminating = Vec::new();
         let manager = cx.settings().field_manager.clone();
-        let posts = creates_by_post(self.force, cx);
+        let create_only = self.strategy == SetStrategy::CreateOnly;
+        let force = matches!(self.strategy, SetStrategy::Apply { force: true });
+        // A child created once is always created with a `POST`, as one child created once is.
+        let posts = create_only || creates_by_post(force, cx);
+        let post_manager = (!create_only).then(|| manager.clone());
         for mut d in desired {
             let id = (self.id)(&d);
             if outcomes.contains_key(&id) {
@@ -172,8 +261,11 @@ where
                     C::kind(&())
                 )));
             }
-            // Hashed before the owner reference is added, so the hash depends on the desired state only.
-            stamp_desired_hash(&mut d)?;
+            // Hashed before the owner reference is added, so the hash depends on the desired state only; a child
+            // created once is never compared, so it carries none.
+            if !create_only {
+                stamp_desired_hash(&mut d)?;
+            }
             prepare(parent, &mut d)?;
             let name = d
                 .meta()
@@ -198,7 +290,7 @@ where
             // and read only when that finds an object of its name.
             let mut live = live_child(&owned, &cache, cx, ns.as_deref(), &name, !posts).await?;
             if live.is_none() && posts {
-                match post_child(cx, &d, Some(manager.clone())).await {
+                match post_child(cx, &d, post_manager.clone()).await {
                     Ok(child) => {
                         announce(cx, Mutation::Created, &child, &describe(&child), None).await;
                         outcomes.insert(id, ChildOutcome::Created(child));
@@ -231,6 +323,18 @@ where
                 outcomes.insert(id, ChildOutcome::Terminating(l.as_ref().clone()));
                 continue;
             }
+            if create_only {
+                let Some(l) = live else {
+                    // The `POST` found an object that was gone when read: the next pass creates it.
+                    return Err(Error::custom(format!(
+                        "{} {} existed when created and was gone when read",
+                        C::kind(&()),
+                        display_name(&d)
+                    )));
+                };
+                outcomes.insert(id, created_once(cx, l.as_ref(), &uid).await?);
+                continue;
+            }
             if let Some(l) = &live
                 && contains(
                     &crate::json::convert(l.as_ref())?,
@@ -248,7 +352,7 @@ where
                     target: target.clone(),
                     object: object.clone(),
                     field_manager: manager.clone(),
-                    force: self.force,
+                    force,
                 })
                 .await?;
             // What the apply did, from the API's answer (a cache that lags makes it a no-op, not a create).
@@ -256,9 +360,7 @@ where
                 .as_ref()
                 .map(|l| l.meta().resource_version.clone().unwrap_or_default());
             let out = match cached {
-                Some(_) => {
-                    adopt_created_fields(cx, out, &target, &object, &manager, self.force).await?
-                }
+                Some(_) => adopt_created_fields(cx, out, &target, &object, &manager, force).await?,
                 None => out,
             };
             let mutation = cx.written().applied(
@@ -282,38 +384,9 @@ where
             };
             outcomes.insert(id, outcome);
         }
-        // Only a controlled child at a place no desired child takes is extra: one the pass just wrote, or whose
-        // id was edited, is kept (and the apply above put its id back).
-        for extra in owned
-            .iter()
-            .filter(|c| !kept.contains(&(c.namespace(), c.name_any())))
-        {
-            let id = (self.id)(extra.as_ref());
-            // Being deleted, or deleted by an earlier pass whose delete this cache has not seen yet.
-            if is_terminating(extra.as_ref()) || cx.written().delete_pending(extra.as_ref()) {
-                outcomes
-                    .entry(id)
-                    .or_insert_with(|| ChildOutcome::Terminating(extra.as_ref().clone()));
-                continue;
-            }
-            cx.execute(Command::Delete {
-                target: Target::of(extra.as_ref()),
-                uid: extra.uid(),
-            })
+        let history = self
+            .no_longer_desired(parent, cx, &owned, &kept, &mut outcomes)
             .await?;
-            cx.written().deleted(extra.as_ref());
-            let why = format!("no desired {} has this name", C::kind(&()));
-            announce(
-                cx,
-                Mutation::Deleted,
-                extra.as_ref(),
-                &describe(extra.as_ref()),
-                Some(&why),
-            )
-            .await;
-            // An edited id may name a desired child: its outcome is the one that counts.
-            outcomes.entry(id).or_insert(ChildOutcome::Deleted);
-        }
         let condition = if !conflicts.is_empty() {
             ConditionUpdate::false_(
                 &self.condition,
@@ -343,9 +416,9 @@ where
                 ),
             )
         } else if let Some((child, reason, message)) = outcomes
-            .values()
-            .filter(|o| !o.is_terminating())
-            .filter_map(ChildOutcome::child)
+            .iter()
+            .filter(|(id, o)| !o.is_terminating() && !history.contains(*id))
+            .filter_map(|(_, o)| o.child())
             .find_map(|c| match self.readiness(c) {
                 Readiness::Ready => None,
                 Readiness::NotReady { reason, message } => Some((c, reason, message)),
@@ -367,12 +440,102 @@ where
         Ok(Outcome::Continue)
     }
 
+    /// The children the parent controls at a place no desired child takes (`kept`): being deleted, kept by the
+    /// retention rule (reported unchanged), or deleted. Only such a child is extra: one the pass just wrote, or
+    /// whose id was edited, is kept (and the apply put its id back). Returns the ids of the children kept as
+    /// history, which the set's readiness does not consider.
+    async fn no_longer_desired(
+        &self,
+        parent: &P,
+        cx: &mut Context,
+        owned: &[Arc<C>],
+        kept: &BTreeSet<(Option<String>, String)>,
+        outcomes: &mut BTreeMap<String, ChildOutcome<C>>,
+    ) -> Result<BTreeSet<String>> {
+        let mut extras = Vec::new();
+        for extra in owned
+            .iter()
+            .filter(|c| !kept.contains(&(c.namespace(), c.name_any())))
+        {
+            let id = (self.id)(extra.as_ref());
+            // Being deleted, or deleted by an earlier pass whose delete this cache has not seen yet.
+            if is_terminating(extra.as_ref()) || cx.written().delete_pending(extra.as_ref()) {
+                outcomes
+                    .entry(id)
+                    .or_insert_with(|| ChildOutcome::Terminating(extra.as_ref().clone()));
+                continue;
+            }
+            let answer = self.retain.as_ref().map(|r| r(parent, extra.as_ref()));
+            extras.push((((extra.namespace(), extra.name_any()), answer), (id, extra)));
+        }
+        let (answers, extras): (Vec<_>, Vec<_>) = extras.into_iter().unzip();
+        let mut history = BTreeSet::new();
+        for (fate, (id, extra)) in fates(&answers).into_iter().zip(extras) {
+            let why = match fate {
+                Fate::Keep | Fate::InHistory => {
+                    // An edited id may name a desired child: its outcome is the one that counts.
+                    if let std::collections::btree_map::Entry::Vacant(v) = outcomes.entry(id) {
+                        if fate == Fate::InHistory {
+                            history.insert(v.key().clone());
+                        }
+                        v.insert(ChildOutcome::Unchanged(extra.as_ref().clone()));
+                    }
+                    continue;
+                }
+                Fate::Delete(why) => {
+                    why.unwrap_or_else(|| format!("no desired {} has this name", C::kind(&())))
+                }
+            };
+            cx.execute(Command::Delete {
+                target: Target::of(extra.as_ref()),
+                uid: extra.uid(),
+            })
+            .await?;
+            cx.written().deleted(extra.as_ref());
+            announce(
+                cx,
+                Mutation::Deleted,
+                extra.as_ref(),
+                &describe(extra.as_ref()),
+                Some(&why),
+            )
+            .await;
+            outcomes.entry(id).or_insert(ChildOutcome::Deleted);
+        }
+        Ok(history)
+    }
+
     fn readiness(&self, child: &C) -> Readiness {
         match &self.ready {
             Some(ready) => ready(child),
+            None if self.strategy == SetStrategy::CreateOnly => readiness::finished(child),
             None => readiness::builtin(child),
         }
     }
+}
+
+/// A live child of a set that creates once: never written, except that the owner label is put back when it
+/// is missing (created before the runtime set it, or removed), and only it, so that a cache of owned objects
+/// holds the child; as one child created once ([`WriteStrategy::CreateOnly`](super::WriteStrategy::CreateOnly)).
+pub(super) async fn created_once<C: CachedKind + Serialize>(
+    cx: &mut Context,
+    live: &C,
+    uid: &str,
+) -> Result<ChildOutcome<C>> {
+    cx.written().seen(live);
+    if live.labels().get(OWNER_LABEL).map(String::as_str) == Some(uid) {
+        return Ok(ChildOutcome::Unchanged(live.clone()));
+    }
+    let out = cx
+        .execute(Command::Patch {
+            target: Target::of(live),
+            patch: serde_json::json!({ "metadata": { "labels": { OWNER_LABEL: uid } } }),
+        })
+        .await?;
+    Ok(ChildOutcome::Updated(match out {
+        Some(answer) => crate::unmanaged::from_str(answer.json())?,
+        None => live.clone(),
+    }))
 }
 
 impl Context {

@@ -1,11 +1,57 @@
 //! How a child is bound to its parent before the runtime writes it: the parent's namespace, the controller
 //! owner reference and the owner label, refusing what Kubernetes' garbage collector would not collect.
 
+use k8s_openapi::api::core::v1::ObjectReference;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::{Resource, ResourceExt};
 
 use super::child::is_cluster_scoped;
 use crate::OWNER_LABEL;
 use crate::error::{Error, Result};
+
+/// The parent as a child is bound to it: typed ([`Owner::of`]) or as a pass's context knows it
+/// ([`Owner::of_reference`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Owner {
+    kind: String,
+    name: String,
+    namespace: Option<String>,
+    /// The controller owner reference; `None` while the parent has no uid.
+    reference: Option<OwnerReference>,
+}
+
+impl Owner {
+    /// A typed parent.
+    pub(crate) fn of<P: Resource<DynamicType = ()>>(parent: &P) -> Self {
+        Self {
+            kind: P::kind(&()).into_owned(),
+            name: parent.name_any(),
+            namespace: parent.namespace(),
+            reference: parent.controller_owner_ref(&()),
+        }
+    }
+
+    /// The parent of a pass, as [`Context::parent`](crate::Context::parent) names it.
+    pub(crate) fn of_reference(parent: &ObjectReference) -> Self {
+        let reference = match (&parent.api_version, &parent.kind, &parent.name, &parent.uid) {
+            (Some(api_version), Some(kind), Some(name), Some(uid)) => Some(OwnerReference {
+                api_version: api_version.clone(),
+                kind: kind.clone(),
+                name: name.clone(),
+                uid: uid.clone(),
+                controller: Some(true),
+                ..OwnerReference::default()
+            }),
+            _ => None,
+        };
+        Self {
+            kind: parent.kind.clone().unwrap_or_default(),
+            name: parent.name.clone().unwrap_or_default(),
+            namespace: parent.namespace.clone(),
+            reference,
+        }
+    }
+}
 
 /// Puts the child in the parent's namespace and sets the controller owner reference and the
 /// [`OWNER_LABEL`](crate::OWNER_LABEL), refusing what Kubernetes would not collect: cross-namespace owners and
@@ -16,16 +62,25 @@ where
     C: Resource<DynamicType = ()>,
     C::Scope: 'static,
 {
+    bind(&Owner::of(parent), child)
+}
+
+/// [`prepare`] for any [`Owner`].
+pub(crate) fn bind<C>(owner: &Owner, child: &mut C) -> Result<()>
+where
+    C: Resource<DynamicType = ()>,
+    C::Scope: 'static,
+{
     let label = format!("{} {}", C::kind(&()), child_label(child));
     let what = || label.clone();
-    let parent_ns = parent.namespace();
+    let parent_ns = owner.namespace.clone();
     if is_cluster_scoped::<C>() {
         if parent_ns.is_some() {
             return Err(Error::Ownership {
                 child: what(),
                 reason: format!(
                     "a namespaced {} cannot own a cluster-scoped object",
-                    P::kind(&())
+                    owner.kind
                 ),
             });
         }
@@ -48,10 +103,10 @@ where
             });
         }
     }
-    let Some(mut oref) = parent.controller_owner_ref(&()) else {
+    let Some(mut oref) = owner.reference.clone() else {
         return Err(Error::Ownership {
             child: what(),
-            reason: format!("{} {} has no uid yet", P::kind(&()), parent.name_any()),
+            reason: format!("{} {} has no uid yet", owner.kind, owner.name),
         });
     };
     // The garbage collector's foreground deletion waits for children that block it.
