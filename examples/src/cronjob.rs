@@ -29,8 +29,8 @@ use croner::parser::{CronParser, Seconds, Year};
 use k8s_openapi::api::{batch::v1::Job, batch::v1::JobTemplateSpec, core::v1::ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::{SignedDuration, Timestamp, tz::TimeZone};
-use operator::readiness::{Readiness, builtin};
-use operator::{Error, Result, prelude::*};
+use operator::readiness::{builtin, finished};
+use operator::{ChildSetReconciler, Error, Result, SyncReconciler, prelude::*};
 
 /// The annotation holding the schedule time a Job runs for, in RFC 3339.
 pub const SCHEDULED_AT: &str = "batch.tutorial.kubebuilder.io/scheduled-at";
@@ -139,7 +139,7 @@ pub fn scheduled_at(job: &Job) -> Option<Timestamp> {
 
 /// Whether a Job runs: neither its `Complete` nor its `Failed` condition is `True`.
 pub fn is_running(job: &Job) -> bool {
-    matches!(builtin(job), Readiness::NotReady { reason, .. } if reason != "Failed")
+    !finished(job).is_ready()
 }
 
 /// The Job of the run at `at`: the template's spec, labels and annotations, named `<cronjob>-<unix seconds>`,
@@ -168,6 +168,20 @@ pub fn desired_jobs(cj: &CronJob, cx: &mut Context) -> Result<Vec<Job>> {
         (due, _) => running.into_iter().chain(due).collect(),
     };
     Ok(runs.into_iter().map(|at| job_for(cj, at)).collect())
+}
+
+/// A Job no longer desired: a finished one is history (the newest by schedule time kept, as many as the
+/// limits say), a running one is kept, or deleted when a `Replace` run replaced it.
+pub fn retain_job(cj: &CronJob, job: &Job) -> Retention {
+    let (spec, at) = (&cj.spec, scheduled_at(job).unwrap_or_default());
+    let (class, limit) = match (is_running(job), builtin(job).is_ready()) {
+        (true, _) if spec.concurrency_policy == Replace => return Retention::Delete,
+        (true, _) => return Retention::Keep,
+        (false, true) => ("Succeeded", spec.successful_jobs_history_limit),
+        (false, false) => ("Failed", spec.failed_jobs_history_limit),
+    };
+    let (class, limit) = (class.into(), usize::try_from(limit).unwrap_or(0));
+    Retention::History { class, limit, at }
 }
 
 /// An invalid spec (`Invalid<Kind>JobsHistoryLimit`) when a history limit is below 0.
@@ -201,6 +215,29 @@ pub fn reflect_jobs(status: &mut CronJobStatus, jobs: &BTreeMap<String, ChildOut
     }
 }
 
+/// The reconciler: the requeue step, then the create-once set of Jobs with its retention rule.
+pub fn reconciler() -> Reconciler<CronJob> {
+    let jobs = ChildSetReconciler::new("jobs", desired_jobs, |job: &Job| job.name_any())
+        .strategy(SetStrategy::CreateOnly)
+        .retain(retain_job)
+        .reflect_status(reflect_jobs);
+    let requeue = SyncReconciler::new("requeue_at_next_run", requeue_at_next_run);
+    Reconciler::new("cronjob-controller")
+        .step(requeue)
+        .step(jobs)
+}
+
+/// The CronJob operator's command line ([`operator::cli`]); the embedded cluster gets a sample CronJob that runs
+/// every minute.
+pub fn app() -> App {
+    App::new("cronjob-operator")
+        .namespace("cronjob-system")
+        .image("example.dev/cronjob-operator:latest")
+        .reconciler(reconciler())
+        .crd(CronJob::crd())
+        .sample(sample(SAMPLE_NAME, "* * * * *"))
+        .kubectl_hint("get cronjobs.batch.tutorial.kubebuilder.io,jobs")
+}
 /// The name of the sample CronJob created on the embedded cluster.
 pub const SAMPLE_NAME: &str = "hello";
 

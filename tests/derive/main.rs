@@ -6,6 +6,7 @@
 
 mod async_steps;
 mod database;
+mod cronjob_table;
 mod database_table;
 mod site;
 mod teams;
