@@ -84,9 +84,12 @@
 //!   server names them `selfType<nanoseconds>.<path>`.
 //! - Garbage collection and namespace termination run synchronously inside the request that triggers them
 //!   (a real cluster does this asynchronously in kube-controller-manager).
-//! - The workload controllers are played, not run: every pod of a Deployment, StatefulSet, ReplicaSet or
-//!   DaemonSet is taken to start at once and be ready, and the status follows the write that caused it inside
-//!   the same request. No pods are created.
+//! - The workload controllers are played, not run, for Deployments, StatefulSets, ReplicaSets, DaemonSets and
+//!   Jobs only: every pod is taken to start at once and be ready, and the status follows the write that caused
+//!   it inside the same request. A Job's pods run for a set time on the server's clock (10 seconds by default,
+//!   [`ApiServerBuilder::job_run_time`], or the Job's annotation [`RUN_TIME_ANNOTATION`]), then the Job
+//!   completes, or fails when told to ([`ApiServerBuilder::jobs_fail`], [`FAIL_ANNOTATION`]), all its pods at
+//!   once: no retries, no backoff. No pods are created, and CronJobs create no Jobs.
 //! - Built-in kinds are checked by round-tripping through their `k8s-openapi` types and receive only the most
 //!   common defaults (Pod templates, Deployments, StatefulSets, CronJobs, Services); no other built-in validation runs.
 //! - Request bodies are JSON, YAML, or protobuf for every built-in kind (kubectl's `create <generator>`
@@ -232,5 +235,5 @@ pub use log::RequestRecord;
 pub use registry::{PrinterColumn, ResourceType, ScaleSpec};
 pub use request::Verb;
 pub use server::{ApiServer, ApiServerBuilder, Clock};
-pub use workloads::job::{FAIL_ANNOTATION, RUN_TIME_ANNOTATION};
+pub use workloads::job::{FAIL_ANNOTATION, RUN_TIME_ANNOTATION, job_finishes_at, job_status};
 pub use workloads::workload_status;

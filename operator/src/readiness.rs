@@ -10,7 +10,7 @@
 //! | StatefulSet | the controller observed the spec, and ready and updated replicas reach the desired count |
 //! | ReplicaSet | the controller observed the spec, and available replicas reach the desired count |
 //! | DaemonSet | the controller observed the spec, and updated and available pods reach the desired count |
-//! | Job | its `Complete` condition is `True` (not ready, reason `Failed`, when `Failed` is) |
+//! | Job | its `Complete` condition is `True` (not ready, reason `Failed`, when `Failed` is): finished, not running |
 //! | Pod | its `Ready` condition is `True` |
 //! | PersistentVolumeClaim | it is `Bound` |
 //! | Service | of type `LoadBalancer`: it has an ingress; of any other type: always |
@@ -26,8 +26,14 @@
 //! child created once ([`WriteStrategy::CreateOnly`](crate::WriteStrategy::CreateOnly), a migration Job, say)
 //! keeps [`builtin`]: its failure is the parent's. Either step takes a `ready` function to decide otherwise.
 //!
-//! The in-memory API server of `operator::testing` runs no Job controller: a Job it holds never finishes by
-//! itself, so a test completes one by writing its status.
+//! On the in-memory cluster (`operator::testing::apiserver`, and the embedded cluster of `operator::cli`), the
+//! status of exactly these kinds is played as kube-controller-manager writes it: Deployments, StatefulSets,
+//! ReplicaSets and DaemonSets become ready once observed, and a Job runs for its run time on the server's clock
+//! (10 seconds by default; `ApiServerBuilder::job_run_time`, or the Job's annotation
+//! `operator-apiserver.dev/run-time`) and then completes, or fails when its annotation
+//! `operator-apiserver.dev/fail` is `"true"` (`ApiServerBuilder::jobs_fail` for every Job). Pods,
+//! PersistentVolumeClaims and LoadBalancer Services keep the status a test writes, so they are not ready there
+//! until one does.
 
 use std::any::Any;
 

@@ -4,6 +4,7 @@ mod common;
 mod crd;
 mod crud;
 mod gc;
+mod jobs;
 mod kinds;
 mod kubectl;
 mod list_watch;

@@ -122,6 +122,45 @@ pub(crate) struct Jobs {
     pub timers: Timers,
 }
 
+/// The status the Job controller writes next for `job` (a `batch/v1` Job as JSON) at `now`, as the in-memory
+/// server plays it with a run time of `run_time` and Jobs that complete (the Job's annotations
+/// [`RUN_TIME_ANNOTATION`] and [`FAIL_ANNOTATION`] override both); `None` when it has nothing to write (finished, or running and not
+/// due: see [`job_finishes_at`]). Public so that tests on a bare kube-apiserver, which runs no controllers,
+/// can play the same one.
+///
+/// ```
+/// # use std::time::Duration;
+/// # use serde_json::json;
+/// use operator_apiserver::{job_finishes_at, job_status};
+///
+/// let mut job = json!({"metadata": {"name": "once"}, "spec": {}});
+/// let start = "2026-01-01T00:00:00Z".parse().unwrap();
+/// job["status"] = job_status(&job, Duration::from_secs(10), start).unwrap();
+/// assert_eq!(job["status"]["active"], 1);
+/// let due = job_finishes_at(&job, Duration::from_secs(10)).unwrap();
+/// assert_eq!(due.to_string(), "2026-01-01T00:00:10Z");
+/// let done = job_status(&job, Duration::from_secs(10), due).unwrap();
+/// assert_eq!(done["conditions"][1]["type"], "Complete");
+/// ```
+pub fn job_status(job: &Value, run_time: Duration, now: Timestamp) -> Option<Value> {
+    let settings = Settings {
+        run_time,
+        fail: false,
+    };
+    next_status(job, &settings, now)
+}
+
+/// When a running Job (as JSON) finishes with `run_time` (or its [`RUN_TIME_ANNOTATION`]), counted from its
+/// `status.startTime`; `None` when it is not running (not started, suspended, finished, `parallelism: 0`).
+/// The time to call [`job_status`] again.
+pub fn job_finishes_at(job: &Value, run_time: Duration) -> Option<Timestamp> {
+    let settings = Settings {
+        run_time,
+        fail: false,
+    };
+    finishes_at(job, &settings)
+}
+
 /// How a running Job ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum End {
@@ -165,6 +204,8 @@ pub(crate) fn finishes_at(job: &Value, settings: &Settings) -> Option<Timestamp>
 /// The time a running Job finishes and how.
 fn due(job: &Value, settings: &Settings) -> Option<(Timestamp, End)> {
     let start: Timestamp = job["status"]["startTime"].as_str()?.parse().ok()?;
+    // Whole seconds, as Kubernetes writes times.
+    let start = Timestamp::from_second(start.as_second()).ok()?;
     if parallelism(job) == 0 {
         return None;
     }
