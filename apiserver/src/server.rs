@@ -340,6 +340,10 @@ impl ApiServer {
         state.now = self.shared.clock.stamp();
         let mut with_status = created;
         with_status["status"] = status;
+        // Unconditional: a write the create caused (a played Job's start) has moved the resourceVersion on.
+        if let Some(meta) = with_status["metadata"].as_object_mut() {
+            meta.remove("resourceVersion");
+        }
         let opts = lifecycle::WriteOpts::system(lifecycle::Part::Status);
         let updated =
             lifecycle::update(&mut state, &rt, &key, with_status, &opts).map(|w| w.object);
