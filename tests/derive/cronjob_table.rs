@@ -169,31 +169,38 @@ async fn allow_runs_side_by_side_and_the_status_lists_the_running_jobs() -> anyh
     Ok(())
 }
 
-#[tokio::test]
-async fn the_history_keeps_three_succeeded_and_one_failed_job() -> anyhow::Result<()> {
+/// One pass over the given finished Jobs (minute of 23:xx, `Complete` or `Failed`) when nothing is due: the
+/// Job expected to go is deleted with its event, the others are kept.
+async fn history(jobs: &[(&str, &str)], deleted: &str, note: &str) -> anyhow::Result<()> {
     // The last run was at T0: nothing is due, and the finished Jobs are history.
     let fx = cron_job("* * * * *", "2024-12-31T23:50:30Z", |_| {});
     let mut case = case("history").given(last_scheduled(&fx, T0));
-    for (minute, ended) in [
-        ("54", "Failed"),
-        ("55", "Failed"),
-        ("56", "Complete"),
-        ("57", "Complete"),
-        ("58", "Complete"),
-        ("59", "Complete"),
-    ] {
+    for (minute, ended) in jobs {
         let scheduled = format!("2024-12-31T23:{minute}:00Z");
         case = case.given(job(&fx, &scheduled, Some(ended)).await?);
     }
-    case.expect_delete::<Job>(Some("default"), "hello-1735689240")
-        .expect_delete::<Job>(Some("default"), "hello-1735689360")
-        .expect_event(EventExpectation::normal("Deleted").note("hello-1735689240"))
-        .expect_event(EventExpectation::normal("Deleted").note("hello-1735689360"))
+    case.expect_delete::<Job>(Some("default"), deleted)
+        .expect_event(EventExpectation::normal("Deleted").note(note))
         .expect_status_update(json!({"lastScheduleTime": T0, "active": []}))
         .expect_outcome(Outcome::RequeueAfter(Duration::from_secs(60)))
         .run(reconciler())
         .await?;
     Ok(())
+}
+
+#[tokio::test]
+async fn the_history_keeps_three_succeeded_and_one_failed_job() -> anyhow::Result<()> {
+    let succeeded = [("56", "Complete"), ("57", "Complete"), ("58", "Complete")];
+    // A fourth succeeded Job: the oldest succeeded one (23:55) goes, the failed one stays.
+    let mut jobs = vec![("54", "Failed"), ("55", "Complete")];
+    jobs.extend(succeeded);
+    let note = "Deleted Job default/hello-1735689300: history Succeeded keeps the newest 3";
+    history(&jobs, "hello-1735689300", note).await?;
+    // A second failed Job: the older failed one (23:54) goes, the three succeeded ones stay.
+    let mut jobs = vec![("54", "Failed"), ("55", "Failed")];
+    jobs.extend(succeeded);
+    let note = "Deleted Job default/hello-1735689240: history Failed keeps the newest 1";
+    history(&jobs, "hello-1735689240", note).await
 }
 
 #[tokio::test]
