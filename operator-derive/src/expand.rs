@@ -325,6 +325,18 @@ fn children(model: &Model, root: &Root, c: &Children) -> TokenStream {
     let span = desired.span();
     let id_arg = quote_spanned!(id.span()=> #id_path);
     let mut out = quote_spanned!(span=> #krate::__private::children::<#ident, #ty, _, _, _>(#desired_path, #id_arg));
+    match c.strategy.as_ref().map(|s| s.as_str()) {
+        Some("create") => out.extend(quote!(.strategy(#krate::__private::set_create_only()))),
+        _ if c.strategy.is_some() || c.force.is_some() => {
+            let force = c.force.as_ref().is_none_or(|f| **f);
+            out.extend(quote!(.strategy(#krate::__private::set_apply(#force))));
+        }
+        _ => {}
+    }
+    if let Some(r) = &c.retain {
+        let p = r.path();
+        out.extend(quote_spanned!(r.span()=> .retain(#p)));
+    }
     if let Some(cond) = &c.condition {
         let cond = LitStr::new(cond.as_str(), cond.span());
         out.extend(quote!(.condition(#cond)));

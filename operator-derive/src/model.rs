@@ -99,6 +99,12 @@ pub struct Children {
     pub id: Option<FnPath>,
     /// The status reflection.
     pub reflect: Option<FnPath>,
+    /// `"apply"` or `"create"`.
+    pub strategy: Option<SpannedValue<String>>,
+    /// Forced server-side apply.
+    pub force: Option<SpannedValue<bool>>,
+    /// The retention rule.
+    pub retain: Option<FnPath>,
     /// The condition type.
     pub condition: Option<SpannedValue<String>>,
     /// The readiness function.
@@ -205,6 +211,9 @@ impl<'a> Model<'a> {
                         desired: opts.desired,
                         id: opts.id,
                         reflect: opts.reflect,
+                        strategy: opts.strategy,
+                        force: opts.force,
+                        retain: opts.retain,
                         condition: opts.condition,
                         ready: opts.ready,
                     }))

@@ -222,33 +222,44 @@ fn spec_field(model: &Model, by: &crate::attr::FieldName, errors: &mut Errors) {
 
 /// A child is written by server-side apply (the default, forced unless `force = false`), by merge-then-update
 /// (`strategy = "update"`) or created once and never written again (`strategy = "create"`); `force` means
-/// nothing to the last two.
+/// nothing to the last two. A child set is applied or created once: it has no merge-then-update.
 fn write_strategy(model: &Model, errors: &mut Errors) {
     for step in &model.steps {
-        let Step::Child(c) = step else { continue };
-        let not_apply = match &c.strategy {
+        let (attr, strategy, force, known, meanings): (_, _, _, &[&str], _) = match step {
+            Step::Child(c) => (
+                "child",
+                &c.strategy,
+                &c.force,
+                &["apply", "update", "create"],
+                "\"apply\" (server-side apply, the default), \"update\" (merge into the live object and replace it) or \"create\" (create once, never write again)",
+            ),
+            Step::Children(c) => (
+                "children",
+                &c.strategy,
+                &c.force,
+                &["apply", "create"],
+                "\"apply\" (server-side apply, the default) or \"create\" (create each child once, never write it again)",
+            ),
+            _ => continue,
+        };
+        let not_apply = match strategy {
             Some(s) if s.as_str() == "apply" => None,
-            Some(s) if ["update", "create"].contains(&s.as_str()) => Some(s.as_str()),
+            Some(s) if known.contains(&s.as_str()) => Some(s.as_str()),
             Some(s) => {
-                let unknown = darling::Error::unknown_value_with_alts(
-                    s.as_str(),
-                    &["apply", "update", "create"],
-                );
+                let unknown = darling::Error::unknown_value_with_alts(s.as_str(), known);
                 errors.push(error_at(
                     s.span(),
-                    "child",
-                    format!(
-                        "{unknown}; `strategy` is \"apply\" (server-side apply, the default), \"update\" (merge into the live object and replace it) or \"create\" (create once, never write again)"
-                    ),
+                    attr,
+                    format!("{unknown}; `strategy` is {meanings}"),
                 ));
                 None
             }
             None => None,
         };
-        if let (Some(strategy), Some(force)) = (not_apply, &c.force) {
+        if let (Some(strategy), Some(force)) = (not_apply, force) {
             errors.push(error_at(
                 force.span(),
-                "child",
+                attr,
                 format!(
                     "`force` applies to server-side apply only: remove it, or remove `strategy = \"{strategy}\"`"
                 ),

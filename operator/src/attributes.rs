@@ -153,9 +153,31 @@
 //! | `desired = f` (required) | `fn(&Root, &mut Context) -> operator::Result<Vec<Child>>`, or an `async fn` of that signature | `ChildSetReconciler::new("<plural>", f, id)`; for an `async fn`, `ChildSetReconciler::new_async("<plural>", \|p, cx\| f(p, cx).boxed(), id)` |
 //! | `id = g` (required) | `fn(&Child) -> String` | |
 //! | `reflect = h` | `fn(&mut Status, &BTreeMap<String, ChildOutcome<Child>>)` | `.reflect_status(h)` |
+//! | `strategy = "apply"` | server-side apply, each child kept equal to its desired form (the default) | `.strategy(SetStrategy::Apply { force: true })` |
+//! | `strategy = "create"` | create each child once and never write it again (Jobs, backups): a changed desired form leaves the existing children as they are; to replace one, delete it or give the new form a new name and id | `.strategy(SetStrategy::CreateOnly)` |
+//! | `force = false` | do not take fields from other managers (apply only: an error with `"create"`) | `.strategy(SetStrategy::Apply { force: false })` |
+//! | `retain = g` | `fn(&Root, &Child) -> operator::Retention`: what becomes of each child no longer desired: kept, kept as the newest `limit` of a history, or deleted (the default without `retain`); see [`ChildSetReconciler::retain`](crate::ChildSetReconciler::retain) | `.retain(g)` |
 //! | `condition = ".."` | the condition type (default `<Kind>sReady`) | `.condition(..)` |
-//! | `ready = r` | `fn(&Child) -> operator::readiness::Readiness`, for each child (default: [`readiness::builtin`](crate::readiness::builtin)) | `.ready(r)` |
+//! | `ready = r` | `fn(&Child) -> operator::readiness::Readiness`, for each child (default: [`readiness::builtin`](crate::readiness::builtin); with `strategy = "create"`, [`readiness::finished`](crate::readiness::finished): a Job is ready once `Complete` or `Failed`) | `.ready(r)` |
 //! | `reads = [..]`, `stores = [..]` | the stash keys `desired` reads and stores ([step order](#step-order)) | |
+//!
+//! The strategy is given as for one child (`strategy = ".."`, and `.strategy(..)` by hand), with the set's
+//! own [`SetStrategy`](crate::SetStrategy): a set has no `"update"`. Children a `retain` rule keeps appear in
+//! the outcomes `reflect` sees as [`ChildOutcome::Unchanged`](crate::ChildOutcome::Unchanged) (so a reflection
+//! lists the running Jobs, say); the set's condition considers only the desired children and those the rule
+//! keeps with `Retention::Keep`, not the history. The run-once children of a CronJob:
+//!
+//! ```text
+//! #[children(Job, desired = due_job, id = job_name, strategy = "create", retain = job_history, reflect = active_jobs)]
+//!
+//! fn job_history(cron: &CronJob, job: &Job) -> Retention {
+//!     match finished(job) {   // the author's classifier
+//!         Some(Finished::Succeeded) => Retention::History { class: "Succeeded".into(), limit: cron.spec.successful_jobs_history_limit, at: scheduled_at(job) },
+//!         Some(Finished::Failed) => Retention::History { class: "Failed".into(), limit: cron.spec.failed_jobs_history_limit, at: scheduled_at(job) },
+//!         None => Retention::Keep, // still running
+//!     }
+//! }
+//! ```
 //!
 //! ## `#[sync(f)]`: a custom step
 //!
@@ -164,6 +186,51 @@
 //! per attribute. Builder call: `SyncReconciler::new("f", f)`; for an `async fn`,
 //! `SyncReconciler::new_async("f", |p, cx| f(p, cx).boxed())`. After the function, `stores = [image]` and
 //! `reads = [image]` declare the stash keys it stores and reads (see [below](#step-order)).
+//!
+//! A `#[sync]` (or `#[finalize]`) step that writes children of its own writes them as a child step does with
+//! [`Context::create_owned`](crate::Context::create_owned) (create once),
+//! [`Context::apply_owned`](crate::Context::apply_owned) (keep equal to a desired form) and
+//! [`Context::delete_owned`](crate::Context::delete_owned): the controller owner reference with
+//! `blockOwnerDeletion`, the owner label, the `Created`/`Updated`/`Deleted` events on the parent, the memory of
+//! children written that the cache does not show yet, and never someone else's object. Declare the kind with
+//! `#[owns(..)]` so that its changes bring the parent back and the calls find the child in the cache:
+//!
+//! ```
+//! # use k8s_openapi::api::batch::v1::Job;
+//! # use kube::{CustomResource, ResourceExt};
+//! # use operator::{ChildOutcome, Context, Outcome, Reconciler};
+//! # use schemars::JsonSchema;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+//! # pub struct S { observed_generation: Option<i64>, conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> }
+//! # impl operator::ReconcilerStatus for S {
+//! #     fn conditions(&self) -> &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] { &self.conditions }
+//! #     fn conditions_mut(&mut self) -> &mut Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> { &mut self.conditions }
+//! #     fn observed_generation(&self) -> Option<i64> { self.observed_generation }
+//! #     fn set_observed_generation(&mut self, g: Option<i64>) { self.observed_generation = g }
+//! # }
+//! #[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+//! #[kube(group = "example.dev", version = "v1", kind = "Backup", namespaced, status = "S")]
+//! #[sync(start_backup)]
+//! #[owns(Job)]
+//! pub struct BackupSpec {
+//!     image: String,
+//! }
+//!
+//! async fn start_backup(backup: &mut Backup, cx: &mut Context) -> operator::Result<Outcome> {
+//!     let job: Job = serde_json::from_value(serde_json::json!({
+//!         "metadata": {"name": format!("{}-run", backup.name_any())},
+//!         "spec": {"template": {"spec": {"restartPolicy": "Never",
+//!                  "containers": [{"name": "backup", "image": backup.spec.image}]}}},
+//!     }))?;
+//!     // Owned by the Backup, labelled, announced with a `Created` event; left alone once it exists.
+//!     if let ChildOutcome::Created(job) = cx.create_owned(job).await? {
+//!         tracing::info!(job = %job.name_any(), "backup started");
+//!     }
+//!     Ok(Outcome::Continue)
+//! }
+//! # fn main() { let _ = Backup::reconciler(); }
+//! ```
 //!
 //! ## `#[finalize(f)]`: cleanup while the root is deleted
 //!
@@ -291,6 +358,6 @@
 //! a type that is not a Kubernetes resource, a cluster-scoped child of a namespaced parent, `#[finalize]`
 //! without a finalizer (and a finalizer without `#[finalize]`), unqualified finalizer names, stash keys that
 //! are duplicated or not snake_case, a root kind without a status or whose status does not implement
-//! `ReconcilerStatus`, an unknown write strategy, `force` with `strategy = "update"` or `"create"`, a function that is neither of
+//! `ReconcilerStatus`, an unknown write strategy (a child set's is `"apply"` or `"create"`), `force` with `strategy = "update"` or `"create"`, a function that is neither of
 //! the expected signature nor an `async fn` of it, an `async fn` whose future is not `Send`, generic types, and a
 //! derive with no step at all.

@@ -18,8 +18,8 @@ pub use crate::error::Result;
 pub use crate::outcome::Outcome;
 pub use crate::reconciler::{ParentKind, Reconciler};
 pub use crate::reconcilers::{
-    ChildOutcome, ChildReconciler, ChildSetReconciler, Sequence, SyncReconciler, WithFinalizer,
-    WriteStrategy,
+    ChildOutcome, ChildReconciler, ChildSetReconciler, Retention, Sequence, SetStrategy,
+    SyncReconciler, WithFinalizer, WriteStrategy,
 };
 pub use crate::stash::StashKey;
 pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
@@ -432,6 +432,16 @@ pub const fn apply(force: bool) -> WriteStrategy {
     WriteStrategy::Apply { force }
 }
 
+/// `#[children(strategy = "create")]`.
+pub const fn set_create_only() -> SetStrategy {
+    SetStrategy::CreateOnly
+}
+
+/// `#[children(strategy = "apply")]` (with `force = ..`).
+pub const fn set_apply(force: bool) -> SetStrategy {
+    SetStrategy::Apply { force }
+}
+
 /// `debounce_ms = N`.
 pub const fn millis(ms: u64) -> std::time::Duration {
     std::time::Duration::from_millis(ms)
@@ -565,6 +575,8 @@ mod tests {
         assert_eq!(update(), WriteStrategy::Update);
         assert_eq!(create_only(), WriteStrategy::CreateOnly);
         assert_eq!(apply(false), WriteStrategy::Apply { force: false });
+        assert_eq!(set_create_only(), SetStrategy::CreateOnly);
+        assert_eq!(set_apply(true), SetStrategy::default());
         assert_eq!(millis(250), std::time::Duration::from_millis(250));
     }
 }

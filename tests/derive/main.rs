@@ -8,6 +8,7 @@ mod async_steps;
 mod database;
 mod cronjob_table;
 mod database_table;
+mod runs;
 mod site;
 mod teams;
 mod tenants;

@@ -102,6 +102,12 @@ pub struct ChildrenOpts {
     pub id: Option<FnPath>,
     /// `fn(&mut Status, &BTreeMap<String, ChildOutcome<Child>>)`.
     pub reflect: Option<FnPath>,
+    /// `"apply"` (default) or `"create"`.
+    pub strategy: Option<SpannedValue<String>>,
+    /// Server-side apply takes conflicting fields (default true).
+    pub force: Option<SpannedValue<bool>>,
+    /// `fn(&Parent, &Child) -> Retention`, for the children no longer desired.
+    pub retain: Option<FnPath>,
     /// The condition type this set reports.
     pub condition: Option<SpannedValue<String>>,
     /// `fn(&Child) -> Readiness`.
@@ -118,6 +124,9 @@ impl ChildrenOpts {
         "desired",
         "id",
         "reflect",
+        "strategy",
+        "force",
+        "retain",
         "condition",
         "ready",
         "reads",

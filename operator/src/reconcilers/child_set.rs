@@ -468,6 +468,8 @@ where
             let answer = self.retain.as_ref().map(|r| r(parent, extra.as_ref()));
             extras.push((((extra.namespace(), extra.name_any()), answer), (id, extra)));
         }
+        // By place, so that the deletes and their events come in the same order on every pass.
+        extras.sort_by(|a, b| a.0.0.cmp(&b.0.0));
         let (answers, extras): (Vec<_>, Vec<_>) = extras.into_iter().unzip();
         let mut history = BTreeSet::new();
         for (fate, (id, extra)) in fates(&answers).into_iter().zip(extras) {

@@ -6,6 +6,8 @@ mod children;
 mod finalizer;
 mod flow;
 mod harness;
+mod history;
+mod owned;
 mod ownership;
 mod readiness;
 mod status;

@@ -1,0 +1,35 @@
+//! `retain` takes the parent and a child no longer desired, and answers a `Retention`.
+#![allow(unused_imports, dead_code)]
+
+mod support;
+
+use k8s_openapi::api::batch::v1::Job;
+use kube::{CustomResource, ResourceExt};
+use operator::{Context, Reconciler, Retention};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "example.dev",
+    version = "v1",
+    kind = "App",
+    namespaced,
+    status = "support::Status"
+)]
+#[children(Job, desired = desired_jobs, id = job_id, strategy = "create", retain = retention)]
+pub struct AppSpec {}
+
+fn desired_jobs(_app: &App, _cx: &mut Context) -> operator::Result<Vec<Job>> {
+    Ok(Vec::new())
+}
+
+fn job_id(job: &Job) -> String {
+    job.name_any()
+}
+
+fn retention(_job: &Job) -> Retention {
+    Retention::Keep
+}
+
+fn main() {}
