@@ -335,6 +335,21 @@ impl<P: ParentKind> Reconciler<P> {
         dispatcher: Arc<dyn Dispatcher>,
         shutdown: Option<tokio::sync::watch::Receiver<bool>>,
     ) -> Pass {
+        let now = (self.clock)();
+        self.run_pass_at(parent, caches, dispatcher, shutdown, now)
+            .await
+    }
+
+    /// [`run_pass_until`](Self::run_pass_until) at the time `now` instead of the reconciler's clock (the test
+    /// environment's passes run on its server's clock).
+    pub(crate) async fn run_pass_at(
+        &self,
+        parent: &P,
+        caches: &Caches,
+        dispatcher: Arc<dyn Dispatcher>,
+        shutdown: Option<tokio::sync::watch::Receiver<bool>>,
+        now: Timestamp,
+    ) -> Pass {
         // The parent's watch may have delivered a write since the pass was queued: the status the previous pass
         // wrote, say, whose event also cleared the memory of that write. The pass runs on the newest copy.
         let latest = caches
@@ -342,7 +357,6 @@ impl<P: ParentKind> Reconciler<P> {
             .and_then(|c| c.get(parent.namespace().as_deref(), &parent.name_any()))
             .filter(|l| is_newer(l.as_ref(), parent));
         let parent = latest.as_deref().unwrap_or(parent);
-        let now = (self.clock)();
         let mut cx = Context::new(
             caches.clone(),
             dispatcher,

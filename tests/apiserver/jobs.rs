@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::jiff::SignedDuration;
 use kube::api::{Api, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
 use operator::testing::ApiServer;
 use operator::testing::apiserver::{Clock, FAIL_ANNOTATION, RUN_TIME_ANNOTATION};
@@ -89,10 +90,10 @@ async fn a_job_runs_then_completes_once_the_clock_passes_its_run_time() {
     });
     assert_eq!(status(&jobs, "once").await, running);
     assert_eq!(row(&client, "once").await, json!(["Running", "0/1", "0s"]));
-    clock.advance(Duration::from_secs(29));
+    clock.advance(SignedDuration::from_secs(29));
     assert_eq!(status(&jobs, "once").await, running, "not before its time");
     // Past the due time by far: the Job's times are its own (a run of 30 seconds), not the clock's.
-    clock.advance(Duration::from_secs(3600));
+    clock.advance(SignedDuration::from_secs(3600));
     let done = "2026-01-01T00:00:30Z";
     let message = "Reached expected number of succeeded pods";
     assert_eq!(
@@ -157,9 +158,9 @@ async fn a_job_told_to_fail_fails_and_annotations_override_the_server() {
     )
     .await
     .unwrap();
-    clock.advance(Duration::from_secs(59));
+    clock.advance(SignedDuration::from_secs(59));
     assert_eq!(status(&jobs, "doomed").await["active"], 1);
-    clock.advance(Duration::from_secs(1));
+    clock.advance(SignedDuration::from_secs(1));
     let at = "2026-01-01T00:01:00Z";
     let message = "Job has reached the specified backoff limit";
     assert_eq!(
@@ -185,9 +186,9 @@ async fn a_job_told_to_fail_fails_and_annotations_override_the_server() {
             .await
             .unwrap();
     }
-    clock.advance(Duration::from_secs(9));
+    clock.advance(SignedDuration::from_secs(9));
     assert_eq!(status(&jobs, "spared").await["active"], 1, "10s by default");
-    clock.advance(Duration::from_secs(1));
+    clock.advance(SignedDuration::from_secs(1));
     let spared = status(&jobs, "spared").await;
     assert_eq!(spared["succeeded"], 1);
     assert_eq!(spared["conditions"][1]["type"], "Complete");
@@ -216,7 +217,7 @@ async fn a_suspended_job_is_not_started_until_resumed() {
                         "message": "Job suspended", "lastProbeTime": T0, "lastTransitionTime": T0}],
     });
     assert_eq!(status(&jobs, "held").await, suspended);
-    clock.advance(Duration::from_secs(60));
+    clock.advance(SignedDuration::from_secs(60));
     assert_eq!(status(&jobs, "held").await, suspended, "never started");
 
     jobs.patch(
@@ -235,7 +236,7 @@ async fn a_suspended_job_is_not_started_until_resumed() {
         json!([{"type": "Suspended", "status": "False", "reason": "JobResumed", "message": "Job resumed",
                 "lastProbeTime": resumed_at, "lastTransitionTime": resumed_at}])
     );
-    clock.advance(Duration::from_secs(5));
+    clock.advance(SignedDuration::from_secs(5));
     let done = status(&jobs, "held").await;
     assert_eq!(done["completionTime"], "2026-01-01T00:01:05Z");
     let types: Vec<&str> = done["conditions"]
@@ -352,6 +353,6 @@ async fn switched_off_jobs_keep_the_status_clients_write() {
     jobs.create(&PostParams::default(), &job("bare", json!({}), json!({})))
         .await
         .unwrap();
-    clock.advance(Duration::from_secs(3600));
+    clock.advance(SignedDuration::from_secs(3600));
     assert_eq!(status(&jobs, "bare").await, Value::Null);
 }

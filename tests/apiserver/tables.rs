@@ -1,8 +1,7 @@
 //! `kubectl get` tables of the in-memory server: ages are counted on the server's clock.
 
-use std::time::Duration;
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
-use chrono::TimeZone;
 use operator::testing::ApiServer;
 use operator::testing::apiserver::Clock;
 use serde_json::{Value, json};
@@ -25,14 +24,14 @@ async fn send(client: &kube::Client, method: &str, path: &str, body: Option<&Val
 
 #[tokio::test]
 async fn ages_are_counted_on_the_servers_clock() {
-    let start = chrono::Utc.with_ymd_and_hms(2020, 1, 1, 0, 0, 0).unwrap();
+    let start: Timestamp = "2020-01-01T00:00:00Z".parse().unwrap();
     let clock = Clock::fixed(start);
     let server = ApiServer::builder().clock(clock.clone()).build();
     let client = server.client();
     let cms = "/api/v1/namespaces/default/configmaps";
     let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1"}});
     send(&client, "POST", cms, Some(&cm)).await;
-    clock.advance(Duration::from_secs(200));
+    clock.advance(SignedDuration::from_secs(200));
     let table = send(&client, "GET", &format!("{cms}/c"), None).await;
     assert_eq!(table["rows"][0]["cells"], json!(["c", 1, "3m20s"]));
 }

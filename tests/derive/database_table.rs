@@ -107,7 +107,7 @@ async fn a_deleted_database_deletes_its_stateful_set_and_waits() -> anyhow::Resu
     let fx = database("16");
     let mut db = fx.parent().clone();
     db.metadata.deletion_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
-        operator::testing::table::default_timestamp(),
+        operator::testing::table::default_time(),
     ));
     case("deleted, StatefulSet there")
         .given(&db)

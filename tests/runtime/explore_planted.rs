@@ -316,17 +316,35 @@ async fn a_finalizer_removed_before_its_cleanup_is_confirmed_leaves_the_resource
 /// Copies the note of the ConfigMap `settings` into the status, reading it from the cache without tracking
 /// it: a change to the ConfigMap reconciles no Holder.
 fn untracked() -> Reconciler<Holder> {
+    Reconciler::new("holder-controller")
+        .step(SyncReconciler::new_async("copy", copy_untracked).wiring(|w| w.tracks::<ConfigMap>()))
+}
+
+fn copy_untracked<'a>(
+    h: &'a mut Holder,
+    cx: &'a mut Context,
+) -> BoxFuture<'a, operator::Result<Outcome>> {
+    async move {
+        let settings = cx
+            .cache::<ConfigMap>()?
+            .get(h.namespace().as_deref(), "settings");
+        let note = settings.and_then(|cm| cm.data.as_ref()?.get("note").cloned());
+        h.status.get_or_insert_with(Default::default).copied = note;
+        Ok(Outcome::Continue)
+    }
+    .boxed()
+}
+
+/// [`untracked`], asking to be requeued every minute: the requeue would hide the missing trigger if it ran
+/// before the clock came to it.
+fn untracked_requeued() -> Reconciler<Holder> {
     fn copy<'a>(
         h: &'a mut Holder,
         cx: &'a mut Context,
     ) -> BoxFuture<'a, operator::Result<Outcome>> {
         async move {
-            let settings = cx
-                .cache::<ConfigMap>()?
-                .get(h.namespace().as_deref(), "settings");
-            let note = settings.and_then(|cm| cm.data.as_ref()?.get("note").cloned());
-            h.status.get_or_insert_with(Default::default).copied = note;
-            Ok(Outcome::Continue)
+            copy_untracked(h, cx).await?;
+            Ok(Outcome::RequeueAfter(std::time::Duration::from_secs(60)))
         }
         .boxed()
     }
@@ -356,6 +374,30 @@ async fn a_read_that_is_not_tracked_is_found_by_the_round_over_every_parent() {
     );
     assert!(text.contains("a change reached no trigger"), "{text}");
     assert!(text.contains("status Holder default/h: ok"), "{text}");
+}
+
+#[tokio::test]
+async fn a_read_that_is_not_tracked_is_found_although_the_operator_always_requeues() {
+    let mut settings = ConfigMap::default();
+    settings.metadata.name = Some("settings".into());
+    settings.metadata.namespace = Some("default".into());
+    settings.data = Some([("note".to_string(), "one".to_string())].into());
+    let scenario = Scenario::new()
+        .apply(&settings)
+        .apply(&holder_named("h"))
+        .settle()
+        .patch::<ConfigMap>(
+            Some("default"),
+            "settings",
+            json!({"data": {"note": "two"}}),
+        );
+    // The requeue is a timer a minute ahead: the clock stands still, so the pass over every parent runs first.
+    let text = explore(untracked_requeued, scenario).await;
+    assert!(
+        text.contains("the unperturbed run already breaks the oracle"),
+        "{text}"
+    );
+    assert!(text.contains("a change reached no trigger"), "{text}");
 }
 
 /// Creates a ConfigMap by `generateName` when its cache shows none owned by the Holder: right while the cache
@@ -443,4 +485,116 @@ async fn a_write_to_a_child_another_parent_controls_is_reported() {
         text.contains("patch ConfigMap default/shared: the object is controlled by Holder a, not by the parent being reconciled"),
         "{text}"
     );
+}
+
+/// The Secret `<holder>-password` with a truly random password (from the standard library's randomly seeded
+/// hasher) and the Holder as its controller.
+fn password_secret(h: &Holder) -> (Target, Value) {
+    use std::hash::{BuildHasher, RandomState};
+    let password = format!("{:016x}", RandomState::new().hash_one(h.name_any()));
+    let (target, mut object) = child::<Secret>(h, &format!("{}-password", h.name_any()), true);
+    object["stringData"] = json!({ "password": password });
+    (target, object)
+}
+
+/// Keeps a Secret with a generated password; when its cache misses the Secret it generates a new password and
+/// applies it, replacing the one in use.
+fn password_unless_cached<'a>(
+    h: &'a mut Holder,
+    cx: &'a mut Context,
+) -> BoxFuture<'a, operator::Result<Outcome>> {
+    async move {
+        let name = format!("{}-password", h.name_any());
+        if cx
+            .cache::<Secret>()?
+            .get(h.namespace().as_deref(), &name)
+            .is_some()
+        {
+            return Ok(Outcome::Continue);
+        }
+        let (target, object) = password_secret(h);
+        cx.execute(Command::Apply {
+            target,
+            object: object.into(),
+            field_manager: "holder-controller".into(),
+            force: true,
+        })
+        .await?;
+        Ok(Outcome::Continue)
+    }
+    .boxed()
+}
+
+/// [`password_unless_cached`] without the bug: it only ever creates the Secret, so a cache that misses it
+/// gets `409 AlreadyExists` instead of replacing the password.
+fn password_created_once<'a>(
+    h: &'a mut Holder,
+    cx: &'a mut Context,
+) -> BoxFuture<'a, operator::Result<Outcome>> {
+    async move {
+        let name = format!("{}-password", h.name_any());
+        if cx
+            .cache::<Secret>()?
+            .get(h.namespace().as_deref(), &name)
+            .is_some()
+        {
+            return Ok(Outcome::Continue);
+        }
+        let (target, object) = password_secret(h);
+        let created = cx
+            .execute(Command::Create {
+                target,
+                object,
+                field_manager: None,
+            })
+            .await;
+        match created {
+            Err(e) if e.is_already_exists() => Ok(Outcome::Continue),
+            other => other.map(|_| Outcome::Continue),
+        }
+    }
+    .boxed()
+}
+
+fn explore_passwords(operator: fn() -> Reconciler<Holder>) -> Explore {
+    Explore::new(operator)
+        .crd(Holder::crd())
+        .scenario(Scenario::new().apply(&holder_named("h")))
+        // The password differs in every run: hidden from the comparison of settled states.
+        .normalize(|o| {
+            if o["kind"] == "Secret" && !o["data"]["password"].is_null() {
+                o["data"]["password"] = json!("<random>");
+            }
+        })
+}
+
+#[tokio::test]
+async fn a_hidden_password_regenerated_because_a_stale_cache_missed_its_secret_is_reported() {
+    let failure = explore_passwords(|| holder(password_unless_cached))
+        .run()
+        .await
+        .expect_err("the explorer reports the planted bug");
+    let text = failure.to_string();
+    println!("{text}");
+    assert!(
+        text.contains("smallest: stale cache from write 1 (apply Secret default/h-password)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "(apply Secret default/h-password) changed /data/password of v1 Secret default/h-password after it was first written"
+        ),
+        "{text}"
+    );
+    // Nothing else tells: the settled states are equal once the password is hidden.
+    assert!(!text.contains("settled state differs"), "{text}");
+}
+
+#[tokio::test]
+async fn a_hidden_password_created_once_is_stable_under_every_perturbation() {
+    let explored = explore_passwords(|| holder(password_created_once))
+        .run()
+        .await
+        .unwrap();
+    println!("{explored:#}");
 }

@@ -3,6 +3,7 @@
 mod converge;
 mod explore;
 mod explore_planted;
+mod explore_time;
 mod images;
 mod leader;
 mod lifecycle;

@@ -68,7 +68,7 @@ impl Render {
             Render::Metadata => partial(&served),
             Render::Table(include, clock) => {
                 let meta = json!({ "resourceVersion": served["metadata"]["resourceVersion"] });
-                table(rt, vec![(stored, served)], *include, meta, clock.now())
+                table(rt, vec![(stored, served)], *include, meta, clock.now_utc())
             }
         }
     }
@@ -118,7 +118,7 @@ impl Render {
             }),
             Render::Table(include, clock) => {
                 let pairs = stored.iter().copied().zip(items).collect();
-                table(rt, pairs, *include, list_meta, clock.now())
+                table(rt, pairs, *include, list_meta, clock.now_utc())
             }
         }
     }

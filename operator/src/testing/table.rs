@@ -106,9 +106,9 @@ pub use sub_case::SubReconcilerTestCase;
 
 pub use converge::{Converged, MAX_PASSES};
 pub use env::{DEFAULT_SEED, HarnessError, PassReport, TestEnv, default_time};
-pub(crate) use env::{describe, install_crd, timestamp};
+pub(crate) use env::{describe, install_crd};
 pub use expect::{
     Category, EventExpectation, Write, is_subset, writes_of_commands, writes_of_requests, yaml_diff,
 };
-pub use fixtures::{Fixtures, PARENT_UID, default_timestamp};
+pub use fixtures::{Fixtures, PARENT_UID};
 pub use pure::{Offline, ToStore, offline_caches, offline_client, store_from};

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
+use k8s_openapi::jiff::SignedDuration;
 use kube::api::{Api, Patch, PatchParams};
 use kube::{CustomResourceExt, ResourceExt};
 use operator::testing::apiserver::{Fault, Verb};
@@ -164,7 +165,7 @@ async fn last_transition_time_moves_only_when_the_condition_status_changes() {
     status_settled(&env, 1).await;
 
     // An hour later the spec changes; Ready stays True, so its transition time stays.
-    env.clock().advance(Duration::from_secs(3600));
+    env.clock().advance(SignedDuration::from_hours(1));
     set_text(&env, "bye", 2).await;
     let second = env.pass(&reconciler, &parent_ref()).await.unwrap();
     let ready = ready_of(&second);
@@ -174,7 +175,7 @@ async fn last_transition_time_moves_only_when_the_condition_status_changes() {
     status_settled(&env, 2).await;
 
     // Another hour later Ready turns False: now the time moves.
-    env.clock().advance(Duration::from_secs(3600));
+    env.clock().advance(SignedDuration::from_hours(1));
     set_text(&env, "invalid", 3).await;
     let third = env.pass(&reconciler, &parent_ref()).await.unwrap();
     let ready = ready_of(&third);

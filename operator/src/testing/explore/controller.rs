@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
+use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use kube::api::ApiResource;
 
@@ -21,8 +22,8 @@ use crate::testing::ApiServer;
 pub(super) enum PassEnd {
     /// Nothing more to do until something changes.
     Done,
-    /// Due again next round (a requeue).
-    Again,
+    /// Asked to be requeued after this long: due once the run's clock comes to it.
+    After(std::time::Duration),
     /// Failed; due again next round (a retry).
     Failed(String),
 }
@@ -51,6 +52,12 @@ pub(super) trait Driven: Send {
     fn every(&self, caches: &Caches) -> Vec<Parent>;
     /// Makes a parent due again.
     fn again(&mut self, parent: Parent);
+    /// A triggered pass over `parent` starts: the timer its last pass set is gone.
+    fn passing(&mut self, parent: &Parent);
+    /// Makes `parent` due at `at` (the earlier of two timers wins).
+    fn requeue(&mut self, parent: Parent, at: Timestamp);
+    /// Makes due the parents whose timers have come by `now`.
+    fn fire(&mut self, now: Timestamp);
     /// Runs a pass over `parent` as read from `caches`, on `pass_caches` (stale ones under a perturbation);
     /// `None` when the parent is not in the cache.
     fn pass<'a>(
@@ -78,8 +85,7 @@ impl<P: ParentKind> Factory<P> {
 impl<P: ParentKind> ControllerSetup for Factory<P> {
     fn make(&self, server: &ApiServer) -> Box<dyn Driven> {
         let clock = server.clock().clone();
-        let reconciler =
-            (self.factory)().clock(move || crate::testing::table::timestamp(clock.now()));
+        let reconciler = (self.factory)().clock(move || clock.now());
         Box::new(Running {
             reconciler,
             triggers: None,
@@ -152,6 +158,24 @@ impl<P: ParentKind> Driven for Running<P> {
         }
     }
 
+    fn passing(&mut self, parent: &Parent) {
+        if let Some(t) = self.triggers.as_mut() {
+            t.passing(parent);
+        }
+    }
+
+    fn requeue(&mut self, parent: Parent, at: Timestamp) {
+        if let Some(t) = self.triggers.as_mut() {
+            t.requeue(parent, at);
+        }
+    }
+
+    fn fire(&mut self, now: Timestamp) {
+        if let Some(t) = self.triggers.as_mut() {
+            t.fire(now);
+        }
+    }
+
     fn pass<'a>(
         &'a mut self,
         parent: &'a Parent,
@@ -175,7 +199,7 @@ impl<P: ParentKind> Driven for Running<P> {
                 Ok(Outcome::Continue | Outcome::Halt) | Err(Error::InvalidSpec { .. }) => {
                     PassEnd::Done
                 }
-                Ok(Outcome::RequeueAfter(_)) => PassEnd::Again,
+                Ok(Outcome::RequeueAfter(after)) => PassEnd::After(*after),
                 Err(e) => PassEnd::Failed(format!(
                     "{} {name}: {}",
                     P::kind(&()),

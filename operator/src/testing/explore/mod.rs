@@ -2,7 +2,8 @@
 //! miss what was just written, and watch events that are never delivered, all on the embedded API server
 //! inside `cargo test`.
 //!
-//! [`Explore`] first runs a [`Scenario`] (user actions: apply, patch, delete, settle) unperturbed and records
+//! [`Explore`] first runs a [`Scenario`] (user actions: apply, patch, delete, a status written as another
+//! controller would, the clock advanced, settle) unperturbed and records
 //! the reference: every write the operator made and the settled state. Then it runs the scenario again from
 //! scratch, on a fresh server, once for every [`Perturbation`] at every write `k` of the reference (or a
 //! seeded sample of them when there are more than the budget), and checks each run with the oracle:
@@ -17,7 +18,10 @@
 //! - the operator wrote no object the scenario created other than parents, and none that another owner
 //!   controls (by its controller owner reference, read right before the write);
 //! - no parent's status was written with an `observedGeneration` below one written before;
-//! - every change reached a trigger: once no parent is due, a pass over every parent writes nothing.
+//! - a value the author hides from the comparison with [`normalize`](Explore::normalize) (a generated
+//!   password) keeps the value it was first written with, unless the unperturbed run changes it too;
+//! - every change reached a trigger: once no parent is due, a pass over every parent writes nothing;
+//! - every object the scenario writes a status to exists by then.
 //!
 //! A failure names the smallest perturbation that broke the operator, the writes of that run from the
 //! perturbed one on, and the difference between its settled state and the reference as YAML.
@@ -29,7 +33,15 @@
 //! Once no parent is due, one more round passes every parent, and it must write nothing: a write there is a
 //! change that reached no trigger, a parent the controller would have left behind (then the run goes on
 //! settling, and the finding is reported). Writes a step makes through its own client, not through the
-//! context, are not counted, perturbed or checked. Time does not pass: a requeue runs again in the next round.
+//! context, are not counted, perturbed or checked.
+//!
+//! Time stands still except where the scenario [advances](Scenario::advance) it: the server's fixed clock
+//! (starting at [`default_time`](crate::testing::table::default_time)) stamps objects and is what the
+//! operator's passes read as [`Context::now`](crate::Context::now). A pass that ends in
+//! [`Outcome::RequeueAfter`](crate::Outcome::RequeueAfter) sets a timer on that clock: the parent is due again
+//! once an advance moves the clock to or past it (a pass the triggers run before then replaces the timer, as a
+//! request for now replaces one for later in the controller's queue). So an operator that always requeues still
+//! settles between advances, and the check of the pass over every parent runs there.
 //!
 //! ```no_run
 //! # use operator::{ParentKind, Reconciler};
@@ -56,6 +68,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 mod controller;
+mod hidden;
 mod perturb;
 mod run;
 mod scenario;
@@ -199,6 +212,22 @@ impl Explore {
 
     /// Also replaces what differs between runs in the settled objects beyond run identities, e.g. a random
     /// password a Secret is created with: `f` sees every object (`apiVersion`, `kind` and `metadata` set).
+    ///
+    /// A value `f` hides is still checked another way: it must keep the value the operator first wrote it with
+    /// (in the object the server holds after each of the operator's writes). A perturbed run that changes it
+    /// afterwards, where the unperturbed run never does (a password generated again because a stale cache
+    /// missed its Secret), is a finding.
+    ///
+    /// ```
+    /// use operator::testing::explore::Explore;
+    /// # fn demo(explore: Explore) -> Explore {
+    /// explore.normalize(|o| {
+    ///     if o["kind"] == "Secret" && !o["data"]["password"].is_null() {
+    ///         o["data"]["password"] = serde_json::json!("<random>");
+    ///     }
+    /// })
+    /// # }
+    /// ```
     pub fn normalize(mut self, f: impl Fn(&mut Value) + Send + Sync + 'static) -> Self {
         self.setup.normalizers.push(Arc::new(f));
         self
@@ -274,7 +303,8 @@ impl Explore {
         for plan in &plans {
             let ran = Run::execute(setup.clone(), Some(*plan)).await?;
             passes += ran.passes;
-            let problems = judge(&reference_state, &reference.log, &ran);
+            let mut problems = judge(&reference_state, &reference.log, &ran);
+            problems.extend(hidden::problems(&reference.hidden, &ran.hidden));
             if !problems.is_empty() {
                 broken.push((*plan, ran, problems));
             }
@@ -327,7 +357,7 @@ impl Explore {
             kinds.extend(c.kinds());
         }
         for a in &self.setup.scenario.actions {
-            if let Action::Apply { object, .. } = a {
+            if let Action::Apply { object, .. } | Action::Status { object, .. } = a {
                 kinds.push(object.resource.clone());
             }
         }

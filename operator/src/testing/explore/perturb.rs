@@ -10,6 +10,8 @@ use futures::future::BoxFuture;
 use kube::core::Status;
 use serde_json::Value;
 
+use super::hidden::{self, Hidden};
+use super::state::Normalizer;
 use crate::answer::Answer;
 use crate::cache::Caches;
 use crate::command::{Command, Dispatcher, Target};
@@ -173,6 +175,8 @@ pub(super) struct Probe {
     /// Objects the scenario created (parents excepted): the operator must not write them.
     foreign: Vec<Key>,
     state: Mutex<State>,
+    /// The values the author's normalizers hide, as the operator's writes left them.
+    hidden: Mutex<Hidden>,
 }
 
 fn crashed() -> Error {
@@ -205,14 +209,60 @@ fn timeout(command: &Command) -> Error {
 }
 
 impl Probe {
-    pub(super) fn new(server: ApiServer, plan: Option<Planned>, foreign: Vec<Key>) -> Self {
+    pub(super) fn new(
+        server: ApiServer,
+        plan: Option<Planned>,
+        foreign: Vec<Key>,
+        normalizers: Vec<Normalizer>,
+    ) -> Self {
         Self {
             inner: Mutex::default(),
             server,
             plan,
             foreign,
             state: Mutex::default(),
+            hidden: Mutex::new(Hidden::new(normalizers)),
         }
+    }
+
+    /// The changes the operator's writes made to hidden values after they were first written.
+    pub(super) fn hidden_changes(&self) -> Vec<hidden::Changed> {
+        self.hidden
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .changed()
+    }
+
+    /// Notes the hidden values of the object `command` wrote (write `index`), as the answer shows it or, when
+    /// the operator saw no answer, as the server holds it now.
+    async fn observe(
+        &self,
+        inner: &Arc<dyn Dispatcher>,
+        index: usize,
+        command: &Command,
+        answer: Option<&Answer>,
+    ) {
+        let Some(target) = command.target() else {
+            return;
+        };
+        let object = match answer.and_then(|a| a.to_value().ok()) {
+            Some(object) => Some(object),
+            None if !target.name.is_empty() => inner.get(target).await.ok().flatten(),
+            None => None,
+        };
+        let Some(mut object) = object.filter(Value::is_object) else {
+            return;
+        };
+        if object["apiVersion"].is_null() {
+            object["apiVersion"] = Value::String(target.api_version());
+        }
+        if object["kind"].is_null() {
+            object["kind"] = Value::String(target.kind.clone());
+        }
+        self.hidden
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .observe(index, &describe(command), &object);
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -429,6 +479,15 @@ impl Probe {
                 (r, ok)
             }
         };
+        let watching = self
+            .hidden
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .watching();
+        if applied && watching && !matches!(command, Command::Delete { .. }) {
+            let answer = result.as_ref().ok().and_then(Option::as_ref);
+            self.observe(&inner, index, command, answer).await;
+        }
         let mut outcome = match (&result, applied) {
             (Ok(_), _) => "ok".to_string(),
             (Err(_), true) => "done, but the operator saw an error".to_string(),

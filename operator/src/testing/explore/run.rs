@@ -1,9 +1,11 @@
 //! One run of a scenario on a fresh server: the operator's passes in rounds over every parent, with caches
-//! caught up before each pass, a restart after a crash, and the settled state at the end.
+//! caught up before each pass, a restart after a crash, requeues as timers on the server's fixed clock (which
+//! only the scenario's advances move), and the settled state at the end.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::Client;
 use kube::api::{Api, ApiResource, DynamicObject};
 use serde_json::Value;
@@ -12,6 +14,7 @@ use tokio::task::JoinHandle;
 use std::collections::HashMap;
 
 use super::controller::{Driven, PassEnd};
+use super::hidden;
 use super::perturb::{Key, Logged, Planned, Probe, key_of};
 use super::scenario::Action;
 use super::triggers::Parent;
@@ -52,6 +55,8 @@ pub(super) struct Ran {
     pub(super) stranded: Vec<String>,
     /// How many writes the operator attempted.
     pub(super) writes: usize,
+    /// The changes its writes made to values the author's normalizers hide, after they were first written.
+    pub(super) hidden: Vec<hidden::Changed>,
     /// Passes run, over all rounds.
     pub(super) passes: usize,
 }
@@ -70,6 +75,9 @@ pub(super) struct Run {
     stranded: Vec<String>,
     /// Parents passed on stale caches, by controller: when the held-back changes arrive, they are due again.
     passed_stale: Vec<(usize, Parent)>,
+    /// Actions of the scenario that could not be carried out on what the operator left (a status to write on
+    /// an object it did not create).
+    blocked: Vec<String>,
 }
 
 impl Drop for Run {
@@ -103,12 +111,18 @@ impl Run {
                 })?;
         }
         let foreign: Vec<Key> = setup.foreign();
-        let probe = Arc::new(Probe::new(server.clone(), plan, foreign));
+        let probe = Arc::new(Probe::new(
+            server.clone(),
+            plan,
+            foreign,
+            setup.normalizers.clone(),
+        ));
         let mut run = Run {
             caches: Caches::new(server.client()),
             controllers: Vec::new(),
             stranded: Vec::new(),
             passed_stale: Vec::new(),
+            blocked: Vec::new(),
             setup,
             server,
             probe,
@@ -124,6 +138,22 @@ impl Run {
                     if let Err(why) = run.settle().await? {
                         unsettled = Some(why);
                         break;
+                    }
+                }
+                Action::Advance(by) => {
+                    if by.is_positive() {
+                        run.server.clock().advance(*by);
+                    }
+                }
+                Action::Status { object, .. } => {
+                    match action.perform(&run.server.client()).await {
+                        Err(HarnessError::Kube {
+                            source: kube::Error::Api(s),
+                            ..
+                        }) if s.code == 404 => run.blocked.push(format!(
+                            "the scenario's action `{action}` found no {object}: the operator did not create it"
+                        )),
+                        other => other?,
                     }
                 }
                 other => {
@@ -154,9 +184,10 @@ impl Run {
             state,
             unsettled,
             log: run.probe.log(),
-            violations: run.probe.violations(),
+            violations: [run.probe.violations(), run.blocked.clone()].concat(),
             stranded: run.stranded.clone(),
             writes: run.probe.writes(),
+            hidden: run.probe.hidden_changes(),
             passes: run.passes,
         })
     }
@@ -231,11 +262,18 @@ impl Run {
         }
     }
 
-    /// Takes in what every controller's triggers saw.
+    /// Takes in what every controller's triggers saw, and the timers that have come.
     fn drain(&mut self) {
+        let now = self.now();
         for c in &mut self.controllers {
             c.drain(&self.caches);
+            c.fire(now);
         }
+    }
+
+    /// The run's time: the server's fixed clock, which the operator's passes read too.
+    fn now(&self) -> Timestamp {
+        self.server.clock().now()
     }
 
     /// The parents due, by controller.
@@ -282,6 +320,10 @@ impl Run {
             let mut crashed = false;
             let mut any_stale = false;
             for (c, parent) in due {
+                if !verify {
+                    // A pass the triggers asked for, not the check: it replaces the parent's timer.
+                    self.controllers[c].passing(&parent);
+                }
                 let stale = self.probe.stale();
                 let pass_caches = self.probe.pass_caches(&self.caches);
                 let ended = self.controllers[c]
@@ -299,7 +341,11 @@ impl Run {
                 }
                 match ended {
                     PassEnd::Done => {}
-                    PassEnd::Again => self.controllers[c].again(parent),
+                    PassEnd::After(after) => {
+                        let after = SignedDuration::try_from(after).unwrap_or(SignedDuration::MAX);
+                        let at = self.now().checked_add(after).unwrap_or(Timestamp::MAX);
+                        self.controllers[c].requeue(parent, at);
+                    }
                     PassEnd::Failed(why) => {
                         failures.push(why);
                         self.controllers[c].again(parent);
@@ -334,8 +380,8 @@ impl Run {
                     ));
                     verify = false;
                 }
-                // A quiet round proves something only when its passes saw current caches (the parents
-                // still due after it are then only requeues).
+                // A quiet round proves something only when its passes saw current caches (requeues are
+                // timers, due only once an advance of the clock reaches them).
                 (false, true) => verify = !any_stale,
                 (false, false) => {}
             }

@@ -1,8 +1,10 @@
-//! What a user does on the cluster while the operator runs: apply, patch and delete objects, and let the
-//! operator settle between actions.
+//! What a user (or the cluster around the operator) does while the operator runs: apply, patch and delete
+//! objects, write a status as a built-in controller would, move the clock, and let the operator settle between
+//! actions.
 
 use std::fmt;
 
+use k8s_openapi::jiff::SignedDuration;
 use kube::api::{ApiResource, DeleteParams, Patch, PatchParams};
 use kube::{Client, Resource};
 use serde::Serialize;
@@ -19,6 +21,10 @@ pub const SCENARIO_MANAGER: &str = "scenario";
 /// Actions run back to back unless a [`settle`](Scenario::settle) stands between them: then the operator runs
 /// passes until one round over every parent writes nothing before the next action. The operator always
 /// settles after the last action.
+///
+/// The clock (the server's, which stamps objects, and the operator's, [`Context::now`](crate::Context::now))
+/// stands still except at an [`advance`](Scenario::advance): a pass that asks to be requeued after a delay is
+/// due again once an advance moves the clock to or past that time, not before.
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::ConfigMap;
@@ -43,6 +49,10 @@ pub struct Scenario {
 /// One user action.
 #[derive(Debug, Clone)]
 pub(super) enum Action {
+    /// Moves the clock of the server and of the operator.
+    Advance(SignedDuration),
+    /// JSON merge patch of an object's status subresource.
+    Status { object: Object, status: Value },
     /// Server-side apply (create or update) of an object.
     Apply { object: Object, body: Value },
     /// JSON merge patch of an object.
@@ -77,6 +87,8 @@ impl fmt::Display for Action {
             Action::Patch { object, .. } => write!(f, "patch {object}"),
             Action::Delete { object } => write!(f, "delete {object}"),
             Action::Settle => write!(f, "settle"),
+            Action::Advance(by) => write!(f, "advance the clock by {by:#}"),
+            Action::Status { object, .. } => write!(f, "write the status of {object}"),
         }
     }
 }
@@ -162,6 +174,63 @@ impl Scenario {
         self.actions.push(Action::Settle);
         self
     }
+
+    /// Moves the clock forward by `by`, for the server (the times it stamps) and the operator
+    /// ([`Context::now`](crate::Context::now)) alike; the passes that asked to be requeued by then
+    /// ([`Outcome::RequeueAfter`](crate::Outcome::RequeueAfter)) are due. Follow it with
+    /// [`settle`](Self::settle) to let them run before the next action. A negative or zero `by` moves nothing
+    /// (time does not go back).
+    ///
+    /// ```
+    /// use k8s_openapi::jiff::SignedDuration;
+    /// use operator::testing::explore::Scenario;
+    ///
+    /// // Three periods of an operator that acts every minute.
+    /// let scenario = Scenario::new()
+    ///     .advance(SignedDuration::from_mins(1))
+    ///     .settle()
+    ///     .advance(SignedDuration::from_mins(1))
+    ///     .settle()
+    ///     .advance(SignedDuration::from_mins(1));
+    /// assert_eq!(scenario.len(), 5);
+    /// ```
+    pub fn advance(mut self, by: SignedDuration) -> Self {
+        self.actions.push(Action::Advance(by));
+        self
+    }
+
+    /// Writes the status of the object of kind `K` as another controller would (the Job controller completing
+    /// a Job, say): a JSON merge patch of its status subresource with `{"status": status}`, so the fields of
+    /// `status` are set, a `null` removes one, and a list replaces the list. The object must exist when the
+    /// action runs (in the unperturbed run and in every perturbed one: a perturbed run that lacks it is a
+    /// finding).
+    ///
+    /// ```
+    /// use k8s_openapi::api::batch::v1::Job;
+    /// use operator::testing::explore::Scenario;
+    /// use serde_json::json;
+    ///
+    /// let done = json!({
+    ///     "succeeded": 1,
+    ///     "conditions": [{"type": "Complete", "status": "True"}],
+    /// });
+    /// let scenario = Scenario::new()
+    ///     .settle()
+    ///     .status::<Job>(Some("default"), "nightly-1735689600", done);
+    /// assert_eq!(scenario.len(), 2);
+    /// ```
+    pub fn status<K: Resource<DynamicType = ()>>(
+        mut self,
+        namespace: Option<&str>,
+        name: &str,
+        status: Value,
+    ) -> Self {
+        self.actions.push(Action::Status {
+            object: object::<K>(namespace, name),
+            status,
+        });
+        self
+    }
 }
 
 impl Action {
@@ -196,7 +265,15 @@ impl Action {
                     .await
                     .map_err(failed)?;
             }
-            Action::Settle => {}
+            Action::Status { object, status } => {
+                let patch = serde_json::json!({ "status": status });
+                api(client, &object.resource, object.namespace.as_deref())
+                    .patch_status(&object.name, &PatchParams::default(), &Patch::Merge(&patch))
+                    .await
+                    .map_err(failed)?;
+            }
+            // The run carries these out itself.
+            Action::Settle | Action::Advance(_) => {}
         }
         Ok(())
     }

@@ -112,7 +112,8 @@ fn replace_strings(v: &mut Value, names: &HashMap<String, String>) {
     }
 }
 
-fn normalize(o: &mut Value, owners: &HashMap<String, String>) {
+/// Replaces what differs between runs in one object (`owners`: the identity of each uid the state holds).
+pub(super) fn normalize(o: &mut Value, owners: &HashMap<String, String>) {
     let generation = o["metadata"]["generation"].as_i64();
     if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
         for field in [

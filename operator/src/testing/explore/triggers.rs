@@ -1,13 +1,15 @@
 //! Which parents are due for a pass, decided as the controller decides it: the parent changed, an object it
-//! controls changed, an object it tracked last pass changed, an author's mapper named it, or its last pass
-//! failed or asked to be requeued. A run passes only due parents, so a change the triggers miss leaves a parent
-//! behind, and the round over every parent after settling shows it.
+//! controls changed, an object it tracked last pass changed, an author's mapper named it, its last pass
+//! failed, or the time its last pass asked to be requeued at has come (a timer, on the run's clock). A run
+//! passes only due parents, so a change the triggers miss leaves a parent behind, and the round over every
+//! parent after settling shows it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use futures::stream::BoxStream;
 use futures::{FutureExt, StreamExt};
+use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use kube::runtime::reflector::ObjectRef;
 
@@ -39,6 +41,8 @@ pub(super) struct Triggers<P: ParentKind> {
     parents: Changes<P>,
     tracker: Arc<Tracker<P>>,
     due: BTreeSet<Parent>,
+    /// Parents that asked to be requeued, and when.
+    timers: BTreeMap<Parent, Timestamp>,
 }
 
 fn parent<P: ParentKind>(r: &ObjectRef<P>) -> Parent {
@@ -60,6 +64,7 @@ impl<P: ParentKind> Triggers<P> {
             parents: caches.ensure::<P>().changes(),
             tracker: Tracker::new(),
             due: BTreeSet::new(),
+            timers: BTreeMap::new(),
         }
     }
 
@@ -74,6 +79,7 @@ impl<P: ParentKind> Triggers<P> {
                     let r = ObjectRef::from_obj(p.as_ref());
                     self.tracker.forget(&r);
                     self.due.remove(&parent(&r));
+                    self.timers.remove(&parent(&r));
                 }
                 Err(TryRecvError::Lagged(_)) => self.all(caches),
                 Err(TryRecvError::Empty | TryRecvError::Closed) => break,
@@ -123,8 +129,34 @@ impl<P: ParentKind> Triggers<P> {
         self.tracker.set(r, keys);
     }
 
-    /// The parent is due again (a failed pass is retried, a requeue runs again).
+    /// The parent is due again (a failed pass is retried).
     pub(super) fn again(&mut self, p: Parent) {
         self.due.insert(p);
+    }
+
+    /// A pass over the parent starts: as a request for now overrides a request for later in the controller's
+    /// queue, the timer its last pass set is gone.
+    pub(super) fn passing(&mut self, p: &Parent) {
+        self.timers.remove(p);
+    }
+
+    /// The parent is due at `at` (its pass asked to be requeued); the earlier of two timers wins.
+    pub(super) fn requeue(&mut self, p: Parent, at: Timestamp) {
+        let timer = self.timers.entry(p).or_insert(at);
+        *timer = (*timer).min(at);
+    }
+
+    /// Makes due the parents whose timers have come by `now`.
+    pub(super) fn fire(&mut self, now: Timestamp) {
+        let come: Vec<Parent> = self
+            .timers
+            .iter()
+            .filter(|(_, at)| **at <= now)
+            .map(|(p, _)| p.clone())
+            .collect();
+        for p in come {
+            self.timers.remove(&p);
+            self.due.insert(p);
+        }
     }
 }

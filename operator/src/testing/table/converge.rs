@@ -63,9 +63,12 @@ impl<P> Converged<P> {
 impl TestEnv {
     /// Runs passes of `reconciler` over `parent` the way the controller does until one writes nothing (no
     /// create, update, patch, delete, status write or event), at most [`MAX_PASSES`]; before each pass the
-    /// caches have seen every write of the one before. Wires the reconciler's kinds and starts their caches
-    /// first if that is not done yet. A pass that ends in an error (an invalid spec, say) is a pass like any
-    /// other: what counts is whether it wrote.
+    /// caches have seen every write of the one before, and before the first every write made since the last
+    /// [`pass`](Self::pass) (the test's own, through [`client`](Self::client), say), so that it runs on what the
+    /// test just changed. Every pass runs at the environment's time ([`TestEnv::now`]; see
+    /// [`pass`](Self::pass)). Wires the reconciler's kinds and starts their caches first if that is not done
+    /// yet. A pass that ends in an error (an invalid spec, say) is a pass like any other: what counts is
+    /// whether it wrote.
     ///
     /// Fails with [`HarnessError::NotConverged`] listing the writes of every pass when the last allowed pass
     /// still wrote.
@@ -77,6 +80,7 @@ impl TestEnv {
         self.wire(&reconciler.wiring());
         self.cache::<P>();
         self.start().await?;
+        self.catch_up(&self.server().requests()).await?;
         let mut writes = Vec::new();
         for pass in 1..=MAX_PASSES {
             let report = self.pass(reconciler, parent).await?;

@@ -5,7 +5,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::Api;
@@ -29,8 +28,12 @@ const WAIT: Duration = Duration::from_secs(10);
 pub const DEFAULT_SEED: u64 = 42;
 
 /// The time cases start at unless told otherwise: 2025-01-01T00:00:00Z.
-pub fn default_time() -> DateTime<Utc> {
-    DateTime::<Utc>::from_timestamp(1_735_689_600, 0).unwrap_or_default()
+///
+/// ```
+/// assert_eq!(operator::testing::table::default_time().to_string(), "2025-01-01T00:00:00Z");
+/// ```
+pub fn default_time() -> Timestamp {
+    Timestamp::constant(1_735_689_600, 0)
 }
 
 /// What went wrong while setting up or driving a test environment (not a failed expectation).
@@ -96,7 +99,6 @@ pub enum HarnessError {
 /// use operator::testing::table::TestEnv;
 /// let mut env = TestEnv::new();
 /// env.insert(&given)?;
-/// let reconciler = reconciler.clock(env.clock_fn());
 /// env.wire(&reconciler.wiring());
 /// env.cache::<P>();
 /// env.start().await?;
@@ -143,7 +145,7 @@ impl TestEnv {
     }
 
     /// An environment whose clock stands at `time` and whose uids and generated names come from `seed`.
-    pub fn at(time: DateTime<Utc>, seed: u64) -> Self {
+    pub fn at(time: Timestamp, seed: u64) -> Self {
         let server = ApiServer::builder()
             .clock(Clock::fixed(time))
             .seed(seed)
@@ -177,21 +179,23 @@ impl TestEnv {
         &self.caches
     }
 
-    /// The server's fixed clock; [`Clock::advance`] moves it for the server and for reconcilers given
-    /// [`TestEnv::clock_fn`].
+    /// The server's fixed clock; [`Clock::advance`] moves it for the server, for the passes of
+    /// [`TestEnv::pass`] and [`TestEnv::converge`], and for reconcilers given [`TestEnv::clock_fn`].
     pub fn clock(&self) -> &Clock {
         self.server.clock()
     }
 
     /// The current time of the fixed clock.
     pub fn now(&self) -> Timestamp {
-        timestamp(self.server.clock().now())
+        self.server.clock().now()
     }
 
-    /// A clock for [`Reconciler::clock`] that reads the server's fixed clock.
+    /// A clock for [`Reconciler::clock`] that reads the server's fixed clock, for a reconciler run outside
+    /// [`TestEnv::pass`] and [`TestEnv::converge`] (which use the environment's time anyway), e.g. by an
+    /// [`Operator`](crate::Operator) on [`TestEnv::client`].
     pub fn clock_fn(&self) -> impl Fn() -> Timestamp + Send + Sync + 'static {
         let clock = self.server.clock().clone();
-        move || timestamp(clock.now())
+        move || clock.now()
     }
 
     /// Installs a CRD and waits until it is established.
@@ -260,7 +264,9 @@ impl TestEnv {
     /// Runs one pass the way the controller does: reads the parent from its cache (no pass when it is not
     /// there: a deleted parent ends quietly), runs [`Reconciler::run_pass`] with an [`ApiDispatcher`] (one
     /// per controller name, kept across passes like the controller's), and returns what happened with every
-    /// request made meanwhile.
+    /// request made meanwhile. The pass runs at the environment's time ([`TestEnv::now`]), whatever clock
+    /// the reconciler was given, so that its conditions and the server's timestamps agree: move it with
+    /// [`Clock::advance`] on [`TestEnv::clock`].
     pub async fn pass<P: ParentKind>(
         &self,
         reconciler: &Reconciler<P>,
@@ -276,7 +282,11 @@ impl TestEnv {
         self.server.clear_requests();
         let found = cache.get(parent.namespace.as_deref(), &parent.name);
         let pass = match &found {
-            Some(p) => Some(reconciler.run_pass(p, &self.caches, dispatcher).await),
+            Some(p) => Some(
+                reconciler
+                    .run_pass_at(p, &self.caches, dispatcher, None, self.now())
+                    .await,
+            ),
             None => None,
         };
         Ok(PassReport {
@@ -360,12 +370,6 @@ pub(crate) fn reads(requests: &[RequestRecord]) -> Vec<&RequestRecord> {
         .iter()
         .filter(|r| matches!(r.verb, Some(Verb::Get | Verb::List)))
         .collect()
-}
-
-/// The clock's time as the runtime's timestamp type.
-pub(crate) fn timestamp(t: DateTime<Utc>) -> Timestamp {
-    let nanos = i32::try_from(t.timestamp_subsec_nanos()).unwrap_or(0);
-    Timestamp::new(t.timestamp(), nanos).unwrap_or(Timestamp::UNIX_EPOCH)
 }
 
 /// `Kind namespace/name` of an object in JSON form, for messages.

@@ -5,11 +5,10 @@
 use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use serde::Serialize;
 
-use super::env::{default_time, timestamp};
+use super::env::default_time;
 use super::pure::{ToStore, offline_caches};
 use crate::__private::DesiredFn;
 use crate::cache::{CachedKind, Caches};
@@ -98,9 +97,9 @@ impl<P: ParentKind> Fixtures<P> {
             status: status.into(),
             reason: reason.into(),
             message: message.into(),
-            last_transition_time: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(timestamp(
+            last_transition_time: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
                 default_time(),
-            )),
+            ),
             observed_generation: self.parent.meta().generation,
         }
     }
@@ -131,7 +130,7 @@ impl<P: ParentKind> Fixtures<P> {
             Arc::new(RecordingDispatcher::default()),
             Arc::new(Settings::new("fixtures")),
             self.parent.object_ref(&()),
-            timestamp(default_time()),
+            default_time(),
         );
         let Some(mut child) = desired.desired(&self.parent, &mut cx).await? else {
             return Err(Error::custom(format!(
@@ -143,9 +142,4 @@ impl<P: ParentKind> Fixtures<P> {
         prepare_child(&self.parent, &mut child, &strategy)?;
         Ok(child)
     }
-}
-
-/// The time conditions carry in table tests, as a timestamp.
-pub fn default_timestamp() -> Timestamp {
-    timestamp(default_time())
 }

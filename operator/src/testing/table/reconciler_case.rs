@@ -3,7 +3,6 @@
 use std::any::Any;
 use std::fmt;
 
-use chrono::{DateTime, Utc};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Resource;
 use kube::runtime::reflector::ObjectRef;
@@ -81,7 +80,6 @@ impl<P: ParentKind> ReconcilerTestCase<P> {
             return Err(fail(self.scenario.invalid.clone()));
         }
         let mut env = TestEnv::at(self.scenario.time, self.scenario.seed);
-        let reconciler = reconciler.clock(env.clock_fn());
         let ran = async {
             for kind in &self.scenario.kinds {
                 env.register(kind.clone());

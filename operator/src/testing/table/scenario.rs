@@ -3,12 +3,13 @@
 
 use std::fmt;
 
-use chrono::{DateTime, Utc};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde::Serialize;
 use serde_json::Value;
 
 use super::env;
+use k8s_openapi::jiff::Timestamp;
+
 use super::env::{DEFAULT_SEED, default_time};
 use super::expect::{Category, Expectations, Expected, Write, indent};
 use crate::context::Context;
@@ -49,7 +50,7 @@ pub(super) type StashCheck = Box<dyn Fn(&Stash) -> Option<String> + Send + Sync>
 
 /// What both kinds of case share: the world before the pass and what the pass must do.
 pub(super) struct Scenario {
-    pub(super) time: DateTime<Utc>,
+    pub(super) time: Timestamp,
     pub(super) seed: u64,
     pub(super) crds: Vec<CustomResourceDefinition>,
     /// Kinds registered on the server before anything else (see `register`).
@@ -162,7 +163,7 @@ macro_rules! scenario_builders {
         }
 
         /// The time of the server's fixed clock and of the pass (default [`default_time`](crate::testing::table::default_time)).
-        pub fn time(mut self, time: DateTime<Utc>) -> Self {
+        pub fn time(mut self, time: k8s_openapi::jiff::Timestamp) -> Self {
             self.scenario.time = time;
             self
         }

@@ -4,13 +4,11 @@ use std::any::{Any, TypeId};
 use std::fmt;
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Resource;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::env;
 use super::env::{HarnessError, TestEnv};
 use super::expect::{
     Category, EventExpectation, Expected, Write, indent, is_subset, writes_of_commands,
@@ -315,7 +313,7 @@ impl<P: CachedKind + Serialize> SubReconcilerTestCase<P> {
             dispatcher,
             Arc::new(self.settings.clone()),
             parent.object_ref(&()),
-            env::timestamp(self.scenario.time),
+            self.scenario.time,
         );
         for s in &self.given_stash {
             s(cx.stash_mut());
