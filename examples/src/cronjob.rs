@@ -30,15 +30,22 @@ use k8s_openapi::api::{batch::v1::Job, batch::v1::JobTemplateSpec, core::v1::Obj
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::{SignedDuration, Timestamp, tz::TimeZone};
 use operator::readiness::{builtin, finished};
-use operator::{ChildSetReconciler, Error, Result, SyncReconciler, prelude::*};
+use operator::{Error, Result, prelude::*};
 
 /// The annotation holding the schedule time a Job runs for, in RFC 3339.
 pub const SCHEDULED_AT: &str = "batch.tutorial.kubebuilder.io/scheduled-at";
 
 /// A Job run on a schedule.
-#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    CustomResource, Reconciler, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema,
+)]
 #[kube(group = "batch.tutorial.kubebuilder.io", version = "v1")]
 #[kube(kind = "CronJob", namespaced, status = "CronJobStatus")]
+#[sync(requeue_at_next_run)]
+#[children(
+    desired = desired_jobs, id = ResourceExt::name_any, strategy = "create", retain = retain_job,
+    reflect = reflect_jobs
+)]
 #[serde(rename_all = "camelCase")]
 pub struct CronJobSpec {
     /// When to run, in cron format (`minute hour day-of-month month day-of-week`, or `@hourly` and the like).
@@ -215,26 +222,13 @@ pub fn reflect_jobs(status: &mut CronJobStatus, jobs: &BTreeMap<String, ChildOut
     }
 }
 
-/// The reconciler: the requeue step, then the create-once set of Jobs with its retention rule.
-pub fn reconciler() -> Reconciler<CronJob> {
-    let jobs = ChildSetReconciler::new("jobs", desired_jobs, |job: &Job| job.name_any())
-        .strategy(SetStrategy::CreateOnly)
-        .retain(retain_job)
-        .reflect_status(reflect_jobs);
-    let requeue = SyncReconciler::new("requeue_at_next_run", requeue_at_next_run);
-    Reconciler::new("cronjob-controller")
-        .step(requeue)
-        .step(jobs)
-}
-
 /// The CronJob operator's command line ([`operator::cli`]); the embedded cluster gets a sample CronJob that runs
 /// every minute.
 pub fn app() -> App {
     App::new("cronjob-operator")
         .namespace("cronjob-system")
         .image("example.dev/cronjob-operator:latest")
-        .reconciler(reconciler())
-        .crd(CronJob::crd())
+        .operate::<CronJob>()
         .sample(sample(SAMPLE_NAME, "* * * * *"))
         .kubectl_hint("get cronjobs.batch.tutorial.kubebuilder.io,jobs")
 }

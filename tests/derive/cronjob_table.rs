@@ -4,9 +4,7 @@
 
 use std::time::Duration;
 
-use examples::cronjob::{
-    ConcurrencyPolicy, CronJob, CronJobStatus, SCHEDULED_AT, job_for, reconciler, sample,
-};
+use examples::cronjob::{ConcurrencyPolicy, CronJob, CronJobStatus, SCHEDULED_AT, job_for, sample};
 use k8s_openapi::api::batch::v1::{Job, JobCondition, JobStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
@@ -77,7 +75,7 @@ async fn a_due_run_creates_its_job_named_by_its_unix_time_and_annotated() -> any
             "active": [{"kind": "Job", "apiVersion": "batch/v1", "name": "hello-1735689600"}],
         }))
         .expect_outcome(Outcome::RequeueAfter(Duration::from_secs(60)))
-        .run(reconciler())
+        .run(CronJob::reconciler())
         .await?;
     Ok(())
 }
@@ -91,7 +89,7 @@ async fn nothing_runs_before_the_schedule_and_the_pass_requeues_at_the_next_time
         .given(fx.parent())
         .expect_status_update(json!({"active": []}))
         .expect_outcome(Outcome::RequeueAfter(Duration::from_secs(300)))
-        .run(reconciler())
+        .run(CronJob::reconciler())
         .await?;
     Ok(())
 }
@@ -105,7 +103,7 @@ async fn a_suspended_cron_job_runs_nothing_and_waits_for_its_spec() -> anyhow::R
         .given(fx.parent())
         .expect_status_update(json!({"active": []}))
         .expect_outcome(Outcome::Continue)
-        .run(reconciler())
+        .run(CronJob::reconciler())
         .await?;
     Ok(())
 }
@@ -123,7 +121,7 @@ async fn forbid_skips_a_due_run_while_a_job_runs() -> anyhow::Result<()> {
             "active": [{"name": "hello-1735689540"}],
         }))
         .expect_outcome(Outcome::RequeueAfter(Duration::from_secs(60)))
-        .run(reconciler())
+        .run(CronJob::reconciler())
         .await?;
     Ok(())
 }
@@ -145,7 +143,7 @@ async fn replace_deletes_the_running_job_and_creates_the_due_one() -> anyhow::Re
             "active": [{"name": "hello-1735689600"}],
         }))
         .expect_outcome(Outcome::RequeueAfter(Duration::from_secs(60)))
-        .run(reconciler())
+        .run(CronJob::reconciler())
         .await?;
     Ok(())
 }
@@ -164,7 +162,7 @@ async fn allow_runs_side_by_side_and_the_status_lists_the_running_jobs() -> anyh
             "active": [{"name": "hello-1735689540"}, {"name": "hello-1735689600"}],
         }))
         .expect_outcome(Outcome::RequeueAfter(Duration::from_secs(60)))
-        .run(reconciler())
+        .run(CronJob::reconciler())
         .await?;
     Ok(())
 }
@@ -183,7 +181,7 @@ async fn history(jobs: &[(&str, &str)], deleted: &str, note: &str) -> anyhow::Re
         .expect_event(EventExpectation::normal("Deleted").note(note))
         .expect_status_update(json!({"lastScheduleTime": T0, "active": []}))
         .expect_outcome(Outcome::RequeueAfter(Duration::from_secs(60)))
-        .run(reconciler())
+        .run(CronJob::reconciler())
         .await?;
     Ok(())
 }
@@ -220,7 +218,7 @@ async fn more_than_100_missed_starts_is_an_invalid_spec_and_no_job_is_touched() 
         .expect_err("the invalid spec", |e| {
             e.to_string().contains("TooManyMissedStarts")
         })
-        .run(reconciler())
+        .run(CronJob::reconciler())
         .await?;
     Ok(())
 }
@@ -238,7 +236,7 @@ async fn an_unparsable_schedule_is_an_invalid_spec_and_no_job_is_touched() -> an
         .expect_err("the invalid spec", |e| {
             e.to_string().contains("InvalidSchedule")
         })
-        .run(reconciler())
+        .run(CronJob::reconciler())
         .await?;
     Ok(())
 }
