@@ -267,6 +267,8 @@ pub fn sample(name: &str, schedule: &str) -> CronJob {
 
 #[cfg(test)]
 mod tests {
+    use k8s_openapi::api::batch::v1::{JobCondition, JobStatus};
+
     use super::*;
 
     fn at(text: &str) -> Timestamp {
@@ -368,6 +370,40 @@ mod tests {
         assert_eq!(job.metadata.label("app").map(String::as_str), Some("hello"));
         assert_eq!(scheduled_at(&job), Some(at("2025-01-01T00:01:00Z")));
         assert_eq!(job.spec, cj.spec.job_template.spec);
+    }
+
+    fn ended(cj: &CronJob, scheduled: &str, type_: Option<&str>) -> Job {
+        let mut job = job_for(cj, at(scheduled));
+        let conditions = type_.map(|type_| {
+            let condition = object!(JobCondition {
+                type_,
+                status: "True"
+            });
+            vec![condition]
+        });
+        job.status = Some(object!(JobStatus { conditions }));
+        job
+    }
+
+    #[test]
+    fn finished_jobs_are_history_by_schedule_time_and_running_ones_kept_unless_replaced() {
+        let mut cj = cron_job("* * * * *");
+        let history = |class: &str, limit, scheduled| Retention::History {
+            class: class.to_string().into(),
+            limit,
+            at: at(scheduled),
+        };
+        let t = "2025-01-01T00:01:00Z";
+        let succeeded = ended(&cj, t, Some("Complete"));
+        assert_eq!(retain_job(&cj, &succeeded), history("Succeeded", 3, t));
+        let failed = ended(&cj, t, Some("Failed"));
+        assert_eq!(retain_job(&cj, &failed), history("Failed", 1, t));
+        let running = ended(&cj, t, None);
+        assert_eq!(retain_job(&cj, &running), Retention::Keep);
+        cj.spec.concurrency_policy = ConcurrencyPolicy::Replace;
+        assert_eq!(retain_job(&cj, &running), Retention::Delete);
+        cj.spec.failed_jobs_history_limit = -1;
+        assert_eq!(retain_job(&cj, &failed), history("Failed", 0, t));
     }
 
     #[test]
