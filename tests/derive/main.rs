@@ -2,11 +2,12 @@
 //! RBAC, the generated reconciler running end to end on the in-memory API server (`site`); and the WebApp
 //! operator written with the derive against the one written by hand, through one scenario (`webapp`); the
 //! `teams` example (`teams`); the `tenants` example (`tenants`, and its table tests in `tenants_table`); `async fn`
-//! steps awaiting before the children are written (`async_steps`).
+//! steps awaiting before the children are written (`async_steps`); the `cronjob` example's table tests
+//! (`cronjob_table`).
 
 mod async_steps;
-mod database;
 mod cronjob_table;
+mod database;
 mod database_table;
 mod runs;
 mod site;
