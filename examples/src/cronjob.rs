@@ -7,17 +7,19 @@
 //! with `t` in RFC 3339, with the template's labels and annotations.
 //!
 //! - Only the latest schedule time missed since the last run is run, and only while it is at most
-//!   `startingDeadlineSeconds` old (when set); more than 100 missed times is an invalid spec
-//!   ([`TOO_MANY_MISSED_STARTS`]), as the tutorial refuses them.
+//!   `startingDeadlineSeconds` old (when set); more than 100 missed times is an invalid spec (reason
+//!   `TooManyMissedStarts`), as the tutorial refuses them.
 //! - `suspend` runs nothing new; `concurrencyPolicy` `Forbid` runs nothing while a Job runs, `Replace`
 //!   deletes the running Jobs when a new one starts, `Allow` (the default) runs them side by side.
 //! - Finished Jobs are kept as history, the newest `successfulJobsHistoryLimit` (default 3) succeeded and
 //!   `failedJobsHistoryLimit` (default 1) failed ones by their schedule time; older ones are deleted.
-//! - `status.active` references the running Jobs, `status.lastScheduleTime` is the latest schedule time run.
+//! - `status.active` references the running Jobs, `status.lastScheduleTime` is the latest schedule time run;
+//!   `Ready` is `False` while a Job runs (a Job of a create-once set is ready once it has finished).
 //! - The pass is queued again at the next schedule time (not while suspended).
 //!
-//! An unparsable schedule or a negative history limit is `Ready=False` with a reason naming the field and a
-//! Warning event, and no Job is touched (the schema refuses negative limits already).
+//! An unparsable schedule or a negative history limit is `Ready=False` with a reason naming the field
+//! (`InvalidSchedule`, `InvalidSuccessfulJobsHistoryLimit`, `InvalidFailedJobsHistoryLimit`) and a Warning
+//! event, and no Job is touched (the schema refuses negative limits already).
 //!
 //! Time is the pass's ([`Context::now`]), never the wall clock, so tests move it at will.
 //!
