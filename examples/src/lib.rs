@@ -1,5 +1,6 @@
 //! Shared helpers for the runnable examples (`cargo run --example NAME`).
 
+pub mod cronjob;
 pub mod database;
 pub mod teams;
 pub mod tenants;

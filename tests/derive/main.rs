@@ -3,9 +3,10 @@
 //! operator written with the derive against the one written by hand, through one scenario (`webapp`); the
 //! `teams` example (`teams`); the `tenants` example (`tenants`, and its table tests in `tenants_table`); `async fn`
 //! steps awaiting before the children are written (`async_steps`); a child set of Jobs created once, with a
-//! trimmed history (`runs`).
+//! trimmed history (`runs`); the `cronjob` example's table tests (`cronjob_table`).
 
 mod async_steps;
+mod cronjob_table;
 mod database;
 mod database_table;
 mod runs;
