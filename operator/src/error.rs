@@ -126,7 +126,50 @@ impl Error {
     pub fn is_not_found(&self) -> bool {
         self.code() == Some(404)
     }
+
+    /// A write of a desired child that the API server refused as invalid (`422`, reason `Invalid`: a Job
+    /// template without containers, a field kube-apiserver holds immutable) as an invalid spec of the parent:
+    /// the desired state the spec gives cannot be stored. The reason is `<Kind>Invalid` (`JobInvalid`), the
+    /// message the server's, which names the field. Any other error is returned as it is.
+    pub fn refused_child(self, kind: &str) -> Self {
+        match &self {
+            Error::Kube {
+                source: kube::Error::Api(s),
+                ..
+            } if s.code == 422 => Error::invalid_spec(format!("{kind}Invalid"), s.message.clone()),
+            _ => self,
+        }
+    }
 }
 
 /// The runtime's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(code: u16, reason: &str, message: &str) -> Error {
+        let status = kube::core::Status::failure(message, reason).with_code(code);
+        Error::kube("create Job default/a", kube::Error::Api(status.boxed()))
+    }
+
+    #[test]
+    fn a_child_refused_as_invalid_is_an_invalid_spec_naming_the_field() {
+        let message = "Job.batch \"a\" is invalid: spec.template.spec.containers: Required value";
+        match api(422, "Invalid", message).refused_child("Job") {
+            Error::InvalidSpec { reason, message: m } => {
+                assert_eq!(reason, "JobInvalid");
+                assert_eq!(m, message);
+            }
+            other => panic!("{other:?}"),
+        }
+        // Any other refusal stays what it was.
+        let conflict = api(409, "Conflict", "modified").refused_child("Job");
+        assert!(conflict.is_conflict());
+        assert!(matches!(
+            api(500, "InternalError", "x").refused_child("Job"),
+            Error::Kube { .. }
+        ));
+    }
+}

@@ -485,7 +485,8 @@ where
                         field_manager: manager.clone(),
                         force: *force,
                     })
-                    .await?;
+                    .await
+                    .map_err(|e| e.refused_child(&C::kind(&())))?;
                 // A child created with a `POST` stands as if an apply had created it after its first apply.
                 let out = match cached {
                     Some(_) => {
@@ -525,7 +526,8 @@ where
                             target: Target::of(live.as_ref()),
                             patch: serde_json::json!({ "metadata": { "labels": { OWNER_LABEL: uid } } }),
                         })
-                        .await?;
+                        .await
+                        .map_err(|e| e.refused_child(&C::kind(&())))?;
                     ChildOutcome::Updated(result_or(out, live.as_ref())?)
                 }
             }
@@ -566,7 +568,8 @@ where
                             target: Target::of(&desired),
                             object: merged.clone(),
                         })
-                        .await?;
+                        .await
+                        .map_err(|e| e.refused_child(&C::kind(&())))?;
                     let child: C = match out {
                         Some(answer) => answer.object()?,
                         None => crate::json::convert(&merged)?,

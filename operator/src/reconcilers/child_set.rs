@@ -354,7 +354,8 @@ where
                     field_manager: manager.clone(),
                     force,
                 })
-                .await?;
+                .await
+                .map_err(|e| e.refused_child(&C::kind(&())))?;
             // What the apply did, from the API's answer (a cache that lags makes it a no-op, not a create).
             let cached = live
                 .as_ref()

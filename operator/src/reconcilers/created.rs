@@ -46,7 +46,8 @@ pub(super) async fn post_child<C: CachedKind + Serialize>(
             object,
             field_manager: manager,
         })
-        .await?;
+        .await
+        .map_err(|e| e.refused_child(&C::kind(&())))?;
     match out {
         // Without its managed fields, as a cached child is.
         Some(answer) => Ok(crate::unmanaged::from_str(answer.json())?),
