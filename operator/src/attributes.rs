@@ -193,7 +193,10 @@
 //! [`Context::delete_owned`](crate::Context::delete_owned): the controller owner reference with
 //! `blockOwnerDeletion`, the owner label, the `Created`/`Updated`/`Deleted` events on the parent, the memory of
 //! children written that the cache does not show yet, and never someone else's object. Declare the kind with
-//! `#[owns(..)]` so that its changes bring the parent back and the calls find the child in the cache:
+//! `#[owns(..)]` so that its changes bring the parent back and the calls find the child in the cache. Unlike a
+//! child step's, these writes (and any made with [`Context::execute`](crate::Context::execute)) are not taken
+//! for echoes: their watch events queue the next pass, so a status the step computed before the write is
+//! brought up to date ([`reconcilers`](crate::reconcilers#echoes), "Echoes"):
 //!
 //! ```
 //! # use k8s_openapi::api::batch::v1::Job;
