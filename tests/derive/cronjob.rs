@@ -2,17 +2,16 @@
 //! set creates and deletes Jobs and writes none, as the server's request log shows.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use operator::testing::ApiServer;
-use tests::cronjob_scenario::run;
+use tests::cronjob_scenario::{JOB_RUN_TIME, run};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_operator_creates_jobs_once_on_the_embedded_cluster() {
-    // The server's Job controller, on the wall clock: a Job completes a second after it starts.
+    // The server's Job controller, on the wall clock: a Job completes `JOB_RUN_TIME` after it starts.
     let server = ApiServer::builder()
         .request_log(true)
-        .job_run_time(Duration::from_secs(1))
+        .job_run_time(JOB_RUN_TIME)
         .build();
     run(server.client(), server.client()).await;
     // Requests to Jobs themselves (not their status, which the server's Job controller writes), by method.

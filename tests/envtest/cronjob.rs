@@ -4,11 +4,10 @@
 //! none.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use operator::testing::envtest::metrics::{is_write, samples, scrape};
 use operator::testing::envtest::{ControlPlane, assets_or_skip};
-use tests::cronjob_scenario::run;
+use tests::cronjob_scenario::{JOB_RUN_TIME, run};
 
 /// The write requests kube-apiserver has served to Jobs themselves (not their `status`), by verb.
 async fn job_writes(client: &kube::Client) -> BTreeMap<String, u64> {
@@ -36,7 +35,7 @@ async fn the_operator_creates_jobs_once_on_kube_apiserver() {
     let client = cp.client().unwrap();
     let before = job_writes(&client).await;
     assert_eq!(before, BTreeMap::new(), "Job writes before the operator");
-    let jobs = tests::workload_controllers::play_jobs(client.clone(), Duration::from_secs(1));
+    let jobs = tests::workload_controllers::play_jobs(client.clone(), JOB_RUN_TIME);
     run(client.clone(), client.clone()).await;
     jobs.abort();
     let writes = job_writes(&client).await;

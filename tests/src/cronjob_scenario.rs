@@ -3,11 +3,11 @@
 //!
 //! The operator runs on a clock of the scenario's (the servers keep wall time): it starts at a schedule time and
 //! is moved a period at a time, so a `* * * * *` schedule runs its Jobs in seconds. A pass is asked for after
-//! each move by annotating the CronJob. Jobs finish one second after they start (played by the caller: the
+//! each move by annotating the CronJob. Jobs finish [`JOB_RUN_TIME`] after they start (played by the caller: the
 //! in-memory server's Job controller, or [`crate::workload_controllers::play_jobs`]).
 //!
-//! The steps: a due run creates its Job, which completes; a new `jobTemplate` leaves that Job as it is (the
-//! caller counts that no Job is written but created and deleted); the next period's Job has the new template;
+//! The steps: a due run creates its Job; a new `jobTemplate` while it runs (still desired) leaves that Job as
+//! it is (the caller counts that no Job is written but created and deleted), and it completes; the next period's Job has the new template;
 //! a lower `successfulJobsHistoryLimit` deletes the older Job; suspended, a due run creates nothing.
 
 use std::sync::{Arc, Mutex};
@@ -25,6 +25,9 @@ use crate::tenants_scenario::eventually;
 
 /// The CronJob's name (in `default`).
 pub const NAME: &str = "hello";
+
+/// How long a Job runs (wall clock): long enough for the scenario to change the CronJob while one runs.
+pub const JOB_RUN_TIME: Duration = Duration::from_secs(5);
 
 /// The image of the changed template.
 pub const NEW_IMAGE: &str = "busybox:1.37";
@@ -60,6 +63,26 @@ async fn settled(cronjobs: &Api<CronJob>, last: Timestamp) {
     .await;
 }
 
+/// Waits until the CronJob's status describes its generation and lists `jobs` as running: a pass of the
+/// current spec ran while they ran (they must run long enough: see [`JOB_RUN_TIME`]).
+async fn running_jobs(cronjobs: &Api<CronJob>, jobs: &[String]) {
+    eventually(&format!("{jobs:?} running"), async || {
+        let cj = cronjobs.get(NAME).await.expect("get the CronJob");
+        let status = cj.status.clone().unwrap_or_default();
+        let current = status.observed_generation == cj.metadata.generation;
+        let active: Vec<String> = status
+            .active
+            .iter()
+            .filter_map(|r| r.name.clone())
+            .collect();
+        match current && active == jobs {
+            true => Ok(()),
+            false => Err(status),
+        }
+    })
+    .await;
+}
+
 /// Asks for a pass: an annotation is no spec change, and the pass runs at the operator's clock.
 async fn poke(cronjobs: &Api<CronJob>, round: u32) {
     let patch = json!({"metadata": {"annotations": {"example.dev/poke": round.to_string()}}});
@@ -72,7 +95,11 @@ async fn poke(cronjobs: &Api<CronJob>, round: u32) {
 /// Changes the CronJob's spec with the merge patch `spec`.
 async fn change(cronjobs: &Api<CronJob>, spec: serde_json::Value) {
     cronjobs
-        .patch(NAME, &PatchParams::default(), &Patch::Merge(json!({ "spec": spec })))
+        .patch(
+            NAME,
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "spec": spec })),
+        )
         .await
         .expect("change the CronJob");
 }
@@ -80,7 +107,10 @@ async fn change(cronjobs: &Api<CronJob>, spec: serde_json::Value) {
 /// The names of the Jobs in `default` not being deleted.
 async fn job_names(jobs: &Api<Job>) -> Vec<String> {
     let list = jobs.list(&Default::default()).await.expect("list Jobs");
-    let live = list.items.into_iter().filter(|j| j.metadata.deletion_timestamp.is_none());
+    let live = list
+        .items
+        .into_iter()
+        .filter(|j| j.metadata.deletion_timestamp.is_none());
     live.filter_map(|j| j.metadata.name).collect()
 }
 
@@ -112,30 +142,28 @@ pub async fn run(admin: Client, operator: Client) {
         },
     ));
 
-    // Due at once: the Job of t0, which completes.
+    // Due at once: the Job of t0, which runs.
     cronjobs
         .create(&PostParams::default(), &sample(NAME, "* * * * *"))
         .await
         .expect("create the CronJob");
-    settled(&cronjobs, t0).await;
+    running_jobs(&cronjobs, &[job_name(t0)]).await;
     let first = jobs.get(&job_name(t0)).await.expect("the first Job");
     assert_eq!(image(&first).as_deref(), Some("busybox"));
 
-    // A new template: the Job made from the old one stays as it is (its template is immutable).
-    let containers = json!([{"name": "hello", "image": NEW_IMAGE, "args": ["/bin/sh", "-c", "date"]}]);
+    // A new template while that Job runs, so it is still desired: the pass leaves it as it is (its template is
+    // immutable), and it completes.
+    let containers =
+        json!([{"name": "hello", "image": NEW_IMAGE, "args": ["/bin/sh", "-c", "date"]}]);
     change(
         &cronjobs,
         json!({"jobTemplate": {"spec": {"template": {"spec": {"containers": containers}}}}}),
     )
     .await;
+    running_jobs(&cronjobs, &[job_name(t0)]).await;
     settled(&cronjobs, t0).await;
-    tokio::time::sleep(Duration::from_millis(1500)).await;
     let kept = jobs.get(&job_name(t0)).await.expect("the first Job");
     assert_eq!(image(&kept).as_deref(), Some("busybox"), "{kept:#?}");
-    assert_eq!(kept.metadata.resource_version, {
-        let again = jobs.get(&job_name(t0)).await.expect("the first Job");
-        again.metadata.resource_version
-    });
     assert_eq!(job_names(&jobs).await, [job_name(t0)]);
 
     // A period later: the next Job, from the new template.

@@ -89,7 +89,8 @@ pub fn play_jobs(client: Client, run_time: Duration) -> tokio::task::JoinHandle<
             if job.metadata.deletion_timestamp.is_some() {
                 continue;
             }
-            let api: Api<Job> = Api::namespaced(client.clone(), &job.namespace().unwrap_or_default());
+            let api: Api<Job> =
+                Api::namespaced(client.clone(), &job.namespace().unwrap_or_default());
             if write_job_status(&api, job.clone(), run_time).await {
                 continue;
             }
