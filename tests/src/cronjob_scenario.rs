@@ -128,7 +128,7 @@ pub async fn run(admin: Client, operator: Client) {
     let clock = Arc::new(Mutex::new(t0));
     let advance = |by: i64| {
         let mut t = clock.lock().expect("the clock");
-        *t = *t + SignedDuration::from_mins(by);
+        *t += SignedDuration::from_mins(by);
         *t
     };
     let reconciler = {
