@@ -122,9 +122,10 @@ pub async fn run(admin: Client, operator: Client) {
     let cronjobs: Api<CronJob> = Api::namespaced(admin.clone(), "default");
     let jobs: Api<Job> = Api::namespaced(admin.clone(), "default");
 
-    // The operator's clock starts at the next whole minute: the CronJob, created before it, is due then.
+    // The operator's clock starts at a whole minute at least a minute ahead: the CronJob, created before it,
+    // is due then (its starting deadline, 60 s, looks back no further than its creation).
     let wall = Timestamp::now().as_second();
-    let t0 = Timestamp::from_second((wall / 60 + 1) * 60).expect("a time");
+    let t0 = Timestamp::from_second((wall / 60 + 2) * 60).expect("a time");
     let clock = Arc::new(Mutex::new(t0));
     let advance = |by: i64| {
         let mut t = clock.lock().expect("the clock");
