@@ -6,6 +6,7 @@
 //! trimmed history (`runs`); the `cronjob` example's table tests (`cronjob_table`).
 
 mod async_steps;
+mod cronjob;
 mod cronjob_table;
 mod database;
 mod database_table;

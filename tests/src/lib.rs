@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests in `tests/` (the tests themselves live in the test targets).
 
 pub mod builtin_objects;
+pub mod cronjob_scenario;
 pub mod database_scenario;
 pub mod kubectl;
 pub mod normalize;
