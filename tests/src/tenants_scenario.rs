@@ -159,7 +159,17 @@ async fn foreign_untouched(client: &Client) {
 /// compared. `writes` lists every write request seen so far, as `METHOD path` (without query); the
 /// annotation's own PATCH is not the operator's.
 async fn quiet(tenants: &Api<Tenant>, writes: &dyn Fn() -> Vec<String>, round: u32) {
-    let before = writes().len();
+    // A request is logged once answered, which under load can be after the client saw its effect (the status a
+    // caller waited for): the count is taken once the log has stood still for a while (at most 10 s).
+    let mut before = writes().len();
+    for _ in 0..20 {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let now = writes().len();
+        if now == before {
+            break;
+        }
+        before = now;
+    }
     tenants
         .patch(
             TENANT,
