@@ -45,3 +45,95 @@ async fn the_operator_creates_jobs_once_on_kube_apiserver() {
         "Job writes: two creates, one history deletion, nothing else"
     );
 }
+
+/// A job template kube-apiserver refuses (no containers): the CronJob is `Ready=False` with reason
+/// `JobInvalid` and the server's message naming the field, one Warning event, no Job, and no retry storm (one
+/// refused `POST` while nothing changes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_template_kube_apiserver_refuses_is_an_invalid_spec() {
+    use examples::cronjob::{CronJob, sample};
+    use k8s_openapi::api::events::v1::Event;
+    use k8s_openapi::jiff::Timestamp;
+    use kube::CustomResourceExt;
+    use kube::api::{Api, PostParams};
+    use std::time::Duration;
+
+    let name = "cronjob-invalid-template";
+    if assets_or_skip(name).is_none() {
+        return;
+    }
+    let cp = ControlPlane::builder().name(name).start().await.unwrap();
+    let client = cp.client().unwrap();
+    operator::cli::ensure_crd(&client, CronJob::crd())
+        .await
+        .expect("install the CronJob CRD");
+    // Due at once: the operator's clock is at the next whole minute, within the starting deadline.
+    let t0 = Timestamp::from_second((Timestamp::now().as_second() / 60 + 1) * 60).expect("a time");
+    let reconciler = CronJob::reconciler().clock(move || t0);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(
+        operator::Operator::new(client.clone())
+            .controller(reconciler)
+            .run_until(async move {
+                let _ = stopped.await;
+            }),
+    );
+    let mut cj = sample("broken", "* * * * *");
+    if let Some(pod) = cj
+        .spec
+        .job_template
+        .spec
+        .as_mut()
+        .and_then(|s| s.template.spec.as_mut())
+    {
+        pod.containers.clear();
+    }
+    let cronjobs: Api<CronJob> = Api::namespaced(client.clone(), "default");
+    cronjobs
+        .create(&PostParams::default(), &cj)
+        .await
+        .expect("the CRD's schema takes it");
+    let ready = tests::tenants_scenario::eventually("Ready=False (JobInvalid)", async || {
+        let cj = cronjobs.get("broken").await.expect("get");
+        let status = cj.status.clone().unwrap_or_default();
+        match status.conditions.iter().find(|c| c.type_ == "Ready") {
+            Some(c) if c.reason == "JobInvalid" => Ok(c.clone()),
+            other => Err(other.cloned()),
+        }
+    })
+    .await;
+    assert_eq!(ready.status, "False");
+    assert!(
+        ready.message.contains("spec.template.spec.containers"),
+        "{}",
+        ready.message
+    );
+    // No retry while nothing changes: backoff would have tried again within these seconds.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let writes = job_writes(&client).await;
+    assert_eq!(
+        writes,
+        BTreeMap::from([("POST".into(), 1)]),
+        "one refused POST"
+    );
+    let jobs: Api<k8s_openapi::api::batch::v1::Job> = Api::namespaced(client.clone(), "default");
+    assert!(
+        jobs.list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+    let events: Api<Event> = Api::namespaced(client.clone(), "default");
+    let warnings = events
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter(|e| e.reason.as_deref() == Some("JobInvalid"))
+        .count();
+    assert_eq!(warnings, 1, "one Warning event");
+    let _ = stop.send(());
+    let _ = tokio::time::timeout(Duration::from_secs(10), running).await;
+}
