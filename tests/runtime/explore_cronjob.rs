@@ -83,3 +83,45 @@ async fn a_cron_job_over_five_minutes_one_run_failing_trims_its_history_under_pe
     }
     assert!(explored.explored > 0, "{explored:#}");
 }
+
+/// Between two schedule times no timer is due: what the operator writes there comes from the Job's status alone
+/// (the server finishing it), so a CronJob status that went stale until the next minute would show here, and
+/// the explorer's pass over every parent would find the write it missed.
+#[tokio::test]
+async fn a_job_failing_between_schedule_times_is_trimmed_and_reported_at_once() {
+    let mut cj = sample("hello", "* * * * *");
+    cj.spec.failed_jobs_history_limit = 0;
+    let annotations = [(FAIL_ANNOTATION.to_string(), "true".to_string())];
+    let template = cj
+        .spec
+        .job_template
+        .metadata
+        .get_or_insert_with(Default::default);
+    template.annotations = Some(annotations.into());
+    // 00:01 runs the Job; it fails at 00:01:10, 50 s before the next schedule time.
+    let scenario = minute(Scenario::new().apply(&cj).settle())
+        .advance(SignedDuration::from_secs(10))
+        .settle();
+    let explored = Explore::new(CronJob::reconciler)
+        .crd(CronJob::crd())
+        .scenario(scenario)
+        .run()
+        .await
+        .unwrap();
+    println!("{explored:#}");
+    let writes: Vec<&str> = explored
+        .writes
+        .iter()
+        .map(|w| w.trim().split_once(". ").map_or(w.as_str(), |(_, w)| w))
+        .collect();
+    let failed = job(1);
+    let expected = [
+        "status CronJob default/hello: ok".to_string(),
+        format!("create {failed}: ok"),
+        "status CronJob default/hello: ok".to_string(),
+        // At 00:01:10: the failed Job is beyond the limit of 0, and the status no longer lists it as active.
+        format!("delete {failed}: ok"),
+        "status CronJob default/hello: ok".to_string(),
+    ];
+    assert_eq!(writes, expected, "{explored:#}");
+}
