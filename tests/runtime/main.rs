@@ -3,6 +3,7 @@
 mod converge;
 mod echoes;
 mod explore;
+mod explore_cronjob;
 mod explore_planted;
 mod explore_time;
 mod images;

@@ -1,6 +1,7 @@
 //! The settled state of a run: every object of the kinds the operator and the scenario touch, with what
 //! differs from run to run (uids, resourceVersions, times, generated names, allocated IPs) replaced by what
-//! it stands for, so two runs that end the same compare equal.
+//! it stands for (a uid or a generated name wherever it appears: in an object reference of a status, say), so
+//! two runs that end the same compare equal.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -54,7 +55,8 @@ pub(super) async fn snapshot(
             Some((uid.to_string(), identity(o)))
         })
         .collect();
-    // A generated name stands for the object wherever it appears (a status naming its child, say).
+    // A generated name stands for the object wherever it appears (a status naming its child, say), and so does
+    // a uid (a status referencing its child by an object reference, say).
     let generated: HashMap<String, String> = objects
         .iter()
         .filter_map(|o| {
@@ -63,9 +65,13 @@ pub(super) async fn snapshot(
             Some((name.to_string(), format!("{prefix}<generated>")))
         })
         .collect();
+    let uids = owners
+        .iter()
+        .map(|(uid, o)| (uid.clone(), format!("<uid of {o}>")));
+    let stands_for: HashMap<String, String> = generated.into_iter().chain(uids).collect();
     for o in &mut objects {
-        replace_strings(o, &generated);
         normalize(o, &owners);
+        replace_strings(o, &stands_for);
         for n in normalizers {
             n(o);
         }
