@@ -106,7 +106,7 @@ pub use sub_case::SubReconcilerTestCase;
 
 pub use converge::{Converged, MAX_PASSES};
 pub use env::{DEFAULT_SEED, HarnessError, PassReport, TestEnv, default_time};
-pub(crate) use env::{describe, install_crd};
+pub(crate) use env::{caches_caught_up, describe, install_crd};
 pub use expect::{
     Category, EventExpectation, Write, is_subset, writes_of_commands, writes_of_requests, yaml_diff,
 };

@@ -226,31 +226,6 @@ impl Run {
         Ok(())
     }
 
-    /// Waits until every cache holds what the server holds.
-    async fn catch_up(&self) -> Result<(), HarnessError> {
-        let deadline = tokio::time::Instant::now() + WAIT;
-        loop {
-            let lag = self
-                .caches
-                .lag()
-                .await
-                .map_err(|source| HarnessError::Kube {
-                    context: "comparing the caches with the server".into(),
-                    source,
-                })?;
-            if lag.is_empty() {
-                return Ok(());
-            }
-            if tokio::time::Instant::now() >= deadline {
-                return Err(HarnessError::Timeout {
-                    what: format!("the caches to catch up: {}", lag.join("; ")),
-                    after: WAIT,
-                });
-            }
-            tokio::time::sleep(Duration::from_millis(2)).await;
-        }
-    }
-
     /// Once the caches are no longer stale, the changes they held back arrive, as they would from a watch that
     /// was only slow: the parents passed meanwhile are due again. (The triggers themselves listen to the live
     /// caches, so without this the changes would count as seen by passes that never saw them.)
@@ -294,7 +269,7 @@ impl Run {
         let mut failures = Vec::new();
         let mut verify = false;
         for _ in 0..self.setup.max_rounds {
-            self.catch_up().await?;
+            crate::testing::table::caches_caught_up(&self.caches, WAIT).await?;
             self.drain();
             self.deliver_held_back();
             let mut triggered = self.take();
@@ -351,7 +326,7 @@ impl Run {
                         self.controllers[c].again(parent);
                     }
                 }
-                self.catch_up().await?;
+                crate::testing::table::caches_caught_up(&self.caches, WAIT).await?;
                 self.drain();
                 self.deliver_held_back();
             }

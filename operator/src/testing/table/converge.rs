@@ -81,7 +81,7 @@ impl TestEnv {
         self.cache::<P>();
         self.start().await?;
         if self.server().requests().iter().any(RequestRecord::is_write) {
-            self.catch_up_all().await?;
+            super::env::caches_caught_up(self.caches(), CATCH_UP).await?;
         }
         let mut writes = Vec::new();
         for pass in 1..=MAX_PASSES {
@@ -107,32 +107,6 @@ impl TestEnv {
             passes: MAX_PASSES,
             writes: describe(&writes),
         })
-    }
-
-    /// Waits until every cache holds what the server holds (within the cache's selection: a cache of owned
-    /// Secrets never sees the others, whatever their resourceVersions).
-    async fn catch_up_all(&self) -> Result<(), HarnessError> {
-        let deadline = tokio::time::Instant::now() + CATCH_UP;
-        loop {
-            let lag = self
-                .caches()
-                .lag()
-                .await
-                .map_err(|source| HarnessError::Kube {
-                    context: "comparing the caches with the server".into(),
-                    source,
-                })?;
-            if lag.is_empty() {
-                return Ok(());
-            }
-            if tokio::time::Instant::now() >= deadline {
-                return Err(HarnessError::Timeout {
-                    what: format!("the caches to catch up: {}", lag.join("; ")),
-                    after: CATCH_UP,
-                });
-            }
-            tokio::time::sleep(Duration::from_millis(2)).await;
-        }
     }
 
     /// Waits until every cache of a kind that `requests` wrote has seen the resourceVersion the write

@@ -384,3 +384,28 @@ pub(crate) fn describe(v: &Value) -> String {
         None => format!("{kind} {name}"),
     }
 }
+
+/// Waits until every cache of `caches` holds what the server holds (within each cache's selection: a cache of
+/// owned Secrets never sees the others, whatever their resourceVersions), for at most `within`.
+pub(crate) async fn caches_caught_up(
+    caches: &Caches,
+    within: Duration,
+) -> Result<(), HarnessError> {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        let lag = caches.lag().await.map_err(|source| HarnessError::Kube {
+            context: "comparing the caches with the server".into(),
+            source,
+        })?;
+        if lag.is_empty() {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(HarnessError::Timeout {
+                what: format!("the caches to catch up: {}", lag.join("; ")),
+                after: within,
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
