@@ -45,7 +45,7 @@
 //! subresources, finalizers and deletion (with the watch events), watch event sequences with and without a
 //! label selector. `apply`: server-side apply managers, conflicts, force, no-op applies, /status, type
 //! errors. `patch`: strategic merge, JSON and merge patches on a Deployment's containers and their errors.
-//! `field_validation`: `fieldValidation` (default, `Warn`, `Ignore`, `Strict`) on JSON, merge and strategic merge patches and server-side apply with unknown and duplicate fields, on a Deployment, a closed and an open custom resource (the patched object a 422 quotes compared as JSON). `list`: label and field selectors, pagination with `limit`/`continue`. `dry_run`: `dryRun=All` on create,
+//! `field_validation`: `fieldValidation` (default, `Warn`, `Ignore`, `Strict`) on JSON, merge and strategic merge patches and server-side apply with unknown and duplicate fields, on a Deployment, a closed and an open custom resource (the patched object a 422 quotes compared as JSON). `jobs`: the Job statuses the in-memory server plays (started, complete, failed), written through `/status`: kube-apiserver stores the same. `list`: label and field selectors, pagination with `limit`/`continue`. `dry_run`: `dryRun=All` on create,
 //! update, every patch type, server-side apply, the status and scale subresources, delete (with finalizers,
 //! each propagation policy, preconditions) and deletecollection: the answers, and no watch event from any of
 //! them. `parity`: a script of kubectl commands (apply, get -o yaml/json/name/jsonpath, label, annotate,
@@ -99,6 +99,7 @@ mod deviations;
 mod dry_run;
 mod field_validation;
 mod hook_server;
+mod jobs;
 mod kinds;
 mod lifecycle;
 mod list;
