@@ -30,7 +30,9 @@ pub struct TallySpec {
     pub want: i64,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[derive(
+    Clone, Debug, Default, Serialize, Deserialize, JsonSchema, PartialEq, ReconcilerStatus,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct TallyStatus {
     pub observed_generation: Option<i64>,
@@ -38,21 +40,6 @@ pub struct TallyStatus {
     pub conditions: Vec<Condition>,
     /// How many of its ConfigMaps the pass found in the cache.
     pub count: Option<i64>,
-}
-
-impl ReconcilerStatus for TallyStatus {
-    fn conditions(&self) -> &[Condition] {
-        &self.conditions
-    }
-    fn conditions_mut(&mut self) -> &mut Vec<Condition> {
-        &mut self.conditions
-    }
-    fn observed_generation(&self) -> Option<i64> {
-        self.observed_generation
-    }
-    fn set_observed_generation(&mut self, g: Option<i64>) {
-        self.observed_generation = g;
-    }
 }
 
 /// Written in controller-runtime's order: the status from the listed children, then the missing child (as a
