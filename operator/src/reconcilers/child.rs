@@ -13,12 +13,12 @@ use serde_json::Value;
 use super::announce::{Mutation, announce, describe};
 use super::applied::{applied_text, set_type};
 use super::compare::{DESIRED_HASH, contains, merge_into, stamp_desired_hash};
-use super::created::{adopt_created_fields, creates_by_post, post_child};
+use super::created::{adopt_created_fields, created_once, creates_by_post, post_child};
 use super::ownership::prepare;
 use super::written::shown_by;
 use super::{ChildOutcome, SubReconciler, Wiring};
 use crate::answer::Answer;
-use crate::cache::{Cache, CachedKind, OWNER_LABEL};
+use crate::cache::{Cache, CachedKind};
 use crate::command::{Command, Target};
 use crate::conditions::{ConditionStatus, ConditionUpdate};
 use crate::context::Context;
@@ -515,21 +515,7 @@ where
                 }
             }
             (WriteStrategy::CreateOnly, Some(live)) => {
-                cx.written().seen(live.as_ref());
-                if live.labels().get(OWNER_LABEL) == Some(&uid) {
-                    ChildOutcome::Unchanged(live.as_ref().clone())
-                } else {
-                    // Created before the runtime set the owner label (or the label was removed): put it back,
-                    // and only it, so a cache of owned objects holds the child.
-                    let out = cx
-                        .execute_reflected(Command::Patch {
-                            target: Target::of(live.as_ref()),
-                            patch: serde_json::json!({ "metadata": { "labels": { OWNER_LABEL: uid } } }),
-                        })
-                        .await
-                        .map_err(|e| e.refused_child(&C::kind(&())))?;
-                    ChildOutcome::Updated(result_or(out, live.as_ref())?)
-                }
+                created_once(cx, live.as_ref(), &uid).await?
             }
             (WriteStrategy::Update | WriteStrategy::CreateOnly, None) => {
                 match self.create(cx, &desired, None).await {

@@ -12,12 +12,12 @@ use super::announce::{Mutation, announce, describe};
 use super::applied::applied_text;
 use super::child::{ReadyFn, controlled_by, is_terminating, live_child};
 use super::compare::{contains, stamp_desired_hash};
-use super::created::{adopt_created_fields, creates_by_post, post_child};
+use super::created::{adopt_created_fields, created_once, creates_by_post, post_child};
 use super::ownership::prepare;
 use super::retention::{Fate, Retention, fates};
 use super::written::shown_by;
 use super::{ChildOutcome, SubReconciler, Wiring};
-use crate::cache::{CachedKind, OWNER_LABEL};
+use crate::cache::CachedKind;
 use crate::command::{Command, Target, display_name};
 use crate::conditions::ConditionUpdate;
 use crate::context::Context;
@@ -515,30 +515,6 @@ where
             None => readiness::builtin(child),
         }
     }
-}
-
-/// A live child of a set that creates once: never written, except that the owner label is put back when it
-/// is missing (created before the runtime set it, or removed), and only it, so that a cache of owned objects
-/// holds the child; as one child created once ([`WriteStrategy::CreateOnly`](super::WriteStrategy::CreateOnly)).
-pub(super) async fn created_once<C: CachedKind + Serialize>(
-    cx: &mut Context,
-    live: &C,
-    uid: &str,
-) -> Result<ChildOutcome<C>> {
-    cx.written().seen(live);
-    if live.labels().get(OWNER_LABEL).map(String::as_str) == Some(uid) {
-        return Ok(ChildOutcome::Unchanged(live.clone()));
-    }
-    let out = cx
-        .execute_reflected(Command::Patch {
-            target: Target::of(live),
-            patch: serde_json::json!({ "metadata": { "labels": { OWNER_LABEL: uid } } }),
-        })
-        .await?;
-    Ok(ChildOutcome::Updated(match out {
-        Some(answer) => crate::unmanaged::from_str(answer.json())?,
-        None => live.clone(),
-    }))
 }
 
 impl Context {

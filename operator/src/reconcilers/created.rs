@@ -12,12 +12,14 @@
 //! are defaulted again. The child then stands as if an apply had created it. kubectl moves an object from
 //! client-side to server-side apply the same way.
 
+use kube::ResourceExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use super::ChildOutcome;
 use super::applied::set_type;
 use crate::answer::Answer;
-use crate::cache::CachedKind;
+use crate::cache::{CachedKind, OWNER_LABEL};
 use crate::command::{Command, Target};
 use crate::context::Context;
 use crate::error::Result;
@@ -224,6 +226,31 @@ fn union_into(set: &mut Value, other: &Value) {
             }
         }
     }
+}
+
+/// A live child created once (one child's or a set's `CreateOnly`): never written, except that the owner label is put back when it
+/// is missing (created before the runtime set it, or removed), and only it, so that a cache of owned objects
+/// holds the child; as one child created once ([`WriteStrategy::CreateOnly`](super::WriteStrategy::CreateOnly)).
+pub(super) async fn created_once<C: CachedKind + Serialize>(
+    cx: &mut Context,
+    live: &C,
+    uid: &str,
+) -> Result<ChildOutcome<C>> {
+    cx.written().seen(live);
+    if live.labels().get(OWNER_LABEL).map(String::as_str) == Some(uid) {
+        return Ok(ChildOutcome::Unchanged(live.clone()));
+    }
+    let out = cx
+        .execute_reflected(Command::Patch {
+            target: Target::of(live),
+            patch: serde_json::json!({ "metadata": { "labels": { OWNER_LABEL: uid } } }),
+        })
+        .await
+        .map_err(|e| e.refused_child(&C::kind(&())))?;
+    Ok(ChildOutcome::Updated(match out {
+        Some(answer) => crate::unmanaged::from_str(answer.json())?,
+        None => live.clone(),
+    }))
 }
 
 #[cfg(test)]
