@@ -179,6 +179,10 @@
 //! }
 //! ```
 //!
+//! Children started on a cron schedule get these rules from [`schedule::Runs`](crate::schedule::Runs): its
+//! `desired` gives the schedule times whose runs should exist, `retain` the history, `requeue` the next pass and
+//! [`schedule::observe`](crate::schedule::observe) what a reflection reports (the `cronjob` example).
+//!
 //! ## `#[sync(f)]`: a custom step
 //!
 //! `f: fn(&mut Root, &mut Context) -> operator::Result<Outcome>`, or an `async fn` of that signature (a step

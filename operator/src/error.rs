@@ -88,6 +88,22 @@ impl Error {
         }
     }
 
+    /// The reason of an [`InvalidSpec`](Error::InvalidSpec) error (the condition's reason), `None` for any
+    /// other error.
+    ///
+    /// ```
+    /// use operator::Error;
+    ///
+    /// assert_eq!(Error::invalid_spec("InvalidSchedule", "\"x\": no").reason(), Some("InvalidSchedule"));
+    /// assert_eq!(Error::custom("boom").reason(), None);
+    /// ```
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Error::InvalidSpec { reason, .. } => Some(reason),
+            _ => None,
+        }
+    }
+
     /// Any author error.
     pub fn custom(message: impl std::fmt::Display) -> Self {
         Error::Custom(message.to_string())

@@ -43,6 +43,7 @@ pub mod readiness;
 pub mod reconciler;
 pub mod reconcilers;
 mod recorder;
+pub mod schedule;
 mod serving;
 pub mod stash;
 pub mod tracker;

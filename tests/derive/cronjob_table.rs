@@ -4,12 +4,13 @@
 
 use std::time::Duration;
 
-use examples::cronjob::{ConcurrencyPolicy, CronJob, CronJobStatus, SCHEDULED_AT, job_for, sample};
+use examples::cronjob::{CronJob, CronJobSpec, CronJobStatus, SCHEDULED_AT, job_for, runs, sample};
 use k8s_openapi::api::batch::v1::{Job, JobCondition, JobStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
-use kube::CustomResourceExt;
 use kube::runtime::reflector::ObjectRef;
+use kube::{CustomResourceExt, ResourceExt};
+use operator::schedule::ConcurrencyPolicy;
 use operator::testing::table::{EventExpectation, Fixtures, ReconcilerTestCase};
 use operator::{Context, Outcome, WriteStrategy};
 use serde_json::json;
@@ -37,7 +38,17 @@ fn cron_job(schedule: &str, created: &str, edit: impl FnOnce(&mut CronJob)) -> F
 /// `Failed`) or running.
 async fn job(fx: &Fixtures<CronJob>, scheduled: &str, ended: Option<&str>) -> anyhow::Result<Job> {
     let t = at(scheduled);
-    let desired = move |cj: &CronJob, _: &mut Context| Ok(Some(job_for(cj, t)));
+    let desired = move |cj: &CronJob, _: &mut Context| {
+        // Named and annotated as the runs of a valid schedule would be (the schedule does not name them).
+        let valid = CronJob::new(
+            &cj.name_any(),
+            CronJobSpec {
+                schedule: "@yearly".into(),
+                ..cj.spec.clone()
+            },
+        );
+        Ok(Some(job_for(cj, &runs(&valid)?, t)))
+    };
     let mut job: Job = fx.child_written(desired, WriteStrategy::CreateOnly).await?;
     job.status = Some(JobStatus {
         conditions: ended.map(|type_| {
