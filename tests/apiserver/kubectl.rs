@@ -216,7 +216,7 @@ async fn kubectl_works_against_the_served_endpoint() {
     assert!(!ok && err.contains("conflict"), "{err}");
 
     // Custom resources after their CRD.
-    let crd = serde_yaml::to_string(&WebApp::crd()).unwrap();
+    let crd = serde_saphyr::to_string(&WebApp::crd()).unwrap();
     k.ok_with(&["apply", "--server-side", "-f", "-"], Some(&crd))
         .await;
     k.ok(&[

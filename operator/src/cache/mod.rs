@@ -225,9 +225,10 @@ impl<K: CachedKind> Cache<K> {
             .collect()
     }
 
-    /// A new subscription to the kind's changes through kube's reflector, for kube-runtime's `Controller`:
-    /// makes the cache [typed](Form::Typed). `None` once the cache has started.
-    pub fn subscribe(&self) -> Option<ReflectHandle<K>> {
+    /// A new subscription to the kind's changes through kube's reflector, for the controller's parent stream:
+    /// makes the cache [typed](Form::Typed). `None` once the cache has started. Crate-private: kube's
+    /// `ReflectHandle` is semver-exempt (`unstable-runtime`); authors subscribe with [`Cache::changes`].
+    pub(crate) fn subscribe(&self) -> Option<ReflectHandle<K>> {
         let handle = self
             .writer
             .lock()

@@ -36,14 +36,24 @@ pub struct RunFlags {
     #[arg(long, value_name = "NAMESPACE", requires = "leader_elect")]
     pub leader_election_namespace: Option<String>,
     /// How long a standby waits after the leader's last renewal before it takes the Lease.
-    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = humantime::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration)]
     pub leader_elect_lease_duration: Duration,
     /// How long the leader keeps trying to renew before it stops reconciling and exits.
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub leader_elect_renew_deadline: Duration,
     /// How often candidates read the Lease and the leader renews it.
-    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = humantime::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_duration)]
     pub leader_elect_retry_period: Duration,
+}
+
+/// A duration as Go's `time.ParseDuration` reads it, as controller-runtime's flags do (`15s`, `1m30s`, `1.5h`,
+/// `300ms`); a negative one is refused.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let parsed: kube::core::Duration = text.parse().map_err(|e| format!("{e}"))?;
+    if parsed.is_negative() {
+        return Err(format!("{text} is negative"));
+    }
+    Ok(parsed.into())
 }
 
 impl Default for RunFlags {
@@ -156,6 +166,17 @@ mod tests {
         args: impl IntoIterator<Item = &'a str>,
     ) -> Result<crate::cli::Cli, clap::Error> {
         crate::cli::App::new(name.to_string()).try_parse_from(args)
+    }
+
+    #[test]
+    fn durations_read_like_go_flags() {
+        assert_eq!(parse_duration("15s"), Ok(Duration::from_secs(15)));
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1.5h"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("300ms"), Ok(Duration::from_millis(300)));
+        for refused in ["1min", "15", "-2s", "soon"] {
+            assert!(parse_duration(refused).is_err(), "{refused}");
+        }
     }
 
     #[test]

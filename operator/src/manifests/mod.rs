@@ -24,7 +24,7 @@
 //!
 //! ```
 //! # use operator::{Reconciler, manifests::Manifests};
-//! # fn demo<P: operator::ParentKind>(reconciler: Reconciler<P>) -> Result<(), serde_yaml::Error> {
+//! # fn demo<P: operator::ParentKind>(reconciler: Reconciler<P>) -> Result<(), operator::manifests::ManifestsError> {
 //! let yaml = Manifests::new("webapp-operator")
 //!     .reconciler(&reconciler)
 //!     .namespace("webapp-system")
@@ -44,6 +44,7 @@ mod rules;
 mod tests;
 mod webhooks;
 
+pub use objects::ManifestsError;
 pub use rules::{
     BIND_VERBS, EVENT_VERBS, FINALIZER_VERBS, LEASE_VERBS, OWNED_VERBS, PARENT_VERBS, READ_VERBS,
     STATUS_VERBS, rules,

@@ -351,17 +351,29 @@ impl Manifests {
     }
 
     /// Every object as one YAML stream (documents separated by `---`), ready for `kubectl apply -f -`.
-    pub fn to_yaml(&self) -> Result<String, serde_yaml::Error> {
-        let objects = self
-            .objects()
-            .map_err(<serde_yaml::Error as serde::ser::Error>::custom)?;
+    pub fn to_yaml(&self) -> Result<String, ManifestsError> {
         let mut out = String::new();
-        for object in objects {
+        for object in self.objects().map_err(ManifestsError::Json)? {
             out.push_str("---\n");
-            out.push_str(&serde_yaml::to_string(&object)?);
+            let yaml = serde_saphyr::to_string(&object)
+                .map_err(|e| ManifestsError::Yaml(e.to_string()))?;
+            out.push_str(&yaml);
         }
         Ok(out)
     }
+}
+
+/// Why [`Manifests::to_yaml`] could not write the manifests.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ManifestsError {
+    /// An object did not serialize to JSON (a custom resource definition or webhook configuration the
+    /// reconciler declared).
+    #[error("the manifests do not serialize: {0}")]
+    Json(#[source] serde_json::Error),
+    /// An object's JSON did not write as YAML.
+    #[error("the manifests do not write as YAML: {0}")]
+    Yaml(String),
 }
 
 /// An HTTP probe on the container's `healthz` port.

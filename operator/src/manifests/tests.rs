@@ -299,7 +299,7 @@ fn the_yaml_stream_binds_the_role_to_the_account() {
     let docs: Vec<serde_json::Value> = yaml
         .split("---\n")
         .filter(|d| !d.trim().is_empty())
-        .map(|d| serde_yaml::from_str(d).unwrap())
+        .map(|d| serde_saphyr::from_str(d).unwrap())
         .collect();
     let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().unwrap()).collect();
     assert_eq!(

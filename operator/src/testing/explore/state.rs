@@ -200,7 +200,7 @@ pub(super) fn yaml(objects: &[Value]) -> String {
         out.push_str("--- # ");
         out.push_str(&identity(o));
         out.push('\n');
-        out.push_str(&serde_yaml::to_string(o).unwrap_or_else(|e| format!("# {e}\n")));
+        out.push_str(&serde_saphyr::to_string(o).unwrap_or_else(|e| format!("# {e}\n")));
     }
     out
 }

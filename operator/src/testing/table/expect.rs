@@ -427,7 +427,7 @@ fn project(actual: &Value, expected: &Value) -> Value {
 
 /// A value as YAML (JSON if it cannot be rendered as YAML).
 pub(crate) fn yaml(v: &Value) -> String {
-    serde_yaml::to_string(v)
+    serde_saphyr::to_string(v)
         .or_else(|_| serde_json::to_string_pretty(v).map(|s| s + "\n"))
         .unwrap_or_else(|_| format!("{v}\n"))
 }
