@@ -22,7 +22,7 @@
 //! event, and no Job is touched (the schema refuses negative limits already).
 //!
 //! The schedule's rules (which run is due, overlap, history, the next pass) are the runtime's
-//! [`operator::schedule`], shared by every operator that starts run-once children on a schedule; this module
+//! [`kubewright::schedule`], shared by every operator that starts run-once children on a schedule; this module
 //! gives them the CronJob's spec ([`runs`]). Time is the pass's ([`Context::now`]), never the wall clock, so
 //! tests move it at will.
 //!
@@ -31,8 +31,8 @@
 use k8s_openapi::api::{batch::v1::Job, batch::v1::JobTemplateSpec, core::v1::ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
-use operator::schedule::{ConcurrencyPolicy, Runs, Schedule, observe};
-use operator::{Error, Result, prelude::*};
+use kubewright::schedule::{ConcurrencyPolicy, Runs, Schedule, observe};
+use kubewright::{Error, Result, prelude::*};
 
 /// The annotation holding the schedule time a Job runs for, in RFC 3339.
 pub const SCHEDULED_AT: &str = "batch.tutorial.kubebuilder.io/scheduled-at";
@@ -149,7 +149,7 @@ pub fn reflect_jobs(status: &mut CronJobStatus, jobs: &BTreeMap<String, ChildOut
     status.last_schedule_time = status.last_schedule_time.take().max(seen.last.map(Time));
 }
 
-/// The CronJob operator's command line ([`operator::cli`]); the embedded cluster gets a sample CronJob that runs
+/// The CronJob operator's command line ([`kubewright::cli`]); the embedded cluster gets a sample CronJob that runs
 /// every minute.
 pub fn app() -> App {
     App::new("cronjob-operator")

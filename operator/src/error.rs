@@ -92,7 +92,7 @@ impl Error {
     /// other error.
     ///
     /// ```
-    /// use operator::Error;
+    /// use kubewright::Error;
     ///
     /// assert_eq!(Error::invalid_spec("InvalidSchedule", "\"x\": no").reason(), Some("InvalidSchedule"));
     /// assert_eq!(Error::custom("boom").reason(), None);

@@ -10,9 +10,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::reflector::ObjectRef;
 use kube::{CustomResourceExt, ResourceExt};
-use operator::schedule::ConcurrencyPolicy;
-use operator::testing::table::{EventExpectation, Fixtures, ReconcilerTestCase};
-use operator::{Context, Outcome, WriteStrategy};
+use kubewright::schedule::ConcurrencyPolicy;
+use kubewright::testing::table::{EventExpectation, Fixtures, ReconcilerTestCase};
+use kubewright::{Context, Outcome, WriteStrategy};
 use serde_json::json;
 
 /// The harness's default time: the pass runs at it.

@@ -151,7 +151,7 @@ pub(crate) async fn run(
     ran
 }
 
-/// A build without the embedded cluster (the `operator` crate's feature `testing` off) runs only against a
+/// A build without the embedded cluster (the `kubewright` crate's feature `testing` off) runs only against a
 /// real cluster.
 #[cfg(not(feature = "testing"))]
 pub(crate) async fn run(
@@ -161,6 +161,6 @@ pub(crate) async fn run(
     _shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), CliError> {
     Err(CliError::msg(
-        "this binary was built without the embedded cluster (the `operator` crate's `testing` feature): run it against a cluster with --kubeconfig FILE, KUBECONFIG or --in-cluster",
+        "this binary was built without the embedded cluster (the `kubewright` crate's `testing` feature): run it against a cluster with --kubeconfig FILE, KUBECONFIG or --in-cluster",
     ))
 }

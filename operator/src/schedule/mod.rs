@@ -30,7 +30,7 @@ pub const MAX_MISSED: usize = 100;
 /// Kubernetes' CronJob and the kubebuilder tutorial) reads them.
 ///
 /// ```
-/// use operator::schedule::Schedule;
+/// use kubewright::schedule::Schedule;
 ///
 /// let every_ten = Schedule::parse("*/10 * * * *")?;
 /// let now = "2025-01-01T00:35:00Z".parse()?;

@@ -38,8 +38,8 @@ pub enum ConcurrencyPolicy {
 ///
 /// ```
 /// use k8s_openapi::api::batch::v1::Job;
-/// use operator::prelude::*;
-/// use operator::schedule::{ConcurrencyPolicy, Runs, Schedule};
+/// use kubewright::prelude::*;
+/// use kubewright::schedule::{ConcurrencyPolicy, Runs, Schedule};
 ///
 /// let mut parent = ConfigMap::default(); // any parent kind; here one created at midnight
 /// # use k8s_openapi::api::core::v1::ConfigMap;
@@ -213,8 +213,8 @@ pub struct Observed {
 /// ```
 /// use std::collections::BTreeMap;
 /// use k8s_openapi::api::batch::v1::Job;
-/// use operator::ChildOutcome;
-/// use operator::schedule::observe;
+/// use kubewright::ChildOutcome;
+/// use kubewright::schedule::observe;
 ///
 /// let mut job = Job::default();
 /// job.metadata.name = Some("nightly-1735691400".into());

@@ -1,11 +1,11 @@
 //! `#[reconciler(crate = "..")]`: the runtime reached through another path (a re-export), with no crate
-//! named `operator` used by the generated code.
+//! named `kubewright` used by the generated code.
 
 #[path = "../support/mod.rs"]
 mod support;
 
 mod framework {
-    pub use operator::*;
+    pub use kubewright::*;
 }
 
 use framework::{Context, Reconciler};
