@@ -5,6 +5,9 @@
 //! shared caches (kube-runtime's reflectors and watchers) with triggers from owned, watched and tracked kinds, error
 //! backoff and graceful shutdown. Every write is a [`Command`], so steps can be tested by the commands they
 //! produce; `kubewright::testing` (feature `testing`) adds an in-memory API server and table tests.
+//!
+//! New here? The [`guide`] takes you from an empty directory to an operator deployed on a cluster (built into
+//! these docs with features `cli` and `testing`).
 #![deny(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
@@ -25,6 +28,9 @@ pub mod controller;
 mod declared;
 mod echoes;
 pub mod error;
+#[cfg(all(any(doc, doctest), feature = "cli", feature = "testing"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "cli", feature = "testing"))))]
+pub mod guide;
 pub mod index;
 mod json;
 mod json_text;
