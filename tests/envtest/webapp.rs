@@ -285,6 +285,32 @@ async fn scenario(name: &str, variant: fn() -> App) -> Vec<Snapshot> {
         objects: normalize(scaled.clone()),
     });
 
+    // The port changes, the Service's first apply since its `POST`: the port the `POST` set moves into the
+    // controller's Apply entry (reconcilers/created.rs), so the apply replaces it rather than keeping it beside
+    // the new one, both named `http`, which kube-apiserver refuses (`spec.ports[1].name: Duplicate value`).
+    run.patch_app(json!({ "port": 9090 })).await;
+    let ported = run
+        .settle("port changed", |o| {
+            observed(o) == Some(3)
+                && ready(o) == Some(("True", "Ready"))
+                && o.pointer("/service/spec/ports/0/port") == Some(&json!(9090))
+        })
+        .await;
+    let ports = &ported["service"]["spec"]["ports"];
+    assert_eq!(ports.as_array().map(Vec::len), Some(1), "{ports}");
+    assert_eq!(ports[0]["name"], "http");
+    assert_eq!(ports[0]["targetPort"], 9090);
+    let container_ports =
+        &ported["deployment"]["spec"]["template"]["spec"]["containers"][0]["ports"];
+    assert_eq!(
+        container_ports,
+        &json!([{"name": "http", "containerPort": 9090, "protocol": "TCP"}])
+    );
+    snapshots.push(Snapshot {
+        step: "port changed",
+        objects: normalize(ported.clone()),
+    });
+
     run.configmaps
         .patch(
             SAMPLE_CONFIG_MAP,
@@ -293,7 +319,7 @@ async fn scenario(name: &str, variant: fn() -> App) -> Vec<Snapshot> {
         )
         .await
         .unwrap();
-    let before = config_hash(&scaled);
+    let before = config_hash(&ported);
     let edited = run
         .settle("configmap edited", |o| config_hash(o) != before)
         .await;
@@ -305,7 +331,7 @@ async fn scenario(name: &str, variant: fn() -> App) -> Vec<Snapshot> {
     run.patch_app(json!({ "configMap": "missing" })).await;
     let missing = run
         .settle("configmap missing", |o| {
-            observed(o) == Some(3) && ready(o) == Some(("False", "ConfigMapNotFound"))
+            observed(o) == Some(4) && ready(o) == Some(("False", "ConfigMapNotFound"))
         })
         .await;
     snapshots.push(Snapshot {

@@ -13,7 +13,9 @@ use serde_json::Value;
 use super::announce::{Mutation, announce, describe};
 use super::applied::{applied_text, set_type};
 use super::compare::{DESIRED_HASH, contains, merge_into, stamp_desired_hash};
-use super::created::{adopt_created_fields, created_once, creates_by_post, post_child};
+use super::created::{
+    adopt_created_fields, apply_child, created_once, creates_by_post, post_child,
+};
 use super::ownership::prepare;
 use super::written::shown_by;
 use super::{ChildOutcome, SubReconciler, Wiring};
@@ -478,13 +480,7 @@ where
                 let object = applied_text(&desired)?;
                 let manager = self.manager(cx);
                 let target = Target::of(&desired);
-                let out = cx
-                    .execute_reflected(Command::Apply {
-                        target: target.clone(),
-                        object: object.clone(),
-                        field_manager: manager.clone(),
-                        force: *force,
-                    })
+                let out = apply_child(cx, &target, &object, &manager, *force)
                     .await
                     .map_err(|e| e.refused_child(&C::kind(&())))?;
                 // A child created with a `POST` stands as if an apply had created it after its first apply.

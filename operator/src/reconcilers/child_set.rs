@@ -12,7 +12,9 @@ use super::announce::{Mutation, announce, describe};
 use super::applied::applied_text;
 use super::child::{ReadyFn, controlled_by, is_terminating, live_child};
 use super::compare::{contains, stamp_desired_hash};
-use super::created::{adopt_created_fields, created_once, creates_by_post, post_child};
+use super::created::{
+    adopt_created_fields, apply_child, created_once, creates_by_post, post_child,
+};
 use super::ownership::prepare;
 use super::retention::{Fate, Retention, fates};
 use super::written::shown_by;
@@ -347,13 +349,7 @@ where
             }
             let object = applied_text(&d)?;
             let target = Target::of(&d);
-            let out = cx
-                .execute_reflected(Command::Apply {
-                    target: target.clone(),
-                    object: object.clone(),
-                    field_manager: manager.clone(),
-                    force,
-                })
+            let out = apply_child(cx, &target, &object, &manager, force)
                 .await
                 .map_err(|e| e.refused_child(&C::kind(&())))?;
             // What the apply did, from the API's answer (a cache that lags makes it a no-op, not a create).

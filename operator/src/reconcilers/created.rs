@@ -78,50 +78,102 @@ pub(super) async fn adopt_created_fields(
     if cx.settings().one_action {
         return Ok(Some(answer));
     }
-    let Ok(Managed { metadata: mut meta }) = serde_json::from_str::<Managed>(answer.json()) else {
+    let Ok(Managed { metadata }) = serde_json::from_str::<Managed>(answer.json()) else {
         return Ok(Some(answer));
     };
+    match move_fields(cx, target, metadata, manager).await? {
+        None => Ok(Some(answer)),
+        Some((out, false)) => Ok(out.or(Some(answer))),
+        Some((out, true)) => {
+            let again = cx
+                .execute_reflected(apply(target, object, manager, force))
+                .await?;
+            Ok(again.or(out).or(Some(answer)))
+        }
+    }
+}
+
+/// Applies `object` to a child as `manager`. When the API server refuses the apply as invalid (`422`) and the
+/// child still has the manager's `Update` entry from its `POST`, the fields of that entry are moved into the
+/// `Apply` entry first and the apply is sent again: an apply leaves what another entry owns, so a list item the
+/// `POST` set whose key the desired state changed (a Service's port, a container's port) stays beside the new
+/// one, and the two can break a rule (two ports named `http`). Once the `Apply` entry owns them, the apply
+/// removes what it no longer sets. A refusal with no such entry, or one the move does not cure, is returned.
+pub(super) async fn apply_child(
+    cx: &mut Context,
+    target: &Target,
+    object: &JsonText,
+    manager: &str,
+    force: bool,
+) -> Result<Option<Answer>> {
+    let refused = match cx
+        .execute_reflected(apply(target, object, manager, force))
+        .await
+    {
+        Err(e) if e.code() == Some(422) && !cx.settings().one_action => e,
+        other => return other,
+    };
+    let Some(fresh) = cx.read_value(target).await? else {
+        return Err(refused);
+    };
+    let Ok(Managed { metadata }) = serde_json::from_value::<Managed>(fresh) else {
+        return Err(refused);
+    };
+    match move_fields(cx, target, metadata, manager).await? {
+        None => Err(refused),
+        Some(_) => {
+            cx.execute_reflected(apply(target, object, manager, force))
+                .await
+        }
+    }
+}
+
+fn apply(target: &Target, object: &JsonText, manager: &str, force: bool) -> Command {
+    Command::Apply {
+        target: target.clone(),
+        object: object.clone(),
+        field_manager: manager.to_owned(),
+        force,
+    }
+}
+
+/// Moves the manager's `Update` entry into its `Apply` entry with a merge patch of `metadata.managedFields`
+/// guarded by the `resourceVersion` of `meta`, reading the child again after a `409` (another write came
+/// between). `None` when there is no such entry (or the child is gone); else the patch's answer and whether
+/// the `Update` entry owned fields the `Apply` entry did not (an apply prunes them now).
+async fn move_fields(
+    cx: &mut Context,
+    target: &Target,
+    mut meta: ManagedMeta,
+    manager: &str,
+) -> Result<Option<(Option<Answer>, bool)>> {
     for attempt in 1..=ATTEMPTS {
         let Some(moved) = moved(&meta.managed_fields, manager) else {
-            return Ok(Some(answer));
+            return Ok(None);
         };
         let patch = json!({
             "metadata": {"resourceVersion": meta.resource_version, "managedFields": moved.entries}
         });
-        match cx
-            .execute_reflected(Command::Patch {
-                target: target.clone(),
-                patch,
-            })
-            .await
-        {
-            Ok(out) if !moved.apply_again => return Ok(out.or(Some(answer))),
-            Ok(out) => {
-                let again = cx
-                    .execute_reflected(Command::Apply {
-                        target: target.clone(),
-                        object: object.clone(),
-                        field_manager: manager.to_owned(),
-                        force,
-                    })
-                    .await?;
-                return Ok(again.or(out).or(Some(answer)));
-            }
-            // Another write came between: read the entries again and move them from there.
+        let command = Command::Patch {
+            target: target.clone(),
+            patch,
+        };
+        match cx.execute_reflected(command).await {
+            Ok(out) => return Ok(Some((out, moved.apply_again))),
             Err(e) if e.is_conflict() && attempt < ATTEMPTS => {
                 let Some(fresh) = cx.read_value(target).await? else {
-                    return Ok(Some(answer));
+                    return Ok(None);
                 };
                 match serde_json::from_value::<Managed>(fresh) {
                     Ok(m) => meta = m.metadata,
-                    Err(_) => return Ok(Some(answer)),
+                    Err(_) => return Ok(None),
                 }
             }
             // The last conflict fails the pass; the move is tried again at the child's next change.
             Err(e) => return Err(e),
         }
     }
-    Ok(Some(answer))
+    Ok(None)
 }
 
 /// The metadata the move reads.
@@ -424,6 +476,106 @@ mod tests {
             *scripted.log.lock().unwrap(),
             ["move at 10", "read", "move at 11", "apply"]
         );
+    }
+
+    /// Refuses the first apply as invalid (the `POST`'s list item beside the new one), then answers as the
+    /// server would once the `Update` entry is moved.
+    #[cfg(feature = "testing")]
+    #[derive(Default)]
+    struct RefusesFirstApply {
+        log: std::sync::Mutex<Vec<String>>,
+    }
+
+    #[cfg(feature = "testing")]
+    impl crate::command::Dispatcher for RefusesFirstApply {
+        fn execute<'a>(
+            &'a self,
+            command: &'a Command,
+        ) -> futures::future::BoxFuture<'a, Result<Option<Answer>>> {
+            use futures::FutureExt;
+            let mut log = self.log.lock().unwrap();
+            let out = match command {
+                Command::Apply { .. } if log.is_empty() => {
+                    log.push("apply".into());
+                    let status = kube::core::Status::failure(
+                        "Service \"c\" is invalid: spec.ports[1].name: Duplicate value: \"http\"",
+                        "Invalid",
+                    )
+                    .with_code(422);
+                    Err(crate::Error::kube(
+                        "apply",
+                        kube::Error::Api(status.boxed()),
+                    ))
+                }
+                Command::Apply { .. } => {
+                    log.push("apply".into());
+                    Ok(Some(Answer::of(&object("13", json!([]))).unwrap()))
+                }
+                Command::Patch { patch, .. } => {
+                    let version = patch["metadata"]["resourceVersion"].as_str().unwrap_or("");
+                    log.push(format!("move at {version}"));
+                    let entries = patch["metadata"]["managedFields"].clone();
+                    Ok(Some(Answer::of(&object("12", entries)).unwrap()))
+                }
+                other => panic!("unexpected {other:?}"),
+            };
+            async move { out }.boxed()
+        }
+
+        fn get<'a>(
+            &'a self,
+            _target: &'a Target,
+        ) -> futures::future::BoxFuture<'a, Result<Option<Value>>> {
+            use futures::FutureExt;
+            self.log.lock().unwrap().push("read".into());
+            async { Ok(Some(object("11", created_entries()))) }.boxed()
+        }
+    }
+
+    #[cfg(feature = "testing")]
+    #[tokio::test]
+    async fn an_apply_refused_as_invalid_is_sent_again_once_the_posts_fields_are_moved() {
+        use std::sync::Arc;
+        let scripted = Arc::new(RefusesFirstApply::default());
+        let mut cx = Context::new(
+            crate::testing::offline_caches(),
+            scripted.clone(),
+            Arc::new(crate::context::Settings::new("web")),
+            Default::default(),
+            k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+        );
+        let target = Target::named::<k8s_openapi::api::core::v1::ConfigMap>(Some("default"), "c");
+        let text = JsonText::of(&json!({"apiVersion": "v1", "kind": "ConfigMap"})).unwrap();
+        let last = apply_child(&mut cx, &target, &text, "web", true)
+            .await
+            .unwrap()
+            .expect("an answer");
+        assert_eq!(last.resource_version().as_deref(), Some("13"));
+        assert_eq!(
+            *scripted.log.lock().unwrap(),
+            ["apply", "read", "move at 11", "apply"]
+        );
+    }
+
+    #[cfg(feature = "testing")]
+    #[tokio::test]
+    async fn an_apply_refused_with_nothing_to_move_stays_refused() {
+        use std::sync::Arc;
+        let scripted = Arc::new(RefusesFirstApply::default());
+        let mut cx = Context::new(
+            crate::testing::offline_caches(),
+            scripted.clone(),
+            Arc::new(crate::context::Settings::new("other-manager")),
+            Default::default(),
+            k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+        );
+        let target = Target::named::<k8s_openapi::api::core::v1::ConfigMap>(Some("default"), "c");
+        let text = JsonText::of(&json!({"apiVersion": "v1", "kind": "ConfigMap"})).unwrap();
+        let err = apply_child(&mut cx, &target, &text, "other-manager", true)
+            .await
+            .expect_err("refused");
+        assert_eq!(err.code(), Some(422));
+        assert_eq!(*scripted.log.lock().unwrap(), ["apply", "read"]);
     }
 
     #[test]
