@@ -12,40 +12,12 @@ use super::registry::ResourceType;
 use super::schema::{self, Schema};
 use super::strategic;
 
-const SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+mod builtin;
 
-fn is_label(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-        && b[0] != b'-'
-        && b[b.len() - 1] != b'-'
-}
-
-/// Checks an RFC 1123 subdomain, returning the real server's message on failure.
-pub fn dns_subdomain(s: &str) -> Result<(), String> {
-    if s.len() > 253 {
-        return Err("must be no more than 253 characters".into());
-    }
-    if s.split('.').all(is_label) {
-        Ok(())
-    } else {
-        Err(SUBDOMAIN_MSG.into())
-    }
-}
-
-/// Checks an RFC 1123 label, returning the real server's message on failure.
-pub fn dns_label(s: &str) -> Result<(), String> {
-    if s.len() > 63 {
-        return Err("must be no more than 63 characters".into());
-    }
-    if is_label(s) {
-        Ok(())
-    } else {
-        Err(LABEL_MSG.into())
-    }
+/// What is wrong with `name` as the name of an object of `rt`'s kind, in kube-apiserver's words (nothing when
+/// it is a valid name).
+pub fn name_messages(rt: &ResourceType, name: &str) -> Vec<String> {
+    builtin::name_messages(rt, name)
 }
 
 /// What [`check`] found in an object it accepted.
@@ -82,9 +54,14 @@ pub fn check(
     })?;
     let mut unknown = Vec::new();
     unknown_fields(obj, &normalized, String::new(), &mut unknown);
-    // Webhook configurations are validated as sent (the typed round trip fills absent required fields).
-    if validate && is_webhook_configuration(rt) {
-        let causes = admission::validate_configuration(&rt.kind, obj, old);
+    if validate {
+        // Webhook configurations are validated as sent (the typed round trip fills absent required fields),
+        // the other kinds after it (quantities in canonical form, absent and empty alike).
+        let causes = if is_webhook_configuration(rt) {
+            admission::validate_configuration(&rt.kind, obj, old)
+        } else {
+            builtin::causes(rt, &normalized, old)
+        };
         if !causes.is_empty() {
             return Err(ApiError::invalid(&rt.kind, &rt.group, name, causes));
         }
@@ -115,15 +92,18 @@ pub fn undeclared_paths(rt: &ResourceType, obj: &Value) -> Vec<String> {
     unknown
 }
 
-/// The causes of the checks a kind has of its own (webhook configurations'), on `obj` as sent for a create,
+/// The causes of the checks a kind has of its own (webhook configurations', a built-in kind's rules), on `obj` as sent for a create,
 /// defaulted first: for the request refused for its metadata, whose causes kube-apiserver lists with these.
 pub fn kind_causes(rt: &ResourceType, obj: &Value) -> Vec<Cause> {
-    if !is_webhook_configuration(rt) {
-        return Vec::new();
-    }
     let mut defaulted = obj.clone();
     builtin_defaults(rt, &mut defaulted);
-    admission::validate_configuration(&rt.kind, &defaulted, None)
+    if is_webhook_configuration(rt) {
+        return admission::validate_configuration(&rt.kind, &defaulted, None);
+    }
+    if rt.schema.is_some() || rt.typed.is_none() {
+        return Vec::new();
+    }
+    builtin::causes(rt, &defaulted, None)
 }
 
 fn is_webhook_configuration(rt: &ResourceType) -> bool {
@@ -511,16 +491,6 @@ impl managed_fields::Schema for BuiltinSchema {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names() {
-        assert!(dns_subdomain("a.b-c").is_ok());
-        assert!(dns_subdomain("A").is_err());
-        assert!(dns_subdomain("-a").is_err());
-        assert!(dns_subdomain(&"a".repeat(254)).is_err());
-        assert!(dns_label("a.b").is_err());
-        assert!(dns_label("ab-1").is_ok());
-    }
 
     #[test]
     fn unknown_field_paths() {
