@@ -91,7 +91,26 @@
 //!   completes, or fails when told to ([`ApiServerBuilder::jobs_fail`], [`FAIL_ANNOTATION`]), all its pods at
 //!   once: no retries, no backoff. No pods are created, and CronJobs create no Jobs.
 //! - Built-in kinds are checked by round-tripping through their `k8s-openapi` types and receive only the most
-//!   common defaults (Pod templates, Deployments, StatefulSets, CronJobs, Services); no other built-in validation runs.
+//!   common defaults (Pod templates, Deployments, StatefulSets, CronJobs, Services). Of kube-apiserver's
+//!   validation of built-in kinds, these rules run, on create, update, every patch and dry runs, with its
+//!   field paths, reasons and messages: names per kind (a DNS-1035 label for Services, an RFC 1123 label for
+//!   Namespaces and StatefulSets, a path segment for the RBAC kinds, a subdomain for the others), label keys
+//!   and values and annotation keys and total size for every kind; ConfigMap and Secret keys and size,
+//!   `immutable`, a Secret's type (immutable, and the keys each type requires); in pod specs and templates
+//!   (Pods, PodTemplates, the workloads, Jobs, CronJobs) the containers' and init containers' names (required,
+//!   RFC 1123 labels, unique), images (required), requests within limits, and the restart policy (a Job's
+//!   `OnFailure` or `Never`, `Always` for the `apps` kinds); the `apps` selectors (required, not empty,
+//!   matching the template's labels, immutable) and a StatefulSet's `serviceName` and forbidden spec updates;
+//!   a Job's template (but the scheduling directives of a Job suspended before it started), selector,
+//!   completions, completion mode, pod failure policy, backoff limit per index, `managedBy` and success policy
+//!   never changing; a CronJob's name length; a PersistentVolumeClaim's spec immutable (but a bound claim's
+//!   requests); a binding's `roleRef` immutable. Not validated: every other field of these kinds (ports,
+//!   probes, volumes and mounts, env, security contexts, label selector syntax, a CronJob's schedule, a
+//!   Service's ports, types and `clusterIP`, a Pod's immutable spec), the other kinds' own rules (Ingresses,
+//!   NetworkPolicies, Leases, PodDisruptionBudgets, HorizontalPodAutoscalers and the rest), and the status
+//!   updates' rules. Where kube-apiserver prints a value of its internal types in a message (a Job's
+//!   immutable template) the value is printed as the object's JSON, and a PersistentVolumeClaim's immutable
+//!   spec message has no diff of the two specs.
 //! - Request bodies are JSON, YAML, or protobuf for every built-in kind (kubectl's `create <generator>`
 //!   sends protobuf; `kubectl run` and `expose` send JSON): ConfigMap, Secret, Namespace, ServiceAccount,
 //!   Service, Pod, Deployment, Job, CronJob, the four RBAC kinds, ResourceQuota, PodDisruptionBudget and

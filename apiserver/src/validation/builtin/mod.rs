@@ -29,6 +29,18 @@ pub(crate) fn causes(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> Vec
 }
 
 fn errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Errors {
+    let mut errs = field::Errors::new();
+    if old.is_some() {
+        // `rest.BeforeUpdate` checks the common metadata fields (`ValidateObjectMetaAccessor`, then its update
+        // form) before the kind's own rules, which check them again: a bad label is reported several times.
+        errs.extend(meta::object(obj));
+        errs.extend(meta::object_update(obj));
+    }
+    errs.extend(kind_errors(rt, obj, old));
+    errs
+}
+
+fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Errors {
     use apps::Kind;
     let app = |kind: Kind| match old {
         None => apps::create(kind, obj),
@@ -61,9 +73,14 @@ fn errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Errors 
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding", Some(old)) => {
             rbac::binding_update(obj, old)
         }
-        // Every other kind: the metadata rules alone.
+        // Every other kind: the metadata rules alone (an update, as most kinds' `ValidateXUpdate`, checks the
+        // metadata's update rules, then the new object's).
         (_, _, None) => meta::object(obj),
-        (_, _, Some(_)) => meta::object_update(obj),
+        (_, _, Some(_)) => {
+            let mut errs = meta::object_update(obj);
+            errs.extend(meta::object(obj));
+            errs
+        }
     }
 }
 
