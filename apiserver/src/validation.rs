@@ -348,7 +348,7 @@ fn deployment_strategy_defaults(spec: &mut Value) {
 }
 
 /// The defaults kube-apiserver fills in for the built-in kinds operators manage most often (Pod templates,
-/// Deployments, StatefulSets, CronJobs, Services, Secrets' `stringData`), so that semantic comparisons meet what a real cluster returns.
+/// PodTemplates, ReplicationControllers, Deployments, StatefulSets, CronJobs, Services, Secrets' `stringData`), so that semantic comparisons meet what a real cluster returns.
 pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
     match (rt.group.as_str(), rt.kind.as_str()) {
         ("", "Pod") => pod_spec_defaults(&mut obj["spec"]),
@@ -394,6 +394,12 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
             if spec["jobTemplate"]["spec"]["template"]["spec"].is_object() {
                 pod_spec_defaults(&mut spec["jobTemplate"]["spec"]["template"]["spec"]);
             }
+        }
+        ("", "PodTemplate") if obj["template"]["spec"].is_object() => {
+            pod_spec_defaults(&mut obj["template"]["spec"]);
+        }
+        ("", "ReplicationController") if obj["spec"]["template"]["spec"].is_object() => {
+            pod_spec_defaults(&mut obj["spec"]["template"]["spec"]);
         }
         ("apps", "DaemonSet") | ("apps", "ReplicaSet") | ("batch", "Job")
             if obj["spec"]["template"]["spec"].is_object() =>

@@ -53,7 +53,7 @@ pub(super) fn job_update(obj: &Value, old: &Value) -> Errors {
             old_template["spec"]["affinity"]["nodeAffinity"] = node_affinity;
         }
     }
-    let without_empty = |v: Value| strip_nulls(drop_empty_objects(v));
+    let without_empty = |v: Value| drop_empty_objects(strip_nulls(v));
     if without_empty(spec["template"].clone()) != without_empty(old_template) {
         errs.push(FieldError::invalid_printed(
             "spec.template",
