@@ -20,6 +20,12 @@ pub fn name_messages(rt: &ResourceType, name: &str) -> Vec<String> {
     builtin::name_messages(rt, name)
 }
 
+/// What kube-apiserver's storage does to an update before validating it (a Service keeps its allocated cluster
+/// IPs when the update leaves them out).
+pub fn prepare_update(rt: &ResourceType, new: &mut Value, old: &Value) {
+    builtin::prepare_update(rt, new, old);
+}
+
 /// What [`check`] found in an object it accepted.
 #[derive(Debug, Default)]
 pub struct Checked {
@@ -428,6 +434,10 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
             if let Some(ports) = spec["ports"].as_array_mut() {
                 for p in ports.iter_mut().filter(|p| p.is_object()) {
                     set_default(p, "protocol", json!("TCP"));
+                    // A zero target port (`0` or `""`) is the port, as an absent one.
+                    if p["targetPort"] == 0 || p["targetPort"] == "" {
+                        p["targetPort"] = p["port"].clone();
+                    }
                     let port = p["port"].clone();
                     set_default(p, "targetPort", port);
                 }

@@ -76,7 +76,7 @@ fn cases() -> Vec<Case> {
             valid: json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a.b_c-d": "x"}}),
             invalid: Some(json!({"apiVersion": "v1", "kind": "ConfigMap",
                 "metadata": {"name": "cm-bad", "labels": {"tier": "-front"}, "annotations": {"bad key": "v"}},
-                "data": {"a b": "x", "..x": "y"}})),
+                "data": {"a b": "x"}, "binaryData": {"..x": "eQ=="}})),
             forbidden: Some(json!({"metadata": {"labels": {"bad/key/x": "v"}}})),
         },
         Case {
@@ -260,6 +260,32 @@ fn cases() -> Vec<Case> {
             forbidden: None,
         },
         Case {
+            name: "service ports and cluster IP",
+            collection: |ns| core("services")(ns),
+            valid: json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+                "spec": {"selector": {"app": "web"}, "ports": [{"name": "http", "port": 80, "targetPort": "http"}, {"name": "https", "port": 443}]}}),
+            invalid: Some(
+                json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web-bad"},
+                "spec": {"type": "Weird", "sessionAffinity": "Sometimes", "selector": {"app": "-web"}, "ports": [
+                    {"port": 80, "targetPort": "Not_A_Port", "protocol": "HTTP"},
+                    {"name": "http", "port": 70000, "nodePort": 30080},
+                    {"name": "http", "port": 80, "targetPort": 0},
+                ]}}),
+            ),
+            forbidden: Some(json!({"spec": {"clusterIP": "10.0.200.200"}})),
+        },
+        Case {
+            name: "service ip families",
+            collection: |ns| core("services")(ns),
+            // A cluster IP asked for, so that the messages naming it agree.
+            valid: json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "fam"}, "spec": {"clusterIP": "10.0.0.213", "ports": [{"port": 80}]}}),
+            invalid: Some(
+                json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "headless"},
+                "spec": {"clusterIP": "None", "ports": [{"port": 80}, {"port": 80}]}}),
+            ),
+            forbidden: Some(json!({"spec": {"ipFamilies": ["IPv6"]}})),
+        },
+        Case {
             name: "serviceaccount labels",
             collection: |ns| core("serviceaccounts")(ns),
             valid: json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "sa", "labels": {"example.com/tier": "front_1"}}}),
@@ -387,6 +413,107 @@ async fn every_write(client: Client, ns: String) -> Transcript {
     summarize(&mut t);
     t
 }
+
+/// A Service written again without the cluster IP it was given keeps it; a headless one stays headless; a
+/// suspended Job that never started may change its template's scheduling directives, and nothing else.
+async fn kept_and_allowed(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let services = format!("/api/v1/namespaces/{ns}/services");
+    let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+        "spec": {"ports": [{"port": 80}]}});
+    t.post("create service", &services, &service).await;
+    summarize(&mut t);
+    let mut current = t.get("get service", &format!("{services}/web")).await;
+    summarize(&mut t);
+    let current_ip = current["spec"]["clusterIP"].clone();
+    for field in ["clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"] {
+        current["spec"]
+            .as_object_mut()
+            .expect("a spec")
+            .remove(field);
+    }
+    current["spec"]["ports"][0]["port"] = json!(8080);
+    t.put(
+        "update without the cluster IP",
+        &format!("{services}/web"),
+        &current,
+    )
+    .await;
+    summarize(&mut t);
+    let kept = t
+        .get("the cluster IP is kept", &format!("{services}/web"))
+        .await;
+    summarize(&mut t);
+    let same = kept["spec"]["clusterIP"] == current_ip
+        && kept["spec"]["clusterIPs"] == json!([current_ip]);
+    t.note("the same cluster IP", json!(same));
+    t.note(
+        "the same IP families",
+        json!([kept["spec"]["ipFamilies"], kept["spec"]["ipFamilyPolicy"]]),
+    );
+    let headless = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "db"},
+        "spec": {"clusterIP": "None", "selector": {"app": "db"}, "ports": [{"port": 5432}]}});
+    t.post("create headless service", &services, &headless)
+        .await;
+    summarize(&mut t);
+    let created = t
+        .get("get headless service", &format!("{services}/db"))
+        .await;
+    summarize(&mut t);
+    t.note("headless clusterIPs", created["spec"]["clusterIPs"].clone());
+    t.patch(
+        "patch headless service",
+        &format!("{services}/db"),
+        MERGE,
+        &json!({"spec": {"ports": [{"port": 5433}]}}),
+    )
+    .await;
+    summarize(&mut t);
+
+    let jobs = format!("/apis/batch/v1/namespaces/{ns}/jobs");
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "held"},
+        "spec": {"suspend": true, "template": pod_template(json!({}), Some("Never"), json!([container("work")]))}});
+    t.post("create suspended job", &jobs, &job).await;
+    summarize(&mut t);
+    t.patch(
+        "scheduling directives of a suspended job",
+        &format!("{jobs}/held"),
+        MERGE,
+        &json!({"spec": {"template": {
+            "metadata": {"labels": {"pool": "b"}, "annotations": {"note": "x"}},
+            "spec": {"nodeSelector": {"pool": "b"}, "tolerations": [{"key": "k", "operator": "Exists"}]},
+        }}}),
+    )
+    .await;
+    summarize(&mut t);
+    t.patch(
+        "image of a suspended job",
+        &format!("{jobs}/held"),
+        MERGE,
+        &json!({"spec": {"template": {"spec": {"containers": [{"name": "work", "image": "nginx:1.28"}]}}}}),
+    )
+    .await;
+    summarize(&mut t);
+    t
+}
+
+#[tokio::test]
+async fn allocated_values_are_kept_and_scheduling_directives_may_change() {
+    run(
+        "allocated_values_are_kept_and_scheduling_directives_may_change",
+        &[INTERNAL_VALUES_SUSPENDED],
+        kept_and_allowed,
+    )
+    .await;
+}
+
+const INTERNAL_VALUES_SUSPENDED: Deviation = Deviation {
+    name: "immutable struct values are printed as JSON, not as kube-apiserver's internal types",
+    paths: &[
+        "image of a suspended job:/body/message",
+        "image of a suspended job:/body/causes/0/message",
+    ],
+};
 
 #[tokio::test]
 async fn a_job_template_is_immutable_through_every_write() {

@@ -97,6 +97,11 @@ impl FieldError {
         Self::new(ErrorType::Duplicate, field, Some(go_quote(value)), "")
     }
 
+    /// `field.Duplicate(path, value)` with the value already printed.
+    pub(super) fn duplicate_printed(field: impl Into<String>, printed: String) -> Self {
+        Self::new(ErrorType::Duplicate, field, Some(printed), "")
+    }
+
     /// `field.NotSupported(path, value, valid)` of a string.
     pub(super) fn not_supported(field: impl Into<String>, value: &str, valid: &[&str]) -> Self {
         let quoted: Vec<String> = valid.iter().map(|v| go_quote(v)).collect();

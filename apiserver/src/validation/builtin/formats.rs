@@ -242,6 +242,27 @@ pub(super) fn path_segment(value: &str) -> Vec<String> {
         .collect()
 }
 
+/// `IsValidPortName`: an IANA service name.
+pub(super) fn port_name(port: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if port.len() > 15 {
+        errs.push(max_len_chars(15));
+    }
+    if port.is_empty() || !port.bytes().all(|c| lower_alnum(c) || c == b'-') {
+        errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)".into());
+    }
+    if !port.bytes().any(|c| c.is_ascii_lowercase()) {
+        errs.push("must contain at least one letter (a-z)".into());
+    }
+    if port.contains("--") {
+        errs.push("must not contain consecutive hyphens".into());
+    }
+    if port.starts_with('-') || port.ends_with('-') {
+        errs.push("must not begin or end with a hyphen".into());
+    }
+    errs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

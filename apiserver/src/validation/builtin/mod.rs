@@ -13,6 +13,7 @@ mod field;
 mod formats;
 mod meta;
 mod rbac;
+mod service;
 
 use serde_json::Value;
 
@@ -51,6 +52,8 @@ fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Er
         ("", "ConfigMap", Some(old)) => core::config_map_update(obj, old),
         ("", "Secret", None) => core::secret(obj),
         ("", "Secret", Some(old)) => core::secret_update(obj, old),
+        ("", "Service", None) => service::create(obj),
+        ("", "Service", Some(old)) => service::update(obj, old),
         ("", "PersistentVolumeClaim", Some(old)) => core::persistent_volume_claim_update(obj, old),
         ("", "Pod", None) => {
             let mut errs = meta::object(obj);
@@ -81,6 +84,14 @@ fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Er
             errs.extend(meta::object(obj));
             errs
         }
+    }
+}
+
+/// What kube-apiserver's storage does to an update of `rt`'s kind before validating it: a Service keeps its
+/// allocated cluster IPs when the update leaves them out.
+pub(crate) fn prepare_update(rt: &ResourceType, new: &mut Value, old: &Value) {
+    if rt.group.is_empty() && rt.kind == "Service" {
+        service::keep_allocated(new, old);
     }
 }
 
