@@ -248,7 +248,9 @@ fn cases() -> Vec<Case> {
                 json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p-bad"},
                 "spec": {"containers": [{"name": "a.b"}], "restartPolicy": "Sometimes"}}),
             ),
-            forbidden: None,
+            forbidden: Some(
+                json!({"spec": {"containers": [{"name": "web", "image": "nginx:1.28", "workingDir": "/srv"}]}}),
+            ),
         },
         Case {
             name: "service name",
@@ -348,10 +350,12 @@ const INTERNAL_VALUES: Deviation = Deviation {
 
 /// kube-apiserver ends the message with a diff of the two specs.
 const PVC_DIFF: Deviation = Deviation {
-    name: "a PersistentVolumeClaim's immutable spec message has no diff",
+    name: "the immutable spec message of a PersistentVolumeClaim or a Pod has no diff",
     paths: &[
         "persistentvolumeclaim spec: forbidden update:/body/message",
         "persistentvolumeclaim spec: forbidden update:/body/causes/0/message",
+        "pod containers: forbidden update:/body/message",
+        "pod containers: forbidden update:/body/causes/0/message",
     ],
 };
 

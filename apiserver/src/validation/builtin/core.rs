@@ -335,3 +335,85 @@ fn resources(r: &Value, path: &str) -> Errors {
     }
     errs
 }
+
+/// `ValidatePodUpdate`: a Pod's spec is immutable but for its containers' images, `activeDeadlineSeconds`
+/// (lowered only), added tolerations and removed scheduling gates. (kube-apiserver's message ends with a diff
+/// of the two specs; this one does not, and the node selector and affinity of a gated Pod are not let
+/// through.)
+pub(super) fn pod_update(obj: &Value, old: &Value) -> Errors {
+    let mut errs = meta::object_update(obj);
+    errs.extend(meta::object(obj));
+    errs.extend(pod_spec(&obj["spec"], "spec"));
+    let (spec, old_spec) = (&obj["spec"], &old["spec"]);
+    for list in ["containers", "initContainers"] {
+        let new_list = spec[list].as_array().map_or(&[][..], Vec::as_slice);
+        let old_list = old_spec[list].as_array().map_or(&[][..], Vec::as_slice);
+        let path = child("spec", list);
+        if new_list.len() != old_list.len() {
+            errs.push(FieldError::forbidden(
+                path,
+                "pod updates may not add or remove containers",
+            ));
+            return errs;
+        }
+        for (i, c) in new_list.iter().enumerate() {
+            let image = c["image"].as_str().unwrap_or("");
+            if image.is_empty() {
+                errs.push(FieldError::required(child(&index(&path, i), "image"), ""));
+            }
+            if image.trim() != image {
+                errs.push(FieldError::invalid(
+                    child(&index(&path, i), "image"),
+                    image,
+                    "must not have leading or trailing whitespace",
+                ));
+            }
+        }
+    }
+    let deadline_path = "spec.activeDeadlineSeconds";
+    match (
+        spec["activeDeadlineSeconds"].as_i64(),
+        old_spec["activeDeadlineSeconds"].as_i64(),
+    ) {
+        (Some(new), _) if !(0..=i64::from(i32::MAX)).contains(&new) => {
+            errs.push(FieldError::invalid_value(
+                deadline_path,
+                &spec["activeDeadlineSeconds"],
+                format!("must be between 0 and {}, inclusive", i32::MAX),
+            ));
+            return errs;
+        }
+        (Some(new), Some(before)) if before < new => {
+            errs.push(FieldError::invalid_value(
+                deadline_path,
+                &spec["activeDeadlineSeconds"],
+                "must be less than or equal to previous value",
+            ));
+            return errs;
+        }
+        (None, Some(_)) => errs.push(FieldError::invalid_printed(
+            deadline_path,
+            "null".into(),
+            "must not update from a positive integer to nil value",
+        )),
+        _ => {}
+    }
+    let mut munged = spec.clone();
+    for list in ["containers", "initContainers"] {
+        if let Some(cs) = munged[list].as_array_mut() {
+            for (i, c) in cs.iter_mut().enumerate() {
+                c["image"] = old_spec[list][i]["image"].clone();
+            }
+        }
+    }
+    for field in ["activeDeadlineSeconds", "schedulingGates", "tolerations"] {
+        munged[field] = old_spec[field].clone();
+    }
+    if strip_nulls(munged) != strip_nulls(old_spec.clone()) {
+        errs.push(FieldError::forbidden(
+            "spec",
+            "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
+        ));
+    }
+    errs
+}

@@ -60,6 +60,7 @@ fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Er
             errs.extend(core::pod_spec(&obj["spec"], "spec"));
             errs
         }
+        ("", "Pod", Some(old)) => core::pod_update(obj, old),
         ("", "PodTemplate", None) => {
             let mut errs = meta::object(obj);
             errs.extend(core::pod_template(&obj["template"], "template"));
