@@ -275,14 +275,12 @@ fn port<'a>(p: &'a Value, require_name: bool, names: &mut Vec<&'a str>, path: &s
     }
     let target_path = child(path, "targetPort");
     match &p["targetPort"] {
-        Value::Number(n) => {
-            if !(1..=65535).contains(&n.as_i64().unwrap_or(0)) {
-                errs.push(FieldError::invalid_value(
-                    target_path,
-                    &p["targetPort"],
-                    "must be between 1 and 65535, inclusive",
-                ));
-            }
+        Value::Number(n) if !(1..=65535).contains(&n.as_i64().unwrap_or(0)) => {
+            errs.push(FieldError::invalid_value(
+                target_path,
+                &p["targetPort"],
+                "must be between 1 and 65535, inclusive",
+            ));
         }
         Value::String(s) => {
             for msg in formats::port_name(s) {
