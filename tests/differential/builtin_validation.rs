@@ -212,11 +212,33 @@ fn cases() -> Vec<Case> {
                 "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": pod_template(json!({}), Some("OnFailure"), json!([container("work")]))}}}}),
             invalid: Some(
                 json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "a-cron-job-name-that-is-longer-than-fifty-two-characters"},
-                "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": pod_template(json!({}), None, json!([container("work")]))}}}}),
+                "spec": {"schedule": "61 * * * *", "jobTemplate": {"spec": {"template": pod_template(json!({}), None, json!([container("work")]))}}}}),
             ),
             forbidden: Some(
                 json!({"spec": {"jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "Always"}}}}}}),
             ),
+        },
+        Case {
+            name: "cronjob schedule",
+            collection: |ns| format!("/apis/batch/v1/namespaces/{ns}/cronjobs"),
+            valid: json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "hourly"},
+                "spec": {"schedule": "@hourly", "jobTemplate": {"spec": {"template": pod_template(json!({}), Some("Never"), json!([container("work")]))}}}}),
+            invalid: Some(
+                json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "fields"},
+                "spec": {"schedule": "x 5-2 * JAN-FOO */0", "jobTemplate": {"spec": {"template": pod_template(json!({}), Some("Never"), json!([container("work")]))}}}}),
+            ),
+            forbidden: Some(json!({"spec": {"schedule": "CRON_TZ=UTC 0 * * * * *"}})),
+        },
+        Case {
+            name: "cronjob descriptor",
+            collection: |ns| format!("/apis/batch/v1/namespaces/{ns}/cronjobs"),
+            valid: json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "every"},
+                "spec": {"schedule": "@every 1h30m", "jobTemplate": {"spec": {"template": pod_template(json!({}), Some("Never"), json!([container("work")]))}}}}),
+            invalid: Some(
+                json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "often"},
+                "spec": {"schedule": "@often", "jobTemplate": {"spec": {"template": pod_template(json!({}), Some("Never"), json!([container("work")]))}}}}),
+            ),
+            forbidden: Some(json!({"spec": {"schedule": "0 0 31 2-1 *"}})),
         },
         Case {
             name: "rolebinding roleRef",

@@ -73,7 +73,7 @@ fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Er
         ("batch", "Job", None) => batch::job(obj),
         ("batch", "Job", Some(old)) => batch::job_update(obj, old),
         ("batch", "CronJob", None) => batch::cron_job(obj),
-        ("batch", "CronJob", Some(_)) => batch::cron_job_update(obj),
+        ("batch", "CronJob", Some(old)) => batch::cron_job_update(obj, old),
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding", Some(old)) => {
             rbac::binding_update(obj, old)
         }
