@@ -354,7 +354,7 @@ fn deployment_strategy_defaults(spec: &mut Value) {
 }
 
 /// The defaults kube-apiserver fills in for the built-in kinds operators manage most often (Pod templates,
-/// PodTemplates, ReplicationControllers, Deployments, StatefulSets, CronJobs, Services, Secrets' `stringData`), so that semantic comparisons meet what a real cluster returns.
+/// PodTemplates, ReplicationControllers, bindings' groups, Deployments, StatefulSets, CronJobs, Services, Secrets' `stringData`), so that semantic comparisons meet what a real cluster returns.
 pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
     match (rt.group.as_str(), rt.kind.as_str()) {
         ("", "Pod") => pod_spec_defaults(&mut obj["spec"]),
@@ -411,6 +411,9 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
             if obj["spec"]["template"]["spec"].is_object() =>
         {
             pod_spec_defaults(&mut obj["spec"]["template"]["spec"]);
+        }
+        ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => {
+            builtin::defaults(rt, obj);
         }
         ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
             admission::default_configuration(obj, false);

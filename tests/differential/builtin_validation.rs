@@ -255,6 +255,30 @@ fn cases() -> Vec<Case> {
             forbidden: Some(json!({"roleRef": {"name": "writer"}})),
         },
         Case {
+            name: "role rules",
+            collection: |ns| format!("/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles"),
+            valid: json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "reader"},
+                "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]}),
+            invalid: Some(
+                json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "bad"},
+                "rules": [{"apiGroups": [""], "resources": ["pods"]}, {"verbs": ["get"], "nonResourceURLs": ["/healthz"], "resources": ["pods"]}]}),
+            ),
+            forbidden: Some(json!({"rules": [{"verbs": ["get"]}]})),
+        },
+        Case {
+            name: "clusterrolebinding subjects",
+            collection: |_| "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings".to_string(),
+            valid: json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "builtin-validation-crb"},
+                "roleRef": {"kind": "ClusterRole", "name": "view"},
+                "subjects": [{"kind": "User", "name": "alice"}, {"kind": "Group", "name": "devs"}]}),
+            invalid: Some(
+                json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "builtin-validation-crb-bad"},
+                "roleRef": {"apiGroup": "example.com", "kind": "Role", "name": "view"},
+                "subjects": [{"kind": "ServiceAccount", "name": "Default"}, {"kind": "Robot", "name": "r2"}, {"kind": "User", "name": ""}]}),
+            ),
+            forbidden: Some(json!({"roleRef": {"name": "edit"}})),
+        },
+        Case {
             name: "persistentvolumeclaim spec",
             collection: |ns| core("persistentvolumeclaims")(ns),
             valid: json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
@@ -357,6 +381,13 @@ async fn rules(client: Client, ns: String) -> Transcript {
             summarize(&mut t);
         }
     }
+    // Cluster-scoped objects outlive the scenario's namespace on the shared control plane.
+    t.delete(
+        "delete the cluster role binding",
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/builtin-validation-crb",
+    )
+    .await;
+    summarize(&mut t);
     t
 }
 

@@ -74,8 +74,15 @@ fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Er
         ("batch", "Job", Some(old)) => batch::job_update(obj, old),
         ("batch", "CronJob", None) => batch::cron_job(obj),
         ("batch", "CronJob", Some(old)) => batch::cron_job_update(obj, old),
-        ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding", Some(old)) => {
-            rbac::binding_update(obj, old)
+        ("rbac.authorization.k8s.io", "Role", old) => rbac::role(obj, true, old.is_some()),
+        ("rbac.authorization.k8s.io", "ClusterRole", old) => rbac::role(obj, false, old.is_some()),
+        ("rbac.authorization.k8s.io", "RoleBinding", None) => rbac::binding(obj, true),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding", None) => rbac::binding(obj, false),
+        ("rbac.authorization.k8s.io", "RoleBinding", Some(old)) => {
+            rbac::binding_update(obj, old, true)
+        }
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding", Some(old)) => {
+            rbac::binding_update(obj, old, false)
         }
         // Every other kind: the metadata rules alone (an update, as most kinds' `ValidateXUpdate`, checks the
         // metadata's update rules, then the new object's).
@@ -93,6 +100,15 @@ fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Er
 pub(crate) fn prepare_update(rt: &ResourceType, new: &mut Value, old: &Value) {
     if rt.group.is_empty() && rt.kind == "Service" {
         service::keep_allocated(new, old);
+    }
+}
+
+/// The defaults of the kinds whose rules need them: a binding's `roleRef` group and its subjects' groups.
+pub(crate) fn defaults(rt: &ResourceType, obj: &mut Value) {
+    if rt.group == "rbac.authorization.k8s.io"
+        && matches!(rt.kind.as_str(), "RoleBinding" | "ClusterRoleBinding")
+    {
+        rbac::binding_defaults(obj);
     }
 }
 
