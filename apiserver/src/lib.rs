@@ -107,18 +107,23 @@
 //!     `serviceName` and forbidden spec updates;
 //!   - a Job's template (but the scheduling directives of a Job suspended before it started), selector,
 //!     completions, completion mode, pod failure policy, backoff limit per index, `managedBy` and success
-//!     policy never changing; a CronJob's name length;
+//!     policy never changing; a CronJob's schedule (as robfig/cron's standard parser reads it, without
+//!     `TZ=`) and name length;
 //!   - a Service's ports (required, names, numbers, protocols, target ports, duplicates, no node port on a
 //!     `ClusterIP` Service), type and session affinity, `clusterIP` agreeing with `clusterIPs` and each IP of
 //!     its family (checked first and alone, as kube-apiserver's allocator does), cluster IPs and IP families
 //!     that may not change; an update that leaves out the allocated cluster IPs and IP families keeps them;
-//!   - a PersistentVolumeClaim's spec immutable (but a bound claim's requests); a binding's `roleRef`.
+//!   - a PersistentVolumeClaim's spec immutable (but a bound claim's requests);
+//!   - a Role's and ClusterRole's rules (verbs, resources and their groups, non-resource URLs), a binding's
+//!     `roleRef` (group, kind, name; immutable) and subjects (kinds, groups, names, a ServiceAccount's
+//!     namespace), with kube-apiserver's defaults of the groups.
 //!
 //!   Not validated: every other field of these kinds (container ports, probes, volumes and mounts, env,
 //!   security contexts, label selector syntax, a Job's selector being set (this server generates none, see
-//!   below), a CronJob's schedule and time zone, a Service's IP addresses,
+//!   below), a CronJob's time zone and the location of a `TZ=` schedule, a ClusterRole's aggregation
+//!   selectors, a Service's IP addresses,
 //!   load balancer, node port and traffic policy fields, a gated Pod's node selector and affinity), the other
-//!   kinds' own rules (Namespaces, ServiceAccounts, Roles, Ingresses, NetworkPolicies, Leases,
+//!   kinds' own rules (Namespaces, ServiceAccounts, Ingresses, NetworkPolicies, Leases,
 //!   PodDisruptionBudgets, HorizontalPodAutoscalers and the rest: their metadata only), and the rules of
 //!   status updates. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
 //!   template) the value is printed as the object's JSON, and the immutable spec messages of a
