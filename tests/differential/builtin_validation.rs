@@ -130,6 +130,29 @@ fn cases() -> Vec<Case> {
             ),
         },
         Case {
+            name: "deployment strategy and counts",
+            collection: |ns| format!("/apis/apps/v1/namespaces/{ns}/deployments"),
+            valid: workload("Deployment", "rolling", app.clone(), pod_template(app.clone(), None, json!([container("web")])))
+                .tap(|d| d["spec"]["strategy"] = json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": "50%"}})),
+            invalid: Some(workload("Deployment", "rolling-bad", app.clone(), pod_template(app.clone(), None, json!([container("web")])))
+                .tap(|d| {
+                    d["spec"]["replicas"] = json!(-1);
+                    d["spec"]["minReadySeconds"] = json!(30);
+                    d["spec"]["progressDeadlineSeconds"] = json!(30);
+                    d["spec"]["strategy"] = json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "0%", "maxUnavailable": "150%"}});
+                })),
+            forbidden: Some(json!({"spec": {"strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}}}})),
+        },
+        Case {
+            name: "poddisruptionbudget",
+            collection: |ns| format!("/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets"),
+            valid: json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb"},
+                "spec": {"minAvailable": "50%", "selector": {"matchLabels": {"app": "a"}}}}),
+            invalid: Some(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb-bad", "labels": {"a": "-"}},
+                "spec": {"minAvailable": "150%", "unhealthyPodEvictionPolicy": "Sometimes"}})),
+            forbidden: Some(json!({"spec": {"minAvailable": "half", "maxUnavailable": -1}})),
+        },
+        Case {
             name: "replicaset selector",
             collection: |ns| format!("/apis/apps/v1/namespaces/{ns}/replicasets"),
             valid: workload(
@@ -523,6 +546,29 @@ async fn kept_and_allowed(client: Client, ns: String) -> Transcript {
         &format!("{services}/db"),
         MERGE,
         &json!({"spec": {"ports": [{"port": 5433}]}}),
+    )
+    .await;
+    summarize(&mut t);
+
+    // A Service created with a POST, then applied by the same manager with its port changed: the POST's
+    // port is owned by the manager's `Update` entry, so the apply keeps it beside the new one, and two ports
+    // named `http` are refused (the runtime's WebApp example meets this when its port changes).
+    let created = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "posted"},
+        "spec": {"ports": [{"name": "http", "port": 8080}]}});
+    t.post(
+        "create service by post",
+        &format!("{services}?fieldManager=web"),
+        &created,
+    )
+    .await;
+    summarize(&mut t);
+    let applied = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "posted"},
+        "spec": {"ports": [{"name": "http", "port": 9090}]}});
+    t.patch(
+        "apply a changed port",
+        &format!("{services}/posted?fieldManager=web&force=true"),
+        APPLY,
+        &applied,
     )
     .await;
     summarize(&mut t);

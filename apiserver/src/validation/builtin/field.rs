@@ -118,6 +118,21 @@ impl FieldError {
         )
     }
 
+    /// `field.NotSupported(path, value, valid)` with the value already printed.
+    pub(super) fn not_supported_printed(
+        field: impl Into<String>,
+        printed: String,
+        valid: &[&str],
+    ) -> Self {
+        let quoted: Vec<String> = valid.iter().map(|v| go_quote(v)).collect();
+        Self::new(
+            ErrorType::NotSupported,
+            field,
+            Some(printed),
+            format!("supported values: {}", quoted.join(", ")),
+        )
+    }
+
     /// `field.TooLong(path, "", max)`.
     pub(super) fn too_long(field: impl Into<String>, max: usize) -> Self {
         let unit = if max == 1 { "byte" } else { "bytes" };

@@ -12,6 +12,7 @@ mod core;
 mod field;
 mod formats;
 mod meta;
+mod policy;
 mod rbac;
 mod service;
 
@@ -70,6 +71,7 @@ fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Er
         ("apps", "ReplicaSet", _) => app(Kind::ReplicaSet),
         ("apps", "DaemonSet", _) => app(Kind::DaemonSet),
         ("apps", "StatefulSet", _) => app(Kind::StatefulSet),
+        ("policy", "PodDisruptionBudget", old) => policy::pod_disruption_budget(obj, old.is_some()),
         ("batch", "Job", None) => batch::job(obj),
         ("batch", "Job", Some(old)) => batch::job_update(obj, old),
         ("batch", "CronJob", None) => batch::cron_job(obj),
