@@ -104,7 +104,9 @@
 //!     limits, and the restart policy (a Job's `OnFailure` or `Never`, `Always` for the `apps` kinds); a Pod's
 //!     spec immutable but for images, a lowered `activeDeadlineSeconds`, tolerations and scheduling gates;
 //!   - the `apps` selectors (required, not empty, matching the template's labels, immutable), a StatefulSet's
-//!     `serviceName` and forbidden spec updates;
+//!     `serviceName` and forbidden spec updates, non-negative replica counts, min ready seconds and history
+//!     limits, a Deployment's strategy (its type, `maxSurge` and `maxUnavailable` as numbers or
+//!     percentages, not both 0, at most 100% unavailable) and a progress deadline above its min ready seconds;
 //!   - a Job's template (but the scheduling directives of a Job suspended before it started), selector,
 //!     completions, completion mode, pod failure policy, backoff limit per index, `managedBy` and success
 //!     policy never changing; a CronJob's schedule (as robfig/cron's standard parser reads it, without
@@ -114,6 +116,8 @@
 //!     its family (checked first and alone, as kube-apiserver's allocator does), cluster IPs and IP families
 //!     that may not change; an update that leaves out the allocated cluster IPs and IP families keeps them;
 //!   - a PersistentVolumeClaim's spec immutable (but a bound claim's requests);
+//!   - a PodDisruptionBudget's `minAvailable` and `maxUnavailable` (not both, numbers or percentages up to
+//!     100%) and unhealthy pod eviction policy (checked before its metadata, as kube-apiserver does);
 //!   - a Role's and ClusterRole's rules (verbs, resources and their groups, non-resource URLs), a binding's
 //!     `roleRef` (group, kind, name; immutable) and subjects (kinds, groups, names, a ServiceAccount's
 //!     namespace), with kube-apiserver's defaults of the groups.
@@ -124,7 +128,7 @@
 //!   selectors, a Service's IP addresses,
 //!   load balancer, node port and traffic policy fields, a gated Pod's node selector and affinity), the other
 //!   kinds' own rules (Namespaces, ServiceAccounts, Ingresses, NetworkPolicies, Leases,
-//!   PodDisruptionBudgets, HorizontalPodAutoscalers and the rest: their metadata only), and the rules of
+//!   HorizontalPodAutoscalers and the rest: their metadata only), and the rules of
 //!   status updates. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
 //!   template) the value is printed as the object's JSON, and the immutable spec messages of a
 //!   PersistentVolumeClaim and a Pod have no diff of the two specs.
