@@ -116,6 +116,7 @@
 //!     its family (checked first and alone, as kube-apiserver's allocator does), cluster IPs and IP families
 //!     that may not change; an update that leaves out the allocated cluster IPs and IP families keeps them;
 //!   - a PersistentVolumeClaim's spec immutable (but a bound claim's requests);
+//!   - a Lease's duration (above 0) and transitions (not negative);
 //!   - a PodDisruptionBudget's `minAvailable` and `maxUnavailable` (not both, numbers or percentages up to
 //!     100%) and unhealthy pod eviction policy (checked before its metadata, as kube-apiserver does);
 //!   - a Role's and ClusterRole's rules (verbs, resources and their groups, non-resource URLs), a binding's
@@ -127,7 +128,7 @@
 //!   below), a CronJob's time zone and the location of a `TZ=` schedule, a ClusterRole's aggregation
 //!   selectors, a Service's IP addresses,
 //!   load balancer, node port and traffic policy fields, a gated Pod's node selector and affinity), the other
-//!   kinds' own rules (Namespaces, ServiceAccounts, Ingresses, NetworkPolicies, Leases,
+//!   kinds' own rules (Namespaces, ServiceAccounts, Ingresses, NetworkPolicies,
 //!   HorizontalPodAutoscalers and the rest: their metadata only), and the rules of
 //!   status updates. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
 //!   template) the value is printed as the object's JSON, and the immutable spec messages of a

@@ -302,6 +302,15 @@ fn cases() -> Vec<Case> {
             forbidden: Some(json!({"roleRef": {"name": "edit"}})),
         },
         Case {
+            name: "lease",
+            collection: |ns| format!("/apis/coordination.k8s.io/v1/namespaces/{ns}/leases"),
+            valid: json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "leader"},
+                "spec": {"holderIdentity": "a", "leaseDurationSeconds": 15, "leaseTransitions": 0}}),
+            invalid: Some(json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "bad"},
+                "spec": {"leaseDurationSeconds": 0, "leaseTransitions": -1}})),
+            forbidden: Some(json!({"spec": {"leaseDurationSeconds": -5}})),
+        },
+        Case {
             name: "persistentvolumeclaim spec",
             collection: |ns| core("persistentvolumeclaims")(ns),
             valid: json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},

@@ -8,6 +8,7 @@
 
 mod apps;
 mod batch;
+mod coordination;
 mod core;
 mod field;
 mod formats;
@@ -72,6 +73,7 @@ fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Er
         ("apps", "DaemonSet", _) => app(Kind::DaemonSet),
         ("apps", "StatefulSet", _) => app(Kind::StatefulSet),
         ("policy", "PodDisruptionBudget", old) => policy::pod_disruption_budget(obj, old.is_some()),
+        ("coordination.k8s.io", "Lease", old) => coordination::lease(obj, old.is_some()),
         ("batch", "Job", None) => batch::job(obj),
         ("batch", "Job", Some(old)) => batch::job_update(obj, old),
         ("batch", "CronJob", None) => batch::cron_job(obj),
