@@ -1,6 +1,6 @@
 //! The CronJob operator (`examples/src/cronjob.rs`): the kubebuilder book's CronJob tutorial, declared with a
 //! create-once child set of Jobs and its history. The command line is the one every example shares
-//! (`operator::cli::App`).
+//! (`kubewright::cli::App`).
 //!
 //! ```text
 //! # the embedded in-memory cluster, with a sample CronJob that runs every minute, served to kubectl:
@@ -13,7 +13,7 @@
 //! ```
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), operator::cli::CliError> {
+async fn main() -> Result<(), kubewright::cli::CliError> {
     examples::cronjob::app()
         .about("Runs the CronJob operator of the kubebuilder tutorial.")
         .run()

@@ -10,7 +10,7 @@
 //! ```
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), operator::cli::CliError> {
+async fn main() -> Result<(), kubewright::cli::CliError> {
     examples::database::app()
         .about("Runs the Database operator (written with #[derive(Reconciler)]).")
         .run()

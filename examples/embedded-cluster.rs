@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use operator::testing::ApiServer;
+use kubewright::testing::ApiServer;
 
 /// Serve an empty in-memory Kubernetes API server.
 #[derive(Debug, Parser)]
@@ -38,7 +38,7 @@ async fn main() -> anyhow::Result<()> {
         tracing::info!(path = %path.display(), "wrote kubeconfig");
     }
     tracing::info!(url = %serving.url(), "serving an empty cluster; press Ctrl-C to stop");
-    operator::shutdown_signal().await;
+    kubewright::shutdown_signal().await;
     tracing::info!("shutting down");
     serving.shutdown(Duration::from_secs(5)).await;
     Ok(())

@@ -11,7 +11,7 @@
 //! ```
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), operator::cli::CliError> {
+async fn main() -> Result<(), kubewright::cli::CliError> {
     examples::teams::app()
         .about("Runs the Team operator (written with #[derive(Reconciler)]).")
         .run()

@@ -1,6 +1,6 @@
 //! The Tenant operator (`examples/src/tenants.rs`): a cluster-scoped `Tenant` owning, per entry, a Namespace
 //! and in it a ResourceQuota and a RoleBinding, declared with three `#[children]` sets. The command line is the
-//! one every example shares (`operator::cli::App`).
+//! one every example shares (`kubewright::cli::App`).
 //!
 //! ```text
 //! # the embedded in-memory cluster, with a sample Tenant, served to kubectl:
@@ -14,7 +14,7 @@
 //! ```
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), operator::cli::CliError> {
+async fn main() -> Result<(), kubewright::cli::CliError> {
     examples::tenants::app()
         .about("Runs the Tenant operator (written with #[derive(Reconciler)]).")
         .run()

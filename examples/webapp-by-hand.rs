@@ -13,7 +13,7 @@
 //! ```
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), operator::cli::CliError> {
+async fn main() -> Result<(), kubewright::cli::CliError> {
     examples::webapp::cli::by_hand()
         .about("Runs the WebApp operator (written with the runtime only, no derive).")
         .run()

@@ -12,7 +12,7 @@
 //! ```
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), operator::cli::CliError> {
+async fn main() -> Result<(), kubewright::cli::CliError> {
     examples::webapp::cli::on_embedded(examples::webapp_derive::app())
         .about("Runs the WebApp operator (written with #[derive(Reconciler)]).")
         .run()

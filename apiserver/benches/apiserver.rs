@@ -1,6 +1,6 @@
 //! Throughput and memory of the in-memory API server at 10,000 objects with 10 concurrent watchers.
 //!
-//! Run with `cargo bench -p operator-apiserver --bench apiserver`. Prints figures; asserts nothing
+//! Run with `cargo bench -p kubewright-apiserver --bench apiserver`. Prints figures; asserts nothing
 //! about time (these machines are shared and noisy).
 
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams, WatchParams};
-use operator_apiserver::ApiServer;
+use kubewright_apiserver::ApiServer;
 
 const OBJECTS: usize = 10_000;
 const WATCHERS: usize = 10;

@@ -19,7 +19,7 @@ pub enum FaultAction {
 /// A rule matching requests by verb, resource, subresource, namespace and name.
 ///
 /// ```
-/// use operator_apiserver::{Fault, Verb};
+/// use kubewright_apiserver::{Fault, Verb};
 /// // The next two creates of ConfigMaps fail with 500.
 /// let fault = Fault::on(Verb::Create).resource("configmaps").fail(500, "InternalError").times(2);
 /// # let _ = fault;

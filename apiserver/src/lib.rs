@@ -1,7 +1,7 @@
 //! An in-memory Kubernetes API server that a real [`kube::Client`] drives.
 //!
 //! It stands on its own: it needs kube's client only, not kube-runtime and not the `operator` runtime
-//! (which re-exports it as `operator::testing::apiserver`), so any kube-rs user can test against it by adding
+//! (which re-exports it as `kubewright::testing::apiserver`), so any kube-rs user can test against it by adding
 //! it as a dev-dependency.
 //!
 //! [`ApiServer`] is a [`tower::Service`] over HTTP requests, so `kube::Client::new(server, "default")` works and
@@ -26,7 +26,7 @@
 //! # async fn demo() -> Result<(), kube::Error> {
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kube::api::{Api, PostParams};
-//! use operator_apiserver::ApiServer;
+//! use kubewright_apiserver::ApiServer;
 //!
 //! let server = ApiServer::new();
 //! let cms: Api<ConfigMap> = Api::namespaced(server.client(), "default");
@@ -45,7 +45,7 @@
 //! # async fn demo() -> Result<(), kube::Error> {
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kube::api::{Api, ListParams};
-//! use operator_apiserver::{ApiServer, Fault, Verb};
+//! use kubewright_apiserver::{ApiServer, Fault, Verb};
 //!
 //! let server = ApiServer::builder().seed(7).build();
 //! let client = kube::Client::new(server.clone(), "default");
@@ -224,7 +224,7 @@
 //!   to and from the stored `v2` form; what `v1` cannot express is dropped (kube-apiserver keeps it in
 //!   `autoscaling.alpha.kubernetes.io/*` annotations), so an update through `v1` loses it.
 //!
-//! `tests/differential` runs the same scenarios here and on a real kube-apiserver (from `operator-envtest`)
+//! `tests/differential` runs the same scenarios here and on a real kube-apiserver (from `kubewright-envtest`)
 //! and compares the answers (its `parity` module does the same with a script of kubectl commands and their
 //! output; `builtin_validation` runs each rule above as a valid object, an invalid create and a forbidden
 //! update); the CEL rules' missing type checks and cost estimate, the validation messages that print an

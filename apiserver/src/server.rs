@@ -40,7 +40,7 @@ use encoding::{Encoding, json_response};
 ///
 /// ```
 /// use k8s_openapi::jiff::{SignedDuration, Timestamp};
-/// use operator_apiserver::Clock;
+/// use kubewright_apiserver::Clock;
 ///
 /// let start: Timestamp = "2025-01-01T00:00:00Z".parse().unwrap();
 /// let clock = Clock::fixed(start);
@@ -166,7 +166,7 @@ impl ApiServerBuilder {
     /// use std::time::Duration;
     /// use k8s_openapi::api::batch::v1::Job;
     /// use kube::api::{Api, PostParams};
-    /// use operator_apiserver::{ApiServer, Clock};
+    /// use kubewright_apiserver::{ApiServer, Clock};
     ///
     /// let clock = Clock::fixed("2026-01-01T00:00:00Z".parse().unwrap());
     /// let server = ApiServer::builder()

@@ -76,7 +76,7 @@ pub(crate) fn reported(
 /// ```
 /// # use serde_json::json;
 /// let d = json!({"metadata": {"name": "web", "generation": 1}, "spec": {"replicas": 2}});
-/// let status = operator_apiserver::workload_status("apps", "deployments", &d).unwrap();
+/// let status = kubewright_apiserver::workload_status("apps", "deployments", &d).unwrap();
 /// assert_eq!(status["availableReplicas"], 2);
 /// ```
 pub fn workload_status(group: &str, plural: &str, obj: &Value) -> Option<Value> {

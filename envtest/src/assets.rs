@@ -32,8 +32,8 @@ pub fn cache_root() -> Option<PathBuf> {
             .map(PathBuf::from)
     };
     var(CACHE_ENV)
-        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("operator-envtest")))
-        .or_else(|| var("HOME").map(|d| d.join(".cache").join("operator-envtest")))
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("kubewright-envtest")))
+        .or_else(|| var("HOME").map(|d| d.join(".cache").join("kubewright-envtest")))
 }
 
 /// The cache directory for the pinned versions on this platform, e.g.

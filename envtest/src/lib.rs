@@ -2,7 +2,7 @@
 //! the way controller-runtime's envtest starts them.
 //!
 //! It stands on its own, beside `cargo xtask envtest` which builds the binaries; the `operator` runtime
-//! re-exports it as `operator::testing::envtest` (feature `envtest`). The binaries come from
+//! re-exports it as `kubewright::testing::envtest` (feature `envtest`). The binaries come from
 //! `KUBEBUILDER_ASSETS` (any envtest binaries, e.g. from `setup-envtest`), or from the cache that `cargo xtask envtest` builds from Go modules
 //! ([`default_assets_dir`]). A [`ControlPlane`] is a running etcd and kube-apiserver on random localhost
 //! ports, with a fresh CA, an admin client certificate in `system:masters`, RBAC authorization, and a
@@ -13,8 +13,8 @@
 //! [shared](ControlPlane::shared) one), and, on Linux, when the test binary is killed.
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), operator_envtest::Error> {
-//! use operator_envtest::ControlPlane;
+//! # async fn run() -> Result<(), kubewright_envtest::Error> {
+//! use kubewright_envtest::ControlPlane;
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kube::api::{Api, PostParams};
 //!

@@ -3,7 +3,7 @@
 //! reports them.
 //!
 //! ```
-//! use operator_envtest::metrics::{OPERATOR_RESOURCES, is_write, requests};
+//! use kubewright_envtest::metrics::{OPERATOR_RESOURCES, is_write, requests};
 //!
 //! let page = r#"apiserver_request_total{code="201",resource="deployments",subresource="",verb="APPLY"} 3
 //! apiserver_request_total{code="200",resource="leases",subresource="",verb="PUT"} 40

@@ -39,9 +39,9 @@ use futures::StreamExt;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service};
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
-use operator::testing::ApiServer;
-use operator::testing::apiserver::RequestRecord;
-use operator::{CacheOptions, Caches, Form, Operator};
+use kubewright::testing::ApiServer;
+use kubewright::testing::apiserver::RequestRecord;
+use kubewright::{CacheOptions, Caches, Form, Operator};
 use tokio::sync::oneshot;
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
@@ -167,7 +167,7 @@ struct KindBytes {
 /// counted by the allocator while nothing else runs. WebApps are held as the operator holds its parents (typed),
 /// the other kinds as it holds children and tracked kinds (compact).
 async fn cache_bytes(client: &kube::Client) -> anyhow::Result<Vec<KindBytes>> {
-    async fn one<K: operator::CachedKind>(
+    async fn one<K: kubewright::CachedKind>(
         client: &kube::Client,
         parent: bool,
         kept: &mut Vec<(Caches, Vec<tokio::task::JoinHandle<()>>)>,
@@ -231,7 +231,7 @@ async fn objects_bytes(client: &kube::Client) -> anyhow::Result<isize> {
             .list(&ListParams::default())
             .await?
             .items;
-        items.iter_mut().for_each(operator::cache::strip);
+        items.iter_mut().for_each(kubewright::cache::strip);
         items.shrink_to_fit();
         Ok(items)
     }

@@ -31,8 +31,8 @@ use croner::parser::{CronParser, Seconds, Year};
 use k8s_openapi::api::{batch::v1::Job, batch::v1::JobTemplateSpec, core::v1::ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::{SignedDuration, Timestamp, tz::TimeZone};
-use operator::readiness::{builtin, finished};
-use operator::{Error, Result, prelude::*};
+use kubewright::readiness::{builtin, finished};
+use kubewright::{Error, Result, prelude::*};
 
 /// The annotation holding the schedule time a Job runs for, in RFC 3339.
 pub const SCHEDULED_AT: &str = "batch.tutorial.kubebuilder.io/scheduled-at";
@@ -224,7 +224,7 @@ pub fn reflect_jobs(status: &mut CronJobStatus, jobs: &BTreeMap<String, ChildOut
     }
 }
 
-/// The CronJob operator's command line ([`operator::cli`]); the embedded cluster gets a sample CronJob that runs
+/// The CronJob operator's command line ([`kubewright::cli`]); the embedded cluster gets a sample CronJob that runs
 /// every minute.
 pub fn app() -> App {
     App::new("cronjob-operator")

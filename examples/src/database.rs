@@ -19,7 +19,7 @@
 //! ready replicas reach `replicas`. Deleting a Database deletes its StatefulSet first and holds the Database
 //! (finalizer [`FINALIZER`]) until the StatefulSet is gone, for at most [`FINALIZE_BOUND`].
 //!
-//! `cargo run --example database` runs it on the embedded cluster with a sample Database ([`operator::cli`]).
+//! `cargo run --example database` runs it on the embedded cluster with a sample Database ([`kubewright::cli`]).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -33,10 +33,10 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
 use kube::{CustomResource, ResourceExt};
-use operator::cli::App;
-use operator::command::{Command, Target};
-use operator::manifests::Manifests;
-use operator::{ChildOutcome, Context, Error, Outcome, Reconciler, ReconcilerStatus};
+use kubewright::cli::App;
+use kubewright::command::{Command, Target};
+use kubewright::manifests::Manifests;
+use kubewright::{ChildOutcome, Context, Error, Outcome, Reconciler, ReconcilerStatus};
 use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -130,7 +130,7 @@ fn labels(db: &Database) -> BTreeMap<String, String> {
 
 /// Checks `spec.version` (an `async` step, as one asking a registry would be): a major outside
 /// [`SUPPORTED_MAJORS`] stops the pass before any child is touched, with the reason in `status.message`.
-pub async fn check_version(db: &mut Database, _cx: &mut Context) -> operator::Result<Outcome> {
+pub async fn check_version(db: &mut Database, _cx: &mut Context) -> kubewright::Result<Outcome> {
     let version = db.spec.version.trim().to_string();
     let major = version
         .split('.')
@@ -156,7 +156,7 @@ pub fn generate_password() -> String {
 }
 
 /// The credentials Secret: created once with a generated password, never written again.
-pub fn desired_secret(db: &Database, _cx: &mut Context) -> operator::Result<Option<Secret>> {
+pub fn desired_secret(db: &Database, _cx: &mut Context) -> kubewright::Result<Option<Secret>> {
     Ok(Some(Secret {
         metadata: ObjectMeta {
             name: Some(secret_name(db)),
@@ -177,7 +177,7 @@ pub fn reflect_secret(status: &mut DatabaseStatus, outcome: &ChildOutcome<Secret
 }
 
 /// The headless Service `<name>` on port 5432.
-pub fn desired_service(db: &Database, _cx: &mut Context) -> operator::Result<Option<Service>> {
+pub fn desired_service(db: &Database, _cx: &mut Context) -> kubewright::Result<Option<Service>> {
     Ok(Some(Service {
         metadata: ObjectMeta {
             name: Some(db.name_any()),
@@ -210,7 +210,7 @@ pub fn reflect_service(status: &mut DatabaseStatus, outcome: &ChildOutcome<Servi
 pub fn desired_stateful_set(
     db: &Database,
     _cx: &mut Context,
-) -> operator::Result<Option<StatefulSet>> {
+) -> kubewright::Result<Option<StatefulSet>> {
     let resources = db.spec.memory.as_ref().map(|m| ResourceRequirements {
         limits: Some(BTreeMap::from([("memory".to_string(), m.clone())])),
         ..Default::default()
@@ -297,7 +297,7 @@ pub fn desired_stateful_set(
 pub async fn wait_for_stateful_set(
     db: &mut Database,
     cx: &mut Context,
-) -> operator::Result<Outcome> {
+) -> kubewright::Result<Outcome> {
     let namespace = db.namespace();
     let name = db.name_any();
     // Read past the cache (which may lag behind a delete), and write through the context, so the runtime
@@ -334,14 +334,14 @@ pub fn reconciler() -> Reconciler<Database> {
     Database::reconciler()
 }
 
-/// The Database operator's command line ([`operator::cli`]). Its Secret cache holds the Secrets it wrote
+/// The Database operator's command line ([`kubewright::cli`]). Its Secret cache holds the Secrets it wrote
 /// (by the runtime's owner label), not every Secret of the cluster; the embedded cluster gets a sample.
 pub fn app() -> App {
     App::new("database-operator")
         .namespace("database-system")
         .image("example.dev/database-operator:latest")
         .operate::<Database>()
-        .configure(|op| op.cache::<Secret>(operator::CacheOptions::owned()))
+        .configure(|op| op.cache::<Secret>(kubewright::CacheOptions::owned()))
         .sample(sample(SAMPLE_NAME, "16"))
         .log(summary)
         .kubectl_hint("get databases,statefulsets,services,secrets")
@@ -376,7 +376,7 @@ fn summary(db: &Database) -> String {
     let status = db.status.clone().unwrap_or_default();
     format!(
         "ready={} endpoint={:?} secret={:?} message={:?}",
-        operator::cli::ready(&status.conditions),
+        kubewright::cli::ready(&status.conditions),
         status.endpoint,
         status.secret_name,
         status.message,

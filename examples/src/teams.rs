@@ -6,7 +6,7 @@
 //! [`TEAM_LABEL`]` = <team>` (key `role`, default `developer`); the ConfigMap is not a child and not named in
 //! the spec, so a `watches` mapper finds the team from the label whenever such a ConfigMap changes.
 //!
-//! `cargo run --example teams` runs it ([`app`], on [`operator::cli`]) on the embedded cluster with a sample team.
+//! `cargo run --example teams` runs it ([`app`], on [`kubewright::cli`]) on the embedded cluster with a sample team.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
 use kube::core::{Expression, Selector};
 use kube::runtime::reflector::ObjectRef;
-use operator::prelude::*;
+use kubewright::prelude::*;
 
 /// The label naming a member on its ServiceAccount.
 pub const MEMBER_LABEL: &str = "example.dev/member";
@@ -61,7 +61,7 @@ pub struct TeamStatus {
 
 /// The team's role: `role` of the first (by name) ConfigMap labelled with the team, listed from the cache;
 /// the `watches` mapper is what reconciles the team when such a ConfigMap changes.
-fn role(team: &Team, cx: &mut Context) -> operator::Result<String> {
+fn role(team: &Team, cx: &mut Context) -> kubewright::Result<String> {
     let selector = Selector::from(Expression::Equal(TEAM_LABEL.into(), team.name_any()));
     let settings = cx.list::<ConfigMap>(team.namespace().as_deref(), &selector)?;
     Ok(settings
@@ -71,7 +71,7 @@ fn role(team: &Team, cx: &mut Context) -> operator::Result<String> {
 }
 
 /// One ServiceAccount per member, annotated with the team's role.
-pub fn desired_accounts(team: &Team, cx: &mut Context) -> operator::Result<Vec<ServiceAccount>> {
+pub fn desired_accounts(team: &Team, cx: &mut Context) -> kubewright::Result<Vec<ServiceAccount>> {
     let role = role(team, cx)?;
     Ok(team
         .spec
@@ -149,7 +149,7 @@ pub fn sample_settings(team: &str, role: &str) -> ConfigMap {
     })
 }
 
-/// The Team operator's command line ([`operator::cli`]); the embedded cluster gets a sample team (`ada` and
+/// The Team operator's command line ([`kubewright::cli`]); the embedded cluster gets a sample team (`ada` and
 /// `linus`) and its settings (role `developer`).
 pub fn app() -> App {
     App::new("teams-operator")
@@ -171,7 +171,7 @@ fn summary(team: &Team) -> String {
     format!(
         "members={:?} ready={} accounts={:?}",
         team.spec.members,
-        operator::cli::ready(&status.conditions),
+        kubewright::cli::ready(&status.conditions),
         status.accounts,
     )
 }

@@ -17,7 +17,7 @@
 //! Writing a RoleBinding to `admin` needs `bind` on it (RBAC's escalation check): the derived ClusterRole
 //! grants `bind`, narrowed by [`manifests`] to the ClusterRole `admin`.
 //!
-//! `cargo run --example tenants` runs it on the embedded cluster with a sample tenant ([`operator::cli`]).
+//! `cargo run --example tenants` runs it on the embedded cluster with a sample tenant ([`kubewright::cli`]).
 
 use std::collections::BTreeMap;
 
@@ -26,9 +26,9 @@ use k8s_openapi::api::rbac::v1::{RoleBinding, RoleRef, Subject};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
 use kube::{CustomResource, ResourceExt};
-use operator::cli::App;
-use operator::manifests::Manifests;
-use operator::{ChildOutcome, Context, Reconciler, ReconcilerStatus};
+use kubewright::cli::App;
+use kubewright::manifests::Manifests;
+use kubewright::{ChildOutcome, Context, Reconciler, ReconcilerStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -99,7 +99,7 @@ pub fn namespace_name(tenant: &Tenant, entry: &str) -> String {
 }
 
 /// One Namespace per entry, labelled with the entry.
-pub fn desired_namespaces(tenant: &Tenant, _cx: &mut Context) -> operator::Result<Vec<Namespace>> {
+pub fn desired_namespaces(tenant: &Tenant, _cx: &mut Context) -> kubewright::Result<Vec<Namespace>> {
     Ok(tenant
         .spec
         .namespaces
@@ -145,7 +145,7 @@ pub fn owned_namespaces(cx: &Context) -> Vec<String> {
 }
 
 /// A ResourceQuota [`QUOTA_NAME`] limiting `limits.cpu` to `cpuQuota` in each namespace the tenant owns.
-pub fn desired_quotas(tenant: &Tenant, cx: &mut Context) -> operator::Result<Vec<ResourceQuota>> {
+pub fn desired_quotas(tenant: &Tenant, cx: &mut Context) -> kubewright::Result<Vec<ResourceQuota>> {
     Ok(owned_namespaces(cx)
         .into_iter()
         .map(|namespace| ResourceQuota {
@@ -168,7 +168,7 @@ pub fn desired_quotas(tenant: &Tenant, cx: &mut Context) -> operator::Result<Vec
 
 /// A RoleBinding [`BINDING_NAME`] of the ClusterRole [`ADMIN_ROLE`] to the tenant's admins (as users) in each
 /// namespace the tenant owns.
-pub fn desired_bindings(tenant: &Tenant, cx: &mut Context) -> operator::Result<Vec<RoleBinding>> {
+pub fn desired_bindings(tenant: &Tenant, cx: &mut Context) -> kubewright::Result<Vec<RoleBinding>> {
     let subjects: Vec<Subject> = tenant
         .spec
         .admins
@@ -220,7 +220,7 @@ pub fn reconciler() -> Reconciler<Tenant> {
     Tenant::reconciler()
 }
 
-/// The Tenant operator's command line ([`operator::cli`]): the installation's `bind` narrowed to the ClusterRole
+/// The Tenant operator's command line ([`kubewright::cli`]): the installation's `bind` narrowed to the ClusterRole
 /// `admin`; the embedded cluster gets a sample tenant.
 pub fn app() -> App {
     App::new(OPERATOR_NAME)
@@ -261,7 +261,7 @@ fn summary(tenant: &Tenant) -> String {
         "generation={:?} observedGeneration={:?} ready={} namespaces={:?}",
         tenant.metadata.generation,
         status.observed_generation,
-        operator::cli::ready(&status.conditions),
+        kubewright::cli::ready(&status.conditions),
         status.namespaces,
     )
 }

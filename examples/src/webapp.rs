@@ -22,7 +22,7 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::{CustomResource, KubeSchema, ResourceExt};
-use operator::{ChildOutcome, ChildReconciler, Context, Error, Reconciler, ReconcilerStatus};
+use kubewright::{ChildOutcome, ChildReconciler, Context, Error, Reconciler, ReconcilerStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -134,11 +134,11 @@ pub fn image_is_pinned(image: &str) -> bool {
     image.contains('@') || last.contains(':')
 }
 
-/// The WebApp admission webhooks (served by `operator::admission::WebhookServer`): a defaulter setting
+/// The WebApp admission webhooks (served by `kubewright::admission::WebhookServer`): a defaulter setting
 /// `spec.port` to [`DEFAULT_PORT`] when absent, and a validator refusing an image with neither a tag nor a
 /// digest and warning about 0 replicas.
-pub fn webhooks() -> operator::admission::Webhooks<WebApp> {
-    use operator::admission::{Verdict, Webhooks};
+pub fn webhooks() -> kubewright::admission::Webhooks<WebApp> {
+    use kubewright::admission::{Verdict, Webhooks};
     Webhooks::<WebApp>::new()
         .default(|app| {
             app.spec.port.get_or_insert(DEFAULT_PORT);
@@ -196,7 +196,7 @@ pub fn config_hash(cm: &ConfigMap) -> String {
 
 /// The hash of the ConfigMap the app names, read from the cache (and tracked, so a change to it re-runs the
 /// app); `None` when the app names none. A missing ConfigMap is an invalid spec.
-fn referenced_config_hash(app: &WebApp, cx: &mut Context) -> operator::Result<Option<String>> {
+fn referenced_config_hash(app: &WebApp, cx: &mut Context) -> kubewright::Result<Option<String>> {
     let Some(name) = app.spec.config_map.as_deref() else {
         return Ok(None);
     };
@@ -215,7 +215,7 @@ fn referenced_config_hash(app: &WebApp, cx: &mut Context) -> operator::Result<Op
 
 /// The Deployment of an app: `replicas` pods running `image`, exposing `port`, with the ConfigMap hash on the
 /// pod template when a ConfigMap is named.
-pub fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Option<Deployment>> {
+pub fn desired_deployment(app: &WebApp, cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     let hash = referenced_config_hash(app, cx)?;
     let labels = labels(app);
     let annotations = hash.map(|h| BTreeMap::from([(CONFIG_HASH_ANNOTATION.to_string(), h)]));
@@ -258,7 +258,7 @@ pub fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Op
 }
 
 /// The Service of an app: `port`, forwarded to the pods' `port`, selecting the app's pods.
-pub fn desired_service(app: &WebApp, _cx: &mut Context) -> operator::Result<Option<Service>> {
+pub fn desired_service(app: &WebApp, _cx: &mut Context) -> kubewright::Result<Option<Service>> {
     let labels = labels(app);
     Ok(Some(Service {
         metadata: ObjectMeta {

@@ -6,7 +6,7 @@
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service};
-use operator::prelude::*;
+use kubewright::prelude::*;
 
 use crate::webapp::{
     CONFIG_HASH_ANNOTATION, DEFAULT_PORT, IMAGE_NEEDS_TAG, INSTANCE_LABEL, NAME_LABEL,
@@ -84,7 +84,7 @@ pub fn labels(app: &WebApp) -> BTreeMap<String, String> {
 
 /// The Deployment of an app: `replicas` pods running `image`, exposing `port`, with the ConfigMap hash on the
 /// pod template when a ConfigMap is named.
-pub fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Option<Deployment>> {
+pub fn desired_deployment(app: &WebApp, cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     // A ConfigMap the app names but that does not exist is an invalid spec (`ConfigMapNotFound`).
     let config = cx.referenced::<ConfigMap>(app, app.spec.config_map.as_deref())?;
     let annotations = config.map(|cm| object!({ [CONFIG_HASH_ANNOTATION]: config_hash(&cm) }));
@@ -108,7 +108,7 @@ pub fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Op
 }
 
 /// The Service of an app: `port`, forwarded to the pods' `port`, selecting the app's pods.
-pub fn desired_service(app: &WebApp, _cx: &mut Context) -> operator::Result<Option<Service>> {
+pub fn desired_service(app: &WebApp, _cx: &mut Context) -> kubewright::Result<Option<Service>> {
     Ok(Some(object!(Service {
         metadata: { name: app.name_any(), labels: labels(app) },
         spec: {
@@ -144,7 +144,7 @@ pub fn default_webapp(app: &mut WebApp) {
     app.spec.port.get_or_insert(DEFAULT_PORT);
 }
 
-/// The operator's command line ([`operator::cli`]): `cargo run --example webapp`.
+/// The operator's command line ([`kubewright::cli`]): `cargo run --example webapp`.
 pub fn app() -> App {
     App::new("webapp-operator")
         .namespace("webapp-system")

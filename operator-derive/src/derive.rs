@@ -46,13 +46,13 @@ mod tests {
         assert!(!out.contains("compile_error"), "{out}");
         for expected in [
             "impl WebApp",
-            "pub const IMAGE : :: operator :: StashKey < String > = :: operator :: StashKey :: new (\"image\")",
-            "pub fn reconciler () -> :: operator :: Reconciler < WebApp >",
-            ":: operator :: __private :: assert_status :: < WebAppStatus > ()",
+            "pub const IMAGE : :: kubewright :: StashKey < String > = :: kubewright :: StashKey :: new (\"image\")",
+            "pub fn reconciler () -> :: kubewright :: Reconciler < WebApp >",
+            ":: kubewright :: __private :: assert_status :: < WebAppStatus > ()",
             ". concurrency (4u16)",
             ". tracks :: < ConfigMap > ()",
-            ":: operator :: __private :: child :: < WebApp , _ , _ , _ > (desired_deployment) . reflect_status (reflect_deployment)",
-            ":: operator :: __private :: child :: < WebApp , Service , _ , _ > (desired_service) . strategy (:: operator :: __private :: update ())",
+            ":: kubewright :: __private :: child :: < WebApp , _ , _ , _ > (desired_deployment) . reflect_status (reflect_deployment)",
+            ":: kubewright :: __private :: child :: < WebApp , Service , _ , _ > (desired_service) . strategy (:: kubewright :: __private :: update ())",
         ] {
             assert!(out.contains(expected), "missing `{expected}` in\n{out}");
         }
@@ -60,7 +60,7 @@ mod tests {
         assert!(out.find("desired_deployment") < out.find("desired_service"));
         // Two child steps: built into locals, whose kinds the compiler compares.
         assert!(
-            out.contains(":: operator :: __private :: one_step_per_child_kind (& __operator_step_0 , & __operator_step_1) ;"),
+            out.contains(":: kubewright :: __private :: one_step_per_child_kind (& __operator_step_0 , & __operator_step_1) ;"),
             "{out}"
         );
         assert!(
@@ -82,7 +82,7 @@ mod tests {
         assert!(out.contains(
             ". step (crate :: rt :: __private :: with_finalizer (\"example.dev/cleanup\" , crate :: rt :: __private :: steps :: < Thing > (\"steps\") . step (crate :: rt :: __private :: sync :: < Thing , _ , _ > (\"resolve\" , resolve)) . step (crate :: rt :: __private :: finalize :: < Thing , _ , _ > (\"release\" , release))))"
         ), "{out}");
-        assert!(!out.contains(":: operator ::"), "{out}");
+        assert!(!out.contains(":: kubewright ::"), "{out}");
     }
 
     #[test]
@@ -96,8 +96,8 @@ mod tests {
         });
         assert!(!out.contains("compile_error"), "{out}");
         for expected in [
-            "(desired_secret) . strategy (:: operator :: __private :: create_only ()) . ready (secret_ready)",
-            ":: operator :: __private :: children :: < Tenant , _ , _ , _ , _ > (desired_namespaces , entry) . ready (namespace_ready)",
+            "(desired_secret) . strategy (:: kubewright :: __private :: create_only ()) . ready (secret_ready)",
+            ":: kubewright :: __private :: children :: < Tenant , _ , _ , _ , _ > (desired_namespaces , entry) . ready (namespace_ready)",
             // Three child steps: every pair is compared.
             "one_step_per_child_kind (& __operator_step_0 , & __operator_step_1) ;",
             "one_step_per_child_kind (& __operator_step_0 , & __operator_step_2) ;",
@@ -117,7 +117,7 @@ mod tests {
         });
         assert!(out.contains("compile_error"), "{out}");
         assert!(
-            out.contains("pub fn reconciler () -> :: operator :: Reconciler < WebApp >"),
+            out.contains("pub fn reconciler () -> :: kubewright :: Reconciler < WebApp >"),
             "{out}"
         );
         assert!(out.contains("pub const IMAGE"), "{out}");

@@ -1,7 +1,7 @@
 //! Phase 4: the generated code when the attributes are valid.
 //!
 //! The output is one inherent `impl` on the root kind: the stash keys as associated constants, and
-//! `reconciler()`, a chain of calls to the runtime's builder (`operator::__private` spells out the generic
+//! `reconciler()`, a chain of calls to the runtime's builder (`kubewright::__private` spells out the generic
 //! parameters). Every path is absolute; calls that involve a function named in an attribute are spanned on
 //! that function's path, so the compiler's signature errors point at the attribute.
 

@@ -7,13 +7,13 @@ use syn::{Ident, LitStr};
 
 use crate::model::{Model, Root};
 
-/// `pub fn reconciler(..) -> operator::Reconciler<Root>`, with its documentation.
+/// `pub fn reconciler(..) -> kubewright::Reconciler<Root>`, with its documentation.
 pub fn signature(model: &Model, root: &Root) -> TokenStream {
     let krate = &model.krate;
     let ident = &root.ident;
     let vis = &root.vis;
     let doc = format!(
-        "The reconciler of `{ident}` declared by `#[derive(Reconciler)]` on `{}`: run it with `operator::Operator::controller`.",
+        "The reconciler of `{ident}` declared by `#[derive(Reconciler)]` on `{}`: run it with `kubewright::Operator::controller`.",
         model.input.ident
     );
     // Optional: a binary that only prints manifests passes `None` (steps then read `None` from `cx.data()`).
@@ -27,7 +27,7 @@ pub fn signature(model: &Model, root: &Root) -> TokenStream {
     }
 }
 
-/// `pub const IMAGE: operator::StashKey<String> = ..;` per stash key (those with a usable name).
+/// `pub const IMAGE: kubewright::StashKey<String> = ..;` per stash key (those with a usable name).
 pub fn stash_consts(model: &Model, root: &Root) -> Vec<TokenStream> {
     let krate = &model.krate;
     let vis = &root.vis;
@@ -53,7 +53,7 @@ pub fn stash_consts(model: &Model, root: &Root) -> Vec<TokenStream> {
         .collect()
 }
 
-/// `pub fn webhooks() -> operator::admission::Webhooks<Root>`, with its documentation, when the input has
+/// `pub fn webhooks() -> kubewright::admission::Webhooks<Root>`, with its documentation, when the input has
 /// `#[admission(..)]`.
 pub fn webhooks_signature(model: &Model, root: &Root) -> Option<TokenStream> {
     if model.admission.is_empty() {
@@ -63,7 +63,7 @@ pub fn webhooks_signature(model: &Model, root: &Root) -> Option<TokenStream> {
     let ident = &root.ident;
     let vis = &root.vis;
     let doc = format!(
-        "The admission webhooks of `{ident}` declared by `#[admission(..)]` on `{}`: serve them with `operator::admission::WebhookServer::kind`.",
+        "The admission webhooks of `{ident}` declared by `#[admission(..)]` on `{}`: serve them with `kubewright::admission::WebhookServer::kind`.",
         model.input.ident
     );
     Some(quote! {
@@ -72,7 +72,7 @@ pub fn webhooks_signature(model: &Model, root: &Root) -> Option<TokenStream> {
     })
 }
 
-/// `impl operator::Declared for Root`, which hands `reconciler()` and `webhooks()` to `App::operate`, when
+/// `impl kubewright::Declared for Root`, which hands `reconciler()` and `webhooks()` to `App::operate`, when
 /// the reconciler takes no `data` (an operator binary must pass that itself).
 pub fn declared(model: &Model, root: &Root) -> Option<TokenStream> {
     if model.container.data.is_some() {

@@ -1,7 +1,7 @@
-//! `#[derive(Reconciler)]` for the `operator` runtime; use it through `operator::Reconciler`.
+//! `#[derive(Reconciler)]` for the `operator` runtime; use it through `kubewright::Reconciler`.
 //!
 //! The derive turns attributes into a handful of calls to the runtime's public builder API (through the
-//! hidden `operator::__private` helpers, which spell out generic parameters so that the compiler checks the
+//! hidden `kubewright::__private` helpers, which spell out generic parameters so that the compiler checks the
 //! functions named in attributes). It is built in phases, one module each:
 //!
 //! - [`attr`]: the attributes as written, parsed with darling, every error collected;
@@ -13,7 +13,7 @@
 //!
 //! [`derive`] runs the phases in that order; each phase depends only on the ones before it.
 //!
-//! The attribute reference lives in the runtime crate's docs (`operator::attributes`).
+//! The attribute reference lives in the runtime crate's docs (`kubewright::attributes`).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -26,8 +26,8 @@ mod model;
 mod status;
 mod valid;
 
-/// Derives `impl Root { pub fn reconciler() -> operator::Reconciler<Root> }` and typed stash keys; see
-/// `operator::attributes`.
+/// Derives `impl Root { pub fn reconciler() -> kubewright::Reconciler<Root> }` and typed stash keys; see
+/// `kubewright::attributes`.
 #[proc_macro_derive(
     Reconciler,
     attributes(
@@ -38,7 +38,7 @@ pub fn derive_reconciler(input: proc_macro::TokenStream) -> proc_macro::TokenStr
     derive::derive(input.into()).into()
 }
 
-/// Derives `operator::ReconcilerStatus` for a status struct from its `conditions` and `observed_generation`
+/// Derives `kubewright::ReconcilerStatus` for a status struct from its `conditions` and `observed_generation`
 /// fields (or the fields marked `#[status(conditions)]` and `#[status(observed_generation)]`).
 #[proc_macro_derive(ReconcilerStatus, attributes(status))]
 pub fn derive_reconciler_status(input: proc_macro::TokenStream) -> proc_macro::TokenStream {

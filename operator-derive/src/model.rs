@@ -13,7 +13,7 @@ use crate::attr::{
 pub struct Model<'a> {
     /// The type the derive is on.
     pub input: &'a DeriveInput,
-    /// The runtime crate's path (`::operator` unless `crate = ..`).
+    /// The runtime crate's path (`::kubewright` unless `crate = ..`).
     pub krate: Path,
     /// The root kind, when it can be determined.
     pub root: Option<Root>,
@@ -159,7 +159,7 @@ impl<'a> Model<'a> {
             .krate
             .as_ref()
             .map(|k| k.0.clone())
-            .unwrap_or_else(|| syn::parse_quote!(::operator));
+            .unwrap_or_else(|| syn::parse_quote!(::kubewright));
         let root = root(input, kube.as_ref());
         let mut steps = Vec::new();
         let mut flows = Vec::new();

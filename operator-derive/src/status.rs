@@ -147,7 +147,7 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
 fn krate(parsed: &StatusInput) -> TokenStream {
     match &parsed.krate {
         Some(p) => quote!(#p),
-        None => quote!(::operator),
+        None => quote!(::kubewright),
     }
 }
 

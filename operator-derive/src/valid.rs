@@ -108,7 +108,7 @@ fn root_has_status(model: &Model, errors: &mut Errors) {
             kube.span.unwrap_or_else(proc_macro2::Span::call_site),
             "kube",
             format!(
-                "the root kind `{}` needs a status: add `status = \"{}Status\"` to `#[kube(..)]`, a type implementing `operator::ReconcilerStatus`",
+                "the root kind `{}` needs a status: add `status = \"{}Status\"` to `#[kube(..)]`, a type implementing `kubewright::ReconcilerStatus`",
                 root.ident, root.ident
             ),
         ));
@@ -123,14 +123,14 @@ fn required_keys(model: &Model, errors: &mut Errors) {
             Step::Child(c) if !c.written("desired") => errors.push(error_at(
                 c.span,
                 "child",
-                "missing `desired = <function>`: the function computing the child, `fn(&Parent, &mut Context) -> operator::Result<Option<Child>>`",
+                "missing `desired = <function>`: the function computing the child, `fn(&Parent, &mut Context) -> kubewright::Result<Option<Child>>`",
             )),
             Step::Children(c) => {
                 if !c.written("desired") {
                     errors.push(error_at(
                         c.span,
                         "children",
-                        "missing `desired = <function>`: the function listing the children, `fn(&Parent, &mut Context) -> operator::Result<Vec<Child>>`",
+                        "missing `desired = <function>`: the function listing the children, `fn(&Parent, &mut Context) -> kubewright::Result<Vec<Child>>`",
                     ));
                 }
                 if !c.written("id") {
@@ -318,7 +318,7 @@ fn finalizer(model: &Model, errors: &mut Errors) {
 /// Each child step deletes the children of its kind it does not want, so two steps managing the same kind
 /// would delete each other's children on every pass. Here when both name the type (the same tokens); when a
 /// kind is inferred from a desired function, which the derive cannot see, the expansion asks the compiler
-/// (`operator::__private::one_step_per_child_kind`, see `expand::kind_checks`).
+/// (`kubewright::__private::one_step_per_child_kind`, see `expand::kind_checks`).
 fn one_step_per_child_kind(model: &Model, errors: &mut Errors) {
     let mut seen: Vec<&syn::Type> = Vec::new();
     for step in &model.steps {

@@ -5,11 +5,11 @@
 //! `#[kube(kind = "..")]`), or on a hand-written root type with `#[reconciler(root)]`. It generates, on the
 //! root kind:
 //!
-//! - `pub fn reconciler() -> operator::Reconciler<Root>`: the builder calls the attributes stand for, in the
+//! - `pub fn reconciler() -> kubewright::Reconciler<Root>`: the builder calls the attributes stand for, in the
 //!   order they are written;
-//! - one `pub const NAME: operator::StashKey<T>` per `#[stash(name: T)]`;
-//! - with `#[admission(..)]`, `pub fn webhooks() -> operator::admission::Webhooks<Root>`;
-//! - without `data = T`, `impl operator::Declared for Root`, which hands those two to an operator binary's
+//! - one `pub const NAME: kubewright::StashKey<T>` per `#[stash(name: T)]`;
+//! - with `#[admission(..)]`, `pub fn webhooks() -> kubewright::admission::Webhooks<Root>`;
+//! - without `data = T`, `impl kubewright::Declared for Root`, which hands those two to an operator binary's
 //!   `App::operate::<Root>()` (feature `cli`) with the CRD.
 //!
 //! Nothing else: the generated code is a handful of calls to the public builder API, each documented below
@@ -23,7 +23,7 @@
 //! use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 //! use kube::runtime::reflector::ObjectRef;
 //! use kube::{CustomResource, ResourceExt};
-//! use operator::{ChildOutcome, Context, Outcome, Reconciler, ReconcilerStatus};
+//! use kubewright::{ChildOutcome, Context, Outcome, Reconciler, ReconcilerStatus};
 //! use schemars::JsonSchema;
 //! use serde::{Deserialize, Serialize};
 //!
@@ -49,12 +49,12 @@
 //!     deployment: Option<String>,
 //! }
 //!
-//! fn resolve_image(app: &mut WebApp, cx: &mut Context) -> operator::Result<Outcome> {
+//! fn resolve_image(app: &mut WebApp, cx: &mut Context) -> kubewright::Result<Outcome> {
 //!     cx.stash_mut().store(&WebApp::IMAGE, format!("registry.example.dev/{}", app.spec.image));
 //!     Ok(Outcome::Continue)
 //! }
 //!
-//! fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Option<Deployment>> {
+//! fn desired_deployment(app: &WebApp, cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
 //!     let image = cx.stash().get(&WebApp::IMAGE)?;
 //!     let mut d = Deployment::default();
 //!     d.metadata.name = Some(app.name_any());
@@ -66,7 +66,7 @@
 //!     status.deployment = child.child().map(|d| d.name_any());
 //! }
 //!
-//! fn desired_service(app: &WebApp, _cx: &mut Context) -> operator::Result<Option<Service>> {
+//! fn desired_service(app: &WebApp, _cx: &mut Context) -> kubewright::Result<Option<Service>> {
 //!     let mut s = Service::default();
 //!     s.metadata.name = Some(app.name_any());
 //!     Ok(Some(s))
@@ -77,7 +77,7 @@
 //!     cm.labels().get("example.dev/webapp").map(|app| ObjectRef::new(app).within(&ns)).into_iter().collect()
 //! }
 //!
-//! fn release_dns(_app: &mut WebApp, _cx: &mut Context) -> operator::Result<Outcome> {
+//! fn release_dns(_app: &mut WebApp, _cx: &mut Context) -> kubewright::Result<Outcome> {
 //!     Ok(Outcome::Continue)
 //! }
 //!
@@ -116,7 +116,7 @@
 //! | `one_action_per_pass` | at most one write per pass | `.one_action_per_pass(true)` |
 //! | `data = Settings` | `reconciler(data)` takes a `Settings` or `None` (`data: impl Into<Option<Settings>>`: a binary that only prints manifests passes `None`); steps read it with [`Context::data`](crate::Context::data), `None` when none was given | `.data_opt(data.into())` |
 //! | `root` | the derive is on the root type itself | |
-//! | `crate = "::operator"` | where the runtime crate is (for re-exports) | |
+//! | `crate = "::kubewright"` | where the runtime crate is (for re-exports) | |
 //!
 //! Several `#[reconciler]` attributes are merged; a key given twice is an error. A misspelt key is one error
 //! (with the closest key): the other keys of the attribute still take effect.
@@ -130,7 +130,7 @@
 //!
 //! | key | signature / values | builder call |
 //! | --- | --- | --- |
-//! | `desired = f` (required) | `fn(&Root, &mut Context) -> operator::Result<Option<Child>>`, or an `async fn` of that signature | `ChildReconciler::new("<kind>", f)`; for an `async fn`, `ChildReconciler::new_async("<kind>", \|p, cx\| f(p, cx).boxed())` |
+//! | `desired = f` (required) | `fn(&Root, &mut Context) -> kubewright::Result<Option<Child>>`, or an `async fn` of that signature | `ChildReconciler::new("<kind>", f)`; for an `async fn`, `ChildReconciler::new_async("<kind>", \|p, cx\| f(p, cx).boxed())` |
 //! | `reflect = g` | `fn(&mut Status, &ChildOutcome<Child>)` | `.reflect_status(g)` |
 //! | `reflect_name = field` | a field of the status, `Option<String>`: the child's name while it is in place, `None` once it is gone (after `reflect`) | `.reflect_name(\|status\| &mut status.field)` |
 //! | `strategy = "apply"` or `"update"` | server-side apply (default) or merge-then-update | `.strategy(WriteStrategy::Apply { force: true })` or `.strategy(WriteStrategy::Update)` |
@@ -140,7 +140,7 @@
 //! | `sanitize = h` | `fn(&Child) -> serde_json::Value`, what logs show of the child | `.sanitize(h)` |
 //! | `generate_name` | unnamed children get `generateName: <parent>-` | `.generate_name()` |
 //! | `condition = "DeploymentReady"` | the condition type it reports (default `<Kind>Ready`) | `.condition(..)` |
-//! | `ready = r` | `fn(&Child) -> operator::readiness::Readiness`: when the child is ready (default: [`readiness::builtin`](crate::readiness::builtin)) | `.ready(r)` |
+//! | `ready = r` | `fn(&Child) -> kubewright::readiness::Readiness`: when the child is ready (default: [`readiness::builtin`](crate::readiness::builtin)) | `.ready(r)` |
 //! | `reads = [image]`, `stores = [..]` | the stash keys `desired` reads and stores, checked at compile time ([step order](#step-order)) | |
 //!
 //! ## `#[children(..)]`: a set of children
@@ -150,15 +150,15 @@
 //!
 //! | key | signature | builder call |
 //! | --- | --- | --- |
-//! | `desired = f` (required) | `fn(&Root, &mut Context) -> operator::Result<Vec<Child>>`, or an `async fn` of that signature | `ChildSetReconciler::new("<plural>", f, id)`; for an `async fn`, `ChildSetReconciler::new_async("<plural>", \|p, cx\| f(p, cx).boxed(), id)` |
+//! | `desired = f` (required) | `fn(&Root, &mut Context) -> kubewright::Result<Vec<Child>>`, or an `async fn` of that signature | `ChildSetReconciler::new("<plural>", f, id)`; for an `async fn`, `ChildSetReconciler::new_async("<plural>", \|p, cx\| f(p, cx).boxed(), id)` |
 //! | `id = g` (required) | `fn(&Child) -> String` | |
 //! | `reflect = h` | `fn(&mut Status, &BTreeMap<String, ChildOutcome<Child>>)` | `.reflect_status(h)` |
 //! | `strategy = "apply"` | server-side apply, each child kept equal to its desired form (the default) | `.strategy(SetStrategy::Apply { force: true })` |
 //! | `strategy = "create"` | create each child once and never write it again (Jobs, backups): a changed desired form leaves the existing children as they are; to replace one, delete it or give the new form a new name and id | `.strategy(SetStrategy::CreateOnly)` |
 //! | `force = false` | do not take fields from other managers (apply only: an error with `"create"`) | `.strategy(SetStrategy::Apply { force: false })` |
-//! | `retain = g` | `fn(&Root, &Child) -> operator::Retention`: what becomes of each child no longer desired: kept, kept as the newest `limit` of a history, or deleted (the default without `retain`); see [`ChildSetReconciler::retain`](crate::ChildSetReconciler::retain) | `.retain(g)` |
+//! | `retain = g` | `fn(&Root, &Child) -> kubewright::Retention`: what becomes of each child no longer desired: kept, kept as the newest `limit` of a history, or deleted (the default without `retain`); see [`ChildSetReconciler::retain`](crate::ChildSetReconciler::retain) | `.retain(g)` |
 //! | `condition = ".."` | the condition type (default `<Kind>sReady`) | `.condition(..)` |
-//! | `ready = r` | `fn(&Child) -> operator::readiness::Readiness`, for each child (default: [`readiness::builtin`](crate::readiness::builtin); with `strategy = "create"`, [`readiness::finished`](crate::readiness::finished): a Job is ready once `Complete` or `Failed`) | `.ready(r)` |
+//! | `ready = r` | `fn(&Child) -> kubewright::readiness::Readiness`, for each child (default: [`readiness::builtin`](crate::readiness::builtin); with `strategy = "create"`, [`readiness::finished`](crate::readiness::finished): a Job is ready once `Complete` or `Failed`) | `.ready(r)` |
 //! | `reads = [..]`, `stores = [..]` | the stash keys `desired` reads and stores ([step order](#step-order)) | |
 //!
 //! The strategy is given as for one child (`strategy = ".."`, and `.strategy(..)` by hand), with the set's
@@ -181,7 +181,7 @@
 //!
 //! ## `#[sync(f)]`: a custom step
 //!
-//! `f: fn(&mut Root, &mut Context) -> operator::Result<Outcome>`, or an `async fn` of that signature (a step
+//! `f: fn(&mut Root, &mut Context) -> kubewright::Result<Outcome>`, or an `async fn` of that signature (a step
 //! that awaits: an external system, a call through [`Context::client`](crate::Context::client)); one function
 //! per attribute. Builder call: `SyncReconciler::new("f", f)`; for an `async fn`,
 //! `SyncReconciler::new_async("f", |p, cx| f(p, cx).boxed())`. After the function, `stores = [image]` and
@@ -201,12 +201,12 @@
 //! ```
 //! # use k8s_openapi::api::batch::v1::Job;
 //! # use kube::{CustomResource, ResourceExt};
-//! # use operator::{ChildOutcome, Context, Outcome, Reconciler};
+//! # use kubewright::{ChildOutcome, Context, Outcome, Reconciler};
 //! # use schemars::JsonSchema;
 //! # use serde::{Deserialize, Serialize};
 //! # #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 //! # pub struct S { observed_generation: Option<i64>, conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> }
-//! # impl operator::ReconcilerStatus for S {
+//! # impl kubewright::ReconcilerStatus for S {
 //! #     fn conditions(&self) -> &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] { &self.conditions }
 //! #     fn conditions_mut(&mut self) -> &mut Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> { &mut self.conditions }
 //! #     fn observed_generation(&self) -> Option<i64> { self.observed_generation }
@@ -220,7 +220,7 @@
 //!     image: String,
 //! }
 //!
-//! async fn start_backup(backup: &mut Backup, cx: &mut Context) -> operator::Result<Outcome> {
+//! async fn start_backup(backup: &mut Backup, cx: &mut Context) -> kubewright::Result<Outcome> {
 //!     let job: Job = serde_json::from_value(serde_json::json!({
 //!         "metadata": {"name": format!("{}-run", backup.name_any())},
 //!         "spec": {"template": {"spec": {"restartPolicy": "Never",
@@ -237,7 +237,7 @@
 //!
 //! ## `#[finalize(f)]`: cleanup while the root is deleted
 //!
-//! `f: fn(&mut Root, &mut Context) -> operator::Result<Outcome>`, or an `async fn` of that signature, run while
+//! `f: fn(&mut Root, &mut Context) -> kubewright::Result<Outcome>`, or an `async fn` of that signature, run while
 //! the root is being deleted, under `#[reconciler(finalizer = "..")]`, which is required. Cleanup steps run in
 //! reverse declaration order; the finalizer is removed once they all return `Outcome::Continue`.
 //! Builder call: `SyncReconciler::new("f", |_, _| Ok(Outcome::Continue)).finalize(f)`; for an `async fn`,
@@ -264,15 +264,15 @@
 //!
 //! | key | meaning | builder call |
 //! | --- | --- | --- |
-//! | `validate = f` | `f: fn(&operator::admission::Request<Root>) -> operator::admission::Verdict`, run on create and update (the request has the old object on update) | `.validate(f)` |
+//! | `validate = f` | `f: fn(&kubewright::admission::Request<Root>) -> kubewright::admission::Verdict`, run on create and update (the request has the old object on update) | `.validate(f)` |
 //! | `default = f` | `f: fn(&mut Root)`, fills the object in place before validation; the API server gets a JSON patch | `.default(f)` |
 //! | `deletes` | deletes go to the validator too (`object` is absent, `old_object` the stored one); needs `validate` | `.validate_deletes()` |
 //! | `failure_policy = "Ignore"` | what the API server does when the webhook cannot be reached (`"Fail"` by default) | `.failure_policy(FailurePolicy::Ignore)` |
 //! | `timeout_seconds = 5` | how long the API server waits, 1 to 30 (10 by default) | `.timeout_seconds(5)` |
 //!
 //! The attribute may be repeated (validators run in order, the first denial wins). `Root::webhooks()` builds
-//! `operator::admission::Webhooks::<Root>::new()` with those calls; serve it with
-//! `operator::admission::WebhookServer::new(certs).kind(Root::webhooks())` (see [`crate::admission`]).
+//! `kubewright::admission::Webhooks::<Root>::new()` with those calls; serve it with
+//! `kubewright::admission::WebhookServer::new(certs).kind(Root::webhooks())` (see [`crate::admission`]).
 //!
 //! # `#[stash(name: Type, ..)]`: typed stash keys
 //!
@@ -281,12 +281,12 @@
 //!
 //! ```compile_fail,E0308
 //! # use kube::CustomResource;
-//! # use operator::{Context, Outcome, Reconciler};
+//! # use kubewright::{Context, Outcome, Reconciler};
 //! # use schemars::JsonSchema;
 //! # use serde::{Deserialize, Serialize};
 //! # #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 //! # pub struct S { observed_generation: Option<i64>, conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> }
-//! # impl operator::ReconcilerStatus for S {
+//! # impl kubewright::ReconcilerStatus for S {
 //! #     fn conditions(&self) -> &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] { &self.conditions }
 //! #     fn conditions_mut(&mut self) -> &mut Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> { &mut self.conditions }
 //! #     fn observed_generation(&self) -> Option<i64> { self.observed_generation }
@@ -298,7 +298,7 @@
 //! #[stash(replicas: i32)]
 //! pub struct AppSpec {}
 //!
-//! fn prepare(_app: &mut App, cx: &mut Context) -> operator::Result<Outcome> {
+//! fn prepare(_app: &mut App, cx: &mut Context) -> kubewright::Result<Outcome> {
 //!     cx.stash_mut().store(&App::REPLICAS, "three"); // error: expected `i32`
 //!     Ok(Outcome::Continue)
 //! }
@@ -331,12 +331,12 @@
 //! ```compile_fail,E0593
 //! # use k8s_openapi::api::apps::v1::Deployment;
 //! # use kube::CustomResource;
-//! # use operator::{Context, Reconciler};
+//! # use kubewright::{Context, Reconciler};
 //! # use schemars::JsonSchema;
 //! # use serde::{Deserialize, Serialize};
 //! # #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 //! # pub struct S { observed_generation: Option<i64>, conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> }
-//! # impl operator::ReconcilerStatus for S {
+//! # impl kubewright::ReconcilerStatus for S {
 //! #     fn conditions(&self) -> &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] { &self.conditions }
 //! #     fn conditions_mut(&mut self) -> &mut Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> { &mut self.conditions }
 //! #     fn observed_generation(&self) -> Option<i64> { self.observed_generation }
@@ -347,7 +347,7 @@
 //! #[child(desired = desired_deployment)] // error: expected a function taking `&App, &mut Context`
 //! pub struct AppSpec {}
 //!
-//! fn desired_deployment(_app: &App) -> operator::Result<Option<Deployment>> {
+//! fn desired_deployment(_app: &App) -> kubewright::Result<Option<Deployment>> {
 //!     Ok(None)
 //! }
 //! # fn main() {}

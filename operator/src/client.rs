@@ -21,7 +21,7 @@ use tower::{BoxError, ServiceBuilder};
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// let config = kube::Config::infer().await?;
-/// let client = operator::client::client(config)?;
+/// let client = kubewright::client::client(config)?;
 /// # let _ = client; Ok(()) }
 /// ```
 pub fn client(config: Config) -> Result<Client, kube::Error> {

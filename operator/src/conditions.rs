@@ -12,7 +12,7 @@ pub const READY: &str = "Ready";
 ///
 /// ```
 /// use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-/// use operator::ReconcilerStatus;
+/// use kubewright::ReconcilerStatus;
 ///
 /// #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 /// struct MyStatus { observed_generation: Option<i64>, conditions: Vec<Condition> }
@@ -25,9 +25,9 @@ pub const READY: &str = "Ready";
 /// }
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be the status of a reconciled kind: it does not implement `operator::ReconcilerStatus`",
+    message = "`{Self}` cannot be the status of a reconciled kind: it does not implement `kubewright::ReconcilerStatus`",
     label = "this status type does not implement `ReconcilerStatus`",
-    note = "derive it: `#[derive(operator::ReconcilerStatus)]` on `{Self}`, which needs fields `observed_generation: Option<i64>` and `conditions: Vec<Condition>` (or ones marked `#[status(..)]`); or implement `operator::ReconcilerStatus` by hand. The root reconciler keeps `observedGeneration` and the conditions in it"
+    note = "derive it: `#[derive(kubewright::ReconcilerStatus)]` on `{Self}`, which needs fields `observed_generation: Option<i64>` and `conditions: Vec<Condition>` (or ones marked `#[status(..)]`); or implement `kubewright::ReconcilerStatus` by hand. The root reconciler keeps `observedGeneration` and the conditions in it"
 )]
 pub trait ReconcilerStatus: Default + Clone + Serialize + Send + Sync + 'static {
     /// The conditions.

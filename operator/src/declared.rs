@@ -13,8 +13,8 @@ use crate::reconciler::Reconciler;
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::ConfigMap;
-/// use operator::prelude::*;
-/// use operator::{Declared, admission::Webhooks};
+/// use kubewright::prelude::*;
+/// use kubewright::{Declared, admission::Webhooks};
 ///
 /// #[derive(CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
 /// #[kube(group = "example.dev", version = "v1", kind = "Note", namespaced, status = "NoteStatus")]

@@ -20,7 +20,7 @@ use serde_json::value::RawValue;
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::ConfigMap;
-/// use operator::JsonText;
+/// use kubewright::JsonText;
 /// use serde_json::json;
 ///
 /// let cm = ConfigMap {

@@ -15,8 +15,8 @@
 //!   takes over at its next read.
 //!
 //! ```no_run
-//! # use operator::{Operator, leader::LeaderElection};
-//! # async fn run(client: kube::Client) -> Result<(), operator::RunError> {
+//! # use kubewright::{Operator, leader::LeaderElection};
+//! # async fn run(client: kube::Client) -> Result<(), kubewright::RunError> {
 //! Operator::new(client.clone())
 //!     .leader_election(LeaderElection::new("webapp-operator", client.default_namespace()))
 //!     .run_until_signal()

@@ -4,7 +4,7 @@
 //! children, run custom logic and report into the parent's status. [`Operator`] runs reconcilers on
 //! shared caches (kube-runtime's reflectors and watchers) with triggers from owned, watched and tracked kinds, error
 //! backoff and graceful shutdown. Every write is a [`Command`], so steps can be tested by the commands they
-//! produce; `operator::testing` (feature `testing`) adds an in-memory API server and table tests.
+//! produce; `kubewright::testing` (feature `testing`) adds an in-memory API server and table tests.
 #![deny(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
@@ -76,14 +76,14 @@ pub use tracker::{TrackKey, Tracker};
 
 /// Derives a [`Reconciler`](struct@Reconciler) from attributes on a custom resource's spec struct; see
 /// [`attributes`] for the reference.
-pub use operator_derive::Reconciler;
+pub use kubewright_derive::Reconciler;
 /// Derives [`ReconcilerStatus`](trait@ReconcilerStatus) for a status struct from its `conditions` and
 /// `observed_generation` fields (or the fields marked `#[status(conditions)]` and
 /// `#[status(observed_generation)]`; `#[status(crate = path)]` names a re-exported runtime).
 ///
 /// ```
 /// use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-/// use operator::ReconcilerStatus;
+/// use kubewright::ReconcilerStatus;
 ///
 /// #[derive(Clone, Debug, Default, serde::Serialize, ReconcilerStatus)]
 /// struct Status {
@@ -95,7 +95,7 @@ pub use operator_derive::Reconciler;
 /// s.set_observed_generation(Some(3));
 /// assert_eq!(s.observed_generation(), Some(3));
 /// ```
-pub use operator_derive::ReconcilerStatus;
+pub use kubewright_derive::ReconcilerStatus;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -9,8 +9,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 ///
 /// ```
 /// use k8s_openapi::api::apps::v1::Deployment;
-/// use operator::meta::ObjectMetaExt;
-/// use operator::object;
+/// use kubewright::meta::ObjectMetaExt;
+/// use kubewright::object;
 ///
 /// let deployment = object!(Deployment {
 ///     spec: { template: { metadata: { annotations: { "example.dev/config-hash": "4f2a" } } } },

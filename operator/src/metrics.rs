@@ -22,9 +22,9 @@
 //! One registry per process, as controller-runtime's: [`Metrics::global`].
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), operator::metrics::MetricsError> {
+//! # async fn demo() -> Result<(), kubewright::metrics::MetricsError> {
 //! let addr = "0.0.0.0:8080".parse().unwrap();
-//! tokio::spawn(operator::metrics::serve(addr, operator::metrics::Metrics::global()).await?);
+//! tokio::spawn(kubewright::metrics::serve(addr, kubewright::metrics::Metrics::global()).await?);
 //! # Ok(()) }
 //! ```
 

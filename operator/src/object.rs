@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use k8s_openapi::api::apps::v1::Deployment;
-//! use operator::object;
+//! use kubewright::object;
 //!
 //! let image = "nginx:1.27".to_string();
 //! let deployment = object!(Deployment {
@@ -48,7 +48,7 @@
 //!
 //! ```
 //! use std::collections::BTreeMap;
-//! use operator::object;
+//! use kubewright::object;
 //!
 //! const INSTANCE: &str = "app.kubernetes.io/instance";
 //! fn labels(name: &str) -> BTreeMap<String, String> {
@@ -179,7 +179,7 @@ pub mod __private {
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::Service;
-/// use operator::object;
+/// use kubewright::object;
 ///
 /// let port = 8080;
 /// let service = object!(Service {

@@ -17,8 +17,8 @@ use crate::reconciler::{ParentKind, Reconciler};
 /// Runs any number of controllers over one set of shared caches until shutdown.
 ///
 /// ```no_run
-/// # use operator::{Operator, Reconciler};
-/// # async fn run<P: operator::ParentKind>(client: kube::Client, reconciler: Reconciler<P>) {
+/// # use kubewright::{Operator, Reconciler};
+/// # async fn run<P: kubewright::ParentKind>(client: kube::Client, reconciler: Reconciler<P>) {
 /// Operator::new(client).controller(reconciler).run_until_signal().await.unwrap();
 /// # }
 /// ```
@@ -66,7 +66,7 @@ impl Operator {
     ///
     /// ```no_run
     /// # fn demo(client: kube::Client) {
-    /// let operator = operator::Operator::for_namespaces(client, ["team-a", "team-b"]);
+    /// let operator = kubewright::Operator::for_namespaces(client, ["team-a", "team-b"]);
     /// assert_eq!(operator.caches().namespaces(), ["team-a", "team-b"]);
     /// # }
     /// ```
@@ -161,7 +161,7 @@ impl Operator {
     ///
     /// ```
     /// # use k8s_openapi::api::core::v1::Secret;
-    /// # use operator::{CacheOptions, Operator};
+    /// # use kubewright::{CacheOptions, Operator};
     /// # fn f(client: kube::Client) {
     /// let operator = Operator::new(client).cache::<Secret>(CacheOptions::owned());
     /// assert!(!operator.caches().get::<Secret>().unwrap().holds_every_object());

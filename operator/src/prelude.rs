@@ -4,7 +4,7 @@
 //! [`object!`](crate::object!) for desired objects, and (feature `cli`) the command line.
 //!
 //! ```
-//! use operator::prelude::*;
+//! use kubewright::prelude::*;
 //!
 //! #[derive(CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
 //! #[kube(group = "example.dev", version = "v1", kind = "Note", namespaced)]

@@ -264,8 +264,8 @@ where
 /// The `desired` function of `#[child(..)]`: `fn(&P, &mut Context) -> Result<Option<C>>`, or the same as an
 /// `async fn`.
 #[diagnostic::on_unimplemented(
-    message = "`#[child(desired = ..)]` expects `fn(&{P}, &mut Context) -> operator::Result<Option<Child>>`, or an `async fn` of that signature",
-    label = "not a `fn(&{P}, &mut Context) -> operator::Result<Option<Child>>` nor an `async fn` of that signature",
+    message = "`#[child(desired = ..)]` expects `fn(&{P}, &mut Context) -> kubewright::Result<Option<Child>>`, or an `async fn` of that signature",
+    label = "not a `fn(&{P}, &mut Context) -> kubewright::Result<Option<Child>>` nor an `async fn` of that signature",
     note = "an `async fn` is accepted: its future must be `Send` (hold nothing that is not `Send`, such as an `Rc` or a `RefCell` borrow, across an `.await`)"
 )]
 pub trait DesiredFn<P, C, M>: Send + Sync + 'static {
@@ -297,8 +297,8 @@ where
 /// The `desired` function of `#[children(..)]`: `fn(&P, &mut Context) -> Result<Vec<C>>`, or the same as an
 /// `async fn`.
 #[diagnostic::on_unimplemented(
-    message = "`#[children(desired = ..)]` expects `fn(&{P}, &mut Context) -> operator::Result<Vec<Child>>`, or an `async fn` of that signature",
-    label = "not a `fn(&{P}, &mut Context) -> operator::Result<Vec<Child>>` nor an `async fn` of that signature",
+    message = "`#[children(desired = ..)]` expects `fn(&{P}, &mut Context) -> kubewright::Result<Vec<Child>>`, or an `async fn` of that signature",
+    label = "not a `fn(&{P}, &mut Context) -> kubewright::Result<Vec<Child>>` nor an `async fn` of that signature",
     note = "an `async fn` is accepted: its future must be `Send` (hold nothing that is not `Send`, such as an `Rc` or a `RefCell` borrow, across an `.await`)"
 )]
 pub trait DesiredSetFn<P, C, M>: Send + Sync + 'static {
@@ -330,8 +330,8 @@ where
 /// The function of `#[sync(..)]` or `#[finalize(..)]`: `fn(&mut P, &mut Context) -> Result<Outcome>`, or the
 /// same as an `async fn`.
 #[diagnostic::on_unimplemented(
-    message = "`#[sync(..)]` and `#[finalize(..)]` expect `fn(&mut {P}, &mut Context) -> operator::Result<Outcome>`, or an `async fn` of that signature",
-    label = "not a `fn(&mut {P}, &mut Context) -> operator::Result<Outcome>` nor an `async fn` of that signature",
+    message = "`#[sync(..)]` and `#[finalize(..)]` expect `fn(&mut {P}, &mut Context) -> kubewright::Result<Outcome>`, or an `async fn` of that signature",
+    label = "not a `fn(&mut {P}, &mut Context) -> kubewright::Result<Outcome>` nor an `async fn` of that signature",
     note = "an `async fn` is accepted: its future must be `Send` (hold nothing that is not `Send`, such as an `Rc` or a `RefCell` borrow, across an `.await`)"
 )]
 pub trait StepFn<P, M>: Send + Sync + 'static {

@@ -8,10 +8,10 @@
 //!   operator has stopped. The body says which.
 //!
 //! ```no_run
-//! # async fn demo(operator: operator::Operator) -> Result<(), operator::probes::ProbeError> {
+//! # async fn demo(operator: kubewright::Operator) -> Result<(), kubewright::probes::ProbeError> {
 //! let health = operator.health();
 //! let addr = "0.0.0.0:8081".parse().unwrap();
-//! let probes = operator::probes::serve(addr, health).await?;
+//! let probes = kubewright::probes::serve(addr, health).await?;
 //! tokio::spawn(probes);
 //! operator.run_until_signal().await.unwrap();
 //! # Ok(()) }

@@ -89,7 +89,7 @@ fn scaled(m: i128, b: u32, d: u32) -> Option<i128> {
 /// that are not quantities, or too large to compare exactly, are never equal here.
 ///
 /// ```
-/// use operator::quantity::same_quantity;
+/// use kubewright::quantity::same_quantity;
 /// assert!(same_quantity("1024Mi", "1Gi"));
 /// assert!(same_quantity("0.5", "500m"));
 /// assert!(same_quantity("1e3", "1k"));

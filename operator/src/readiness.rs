@@ -26,12 +26,12 @@
 //! child created once ([`WriteStrategy::CreateOnly`](crate::WriteStrategy::CreateOnly), a migration Job, say)
 //! keeps [`builtin`]: its failure is the parent's. Either step takes a `ready` function to decide otherwise.
 //!
-//! On the in-memory cluster (`operator::testing::apiserver`, and the embedded cluster of `operator::cli`), the
+//! On the in-memory cluster (`kubewright::testing::apiserver`, and the embedded cluster of `kubewright::cli`), the
 //! status of exactly these kinds is played as kube-controller-manager writes it: Deployments, StatefulSets,
 //! ReplicaSets and DaemonSets become ready once observed, and a Job runs for its run time on the server's clock
 //! (10 seconds by default; `ApiServerBuilder::job_run_time`, or the Job's annotation
-//! `operator-apiserver.dev/run-time`) and then completes, or fails when its annotation
-//! `operator-apiserver.dev/fail` is `"true"` (`ApiServerBuilder::jobs_fail` for every Job). Pods,
+//! `kubewright-apiserver.dev/run-time`) and then completes, or fails when its annotation
+//! `kubewright-apiserver.dev/fail` is `"true"` (`ApiServerBuilder::jobs_fail` for every Job). Pods,
 //! PersistentVolumeClaims and LoadBalancer Services keep the status a test writes, so they are not ready there
 //! until one does.
 
@@ -74,7 +74,7 @@ impl Readiness {
 ///
 /// ```
 /// use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec, DeploymentStatus};
-/// use operator::readiness::{Readiness, builtin};
+/// use kubewright::readiness::{Readiness, builtin};
 /// let mut d = Deployment::default();
 /// d.metadata.generation = Some(1);
 /// d.spec = Some(DeploymentSpec { replicas: Some(2), ..Default::default() });
@@ -116,7 +116,7 @@ pub fn builtin<C: Any>(child: &C) -> Readiness {
 ///
 /// ```
 /// use k8s_openapi::api::batch::v1::{Job, JobCondition, JobStatus};
-/// use operator::readiness::{builtin, finished};
+/// use kubewright::readiness::{builtin, finished};
 /// let mut job = Job::default();
 /// assert!(!finished(&job).is_ready());
 /// job.status = Some(JobStatus {

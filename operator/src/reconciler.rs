@@ -205,7 +205,7 @@ impl<P: CachedKind> Reconciler<P> {
     ///
     /// ```
     /// # use k8s_openapi::api::core::v1::ConfigMap;
-    /// # fn f<P: operator::ParentKind>(r: operator::Reconciler<P>, config_map: fn(&P) -> Option<String>) {
+    /// # fn f<P: kubewright::ParentKind>(r: kubewright::Reconciler<P>, config_map: fn(&P) -> Option<String>) {
     /// let r = r.references::<ConfigMap>(move |p: &P| config_map(p).into_iter().collect());
     /// # }
     /// ```

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 /// A typed key into the [`Stash`]. Declare keys as constants so a wrong type is a compile error:
 ///
 /// ```
-/// use operator::{Stash, StashKey};
+/// use kubewright::{Stash, StashKey};
 /// const IMAGE: StashKey<String> = StashKey::new("image");
 /// let mut stash = Stash::default();
 /// stash.store(&IMAGE, "nginx:1.27".to_string());

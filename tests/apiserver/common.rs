@@ -3,7 +3,7 @@
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
 use kube::core::ObjectMeta;
-use operator::testing::ApiServer;
+use kubewright::testing::ApiServer;
 
 pub fn server() -> (ApiServer, kube::Client) {
     let server = ApiServer::builder().seed(7).build();

@@ -5,7 +5,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::core::ObjectMeta;
-use operator::testing::ApiServer;
+use kubewright::testing::ApiServer;
 use serde_json::json;
 
 use crate::common::{api_err, cm, create_cm, rv, server};

@@ -4,7 +4,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::Resource;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use operator::testing::ApiServer;
+use kubewright::testing::ApiServer;
 use serde_json::json;
 
 use crate::common::{api_err, cm, create_cm, server};

@@ -7,8 +7,8 @@ use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::jiff::SignedDuration;
 use kube::api::{Api, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
-use operator::testing::ApiServer;
-use operator::testing::apiserver::{Clock, FAIL_ANNOTATION, RUN_TIME_ANNOTATION};
+use kubewright::testing::ApiServer;
+use kubewright::testing::apiserver::{Clock, FAIL_ANNOTATION, RUN_TIME_ANNOTATION};
 use serde_json::{Value, json};
 
 const T0: &str = "2026-01-01T00:00:00Z";

@@ -5,7 +5,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use kube::CustomResourceExt;
-use operator::testing::ApiServer;
+use kubewright::testing::ApiServer;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 

@@ -8,7 +8,7 @@ use kube::api::{
     Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, VersionMatch, WatchEvent,
     WatchParams,
 };
-use operator::testing::ApiServer;
+use kubewright::testing::ApiServer;
 use serde_json::json;
 
 use crate::common::{api_err, cm, create_cm, rv, server};

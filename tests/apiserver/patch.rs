@@ -3,7 +3,7 @@
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use operator::testing::ApiServer;
+use kubewright::testing::ApiServer;
 use serde_json::json;
 
 use crate::common::{api_err, create_cm, rv, server};

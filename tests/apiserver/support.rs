@@ -7,7 +7,7 @@ use k8s_openapi::api::events::v1::Event as EventV1;
 use kube::Resource;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, PostParams};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
-use operator::testing::apiserver::{Fault, ResourceType, Verb};
+use kubewright::testing::apiserver::{Fault, ResourceType, Verb};
 use serde_json::json;
 
 use crate::common::{api_err, cm, create_cm, server};

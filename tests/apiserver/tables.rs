@@ -2,8 +2,8 @@
 
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
-use operator::testing::ApiServer;
-use operator::testing::apiserver::Clock;
+use kubewright::testing::ApiServer;
+use kubewright::testing::apiserver::Clock;
 use serde_json::{Value, json};
 
 const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";

@@ -5,7 +5,7 @@ use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::Service;
 use kube::api::{Api, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
-use operator::testing::ApiServer;
+use kubewright::testing::ApiServer;
 use serde_json::json;
 
 use crate::crud::deployment;

@@ -11,8 +11,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{CustomResource, CustomResourceExt, ResourceExt};
-use operator::testing::ApiServer;
-use operator::{Context, Operator, Outcome, Reconciler, ReconcilerStatus};
+use kubewright::testing::ApiServer;
+use kubewright::{Context, Operator, Outcome, Reconciler, ReconcilerStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -60,20 +60,20 @@ impl ReconcilerStatus for RelayStatus {
 static RELEASED: AtomicUsize = AtomicUsize::new(0);
 
 /// Reads the source through the API (not a cache), awaiting, and stashes its value.
-async fn fetch_source(relay: &mut Relay, cx: &mut Context) -> operator::Result<Outcome> {
+async fn fetch_source(relay: &mut Relay, cx: &mut Context) -> kubewright::Result<Outcome> {
     tokio::task::yield_now().await;
     let api: Api<ConfigMap> = Api::namespaced(cx.client(), &relay.namespace().unwrap_or_default());
     let value = api
         .get_opt(&relay.spec.source)
         .await
-        .map_err(|e| operator::Error::kube("reading the source", e))?
+        .map_err(|e| kubewright::Error::kube("reading the source", e))?
         .and_then(|cm| cm.data?.get("value").cloned())
         .unwrap_or_default();
     cx.stash_mut().store(&Relay::SOURCE, value);
     Ok(Outcome::Continue)
 }
 
-async fn desired_copy(relay: &Relay, cx: &mut Context) -> operator::Result<Option<ConfigMap>> {
+async fn desired_copy(relay: &Relay, cx: &mut Context) -> kubewright::Result<Option<ConfigMap>> {
     let value = cx.stash().get(&Relay::SOURCE)?.clone();
     tokio::task::yield_now().await;
     Ok(Some(ConfigMap {
@@ -86,7 +86,7 @@ async fn desired_copy(relay: &Relay, cx: &mut Context) -> operator::Result<Optio
     }))
 }
 
-async fn release(_relay: &mut Relay, _cx: &mut Context) -> operator::Result<Outcome> {
+async fn release(_relay: &mut Relay, _cx: &mut Context) -> kubewright::Result<Outcome> {
     tokio::time::sleep(Duration::from_millis(10)).await;
     RELEASED.fetch_add(1, Ordering::SeqCst);
     Ok(Outcome::Continue)

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use operator::testing::ApiServer;
+use kubewright::testing::ApiServer;
 use tests::cronjob_scenario::{JOB_RUN_TIME, run};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

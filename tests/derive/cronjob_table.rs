@@ -10,8 +10,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::CustomResourceExt;
 use kube::runtime::reflector::ObjectRef;
-use operator::testing::table::{EventExpectation, Fixtures, ReconcilerTestCase};
-use operator::{Context, Outcome, WriteStrategy};
+use kubewright::testing::table::{EventExpectation, Fixtures, ReconcilerTestCase};
+use kubewright::{Context, Outcome, WriteStrategy};
 use serde_json::json;
 
 /// The harness's default time: the pass runs at it.

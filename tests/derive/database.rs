@@ -1,9 +1,9 @@
 //! The `database` example's operator on the embedded cluster (`tests::database_scenario`), and its wiring.
 
 use examples::database::reconciler;
-use operator::reconcilers::Role;
-use operator::testing::ApiServer;
-use operator::testing::apiserver::Verb;
+use kubewright::reconcilers::Role;
+use kubewright::testing::ApiServer;
+use kubewright::testing::apiserver::Verb;
 
 #[test]
 fn the_children_are_owned_and_the_finalizer_declared() {

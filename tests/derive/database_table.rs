@@ -8,8 +8,8 @@ use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 use k8s_openapi::api::core::v1::{Secret, Service};
 use kube::CustomResourceExt;
 use kube::runtime::reflector::ObjectRef;
-use operator::testing::table::{EventExpectation, Fixtures, ReconcilerTestCase};
-use operator::{Outcome, WriteStrategy};
+use kubewright::testing::table::{EventExpectation, Fixtures, ReconcilerTestCase};
+use kubewright::{Outcome, WriteStrategy};
 use serde_json::json;
 
 fn case(name: &str) -> ReconcilerTestCase<Database> {
@@ -107,7 +107,7 @@ async fn a_deleted_database_deletes_its_stateful_set_and_waits() -> anyhow::Resu
     let fx = database("16");
     let mut db = fx.parent().clone();
     db.metadata.deletion_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
-        operator::testing::table::default_time(),
+        kubewright::testing::table::default_time(),
     ));
     case("deleted, StatefulSet there")
         .given(&db)

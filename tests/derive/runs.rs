@@ -8,8 +8,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::reflector::ObjectRef;
 use kube::{CustomResource, CustomResourceExt, ResourceExt};
-use operator::testing::table::{Category, EventExpectation, ReconcilerTestCase};
-use operator::{Context, Reconciler, ReconcilerStatus, Retention};
+use kubewright::testing::table::{Category, EventExpectation, ReconcilerTestCase};
+use kubewright::{Context, Reconciler, ReconcilerStatus, Retention};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -39,7 +39,7 @@ pub struct RunsStatus {
     pub conditions: Vec<Condition>,
 }
 
-fn desired_jobs(runs: &Runs, _cx: &mut Context) -> operator::Result<Vec<Job>> {
+fn desired_jobs(runs: &Runs, _cx: &mut Context) -> kubewright::Result<Vec<Job>> {
     Ok(runs
         .spec
         .runs
@@ -92,7 +92,7 @@ fn job(n: u32, image: &str, finished: bool) -> Value {
         "metadata": {
             "name": format!("runs-{n}"),
             "namespace": "default",
-            "labels": {operator::OWNER_LABEL: UID},
+            "labels": {kubewright::OWNER_LABEL: UID},
             "ownerReferences": [{
                 "apiVersion": "example.dev/v1", "kind": "Runs", "name": "runs", "uid": UID,
                 "controller": true, "blockOwnerDeletion": true,

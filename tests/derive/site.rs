@@ -17,9 +17,9 @@ use kube::api::{Api, DeleteParams, PostParams};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{CustomResource, CustomResourceExt, ResourceExt};
-use operator::reconcilers::Role;
-use operator::testing::ApiServer;
-use operator::{ChildOutcome, Context, Operator, Outcome, Reconciler, ReconcilerStatus};
+use kubewright::reconcilers::Role;
+use kubewright::testing::ApiServer;
+use kubewright::{ChildOutcome, Context, Operator, Outcome, Reconciler, ReconcilerStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -83,7 +83,7 @@ fn labels(site: &Site) -> BTreeMap<String, String> {
     [(SITE_LABEL.to_string(), site.name_any())].into()
 }
 
-fn resolve_image(site: &mut Site, cx: &mut Context) -> operator::Result<Outcome> {
+fn resolve_image(site: &mut Site, cx: &mut Context) -> kubewright::Result<Outcome> {
     let image = if site.spec.image.contains(':') {
         site.spec.image.clone()
     } else {
@@ -93,7 +93,7 @@ fn resolve_image(site: &mut Site, cx: &mut Context) -> operator::Result<Outcome>
     Ok(Outcome::Continue)
 }
 
-fn desired_deployment(site: &Site, cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(site: &Site, cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     let image = cx.stash().get(&Site::IMAGE)?.clone();
     Ok(Some(Deployment {
         metadata: ObjectMeta {
@@ -129,7 +129,7 @@ fn reflect_deployment(status: &mut SiteStatus, outcome: &ChildOutcome<Deployment
     status.deployment = outcome.child().map(|d| d.name_any());
 }
 
-fn desired_service(site: &Site, _cx: &mut Context) -> operator::Result<Option<Service>> {
+fn desired_service(site: &Site, _cx: &mut Context) -> kubewright::Result<Option<Service>> {
     Ok(Some(Service {
         metadata: ObjectMeta {
             name: Some(site.name_any()),
@@ -148,7 +148,7 @@ fn desired_service(site: &Site, _cx: &mut Context) -> operator::Result<Option<Se
     }))
 }
 
-fn desired_pages(site: &Site, _cx: &mut Context) -> operator::Result<Vec<ConfigMap>> {
+fn desired_pages(site: &Site, _cx: &mut Context) -> kubewright::Result<Vec<ConfigMap>> {
     Ok(site
         .spec
         .pages
@@ -186,7 +186,7 @@ fn sites_for_secret(secret: Arc<Secret>) -> Vec<ObjectRef<Site>> {
 
 static RELEASED: AtomicUsize = AtomicUsize::new(0);
 
-fn release(_site: &mut Site, _cx: &mut Context) -> operator::Result<Outcome> {
+fn release(_site: &mut Site, _cx: &mut Context) -> kubewright::Result<Outcome> {
     RELEASED.fetch_add(1, Ordering::SeqCst);
     Ok(Outcome::Continue)
 }
@@ -220,7 +220,7 @@ fn the_wiring_follows_the_attributes() {
 /// The ClusterRole has exactly the verbs the declared wiring needs, and nothing else.
 #[test]
 fn the_cluster_role_follows_the_wiring() {
-    use operator::manifests::Manifests;
+    use kubewright::manifests::Manifests;
     let manifests = Manifests::new("site-operator")
         .reconciler(&Site::reconciler())
         .crd(Site::crd());
@@ -273,7 +273,7 @@ fn the_cluster_role_follows_the_wiring() {
 
 #[test]
 fn the_stash_key_is_typed() {
-    let key: operator::StashKey<String> = Site::IMAGE;
+    let key: kubewright::StashKey<String> = Site::IMAGE;
     assert_eq!(key.name(), "image");
 }
 

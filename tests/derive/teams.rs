@@ -9,9 +9,9 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{CustomResourceExt, ResourceExt};
-use operator::Operator;
-use operator::reconcilers::Role;
-use operator::testing::ApiServer;
+use kubewright::Operator;
+use kubewright::reconcilers::Role;
+use kubewright::testing::ApiServer;
 use serde_json::json;
 
 #[test]

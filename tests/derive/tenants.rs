@@ -3,9 +3,9 @@
 
 use examples::tenants::{installation, reconciler};
 use k8s_openapi::api::rbac::v1::PolicyRule;
-use operator::reconcilers::Role;
-use operator::testing::ApiServer;
-use operator::testing::apiserver::Verb;
+use kubewright::reconcilers::Role;
+use kubewright::testing::ApiServer;
+use kubewright::testing::apiserver::Verb;
 use tests::tenants_scenario::{Cluster, run};
 
 #[test]

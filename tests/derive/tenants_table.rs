@@ -1,5 +1,5 @@
 //! Table tests of the `tenants` example: one pass of the derived reconciler over given state
-//! (`operator::testing::table`).
+//! (`kubewright::testing::table`).
 
 use std::collections::BTreeMap;
 
@@ -11,9 +11,9 @@ use k8s_openapi::api::rbac::v1::{RoleBinding, RoleRef, Subject};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::runtime::reflector::ObjectRef;
 use kube::{CustomResourceExt, Resource};
-use operator::TrackKey;
-use operator::reconcilers::{DESIRED_HASH, desired_hash};
-use operator::testing::table::{EventExpectation, ReconcilerTestCase};
+use kubewright::TrackKey;
+use kubewright::reconcilers::{DESIRED_HASH, desired_hash};
+use kubewright::testing::table::{EventExpectation, ReconcilerTestCase};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -111,7 +111,7 @@ fn live<K: Resource<DynamicType = ()> + Serialize + Clone>(desired: K) -> Value 
     v["kind"] = json!(K::kind(&()));
     v["metadata"]["annotations"] = json!({ DESIRED_HASH: hash });
     v["metadata"]["ownerReferences"] = json!([owner()]);
-    v["metadata"]["labels"][operator::OWNER_LABEL] = json!(UID);
+    v["metadata"]["labels"][kubewright::OWNER_LABEL] = json!(UID);
     v
 }
 

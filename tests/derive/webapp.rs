@@ -17,8 +17,8 @@ use k8s_openapi::api::core::v1::{ConfigMap, Service};
 use k8s_openapi::api::events::v1::Event;
 use kube::CustomResourceExt;
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use operator::Operator;
-use operator::testing::ApiServer;
+use kubewright::Operator;
+use kubewright::testing::ApiServer;
 use serde_json::{Value, json};
 use tests::webapp_snapshot::{config_hash, observed, ready};
 
@@ -35,7 +35,7 @@ fn both_reconcilers_have_the_same_name_and_wiring() {
     let by_hand = examples::webapp::reconciler();
     let derived = examples::webapp_derive::WebApp::reconciler();
     assert_eq!(by_hand.name(), derived.name());
-    let wiring = |w: operator::reconcilers::Wiring| -> Vec<(String, operator::reconcilers::Role)> {
+    let wiring = |w: kubewright::reconcilers::Wiring| -> Vec<(String, kubewright::reconcilers::Role)> {
         w.kinds().iter().map(|k| (k.kind.clone(), k.role)).collect()
     };
     assert_eq!(wiring(by_hand.wiring()), wiring(derived.wiring()));

@@ -7,7 +7,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Service;
 use kube::CustomResourceExt;
 use kube::runtime::reflector::ObjectRef;
-use operator::testing::table::{EventExpectation, Fixtures, ReconcilerTestCase, TestEnv};
+use kubewright::testing::table::{EventExpectation, Fixtures, ReconcilerTestCase, TestEnv};
 use serde_json::json;
 
 fn web() -> WebApp {
@@ -105,7 +105,7 @@ async fn a_scaled_webapp_applies_its_deployment_only() -> anyhow::Result<()> {
 #[test]
 fn the_admission_webhooks_are_called_directly() {
     use kube::core::admission::Operation;
-    use operator::admission::{Request, Verdict};
+    use kubewright::admission::{Request, Verdict};
 
     let hooks = WebApp::webhooks();
     let mut app = web();

@@ -1,4 +1,4 @@
-//! Built-in validation, rule by rule (`operator_apiserver`'s `validation/builtin`): for each rule a valid
+//! Built-in validation, rule by rule (`kubewright_apiserver`'s `validation/builtin`): for each rule a valid
 //! control, an invalid create and a forbidden update, on both servers, compared by code, reason, message and
 //! causes (field, reason, message in order). The Job template's immutability is also tried through every
 //! write: update, JSON, merge, strategic merge and apply patches, and a dry run.

@@ -1,4 +1,4 @@
-//! The Job statuses the in-memory server plays as kube-controller-manager (`operator_apiserver::job_status`),
+//! The Job statuses the in-memory server plays as kube-controller-manager (`kubewright_apiserver::job_status`),
 //! written through `/status` on both servers: kube-apiserver validates a Job's status transitions (a
 //! `Complete` Job needs `completionTime` and `SuccessCriteriaMet` first, a `Failed` one `FailureTarget`), so
 //! the same answers show that what the in-memory server writes is what kube-apiserver accepts and stores.
@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use k8s_openapi::jiff::Timestamp;
 use kube::Client;
-use operator::testing::apiserver::{FAIL_ANNOTATION, job_finishes_at, job_status};
+use kubewright::testing::apiserver::{FAIL_ANNOTATION, job_finishes_at, job_status};
 use serde_json::{Value, json};
 
 use crate::support::{Transcript, run};

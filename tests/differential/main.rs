@@ -10,7 +10,7 @@
 //! # Known deviations
 //!
 //! Each is accepted by name in the scenarios that meet it, pinned on both servers in `deviations.rs`, and
-//! listed in the "Known differences from kube-apiserver" of `operator::testing`:
+//! listed in the "Known differences from kube-apiserver" of `kubewright::testing`:
 //!
 //! - `BUILTIN_MANAGED_FIELDS_SHAPE`: managedFields of built-in kinds mark zero-value structs (`spec`,
 //!   `spec.template`, …) with `.` and track atomic structs (`spec.selector`) field by field.

@@ -21,7 +21,7 @@ use k8s_openapi::api::admissionregistration::v1::{
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Client;
 use kube::api::{Api, PostParams};
-use operator::admission::{Certificates, ClientConfig, Verdict, WebhookServer, Webhooks};
+use kubewright::admission::{Certificates, ClientConfig, Verdict, WebhookServer, Webhooks};
 use serde_json::{Value, json};
 
 use crate::hook_server::uninstall;

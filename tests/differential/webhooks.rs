@@ -1,4 +1,4 @@
-//! Admission webhooks on both servers: the operator's webhook server (`operator::admission`, HTTPS with
+//! Admission webhooks on both servers: the operator's webhook server (`kubewright::admission`, HTTPS with
 //! generated certificates at `127.0.0.1`) registered by a validating and a mutating configuration scoped to
 //! the scenario's namespace; denials on create, update, patch and delete, warnings, defaulting patches,
 //! dry runs, and unreachable webhooks under `failurePolicy: Fail` and `Ignore`.
@@ -11,7 +11,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::{Client, CustomResource, CustomResourceExt};
-use operator::admission::{Certificates, ClientConfig, Verdict, WebhookServer, Webhooks};
+use kubewright::admission::{Certificates, ClientConfig, Verdict, WebhookServer, Webhooks};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

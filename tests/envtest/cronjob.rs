@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use operator::testing::envtest::metrics::{is_write, samples, scrape};
-use operator::testing::envtest::{ControlPlane, assets_or_skip};
+use kubewright::testing::envtest::metrics::{is_write, samples, scrape};
+use kubewright::testing::envtest::{ControlPlane, assets_or_skip};
 use tests::cronjob_scenario::{JOB_RUN_TIME, run};
 
 /// The write requests kube-apiserver has served to Jobs themselves (not their `status`), by verb.
@@ -64,7 +64,7 @@ async fn a_job_template_kube_apiserver_refuses_is_an_invalid_spec() {
     }
     let cp = ControlPlane::builder().name(name).start().await.unwrap();
     let client = cp.client().unwrap();
-    operator::cli::ensure_crd(&client, CronJob::crd())
+    kubewright::cli::ensure_crd(&client, CronJob::crd())
         .await
         .expect("install the CronJob CRD");
     // Due at once: the operator's clock is at the next whole minute, within the starting deadline.
@@ -72,7 +72,7 @@ async fn a_job_template_kube_apiserver_refuses_is_an_invalid_spec() {
     let reconciler = CronJob::reconciler().clock(move || t0);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let running = tokio::spawn(
-        operator::Operator::new(client.clone())
+        kubewright::Operator::new(client.clone())
             .controller(reconciler)
             .run_until(async move {
                 let _ = stopped.await;

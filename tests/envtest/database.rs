@@ -2,7 +2,7 @@
 //! playing the StatefulSet controller (no kube-controller-manager runs here), and the operator's requests
 //! recorded to count its writes.
 
-use operator::testing::envtest::ControlPlane;
+use kubewright::testing::envtest::ControlPlane;
 
 use crate::support::recording_client_for;
 

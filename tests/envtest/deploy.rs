@@ -14,8 +14,8 @@ use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
 use kube::api::{Api, PostParams};
 use kube::config::AuthInfo;
-use operator::manifests::Manifests;
-use operator::testing::envtest::{ControlPlane, assets_or_skip};
+use kubewright::manifests::Manifests;
+use kubewright::testing::envtest::{ControlPlane, assets_or_skip};
 
 use crate::support::{
     Exchange, eventually, free_address, http_get, recording_client_for, sample_value,
@@ -31,7 +31,7 @@ struct Deployed {
     kubectl: tests::kubectl::Kubectl,
     yaml: String,
     warnings: String,
-    flags: operator::cli::RunFlags,
+    flags: kubewright::cli::RunFlags,
     operator_client: kube::Client,
     log: Arc<Mutex<Vec<Exchange>>>,
 }
@@ -73,8 +73,8 @@ async fn deploy(name: &str, manifests: Manifests, namespaces: &[&str]) -> Option
     let args = std::iter::once("database".to_string())
         .chain(args.into_iter().filter(|a| a != "--in-cluster"));
     let mut flags = app().try_parse_from(args).unwrap().run;
-    flags.health_probe_bind_address = operator::cli::BindAddress(Some(free_address()));
-    flags.metrics_bind_address = operator::cli::BindAddress(Some(free_address()));
+    flags.health_probe_bind_address = kubewright::cli::BindAddress(Some(free_address()));
+    flags.metrics_bind_address = kubewright::cli::BindAddress(Some(free_address()));
 
     let accounts: Api<ServiceAccount> = Api::namespaced(admin.clone(), NAMESPACE);
     let request = TokenRequest {
@@ -117,12 +117,12 @@ impl Deployed {
         &self,
     ) -> (
         tokio::sync::oneshot::Sender<()>,
-        tokio::task::JoinHandle<Result<(), operator::cli::CliError>>,
+        tokio::task::JoinHandle<Result<(), kubewright::cli::CliError>>,
     ) {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (client, flags) = (self.operator_client.clone(), self.flags.clone());
         let running = tokio::spawn(async move {
-            let webhooks = operator::cli::WebhookFlags::default();
+            let webhooks = kubewright::cli::WebhookFlags::default();
             app()
                 .run_on_cluster(client, false, &flags, &webhooks, async move {
                     let _ = stopped.await;

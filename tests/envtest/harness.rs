@@ -9,10 +9,10 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::CustomResourceExt;
 use kube::api::{Api, PostParams};
-use operator::testing::envtest::{Assets, ControlPlane, Error};
+use kubewright::testing::envtest::{Assets, ControlPlane, Error};
 
 use crate::support::{processes_named, wait_until_gone};
-use operator::testing::envtest::assets_or_skip;
+use kubewright::testing::envtest::assets_or_skip;
 
 #[tokio::test]
 async fn the_shared_control_plane_serves_kube_apiserver_and_fresh_namespaces() {

@@ -8,9 +8,9 @@ use std::time::Duration;
 use examples::webapp::{WebApp, reconciler, sample, sample_config_map};
 use kube::api::{Api, PostParams};
 use kube::{Client, CustomResourceExt};
-use operator::Operator;
-use operator::testing::envtest::metrics::{is_write, requests, scrape};
-use operator::testing::envtest::{ControlPlane, assets_or_skip};
+use kubewright::Operator;
+use kubewright::testing::envtest::metrics::{is_write, requests, scrape};
+use kubewright::testing::envtest::{ControlPlane, assets_or_skip};
 
 use crate::support::eventually;
 
@@ -39,7 +39,7 @@ fn start(
     client: Client,
 ) -> (
     tokio::sync::oneshot::Sender<()>,
-    tokio::task::JoinHandle<Result<(), operator::RunError>>,
+    tokio::task::JoinHandle<Result<(), kubewright::RunError>>,
 ) {
     start_with(client, |o| o.controller(reconciler()))
 }
@@ -49,7 +49,7 @@ fn start_with(
     controller: fn(Operator) -> Operator,
 ) -> (
     tokio::sync::oneshot::Sender<()>,
-    tokio::task::JoinHandle<Result<(), operator::RunError>>,
+    tokio::task::JoinHandle<Result<(), kubewright::RunError>>,
 ) {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     // Caches stream their first lists by default.
@@ -104,8 +104,8 @@ async fn a_converged_operator_makes_no_write_idle_or_restarted() {
     running.await.unwrap().unwrap();
     // kube-apiserver 1.35 streams a watch's initial objects: the restarted operator's caches fill with no LIST.
     assert_eq!(
-        operator::cache::probe_list_strategy::<WebApp>(&client, None).await,
-        operator::ListStrategy::Streaming
+        kubewright::cache::probe_list_strategy::<WebApp>(&client, None).await,
+        kubewright::ListStrategy::Streaming
     );
     let listed = lists(&client).await;
     let (stop, running) = start(client.clone());

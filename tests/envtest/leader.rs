@@ -12,7 +12,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, PostParams};
 use kube::{Client, CustomResourceExt};
-use operator::testing::envtest::{ControlPlane, assets_or_skip};
+use kubewright::testing::envtest::{ControlPlane, assets_or_skip};
 use tokio::process::{Child, Command};
 
 use crate::support::{eventually, free_address, http_get, sample_value};
@@ -134,7 +134,7 @@ async fn one_of_two_replicas_leads_and_the_other_takes_over_after_sigkill_and_si
     let kubeconfig = dir.path().join("kubeconfig");
     cp.write_kubeconfig(&kubeconfig).unwrap();
     let admin = cp.client().unwrap();
-    operator::cli::ensure_crd(&admin, Database::crd())
+    kubewright::cli::ensure_crd(&admin, Database::crd())
         .await
         .unwrap();
     let leases: Api<Lease> = Api::namespaced(admin.clone(), NAMESPACE);

@@ -6,15 +6,15 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, PostParams};
 use kube::{CustomResourceExt, ResourceExt};
-use operator::testing::envtest::{ControlPlane, assets_or_skip};
-use operator::{ChildReconciler, Context, Operator, Reconciler};
+use kubewright::testing::envtest::{ControlPlane, assets_or_skip};
+use kubewright::{ChildReconciler, Context, Operator, Reconciler};
 use serde_json::json;
 
 use crate::runtime::{Memo, MemoSpec};
 use crate::support::{eventually, recording_client};
 
 /// A memo whose child Deployment asks for `1024Mi` of memory and `0.5` CPU.
-fn desired(cm: &Memo, _: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired(cm: &Memo, _: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(
         serde_json::from_value(json!({
             "metadata": {"name": cm.name_any()},
@@ -48,7 +48,7 @@ async fn quantities_in_canonical_form_cause_no_reapply() {
     cp.install_crds([Memo::crd()]).await.unwrap();
     let reconciler = Reconciler::<Memo>::new("quantities").step(
         ChildReconciler::new("deployment", desired)
-            .ready(|_| operator::readiness::Readiness::Ready),
+            .ready(|_| kubewright::readiness::Readiness::Ready),
     );
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let running = tokio::spawn(Operator::new(client).controller(reconciler).run_until(

@@ -12,9 +12,9 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{CustomResource, CustomResourceExt, ResourceExt};
-use operator::metrics::Metrics;
-use operator::testing::envtest::ControlPlane;
-use operator::{
+use kubewright::metrics::Metrics;
+use kubewright::testing::envtest::ControlPlane;
+use kubewright::{
     ChildReconciler, Context, Operator, Outcome, Reconciler, ReconcilerStatus, Sequence,
     SyncReconciler, WithFinalizer,
 };
@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::support::{Exchange, eventually, recording_client};
-use operator::testing::envtest::assets_or_skip;
+use kubewright::testing::envtest::assets_or_skip;
 
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[kube(
@@ -63,7 +63,7 @@ impl ReconcilerStatus for MemoStatus {
 const CONTROLLER: &str = "memo-controller";
 const FINALIZER: &str = "envtest.example.dev/cleanup";
 
-fn desired(memo: &Memo, _: &mut Context) -> operator::Result<Option<ConfigMap>> {
+fn desired(memo: &Memo, _: &mut Context) -> kubewright::Result<Option<ConfigMap>> {
     let mut cm = ConfigMap::default();
     cm.metadata.name = Some(memo.name_any());
     cm.data = Some([("text".to_string(), memo.spec.text.clone())].into());
@@ -109,7 +109,7 @@ struct Setup {
     configmaps: Api<ConfigMap>,
     log: Arc<std::sync::Mutex<Vec<Exchange>>>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
-    operator: Option<tokio::task::JoinHandle<Result<(), operator::RunError>>>,
+    operator: Option<tokio::task::JoinHandle<Result<(), kubewright::RunError>>>,
 }
 
 impl Setup {

@@ -58,7 +58,7 @@ pub struct Exchange {
 
 /// A client for the control plane that records every request's method, path and response status.
 pub fn recording_client(
-    cp: &operator::testing::envtest::ControlPlane,
+    cp: &kubewright::testing::envtest::ControlPlane,
 ) -> (
     kube::Client,
     std::sync::Arc<std::sync::Mutex<Vec<Exchange>>>,

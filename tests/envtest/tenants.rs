@@ -13,7 +13,7 @@ use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::api::{Api, PostParams};
 use kube::config::AuthInfo;
-use operator::testing::envtest::{ControlPlane, assets_or_skip};
+use kubewright::testing::envtest::{ControlPlane, assets_or_skip};
 use tests::tenants_scenario::{Cluster, run};
 
 use crate::support::recording_client_for;

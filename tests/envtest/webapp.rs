@@ -12,13 +12,13 @@ use examples::webapp::{WebApp, sample, sample_config_map};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service};
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use operator::cli::{App, CliError};
-use operator::testing::envtest::ControlPlane;
+use kubewright::cli::{App, CliError};
+use kubewright::testing::envtest::ControlPlane;
 use serde_json::{Value, json};
 use tests::webapp_snapshot::{config_hash, observed, ready};
 
 use crate::support::eventually;
-use operator::testing::envtest::assets_or_skip;
+use kubewright::testing::envtest::assets_or_skip;
 
 /// The derived operator with the samples of `webapp-by-hand`, as `cargo run --example webapp` runs it.
 fn derived() -> App {

@@ -2,7 +2,7 @@
 //! test makes on the embedded cluster (`tests::webapp_rules`).
 
 use kube::CustomResourceExt;
-use operator::testing::envtest::ControlPlane;
+use kubewright::testing::envtest::ControlPlane;
 
 #[tokio::test]
 async fn kubectl_apply_of_too_many_replicas_is_refused_with_the_rule_message() {

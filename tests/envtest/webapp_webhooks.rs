@@ -8,8 +8,8 @@ use k8s_openapi::api::admissionregistration::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::CustomResourceExt;
 use kube::api::{Api, DeleteParams};
-use operator::admission::{Certificates, ClientConfig, WebhookServer};
-use operator::testing::envtest::ControlPlane;
+use kubewright::admission::{Certificates, ClientConfig, WebhookServer};
+use kubewright::testing::envtest::ControlPlane;
 
 #[tokio::test]
 async fn kubectl_apply_meets_the_operators_webhooks_on_kube_apiserver() {

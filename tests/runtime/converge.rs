@@ -9,8 +9,8 @@ use k8s_openapi::jiff::SignedDuration;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::reflector::ObjectRef;
 use kube::{CustomResource, CustomResourceExt};
-use operator::testing::table::{HarnessError, MAX_PASSES, TestEnv};
-use operator::{Outcome, Reconciler, ReconcilerStatus, SyncReconciler};
+use kubewright::testing::table::{HarnessError, MAX_PASSES, TestEnv};
+use kubewright::{Outcome, Reconciler, ReconcilerStatus, SyncReconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -152,7 +152,7 @@ async fn stamper_env() -> TestEnv {
     env
 }
 
-fn seen(done: &operator::testing::table::Converged<Stamper>) -> Option<String> {
+fn seen(done: &kubewright::testing::table::Converged<Stamper>) -> Option<String> {
     done.parent.as_ref()?.status.as_ref()?.seen.clone()
 }
 

@@ -9,8 +9,8 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::{CustomResource, Resource, ResourceExt};
-use operator::testing::ApiServer;
-use operator::{
+use kubewright::testing::ApiServer;
+use kubewright::{
     Command, Context, Error, Operator, Outcome, Reconciler, ReconcilerStatus, SyncReconciler,
     Target,
 };
@@ -82,7 +82,7 @@ struct Running {
     client: kube::Client,
     passes: Arc<AtomicUsize>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<Result<(), operator::RunError>>,
+    task: tokio::task::JoinHandle<Result<(), kubewright::RunError>>,
 }
 
 impl Running {

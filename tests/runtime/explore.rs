@@ -1,11 +1,11 @@
-//! Every example operator explored under perturbations (`operator::testing::explore`): a crash before and
+//! Every example operator explored under perturbations (`kubewright::testing::explore`): a crash before and
 //! after each of its writes, 409 and 500 answers, timeouts after the write, watches lost and caches stale.
 //! Each test prints how many perturbations it explored and how long it took, and the writes of the unperturbed
 //! run (`cargo test --test runtime explore -- --nocapture`). What the explorer finds in broken operators is in
 //! `explore_planted.rs`.
 
 use kube::CustomResourceExt;
-use operator::testing::explore::{Explore, Scenario};
+use kubewright::testing::explore::{Explore, Scenario};
 use serde_json::json;
 
 #[tokio::test]
@@ -93,7 +93,7 @@ async fn teams_survive_every_perturbation() {
 async fn databases_survive_every_perturbation() {
     use examples::database::{Database, reconciler, sample};
     use k8s_openapi::api::core::v1::Secret;
-    use operator::CacheOptions;
+    use kubewright::CacheOptions;
     let scenario = Scenario::new()
         .apply(&sample("orders", "16"))
         .settle()

@@ -5,8 +5,8 @@
 use examples::cronjob::{CronJob, sample};
 use k8s_openapi::jiff::SignedDuration;
 use kube::CustomResourceExt;
-use operator::testing::apiserver::FAIL_ANNOTATION;
-use operator::testing::explore::{Explore, Explored, Scenario};
+use kubewright::testing::apiserver::FAIL_ANNOTATION;
+use kubewright::testing::explore::{Explore, Explored, Scenario};
 use serde_json::json;
 
 /// The Job of the run at `minute` past the explorer's start (2025-01-01T00:00:00Z, unix 1735689600).

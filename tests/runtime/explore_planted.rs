@@ -7,9 +7,9 @@ use futures::future::BoxFuture;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::{CustomResource, CustomResourceExt, Resource, ResourceExt};
-use operator::command::{Command, Target};
-use operator::testing::explore::{Explore, ExploreError, Scenario};
-use operator::{Context, Outcome, Reconciler, ReconcilerStatus, SyncReconciler, WithFinalizer};
+use kubewright::command::{Command, Target};
+use kubewright::testing::explore::{Explore, ExploreError, Scenario};
+use kubewright::{Context, Outcome, Reconciler, ReconcilerStatus, SyncReconciler, WithFinalizer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -42,7 +42,7 @@ pub struct HolderStatus {
     pub copied: Option<String>,
 }
 
-type Step = for<'a> fn(&'a mut Holder, &'a mut Context) -> BoxFuture<'a, operator::Result<Outcome>>;
+type Step = for<'a> fn(&'a mut Holder, &'a mut Context) -> BoxFuture<'a, kubewright::Result<Outcome>>;
 
 /// A reconciler of one async step that owns ConfigMaps and Secrets.
 fn holder(step: Step) -> Reconciler<Holder> {
@@ -99,7 +99,7 @@ async fn explore(operator: fn() -> Reconciler<Holder>, scenario: Scenario) -> St
 fn create_unless_recorded<'a>(
     h: &'a mut Holder,
     cx: &'a mut Context,
-) -> BoxFuture<'a, operator::Result<Outcome>> {
+) -> BoxFuture<'a, kubewright::Result<Outcome>> {
     async move {
         if h.status.as_ref().and_then(|s| s.child.as_ref()).is_some() {
             return Ok(Outcome::Continue);
@@ -144,7 +144,7 @@ async fn a_generated_child_with_no_lookup_is_created_twice_after_a_crash() {
 fn trust_own_status<'a>(
     h: &'a mut Holder,
     cx: &'a mut Context,
-) -> BoxFuture<'a, operator::Result<Outcome>> {
+) -> BoxFuture<'a, kubewright::Result<Outcome>> {
     async move {
         if h.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Created") {
             return Ok(Outcome::Continue);
@@ -192,7 +192,7 @@ async fn a_decision_from_the_operators_own_status_instead_of_the_world_is_caught
 fn revoke_key_without_data<'a>(
     h: &'a mut Holder,
     cx: &'a mut Context,
-) -> BoxFuture<'a, operator::Result<Outcome>> {
+) -> BoxFuture<'a, kubewright::Result<Outcome>> {
     async move {
         let ns = h.namespace();
         let (data, key) = (
@@ -255,7 +255,7 @@ fn finalizer_before_cleanup() -> Reconciler<Holder> {
     fn keep<'a>(
         h: &'a mut Holder,
         cx: &'a mut Context,
-    ) -> BoxFuture<'a, operator::Result<Outcome>> {
+    ) -> BoxFuture<'a, kubewright::Result<Outcome>> {
         async move {
             let name = format!("holder-{}", h.name_any());
             if cx
@@ -278,7 +278,7 @@ fn finalizer_before_cleanup() -> Reconciler<Holder> {
     fn clean_up<'a>(
         h: &'a mut Holder,
         cx: &'a mut Context,
-    ) -> BoxFuture<'a, operator::Result<Outcome>> {
+    ) -> BoxFuture<'a, kubewright::Result<Outcome>> {
         async move {
             let name = format!("holder-{}", h.name_any());
             let target = Target::named::<ConfigMap>(h.namespace().as_deref(), &name);
@@ -323,7 +323,7 @@ fn untracked() -> Reconciler<Holder> {
 fn copy_untracked<'a>(
     h: &'a mut Holder,
     cx: &'a mut Context,
-) -> BoxFuture<'a, operator::Result<Outcome>> {
+) -> BoxFuture<'a, kubewright::Result<Outcome>> {
     async move {
         let settings = cx
             .cache::<ConfigMap>()?
@@ -341,7 +341,7 @@ fn untracked_requeued() -> Reconciler<Holder> {
     fn copy<'a>(
         h: &'a mut Holder,
         cx: &'a mut Context,
-    ) -> BoxFuture<'a, operator::Result<Outcome>> {
+    ) -> BoxFuture<'a, kubewright::Result<Outcome>> {
         async move {
             copy_untracked(h, cx).await?;
             Ok(Outcome::RequeueAfter(std::time::Duration::from_secs(60)))
@@ -405,7 +405,7 @@ async fn a_read_that_is_not_tracked_is_found_although_the_operator_always_requeu
 fn create_unless_cached<'a>(
     h: &'a mut Holder,
     cx: &'a mut Context,
-) -> BoxFuture<'a, operator::Result<Outcome>> {
+) -> BoxFuture<'a, kubewright::Result<Outcome>> {
     async move {
         let uid = h.uid().unwrap_or_default();
         if !cx.cache::<ConfigMap>()?.owned_by(&uid).is_empty() {
@@ -446,7 +446,7 @@ async fn a_create_that_trusts_a_stale_cache_is_found() {
 fn write_someone_elses<'a>(
     h: &'a mut Holder,
     cx: &'a mut Context,
-) -> BoxFuture<'a, operator::Result<Outcome>> {
+) -> BoxFuture<'a, kubewright::Result<Outcome>> {
     async move {
         let ns = h.namespace();
         let Some(shared) = cx.cache::<ConfigMap>()?.get(ns.as_deref(), "shared") else {
@@ -502,7 +502,7 @@ fn password_secret(h: &Holder) -> (Target, Value) {
 fn password_unless_cached<'a>(
     h: &'a mut Holder,
     cx: &'a mut Context,
-) -> BoxFuture<'a, operator::Result<Outcome>> {
+) -> BoxFuture<'a, kubewright::Result<Outcome>> {
     async move {
         let name = format!("{}-password", h.name_any());
         if cx
@@ -530,7 +530,7 @@ fn password_unless_cached<'a>(
 fn password_created_once<'a>(
     h: &'a mut Holder,
     cx: &'a mut Context,
-) -> BoxFuture<'a, operator::Result<Outcome>> {
+) -> BoxFuture<'a, kubewright::Result<Outcome>> {
     async move {
         let name = format!("{}-password", h.name_any());
         if cx
@@ -604,7 +604,7 @@ async fn a_hidden_password_created_once_is_stable_under_every_perturbation() {
 fn status_before_create<'a>(
     h: &'a mut Holder,
     cx: &'a mut Context,
-) -> BoxFuture<'a, operator::Result<Outcome>> {
+) -> BoxFuture<'a, kubewright::Result<Outcome>> {
     async move {
         let uid = h.uid().unwrap_or_default();
         let owned = cx.cache::<ConfigMap>()?.owned_by(&uid);

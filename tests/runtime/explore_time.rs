@@ -9,9 +9,9 @@ use futures::future::BoxFuture;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::SignedDuration;
 use kube::{CustomResource, CustomResourceExt, Resource, ResourceExt};
-use operator::command::{Command, Target};
-use operator::testing::explore::{Explore, ExploreError, Explored, Scenario};
-use operator::{Context, Outcome, Reconciler, ReconcilerStatus, SyncReconciler};
+use kubewright::command::{Command, Target};
+use kubewright::testing::explore::{Explore, ExploreError, Explored, Scenario};
+use kubewright::{Context, Outcome, Reconciler, ReconcilerStatus, SyncReconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -148,7 +148,7 @@ pub struct RunnerStatus {
 fn run_task<'a>(
     r: &'a mut Runner,
     cx: &'a mut Context,
-) -> BoxFuture<'a, operator::Result<Outcome>> {
+) -> BoxFuture<'a, kubewright::Result<Outcome>> {
     async move {
         let ns = r.namespace();
         let name = format!("{}-task", r.name_any());

@@ -1,7 +1,7 @@
 //! The image each example's manifests run is the one the workspace's `Dockerfile` builds for that example, as
 //! the Dockerfile and the README spell the command.
 
-use operator::manifests::Manifests;
+use kubewright::manifests::Manifests;
 
 fn image(manifests: Manifests) -> String {
     manifests

@@ -11,10 +11,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use kube::api::{Api, PostParams};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{Client, CustomResourceExt};
-use operator::leader::LeaderElection;
-use operator::probes::Health;
-use operator::testing::ApiServer;
-use operator::{Operator, RunError};
+use kubewright::leader::LeaderElection;
+use kubewright::probes::Health;
+use kubewright::testing::ApiServer;
+use kubewright::{Operator, RunError};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 

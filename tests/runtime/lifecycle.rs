@@ -11,8 +11,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::{Api, PostParams};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{CustomResource, CustomResourceExt, ResourceExt};
-use operator::testing::ApiServer;
-use operator::{
+use kubewright::testing::ApiServer;
+use kubewright::{
     ChildReconciler, Context, Operator, Outcome, Reconciler, ReconcilerStatus, SubReconciler,
 };
 use schemars::JsonSchema;
@@ -65,14 +65,14 @@ pub(crate) async fn install<K: CustomResourceExt>(client: &kube::Client) {
         .unwrap();
 }
 
-fn memo_configmap(m: &Memo, _: &mut Context) -> operator::Result<Option<ConfigMap>> {
+fn memo_configmap(m: &Memo, _: &mut Context) -> kubewright::Result<Option<ConfigMap>> {
     let mut cm = ConfigMap::default();
     cm.metadata.name = Some(format!("memo-{}", m.name_any()));
     cm.data = Some([("body".to_string(), m.spec.body.clone())].into());
     Ok(Some(cm))
 }
 
-fn note_configmap(n: &Note, _: &mut Context) -> operator::Result<Option<ConfigMap>> {
+fn note_configmap(n: &Note, _: &mut Context) -> kubewright::Result<Option<ConfigMap>> {
     let mut cm = ConfigMap::default();
     cm.metadata.name = Some(format!("note-{}", n.name_any()));
     cm.data = Some([("text".to_string(), n.spec.text.clone())].into());
@@ -158,7 +158,7 @@ impl SubReconciler<Note> for Slow {
         &'a self,
         _: &'a mut Note,
         _: &'a mut Context,
-    ) -> BoxFuture<'a, operator::Result<Outcome>> {
+    ) -> BoxFuture<'a, kubewright::Result<Outcome>> {
         async move {
             self.started.fetch_add(1, Ordering::SeqCst);
             tokio::time::sleep(self.takes).await;
@@ -242,7 +242,7 @@ async fn shutdown_aborts_passes_past_the_deadline() {
     );
 }
 
-fn note_with_optional_key(n: &Note, _: &mut Context) -> operator::Result<Option<ConfigMap>> {
+fn note_with_optional_key(n: &Note, _: &mut Context) -> kubewright::Result<Option<ConfigMap>> {
     let mut cm = ConfigMap::default();
     cm.metadata.name = Some(format!("opt-{}", n.name_any()));
     let mut data: std::collections::BTreeMap<String, String> =
@@ -344,7 +344,7 @@ async fn a_panicking_step_fails_its_pass_and_the_controller_goes_on() {
     let server = ApiServer::new();
     let client = server.client();
     install::<Memo>(&client).await;
-    let boom = |m: &Memo, cx: &mut Context| -> operator::Result<Option<ConfigMap>> {
+    let boom = |m: &Memo, cx: &mut Context| -> kubewright::Result<Option<ConfigMap>> {
         if m.spec.body == "boom" {
             panic!("body must not be boom");
         }
@@ -439,7 +439,7 @@ async fn a_panicking_step_fails_its_pass_and_the_controller_goes_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_step_that_waits_stops_on_the_shutdown_signal_instead_of_the_deadline() {
     use futures::FutureExt;
-    use operator::SyncReconciler;
+    use kubewright::SyncReconciler;
     let server = ApiServer::new();
     let client = server.client();
     install::<Memo>(&client).await;
@@ -490,8 +490,8 @@ async fn a_step_that_waits_stops_on_the_shutdown_signal_instead_of_the_deadline(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pass_that_never_ends_fails_the_liveness_probe_until_it_does() {
     use futures::FutureExt;
-    use operator::SyncReconciler;
-    use operator::probes::Unhealthy;
+    use kubewright::SyncReconciler;
+    use kubewright::probes::Unhealthy;
     let server = ApiServer::new();
     let client = server.client();
     install::<Memo>(&client).await;

@@ -8,9 +8,9 @@ use examples::webapp::{WebApp, reconciler, sample, sample_config_map};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, PostParams};
 use kube::{Client, CustomResourceExt};
-use operator::testing::ApiServer;
-use operator::testing::apiserver::{Fault, Verb};
-use operator::{ListStrategy, Operator};
+use kubewright::testing::ApiServer;
+use kubewright::testing::apiserver::{Fault, Verb};
+use kubewright::{ListStrategy, Operator};
 
 async fn server_with_a_webapp() -> ApiServer {
     let server = ApiServer::new();
@@ -130,16 +130,16 @@ async fn the_probe_finds_streaming_on_the_embedded_server_and_paged_where_the_ki
     let server = server_with_a_webapp().await;
     let client = server.client();
     assert_eq!(
-        operator::cache::probe_list_strategy::<WebApp>(&client, None).await,
+        kubewright::cache::probe_list_strategy::<WebApp>(&client, None).await,
         ListStrategy::Streaming
     );
     assert_eq!(
-        operator::cache::probe_list_strategy::<WebApp>(&client, Some("default")).await,
+        kubewright::cache::probe_list_strategy::<WebApp>(&client, Some("default")).await,
         ListStrategy::Streaming
     );
     let empty = ApiServer::new();
     assert_eq!(
-        operator::cache::probe_list_strategy::<WebApp>(&empty.client(), None).await,
+        kubewright::cache::probe_list_strategy::<WebApp>(&empty.client(), None).await,
         ListStrategy::Paged
     );
 }

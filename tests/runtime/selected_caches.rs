@@ -10,8 +10,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{Api, PostParams};
 use kube::runtime::reflector::ObjectRef;
 use kube::{CustomResourceExt, ResourceExt};
-use operator::testing::table::TestEnv;
-use operator::{CacheOptions, CacheOptionsError, OWNER_LABEL};
+use kubewright::testing::table::TestEnv;
+use kubewright::{CacheOptions, CacheOptionsError, OWNER_LABEL};
 
 fn secret(name: &str) -> Secret {
     let mut s = Secret::default();
@@ -192,7 +192,7 @@ async fn a_child_kind_cached_as_metadata_only_fails_the_pass_and_writes_nothing(
     assert!(
         matches!(
             error,
-            operator::Error::CacheOptions(CacheOptionsError::ChildMetadataOnly { ref kind }) if kind == "Secret"
+            kubewright::Error::CacheOptions(CacheOptionsError::ChildMetadataOnly { ref kind }) if kind == "Secret"
         ),
         "{error}"
     );

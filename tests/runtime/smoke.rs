@@ -8,8 +8,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{CustomResource, CustomResourceExt, Resource, ResourceExt};
-use operator::testing::ApiServer;
-use operator::{
+use kubewright::testing::ApiServer;
+use kubewright::{
     ChildOutcome, ChildReconciler, Context, Error, Operator, Reconciler, ReconcilerStatus,
 };
 use schemars::JsonSchema;
@@ -51,7 +51,7 @@ impl ReconcilerStatus for NoteStatus {
     }
 }
 
-fn desired(note: &Note, _cx: &mut Context) -> operator::Result<Option<ConfigMap>> {
+fn desired(note: &Note, _cx: &mut Context) -> kubewright::Result<Option<ConfigMap>> {
     if note.spec.text == "invalid" {
         return Err(Error::invalid_spec(
             "InvalidText",
@@ -283,7 +283,7 @@ async fn a_controller_manages_its_child_end_to_end() {
 #[tokio::test]
 async fn a_foreign_child_made_just_before_the_pass_is_refused_whether_or_not_the_cache_has_seen_it()
 {
-    let mut env = operator::testing::table::TestEnv::new();
+    let mut env = kubewright::testing::table::TestEnv::new();
     env.install_crd(&Note::crd()).await.unwrap();
     let mut note = Note::new(
         "late",

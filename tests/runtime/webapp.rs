@@ -14,9 +14,9 @@ use k8s_openapi::api::core::v1::{ConfigMap, Service, ServicePort, ServiceSpec};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
-use operator::Operator;
-use operator::testing::ApiServer;
-use operator::testing::apiserver::Verb;
+use kubewright::Operator;
+use kubewright::testing::ApiServer;
+use kubewright::testing::apiserver::Verb;
 use serde_json::json;
 use tests::kubectl::{Kubectl, kubectl_binary};
 use tokio::sync::oneshot;
@@ -29,7 +29,7 @@ struct Running {
     services: Api<Service>,
     configmaps: Api<ConfigMap>,
     stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<Result<(), operator::RunError>>>,
+    task: Option<JoinHandle<Result<(), kubewright::RunError>>>,
 }
 
 impl Running {

@@ -18,7 +18,7 @@ use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::{Client, CustomResourceExt};
-use operator::Operator;
+use kubewright::Operator;
 use serde_json::json;
 
 use crate::tenants_scenario::eventually;
@@ -116,7 +116,7 @@ async fn job_names(jobs: &Api<Job>) -> Vec<String> {
 
 /// Runs the scenario: `admin` installs the CRD and plays the user, the operator runs with `operator`.
 pub async fn run(admin: Client, operator: Client) {
-    operator::cli::ensure_crd(&admin, CronJob::crd())
+    kubewright::cli::ensure_crd(&admin, CronJob::crd())
         .await
         .expect("install the CronJob CRD");
     let cronjobs: Api<CronJob> = Api::namespaced(admin.clone(), "default");

@@ -13,7 +13,7 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Client, CustomResourceExt};
-use operator::Operator;
+use kubewright::Operator;
 use serde_json::{Value, json};
 
 use crate::tenants_scenario::eventually;
@@ -21,7 +21,7 @@ use crate::tenants_scenario::eventually;
 /// A running operator: stop it by sending on `stop`, then await `running`.
 struct Running {
     stop: tokio::sync::oneshot::Sender<()>,
-    running: tokio::task::JoinHandle<Result<(), operator::RunError>>,
+    running: tokio::task::JoinHandle<Result<(), kubewright::RunError>>,
 }
 
 fn start(client: Client) -> Running {
@@ -135,7 +135,7 @@ pub async fn run(
     namespace: &str,
     writes: &dyn Fn() -> Vec<String>,
 ) {
-    operator::cli::ensure_crd(&admin, Database::crd())
+    kubewright::cli::ensure_crd(&admin, Database::crd())
         .await
         .expect("install the Database CRD");
     let dbs: Api<Database> = Api::namespaced(admin.clone(), namespace);

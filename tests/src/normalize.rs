@@ -12,7 +12,7 @@ pub fn strip_run_identity(object: &mut Value) {
         }
         if let Some(owner) = meta
             .get_mut("labels")
-            .and_then(|l| l.get_mut(operator::OWNER_LABEL))
+            .and_then(|l| l.get_mut(kubewright::OWNER_LABEL))
         {
             *owner = Value::String("uid".into());
         }

@@ -10,7 +10,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{Client, CustomResourceExt, ResourceExt};
-use operator::Operator;
+use kubewright::Operator;
 use serde_json::json;
 
 /// Polls `f` (bounded: about 30 s) until it returns `Some`; panics naming `what` and the last value seen.

@@ -14,7 +14,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace, ResourceQuota};
 use k8s_openapi::api::rbac::v1::RoleBinding;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Client, CustomResourceExt, ResourceExt};
-use operator::Operator;
+use kubewright::Operator;
 use serde_json::json;
 
 /// The tenant of the scenario.
@@ -199,7 +199,7 @@ pub async fn run(
     cluster: Cluster,
     writes: &dyn Fn() -> Vec<String>,
 ) {
-    operator::cli::ensure_crd(&admin, Tenant::crd())
+    kubewright::cli::ensure_crd(&admin, Tenant::crd())
         .await
         .expect("install the Tenant CRD");
     let namespaces: Api<Namespace> = Api::all(admin.clone());

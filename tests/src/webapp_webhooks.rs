@@ -8,7 +8,7 @@ use crate::kubectl::Kubectl;
 pub const ADMITTED_LABEL: &str = "example.dev/admitted";
 
 /// The webhooks the tests serve: the example's, plus a defaulter that sets [`ADMITTED_LABEL`].
-pub fn test_webhooks() -> operator::admission::Webhooks<examples::webapp::WebApp> {
+pub fn test_webhooks() -> kubewright::admission::Webhooks<examples::webapp::WebApp> {
     examples::webapp::webhooks().default(|app| {
         use kube::ResourceExt;
         app.labels_mut()

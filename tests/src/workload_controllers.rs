@@ -1,8 +1,8 @@
 //! The built-in workload controllers' status on a bare kube-apiserver (which runs no kube-controller-manager):
 //! a task that writes, for each Deployment and StatefulSet, the status the in-memory server reports for it
-//! ([`operator::testing::apiserver::workload_status`]), so an operator's readiness can be checked on both
+//! ([`kubewright::testing::apiserver::workload_status`]), so an operator's readiness can be checked on both
 //! clusters alike; and [`play_jobs`], the Job controller as the in-memory server plays it
-//! ([`operator::testing::apiserver::job_status`]) on the wall clock.
+//! ([`kubewright::testing::apiserver::job_status`]) on the wall clock.
 
 use std::time::Duration;
 
@@ -13,7 +13,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, Resource, ResourceExt};
-use operator::testing::apiserver::{job_finishes_at, job_status, workload_status};
+use kubewright::testing::apiserver::{job_finishes_at, job_status, workload_status};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 

@@ -6,7 +6,7 @@ mod support;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Reconciler};
+use kubewright::{Context, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -24,12 +24,12 @@ use serde::{Deserialize, Serialize};
 #[admission(validate = check, failure_policy = "Never", timeout_seconds = 60)]
 pub struct AppSpec {}
 
-fn desired_deployment(app: &App, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(app: &App, _cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(support::deployment(app.name_any())))
 }
 
-fn check(_: &operator::admission::Request<'_, App>) -> operator::admission::Verdict {
-    operator::admission::Verdict::allow()
+fn check(_: &kubewright::admission::Request<'_, App>) -> kubewright::admission::Verdict {
+    kubewright::admission::Verdict::allow()
 }
 
 fn main() {}

@@ -1,4 +1,4 @@
-//! An `async` desired-state function returns `operator::Result<Option<Child>>` too.
+//! An `async` desired-state function returns `kubewright::Result<Option<Child>>` too.
 #![allow(unused_imports, dead_code)]
 
 mod support;
@@ -6,7 +6,7 @@ mod support;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Outcome, Reconciler};
+use kubewright::{Context, Outcome, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

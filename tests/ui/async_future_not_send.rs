@@ -7,7 +7,7 @@ mod support;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Outcome, Reconciler};
+use kubewright::{Context, Outcome, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -23,14 +23,14 @@ use serde::{Deserialize, Serialize};
 #[child(desired = desired_deployment)]
 pub struct AppSpec {}
 
-async fn prepare(app: &mut App, _cx: &mut Context) -> operator::Result<Outcome> {
+async fn prepare(app: &mut App, _cx: &mut Context) -> kubewright::Result<Outcome> {
     let name = std::rc::Rc::new(app.name_any());
     tokio::task::yield_now().await;
     let _ = name;
     Ok(Outcome::Continue)
 }
 
-fn desired_deployment(app: &App, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(app: &App, _cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(support::deployment(app.name_any())))
 }
 

@@ -5,7 +5,7 @@ mod support;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Reconciler};
+use kubewright::{Context, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -20,10 +20,10 @@ use serde::{Deserialize, Serialize};
 #[child(Deployment, reflect = reflect)]
 pub struct AppSpec {}
 
-fn desired_deployment(app: &App, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(app: &App, _cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(support::deployment(app.name_any())))
 }
 
-fn reflect(_: &mut support::Status, _: &operator::ChildOutcome<Deployment>) {}
+fn reflect(_: &mut support::Status, _: &kubewright::ChildOutcome<Deployment>) {}
 
 fn main() {}

@@ -6,7 +6,7 @@ mod support;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Outcome, Reconciler};
+use kubewright::{Context, Outcome, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 #[children(desired = desired_deployments, condtion = "DeploymentsReady")]
 pub struct AppSpec {}
 
-fn desired_deployments(app: &App, _cx: &mut Context) -> operator::Result<Vec<Deployment>> {
+fn desired_deployments(app: &App, _cx: &mut Context) -> kubewright::Result<Vec<Deployment>> {
     Ok(vec![support::deployment(app.name_any())])
 }
 

@@ -5,7 +5,7 @@ mod support;
 
 use k8s_openapi::api::batch::v1::Job;
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Reconciler, Retention};
+use kubewright::{Context, Reconciler, Retention};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 #[children(Job, desired = desired_jobs, id = job_id, strategy = "create", retain = retention)]
 pub struct AppSpec {}
 
-fn desired_jobs(_app: &App, _cx: &mut Context) -> operator::Result<Vec<Job>> {
+fn desired_jobs(_app: &App, _cx: &mut Context) -> kubewright::Result<Vec<Job>> {
     Ok(Vec::new())
 }
 

@@ -5,7 +5,7 @@ mod support;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Reconciler};
+use kubewright::{Context, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

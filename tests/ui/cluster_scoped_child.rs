@@ -5,7 +5,7 @@ mod support;
 
 use k8s_openapi::api::core::v1::Namespace;
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Reconciler};
+use kubewright::{Context, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 #[child(desired = desired_namespace)]
 pub struct AppSpec {}
 
-fn desired_namespace(app: &App, _cx: &mut Context) -> operator::Result<Option<Namespace>> {
+fn desired_namespace(app: &App, _cx: &mut Context) -> kubewright::Result<Option<Namespace>> {
     let mut ns = Namespace::default();
     ns.metadata.name = Some(app.name_any());
     Ok(Some(ns))

@@ -1,11 +1,11 @@
-//! A desired-state function returns `operator::Result<Option<Child>>`.
+//! A desired-state function returns `kubewright::Result<Option<Child>>`.
 #![allow(unused_imports, dead_code)]
 
 mod support;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Reconciler};
+use kubewright::{Context, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -5,7 +5,7 @@ mod support;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Reconciler};
+use kubewright::{Context, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -22,12 +22,12 @@ use serde::{Deserialize, Serialize};
 #[finalize(cleanup)]
 pub struct AppSpec {}
 
-fn desired_deployment(app: &App, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(app: &App, _cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(support::deployment(app.name_any())))
 }
 
-fn cleanup(_app: &mut App, _cx: &mut Context) -> operator::Result<operator::Outcome> {
-    Ok(operator::Outcome::Continue)
+fn cleanup(_app: &mut App, _cx: &mut Context) -> kubewright::Result<kubewright::Outcome> {
+    Ok(kubewright::Outcome::Continue)
 }
 
 fn main() {}

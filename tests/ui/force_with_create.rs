@@ -6,7 +6,7 @@ mod support;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Outcome, Reconciler};
+use kubewright::{Context, Outcome, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 #[child(Secret, desired = desired_secret, strategy = "create", force = false)]
 pub struct AppSpec {}
 
-fn desired_secret(app: &App, _cx: &mut Context) -> operator::Result<Option<Secret>> {
+fn desired_secret(app: &App, _cx: &mut Context) -> kubewright::Result<Option<Secret>> {
     let mut s = Secret::default();
     s.metadata.name = Some(app.name_any());
     Ok(Some(s))

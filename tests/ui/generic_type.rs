@@ -5,7 +5,7 @@ mod support;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::ResourceExt;
-use operator::{Context, Reconciler};
+use kubewright::{Context, Reconciler};
 
 #[derive(Reconciler)]
 #[reconciler(root)]
@@ -14,7 +14,7 @@ pub struct App<T> {
     value: T,
 }
 
-fn desired_deployment(app: &App<u8>, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(app: &App<u8>, _cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(support::deployment(app.value.to_string())))
 }
 

@@ -6,7 +6,7 @@ mod support;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Reconciler};
+use kubewright::{Context, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -24,11 +24,11 @@ struct Registry;
 #[child(desired = desired_deployment)]
 pub struct SiteSpec {}
 
-fn desired_deployment(site: &Site, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(site: &Site, _cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(support::deployment(site.name_any())))
 }
 
 fn main() {
-    let _ = operator::cli::App::new("site-operator").operate::<Site>();
+    let _ = kubewright::cli::App::new("site-operator").operate::<Site>();
     let _: Reconciler<Site> = Site::reconciler(Registry);
 }

@@ -1,4 +1,4 @@
-//! A `ready` function takes the child and returns `operator::readiness::Readiness`.
+//! A `ready` function takes the child and returns `kubewright::readiness::Readiness`.
 #![allow(unused_imports, dead_code)]
 
 mod support;
@@ -6,7 +6,7 @@ mod support;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Outcome, Reconciler};
+use kubewright::{Context, Outcome, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 #[child(desired = desired_config, ready = config_ready)]
 pub struct AppSpec {}
 
-fn desired_config(app: &App, _cx: &mut Context) -> operator::Result<Option<ConfigMap>> {
+fn desired_config(app: &App, _cx: &mut Context) -> kubewright::Result<Option<ConfigMap>> {
     let mut c = ConfigMap::default();
     c.metadata.name = Some(app.name_any());
     Ok(Some(c))

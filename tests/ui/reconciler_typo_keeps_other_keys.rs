@@ -7,7 +7,7 @@ mod support;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Outcome, Reconciler};
+use kubewright::{Context, Outcome, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -25,7 +25,7 @@ pub struct AppSpec {}
 
 struct Registry;
 
-fn desired_deployment(app: &App, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(app: &App, _cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(support::deployment(app.name_any())))
 }
 

@@ -6,7 +6,7 @@ mod support;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Reconciler};
+use kubewright::{Context, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -24,11 +24,11 @@ pub struct SiteSpec {
     replicas: i32,
 }
 
-fn desired_deployment(app: &App, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(app: &App, _cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(support::deployment(app.name_any())))
 }
 
-fn site_deployment(site: &Site, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn site_deployment(site: &Site, _cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(support::deployment(site.name_any())))
 }
 

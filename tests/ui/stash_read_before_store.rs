@@ -5,7 +5,7 @@ mod support;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Outcome, Reconciler};
+use kubewright::{Context, Outcome, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -16,12 +16,12 @@ use serde::{Deserialize, Serialize};
 #[stash(image: String)]
 pub struct AppSpec {}
 
-fn resolve_image(_app: &mut App, cx: &mut Context) -> operator::Result<Outcome> {
+fn resolve_image(_app: &mut App, cx: &mut Context) -> kubewright::Result<Outcome> {
     cx.stash_mut().store(&App::IMAGE, "nginx".into());
     Ok(Outcome::Continue)
 }
 
-fn desired_deployment(app: &App, cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(app: &App, cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     let _image = cx.stash().get(&App::IMAGE)?;
     Ok(Some(support::deployment(app.name_any())))
 }

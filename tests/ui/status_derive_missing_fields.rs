@@ -2,7 +2,7 @@
 //! struct's name, saying what to add or mark.
 #![allow(unused_imports, dead_code)]
 
-use operator::ReconcilerStatus;
+use kubewright::ReconcilerStatus;
 
 #[derive(Clone, Debug, Default, serde::Serialize, ReconcilerStatus)]
 pub struct Status {

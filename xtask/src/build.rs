@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use operator_envtest::{
+use kubewright_envtest::{
     ASSETS_ENV, Assets, ETCD_VERSION, KUBERNETES_VERSION, assets_dir_name, cache_root,
 };
 

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use operator_envtest::{Assets, ControlPlane};
+use kubewright_envtest::{Assets, ControlPlane};
 
 /// Options of `cargo xtask control-plane`.
 #[derive(Debug, clap::Args)]

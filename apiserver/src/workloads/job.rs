@@ -43,21 +43,21 @@ use crate::store::ObjKey;
 ///
 /// ```
 /// # use serde_json::json;
-/// use operator_apiserver::RUN_TIME_ANNOTATION;
+/// use kubewright_apiserver::RUN_TIME_ANNOTATION;
 ///
 /// let job = json!({
 ///     "apiVersion": "batch/v1", "kind": "Job",
 ///     "metadata": {"name": "backup", "annotations": {RUN_TIME_ANNOTATION: "2m"}},
 /// });
-/// # assert_eq!(job["metadata"]["annotations"]["operator-apiserver.dev/run-time"], "2m");
+/// # assert_eq!(job["metadata"]["annotations"]["kubewright-apiserver.dev/run-time"], "2m");
 /// ```
-pub const RUN_TIME_ANNOTATION: &str = "operator-apiserver.dev/run-time";
+pub const RUN_TIME_ANNOTATION: &str = "kubewright-apiserver.dev/run-time";
 
 /// The annotation that makes one Job fail (`"true"`) or succeed (`"false"`) on the in-memory server when its
 /// run time is over, overriding [`ApiServerBuilder::jobs_fail`](crate::ApiServerBuilder::jobs_fail). Any
 /// other value is ignored. A Job copies it from a CronJob's `jobTemplate.metadata.annotations` like any
 /// annotation, so one template can make every Job of a schedule fail.
-pub const FAIL_ANNOTATION: &str = "operator-apiserver.dev/fail";
+pub const FAIL_ANNOTATION: &str = "kubewright-apiserver.dev/fail";
 
 /// The run time of a Job when neither the builder nor the Job sets one: long enough for `kubectl get jobs` to
 /// show a Job `Running` before it is `Complete` (about what a small Job takes on a real cluster, from
@@ -131,7 +131,7 @@ pub(crate) struct Jobs {
 /// ```
 /// # use std::time::Duration;
 /// # use serde_json::json;
-/// use operator_apiserver::{job_finishes_at, job_status};
+/// use kubewright_apiserver::{job_finishes_at, job_status};
 ///
 /// let mut job = json!({"metadata": {"name": "once"}, "spec": {}});
 /// let start = "2026-01-01T00:00:00Z".parse().unwrap();

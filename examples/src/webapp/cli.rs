@@ -1,4 +1,4 @@
-//! The command line of `webapp-by-hand` and `webapp` ([`operator::cli`]): what both show on the embedded
+//! The command line of `webapp-by-hand` and `webapp` ([`kubewright::cli`]): what both show on the embedded
 //! cluster (a sample ConfigMap and WebApp, and their changes logged), and [`by_hand`], the runtime-only
 //! operator. The binaries are [`App::run`]; tests call [`App::run_with`] or [`run`].
 
@@ -7,12 +7,12 @@ use std::future::Future;
 #[cfg(feature = "embedded")]
 use futures::FutureExt;
 use kube::{Client, CustomResourceExt};
-use operator::cli::{App, CliError};
+use kubewright::cli::{App, CliError};
 
 use super::{WebApp, reconciler};
 #[cfg(feature = "embedded")]
 use super::{sample, sample_config_map};
-pub use operator::cli::{Cli, CliCommand};
+pub use kubewright::cli::{Cli, CliCommand};
 
 /// The name of the sample WebApp created on the embedded cluster.
 pub const SAMPLE_NAME: &str = "sample";
@@ -53,7 +53,7 @@ pub async fn run(cli: Cli, shutdown: impl Future<Output = ()> + Send) -> Result<
 
 /// Creates the WebApp CRD unless it exists, and waits until it is established.
 pub async fn ensure_crd(client: &Client) -> Result<(), CliError> {
-    operator::cli::ensure_crd(client, WebApp::crd()).await
+    kubewright::cli::ensure_crd(client, WebApp::crd()).await
 }
 
 /// The embedded run's log of what the operator does (only with the embedded cluster).

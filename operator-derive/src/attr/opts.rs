@@ -160,7 +160,7 @@ impl WatchesOpts {
 /// `#[admission(..)]`: the root kind's admission webhooks.
 #[derive(Debug, Default, FromMeta)]
 pub struct AdmissionOpts {
-    /// `fn(&operator::admission::Request<Root>) -> operator::admission::Verdict`.
+    /// `fn(&kubewright::admission::Request<Root>) -> kubewright::admission::Verdict`.
     pub validate: Option<FnPath>,
     /// `fn(&mut Root)`: fills the object in place.
     pub default: Option<FnPath>,

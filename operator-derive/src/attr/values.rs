@@ -174,7 +174,7 @@ impl FromMeta for TypeArg {
     }
 }
 
-/// A crate path, as in `crate = "::operator"`.
+/// A crate path, as in `crate = "::kubewright"`.
 #[derive(Debug, Clone)]
 pub struct CratePath(pub Path);
 
@@ -187,13 +187,13 @@ impl FromMeta for CratePath {
                 lit: Lit::Str(s), ..
             }) => s.parse::<Path>().map(CratePath).map_err(|_| {
                 Error::custom(format!(
-                    "`{}` is not a path: write the path the runtime crate is reachable at, e.g. `crate = \"::operator\"`",
+                    "`{}` is not a path: write the path the runtime crate is reachable at, e.g. `crate = \"::kubewright\"`",
                     s.value()
                 ))
                 .with_span(s)
             }),
             other => Err(Error::custom(
-                "expected the path of the runtime crate, e.g. `crate = \"::operator\"`",
+                "expected the path of the runtime crate, e.g. `crate = \"::kubewright\"`",
             )
             .with_span(other)),
         }

@@ -12,7 +12,7 @@
 //! AdmissionReview.
 //!
 //! ```
-//! use operator::admission::{Verdict, Webhooks};
+//! use kubewright::admission::{Verdict, Webhooks};
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //!
 //! let hooks = Webhooks::<ConfigMap>::new()

@@ -19,7 +19,7 @@ use read::Read;
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::ConfigMap;
-/// use operator::Answer;
+/// use kubewright::Answer;
 ///
 /// let answer = Answer::from_json(r#"{"metadata":{"name":"settings","uid":"u1"}}"#.into()).unwrap();
 /// let cm: ConfigMap = answer.object().unwrap();

@@ -1,6 +1,6 @@
 //! What the caches can do without knowing their kinds' types: compare what they hold with what the API server
 //! holds, and lend a copy of themselves with one kind frozen. The perturbation explorer
-//! (`operator::testing::explore`) runs passes on caches that it knows are caught up, or on purpose stale.
+//! (`kubewright::testing::explore`) runs passes on caches that it knows are caught up, or on purpose stale.
 
 use std::any::TypeId;
 use std::collections::BTreeMap;

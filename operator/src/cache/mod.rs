@@ -204,7 +204,7 @@ impl<K: CachedKind> Cache<K> {
     /// ```
     /// # use std::sync::Arc;
     /// # use k8s_openapi::api::core::v1::Pod;
-    /// # fn f(cache: operator::Cache<Pod>) {
+    /// # fn f(cache: kubewright::Cache<Pod>) {
     /// // Pods by the node they run on.
     /// cache.add_index("node", Arc::new(|p: &Pod| {
     ///     p.spec.iter().filter_map(|s| s.node_name.clone()).collect()
@@ -485,7 +485,7 @@ impl Caches {
     }
 
     /// Adds (or replaces) the cache of `K` with one over `store`, with no watch behind it: for tests that run
-    /// steps with no API server (see `operator::testing::store_from`). The owner index is built from the
+    /// steps with no API server (see `kubewright::testing::store_from`). The owner index is built from the
     /// store's objects at this call; later changes to the store are not indexed.
     pub fn insert_store<K: CachedKind>(&self, store: Store<K>) -> Cache<K> {
         let mut index: HashMap<String, HashSet<Key>> = HashMap::new();

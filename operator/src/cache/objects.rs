@@ -502,7 +502,7 @@ mod tests {
     }
 
     /// What a compact cache costs per object: its bytes, and the time to encode and decode it (run with
-    /// `cargo test --release -p operator --lib decode_cost -- --ignored --nocapture`).
+    /// `cargo test --release -p kubewright --lib decode_cost -- --ignored --nocapture`).
     #[test]
     #[ignore = "a measurement, not a check"]
     fn decode_cost() {

@@ -22,8 +22,8 @@ pub const OWNER_LABEL: &str = "operator.dev/owner";
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-/// use operator::CacheOptions;
-/// # fn f(operator: operator::Operator) -> operator::Operator {
+/// use kubewright::CacheOptions;
+/// # fn f(operator: kubewright::Operator) -> kubewright::Operator {
 /// operator
 ///     // The Secrets this operator's parents own, not every Secret of the cluster.
 ///     .cache::<Secret>(CacheOptions::owned())

@@ -5,10 +5,10 @@
 //! an installation needs (`manifests`). Feature `cli`.
 //!
 //! ```no_run
-//! # use operator::{ParentKind, Reconciler};
+//! # use kubewright::{ParentKind, Reconciler};
 //! // `main` of an operator whose reconciler is `reconciler` (`Kind::reconciler()` with the derive).
-//! async fn run<P: ParentKind>(reconciler: Reconciler<P>) -> Result<(), operator::cli::CliError> {
-//!     operator::cli::App::new("tidy-operator")
+//! async fn run<P: ParentKind>(reconciler: Reconciler<P>) -> Result<(), kubewright::cli::CliError> {
+//!     kubewright::cli::App::new("tidy-operator")
 //!         .about("Keeps things tidy.")
 //!         .namespace("tidy-system")
 //!         .image("example.dev/tidy-operator:latest")
@@ -199,7 +199,7 @@ impl App {
     ///
     /// ```
     /// # use k8s_openapi::api::core::v1::ConfigMap;
-    /// # use operator::prelude::*;
+    /// # use kubewright::prelude::*;
     /// # #[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
     /// # #[kube(group = "example.dev", version = "v1", kind = "Note", namespaced, status = "NoteStatus")]
     /// # #[owns(ConfigMap)]

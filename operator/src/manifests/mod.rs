@@ -23,8 +23,8 @@
 //! cannot know (a read through the client, say) are added with [`Manifests::rule`].
 //!
 //! ```
-//! # use operator::{Reconciler, manifests::Manifests};
-//! # fn demo<P: operator::ParentKind>(reconciler: Reconciler<P>) -> Result<(), serde_yaml::Error> {
+//! # use kubewright::{Reconciler, manifests::Manifests};
+//! # fn demo<P: kubewright::ParentKind>(reconciler: Reconciler<P>) -> Result<(), serde_yaml::Error> {
 //! let yaml = Manifests::new("webapp-operator")
 //!     .reconciler(&reconciler)
 //!     .namespace("webapp-system")
@@ -186,7 +186,7 @@ impl Manifests {
     ///
     /// ```
     /// # use k8s_openapi::api::rbac::v1::PolicyRule;
-    /// # use operator::manifests::Manifests;
+    /// # use kubewright::manifests::Manifests;
     /// let m = Manifests::new("op").rule(PolicyRule {
     ///     api_groups: Some(vec!["".into()]),
     ///     resources: Some(vec!["nodes".into()]),
@@ -204,7 +204,7 @@ impl Manifests {
     /// write bindings to them only.
     ///
     /// ```
-    /// # use operator::manifests::Manifests;
+    /// # use kubewright::manifests::Manifests;
     /// let m = Manifests::new("op").bind_only([("ClusterRole", "admin")]);
     /// # let _ = m;
     /// ```

@@ -170,8 +170,8 @@ where
     /// ```
     /// # use futures::FutureExt;
     /// # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-    /// # use operator::{ChildReconciler, Context};
-    /// async fn desired(cm: &ConfigMap, cx: &mut Context) -> operator::Result<Option<Secret>> {
+    /// # use kubewright::{ChildReconciler, Context};
+    /// async fn desired(cm: &ConfigMap, cx: &mut Context) -> kubewright::Result<Option<Secret>> {
     ///     tokio::task::yield_now().await; // e.g. fetch a credential
     ///     Ok(None)
     /// }
@@ -652,7 +652,7 @@ where
     /// ```
     /// # use k8s_openapi::api::core::v1::Service;
     /// # use kube::CustomResource;
-    /// # use operator::{ChildReconciler, Context, object};
+    /// # use kubewright::{ChildReconciler, Context, object};
     /// #[derive(CustomResource, Clone, Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
     /// #[kube(group = "example.dev", version = "v1", kind = "Site", namespaced, status = "SiteStatus")]
     /// pub struct SiteSpec {}

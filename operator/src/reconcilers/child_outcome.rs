@@ -53,7 +53,7 @@ impl<C> ChildOutcome<C> {
     /// ```
     /// # use k8s_openapi::api::core::v1::Service;
     /// # use kube::ResourceExt;
-    /// # use operator::ChildOutcome;
+    /// # use kubewright::ChildOutcome;
     /// let mut service: Option<String> = Some("old".into());
     /// let mut s = Service::default();
     /// s.metadata.name = Some("web".into());
@@ -84,7 +84,7 @@ impl Context {
     ///
     /// ```
     /// # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-    /// # use operator::{ChildOutcome, Context};
+    /// # use kubewright::{ChildOutcome, Context};
     /// fn desired_secret(cx: &Context) -> Option<Secret> {
     ///     // Only once the ConfigMap step has its child in place.
     ///     let config = cx.child_outcome::<ConfigMap>()?.child()?;

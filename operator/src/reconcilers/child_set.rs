@@ -70,7 +70,7 @@ impl Default for SetStrategy {
 /// use k8s_openapi::api::batch::v1::Job;
 /// use k8s_openapi::api::core::v1::ConfigMap;
 /// use kube::ResourceExt;
-/// use operator::reconcilers::{ChildSetReconciler, Retention, SetStrategy};
+/// use kubewright::reconcilers::{ChildSetReconciler, Retention, SetStrategy};
 ///
 /// fn finished(job: &Job) -> bool {
 ///     job.status.as_ref().and_then(|s| s.conditions.as_ref()).into_iter().flatten()
@@ -524,7 +524,7 @@ impl Context {
     ///
     /// ```
     /// # use k8s_openapi::api::core::v1::Namespace;
-    /// # use operator::{ChildOutcome, Context};
+    /// # use kubewright::{ChildOutcome, Context};
     /// /// The namespaces this parent's Namespace set has in place (not refused, not terminating).
     /// fn owned_namespaces(cx: &Context) -> Vec<String> {
     ///     cx.child_outcomes::<Namespace>()

@@ -86,10 +86,10 @@ impl Context {
     /// use k8s_openapi::api::batch::v1::Job;
     /// use k8s_openapi::api::core::v1::ConfigMap;
     /// use kube::ResourceExt;
-    /// use operator::{ChildOutcome, Context, Outcome};
+    /// use kubewright::{ChildOutcome, Context, Outcome};
     ///
     /// /// A `#[sync]` step that starts the run its parent asks for.
-    /// async fn start_run(parent: &mut ConfigMap, cx: &mut Context) -> operator::Result<Outcome> {
+    /// async fn start_run(parent: &mut ConfigMap, cx: &mut Context) -> kubewright::Result<Outcome> {
     ///     let mut job = Job::default();
     ///     job.metadata.name = Some(format!("{}-run", parent.name_any()));
     ///     match cx.create_owned(job).await? {
@@ -166,10 +166,10 @@ impl Context {
     /// ```
     /// use k8s_openapi::api::core::v1::ConfigMap;
     /// use kube::ResourceExt;
-    /// use operator::{Context, Outcome, object};
+    /// use kubewright::{Context, Outcome, object};
     ///
     /// /// A `#[sync]` step that publishes a summary of its parent only while the parent asks for one.
-    /// async fn publish(parent: &mut ConfigMap, cx: &mut Context) -> operator::Result<Outcome> {
+    /// async fn publish(parent: &mut ConfigMap, cx: &mut Context) -> kubewright::Result<Outcome> {
     ///     let name = format!("{}-summary", parent.name_any());
     ///     let keys = parent.data.as_ref().map_or(0, |d| d.len()).to_string();
     ///     cx.apply_owned(object!(ConfigMap { metadata: { name: name }, data: { "keys": keys } })).await?;
@@ -279,11 +279,11 @@ impl Context {
     /// use k8s_openapi::api::batch::v1::Job;
     /// use k8s_openapi::api::core::v1::ConfigMap;
     /// use kube::ResourceExt;
-    /// use operator::{Context, Outcome};
+    /// use kubewright::{Context, Outcome};
     /// use std::time::Duration;
     ///
     /// /// A `#[finalize]` step that deletes the parent's Jobs before it goes, and waits until they are gone.
-    /// async fn stop_runs(parent: &mut ConfigMap, cx: &mut Context) -> operator::Result<Outcome> {
+    /// async fn stop_runs(parent: &mut ConfigMap, cx: &mut Context) -> kubewright::Result<Outcome> {
     ///     let uid = parent.uid().unwrap_or_default();
     ///     let jobs = cx.cache::<Job>()?.owned_by(&uid);
     ///     for job in &jobs {

@@ -15,7 +15,7 @@ use k8s_openapi::jiff::Timestamp;
 /// use std::borrow::Cow;
 /// use k8s_openapi::api::batch::v1::Job;
 /// use k8s_openapi::jiff::Timestamp;
-/// use operator::reconcilers::Retention;
+/// use kubewright::reconcilers::Retention;
 ///
 /// /// Running Jobs stay; finished ones are a history of the 3 newest succeeded and the newest failed.
 /// fn retention(limits: &(usize, usize), job: &Job) -> Retention {

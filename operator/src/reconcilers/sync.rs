@@ -24,7 +24,7 @@ fn plain<P: Send + Sync>(
 /// A step that runs a function: compute something, stash it, set a condition.
 ///
 /// ```
-/// use operator::{Context, Outcome, StashKey, SyncReconciler};
+/// use kubewright::{Context, Outcome, StashKey, SyncReconciler};
 /// const GREETING: StashKey<String> = StashKey::new("greeting");
 /// let step = SyncReconciler::<String>::new("greet", |name: &mut String, cx: &mut Context| {
 ///     cx.stash_mut().store(&GREETING, format!("hello {name}"));
@@ -37,9 +37,9 @@ fn plain<P: Send + Sync>(
 ///
 /// ```
 /// use futures::FutureExt;
-/// use operator::{Context, Outcome, SyncReconciler};
+/// use kubewright::{Context, Outcome, SyncReconciler};
 ///
-/// async fn check(name: &mut String, cx: &mut Context) -> operator::Result<Outcome> {
+/// async fn check(name: &mut String, cx: &mut Context) -> kubewright::Result<Outcome> {
 ///     tokio::task::yield_now().await; // e.g. ask a database whether the user exists
 ///     Ok(Outcome::Continue)
 /// }

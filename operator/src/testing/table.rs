@@ -22,8 +22,8 @@
 //! use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 //! use kube::runtime::reflector::ObjectRef;
 //! use kube::{CustomResource, CustomResourceExt, ResourceExt};
-//! use operator::testing::table::{EventExpectation, ReconcilerTestCase};
-//! use operator::{ChildReconciler, Context, Reconciler, ReconcilerStatus};
+//! use kubewright::testing::table::{EventExpectation, ReconcilerTestCase};
+//! use kubewright::{ChildReconciler, Context, Reconciler, ReconcilerStatus};
 //! use serde_json::json;
 //!
 //! #[derive(CustomResource, Clone, Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -57,7 +57,7 @@
 //! }
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), operator::testing::table::CaseFailure> {
+//! # async fn main() -> Result<(), kubewright::testing::table::CaseFailure> {
 //! ReconcilerTestCase::new("creates the config map", ObjectRef::new("hello").within("default"))
 //!     .crd(Note::crd())
 //!     .given(json!({

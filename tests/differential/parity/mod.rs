@@ -11,7 +11,7 @@
 //! # Known deviations
 //!
 //! Accepted line by line in [`DEVIATIONS`], each with its reason, and listed in the "Known differences from
-//! kube-apiserver" of `operator::testing`:
+//! kube-apiserver" of `kubewright::testing`:
 //!
 //! - Discovery (`kubectl api-versions`, `api-resources`) lacks what the in-memory server does not serve:
 //!   `bindings`, `componentstatuses` and the review kinds of `authentication.k8s.io` and
@@ -39,8 +39,8 @@ mod run;
 use std::path::Path;
 
 use kube::CustomResourceExt;
-use operator::testing::ApiServer;
-use operator::testing::envtest::ControlPlane;
+use kubewright::testing::ApiServer;
+use kubewright::testing::envtest::ControlPlane;
 use tests::kubectl::kubectl_binary;
 
 use crate::support::Widget;

@@ -2,13 +2,13 @@
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::ResourceExt;
-use operator::testing::table::EventExpectation;
-use operator::{ChildSetReconciler, Context, Reconciler};
+use kubewright::testing::table::EventExpectation;
+use kubewright::{ChildSetReconciler, Context, Reconciler};
 use serde_json::{Value, json};
 
 use super::*;
 
-fn desired_items(note: &Note, _cx: &mut Context) -> operator::Result<Vec<ConfigMap>> {
+fn desired_items(note: &Note, _cx: &mut Context) -> kubewright::Result<Vec<ConfigMap>> {
     Ok(note
         .spec
         .items
@@ -150,7 +150,7 @@ async fn an_extra_whose_id_label_names_a_desired_child_is_deleted_and_the_desire
             move |_: &mut Note, outcomes: &std::collections::BTreeMap<String, _>| {
                 let summary: Vec<(String, bool)> = outcomes
                     .iter()
-                    .map(|(id, o): (&String, &operator::ChildOutcome<ConfigMap>)| {
+                    .map(|(id, o): (&String, &kubewright::ChildOutcome<ConfigMap>)| {
                         (id.clone(), o.child().is_some())
                     })
                     .collect();
@@ -213,7 +213,7 @@ async fn a_terminating_extra_is_not_deleted_again() {
 async fn a_later_step_reads_what_the_set_decided_in_this_pass() {
     use k8s_openapi::api::core::v1::ServiceAccount;
     // The account lists the items whose ConfigMap is in place, read from the set's outcomes, not from status.
-    let summary = |note: &Note, cx: &mut Context| -> operator::Result<Option<ServiceAccount>> {
+    let summary = |note: &Note, cx: &mut Context| -> kubewright::Result<Option<ServiceAccount>> {
         let items: Vec<String> = cx
             .child_outcomes::<ConfigMap>()
             .into_iter()
@@ -228,7 +228,7 @@ async fn a_later_step_reads_what_the_set_decided_in_this_pass() {
     };
     let reconciler = Reconciler::new("notes")
         .step(ChildSetReconciler::new("items", desired_items, item_of))
-        .step(operator::ChildReconciler::new("summary", summary));
+        .step(kubewright::ChildReconciler::new("summary", summary));
     case("outcomes in the context")
         .given(converged_set())
         .given(item("a", "hi"))
@@ -238,7 +238,7 @@ async fn a_later_step_reads_what_the_set_decided_in_this_pass() {
             "metadata": {"name": "hello", "annotations": {"items": "a"}},
         }))
         .expect_event(EventExpectation::normal("Created").note("ServiceAccount default/hello"))
-        .ignore(operator::testing::table::Category::Status)
+        .ignore(kubewright::testing::table::Category::Status)
         .run(reconciler)
         .await
         .unwrap();

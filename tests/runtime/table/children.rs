@@ -4,9 +4,9 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::ResourceExt;
-use operator::testing::apiserver::{Fault, Verb};
-use operator::testing::table::{Category, EventExpectation, TestEnv};
-use operator::{ChildReconciler, Context, Outcome, Reconciler, TrackKey, WriteStrategy};
+use kubewright::testing::apiserver::{Fault, Verb};
+use kubewright::testing::table::{Category, EventExpectation, TestEnv};
+use kubewright::{ChildReconciler, Context, Outcome, Reconciler, TrackKey, WriteStrategy};
 use serde_json::json;
 
 use super::*;
@@ -185,7 +185,7 @@ async fn already_exists_on_create_requeues_instead_of_failing() {
         .unwrap();
 }
 
-fn generated(note: &Note, _cx: &mut Context) -> operator::Result<Option<ConfigMap>> {
+fn generated(note: &Note, _cx: &mut Context) -> kubewright::Result<Option<ConfigMap>> {
     let mut cm = ConfigMap::default();
     cm.metadata.generate_name = Some(format!("{}-", note.name_any()));
     cm.data = Some([("text".to_string(), note.spec.text.clone())].into());

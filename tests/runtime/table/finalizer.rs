@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use kube::api::{Api, Patch, PatchParams};
 use kube::{CustomResourceExt, ResourceExt};
-use operator::testing::table::{Category, TestEnv};
-use operator::{Context, Outcome, Reconciler, SyncReconciler, WithFinalizer};
+use kubewright::testing::table::{Category, TestEnv};
+use kubewright::{Context, Outcome, Reconciler, SyncReconciler, WithFinalizer};
 use serde_json::json;
 
 use super::*;

@@ -2,8 +2,8 @@
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::CustomResourceExt;
-use operator::testing::table::{ReconcilerTestCase, SubReconcilerTestCase};
-use operator::{
+use kubewright::testing::table::{ReconcilerTestCase, SubReconcilerTestCase};
+use kubewright::{
     CastReconciler, Context, Error, IfThen, Outcome, Reconciler, Sequence, StashKey,
     SyncReconciler, TrackKey, TryCatch,
 };
@@ -250,8 +250,8 @@ mod awaiting {
     use futures::FutureExt;
     use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
     use kube::ResourceExt;
-    use operator::testing::table::EventExpectation;
-    use operator::{ChildReconciler, Context, Outcome, Reconciler, StashKey, SyncReconciler};
+    use kubewright::testing::table::EventExpectation;
+    use kubewright::{ChildReconciler, Context, Outcome, Reconciler, StashKey, SyncReconciler};
     use serde_json::json;
 
     use super::super::*;
@@ -259,13 +259,13 @@ mod awaiting {
     const GREETING: StashKey<String> = StashKey::new("greeting");
 
     /// Reads a ConfigMap through the API (no cache holds it), after an await, and stashes its text.
-    async fn fetch(note: &mut Note, cx: &mut Context) -> operator::Result<Outcome> {
+    async fn fetch(note: &mut Note, cx: &mut Context) -> kubewright::Result<Outcome> {
         tokio::task::yield_now().await;
         let api: kube::Api<ConfigMap> = kube::Api::namespaced(cx.client(), NS);
         let cm = api
             .get("greeting")
             .await
-            .map_err(|e| operator::Error::custom(e.to_string()))?;
+            .map_err(|e| kubewright::Error::custom(e.to_string()))?;
         let text = cm
             .data
             .unwrap_or_default()
@@ -276,7 +276,7 @@ mod awaiting {
         Ok(Outcome::Continue)
     }
 
-    async fn desired(note: &Note, cx: &mut Context) -> operator::Result<Option<ServiceAccount>> {
+    async fn desired(note: &Note, cx: &mut Context) -> kubewright::Result<Option<ServiceAccount>> {
         tokio::task::yield_now().await;
         let greeting = cx.stash().get(&GREETING)?.clone();
         let mut sa = ServiceAccount::default();
@@ -306,7 +306,7 @@ mod awaiting {
                 "metadata": {"name": NAME, "annotations": {"greeting": "hello, hello"}},
             }))
             .expect_event(EventExpectation::normal("Created").note("ServiceAccount default/hello"))
-            .ignore(operator::testing::table::Category::Status)
+            .ignore(kubewright::testing::table::Category::Status)
             .run(reconciler)
             .await
             .unwrap();

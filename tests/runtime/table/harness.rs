@@ -1,7 +1,7 @@
 //! The harness itself: a write nobody expected, an expected write that did not happen, and a write that
 //! differs each fail the case, with the case, the write and a YAML diff named.
 
-use operator::testing::table::EventExpectation;
+use kubewright::testing::table::EventExpectation;
 use serde_json::json;
 
 use super::*;
@@ -65,7 +65,7 @@ async fn a_parent_missing_from_the_given_objects_fails_the_case() {
     );
 }
 
-async fn watches_become(server: &operator::testing::ApiServer, n: usize) {
+async fn watches_become(server: &kubewright::testing::ApiServer, n: usize) {
     for _ in 0..500 {
         if server.watcher_count() == n {
             return;
@@ -77,7 +77,7 @@ async fn watches_become(server: &operator::testing::ApiServer, n: usize) {
 
 #[tokio::test]
 async fn an_environment_leaves_no_watch_behind() {
-    let mut env = operator::testing::table::TestEnv::new();
+    let mut env = kubewright::testing::table::TestEnv::new();
     env.cache::<k8s_openapi::api::core::v1::ConfigMap>();
     env.cache::<k8s_openapi::api::core::v1::Secret>();
     env.start().await.unwrap();
@@ -90,7 +90,7 @@ async fn an_environment_leaves_no_watch_behind() {
 /// A step that reads from the API server instead of the cache: what `expect_no_reads` catches.
 struct ListsConfigMaps(kube::Client);
 
-impl operator::SubReconciler<Note> for ListsConfigMaps {
+impl kubewright::SubReconciler<Note> for ListsConfigMaps {
     fn name(&self) -> &str {
         "lists"
     }
@@ -98,15 +98,15 @@ impl operator::SubReconciler<Note> for ListsConfigMaps {
     fn reconcile<'a>(
         &'a self,
         _parent: &'a mut Note,
-        _cx: &'a mut operator::Context,
-    ) -> futures::future::BoxFuture<'a, operator::Result<operator::Outcome>> {
+        _cx: &'a mut kubewright::Context,
+    ) -> futures::future::BoxFuture<'a, kubewright::Result<kubewright::Outcome>> {
         Box::pin(async move {
             let cms: kube::Api<k8s_openapi::api::core::v1::ConfigMap> =
                 kube::Api::namespaced(self.0.clone(), NS);
             cms.list(&Default::default())
                 .await
-                .map_err(|e| operator::Error::kube("list", e))?;
-            Ok(operator::Outcome::Continue)
+                .map_err(|e| kubewright::Error::kube("list", e))?;
+            Ok(kubewright::Outcome::Continue)
         })
     }
 }
@@ -114,10 +114,10 @@ impl operator::SubReconciler<Note> for ListsConfigMaps {
 #[tokio::test]
 async fn reads_from_the_api_server_are_reported() {
     use kube::CustomResourceExt;
-    let mut env = operator::testing::table::TestEnv::new();
+    let mut env = kubewright::testing::table::TestEnv::new();
     env.install_crd(&Note::crd()).await.unwrap();
     env.insert(&note("hi")).unwrap();
-    let reconciler = operator::Reconciler::new("notes").step(ListsConfigMaps(env.client()));
+    let reconciler = kubewright::Reconciler::new("notes").step(ListsConfigMaps(env.client()));
     env.cache::<Note>();
     env.start().await.unwrap();
     let report = env.pass(&reconciler, &parent_ref()).await.unwrap();
@@ -130,8 +130,8 @@ const NOT_FOUND: &str = "404 NotFound: the server could not find the requested r
 
 #[tokio::test]
 async fn a_cache_that_cannot_sync_names_its_kind_and_the_servers_answer() {
-    use operator::cache::{Caches, Unsynced};
-    let server = operator::testing::ApiServer::new();
+    use kubewright::cache::{Caches, Unsynced};
+    let server = kubewright::testing::ApiServer::new();
     let caches = Caches::new(server.client());
     caches.ensure::<Note>();
     caches.ensure::<ConfigMap>();
@@ -177,7 +177,7 @@ async fn a_case_whose_kind_is_not_served_says_so() {
 
 #[tokio::test]
 async fn cases_can_register_kinds_the_server_does_not_know() {
-    use operator::testing::apiserver::ResourceType;
+    use kubewright::testing::apiserver::ResourceType;
     ReconcilerTestCase::new("registered, no CRD", parent_ref())
         .register(
             ResourceType::new("example.dev", "v1", "Note", "notes", true)

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
-use operator::testing::table::EventExpectation;
-use operator::{ChildOutcome, ChildSetReconciler, Context, Reconciler, Retention, SetStrategy};
+use kubewright::testing::table::EventExpectation;
+use kubewright::{ChildOutcome, ChildSetReconciler, Context, Reconciler, Retention, SetStrategy};
 use serde_json::{Value, json};
 
 use super::*;
@@ -18,7 +18,7 @@ use super::*;
 const AT: &str = "example.dev/at";
 
 /// One Job per item, running the note's text as its image.
-fn desired_jobs(note: &Note, _cx: &mut Context) -> operator::Result<Vec<Job>> {
+fn desired_jobs(note: &Note, _cx: &mut Context) -> kubewright::Result<Vec<Job>> {
     Ok(note
         .spec
         .items
@@ -50,7 +50,7 @@ fn job(id: &str, image: &str, at: i64, finished: Option<&str>) -> Value {
         "metadata": {
             "name": format!("hello-{id}"),
             "namespace": NS,
-            "labels": {"item": id, operator::OWNER_LABEL: UID},
+            "labels": {"item": id, kubewright::OWNER_LABEL: UID},
             "annotations": {AT: at},
             "ownerReferences": [owner()],
         },
@@ -155,7 +155,7 @@ async fn a_changed_template_writes_no_job_the_set_created_and_creates_the_missin
         .given(job("b", "v1", 2, None))
         .expect_create(json!({
             "kind": "Job",
-            "metadata": {"name": "hello-c", "labels": {"item": "c", operator::OWNER_LABEL: UID}, "ownerReferences": [owner()]},
+            "metadata": {"name": "hello-c", "labels": {"item": "c", kubewright::OWNER_LABEL: UID}, "ownerReferences": [owner()]},
             "spec": {"template": {"spec": {"containers": [{"name": "run", "image": "v2"}]}}},
         }))
         .expect_event(EventExpectation::normal("Created").note("Job default/hello-c"))
@@ -184,7 +184,7 @@ async fn a_history_keeps_the_newest_of_each_class_and_deletes_the_rest() {
     let reconciler = Reconciler::new("notes").step(
         jobs(&reports)
             .retain(retention)
-            .ready(operator::readiness::builtin),
+            .ready(kubewright::readiness::builtin),
     );
     case("history")
         .given(note_of("v1", &[]))

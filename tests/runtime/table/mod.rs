@@ -1,5 +1,5 @@
 //! The runtime's own table tests: one pass over given state, on the production code path, with every write
-//! compared against what the behaviour requires (`operator::testing::table`).
+//! compared against what the behaviour requires (`kubewright::testing::table`).
 
 mod child_set;
 mod children;
@@ -16,8 +16,8 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::runtime::reflector::ObjectRef;
 use kube::{CustomResource, CustomResourceExt, ResourceExt};
-use operator::testing::table::ReconcilerTestCase;
-use operator::{
+use kubewright::testing::table::ReconcilerTestCase;
+use kubewright::{
     ChildOutcome, ChildReconciler, Context, Error, Reconciler, ReconcilerStatus, WriteStrategy,
 };
 use schemars::JsonSchema;
@@ -144,23 +144,23 @@ pub fn stamped(mut child: Value) -> Value {
     meta.remove("namespace");
     let owned = meta.remove("ownerReferences").is_some();
     if let Some(labels) = meta.get_mut("labels").and_then(Value::as_object_mut) {
-        labels.remove(operator::OWNER_LABEL);
+        labels.remove(kubewright::OWNER_LABEL);
         if labels.is_empty() {
             meta.remove("labels");
         }
     }
     let desired: ConfigMap = serde_json::from_value(desired).expect("a ConfigMap");
-    let hash = operator::reconcilers::desired_hash(&desired).expect("hash");
-    child["metadata"]["annotations"] = json!({ operator::reconcilers::DESIRED_HASH: hash });
+    let hash = kubewright::reconcilers::desired_hash(&desired).expect("hash");
+    child["metadata"]["annotations"] = json!({ kubewright::reconcilers::DESIRED_HASH: hash });
     if owned {
-        child["metadata"]["labels"][operator::OWNER_LABEL] = json!(UID);
+        child["metadata"]["labels"][kubewright::OWNER_LABEL] = json!(UID);
     }
     child
 }
 
 /// The desired ConfigMap: named after the note, holding its text; none for an empty text; an invalid spec
 /// for the text `invalid`.
-pub fn desired_cm(note: &Note, _cx: &mut Context) -> operator::Result<Option<ConfigMap>> {
+pub fn desired_cm(note: &Note, _cx: &mut Context) -> kubewright::Result<Option<ConfigMap>> {
     match note.spec.text.as_str() {
         "invalid" => Err(Error::invalid_spec(
             "InvalidText",

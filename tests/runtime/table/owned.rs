@@ -4,8 +4,8 @@
 use futures::FutureExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::ResourceExt;
-use operator::testing::table::{Category, EventExpectation};
-use operator::{ChildOutcome, Context, Outcome, Reconciler, SyncReconciler, TrackKey};
+use kubewright::testing::table::{Category, EventExpectation};
+use kubewright::{ChildOutcome, Context, Outcome, Reconciler, SyncReconciler, TrackKey};
 use serde_json::json;
 
 use super::*;
@@ -18,7 +18,7 @@ fn summary(note: &Note) -> ConfigMap {
     cm
 }
 
-async fn create(note: &mut Note, cx: &mut Context) -> operator::Result<Outcome> {
+async fn create(note: &mut Note, cx: &mut Context) -> kubewright::Result<Outcome> {
     let outcome = cx.create_owned(summary(note)).await?;
     note.status.get_or_insert_with(Default::default).summary = Some(
         match outcome {
@@ -32,12 +32,12 @@ async fn create(note: &mut Note, cx: &mut Context) -> operator::Result<Outcome> 
     Ok(Outcome::Continue)
 }
 
-async fn apply(note: &mut Note, cx: &mut Context) -> operator::Result<Outcome> {
+async fn apply(note: &mut Note, cx: &mut Context) -> kubewright::Result<Outcome> {
     cx.apply_owned(summary(note)).await?;
     Ok(Outcome::Continue)
 }
 
-async fn delete(note: &mut Note, cx: &mut Context) -> operator::Result<Outcome> {
+async fn delete(note: &mut Note, cx: &mut Context) -> kubewright::Result<Outcome> {
     let name = format!("{}-summary", note.name_any());
     if let Some(cm) = cx.get::<ConfigMap>(Some(NS), &name)? {
         cx.delete_owned(cm.as_ref()).await?;
@@ -49,7 +49,7 @@ fn with(
     step: for<'a> fn(
         &'a mut Note,
         &'a mut Context,
-    ) -> futures::future::BoxFuture<'a, operator::Result<Outcome>>,
+    ) -> futures::future::BoxFuture<'a, kubewright::Result<Outcome>>,
 ) -> Reconciler<Note> {
     Reconciler::new("notes")
         .owns::<ConfigMap>()
@@ -64,7 +64,7 @@ fn summary_child(text: &str, applied: bool) -> serde_json::Value {
         "metadata": {
             "name": "hello-summary",
             "namespace": NS,
-            "labels": {operator::OWNER_LABEL: UID},
+            "labels": {kubewright::OWNER_LABEL: UID},
             "ownerReferences": [owner()],
         },
         "data": {"text": text},
@@ -84,7 +84,7 @@ async fn a_sync_step_creates_an_owned_child_with_owner_label_and_event() {
             "metadata": {
                 "name": "hello-summary",
                 "namespace": NS,
-                "labels": {operator::OWNER_LABEL: UID},
+                "labels": {kubewright::OWNER_LABEL: UID},
                 "ownerReferences": [owner()],
             },
             "data": {"text": "hi"},
@@ -134,7 +134,7 @@ async fn apply_owned_applies_a_drifted_child_and_leaves_a_matching_one() {
         .given(note("new"))
         .given(summary_child("old", true))
         .expect_apply(json!({
-            "metadata": {"name": "hello-summary", "labels": {operator::OWNER_LABEL: UID}, "ownerReferences": [owner()]},
+            "metadata": {"name": "hello-summary", "labels": {kubewright::OWNER_LABEL: UID}, "ownerReferences": [owner()]},
             "data": {"text": "new"},
         }))
         .expect_event(EventExpectation::normal("Updated").note("Updated ConfigMap default/hello-summary"))

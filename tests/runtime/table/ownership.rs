@@ -3,8 +3,8 @@
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::rbac::v1::ClusterRole;
 use kube::ResourceExt;
-use operator::testing::table::EventExpectation;
-use operator::{ChildReconciler, Context, Error, Reconciler};
+use kubewright::testing::table::EventExpectation;
+use kubewright::{ChildReconciler, Context, Error, Reconciler};
 use serde_json::json;
 
 use super::*;

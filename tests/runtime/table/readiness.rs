@@ -3,14 +3,14 @@
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::ResourceExt;
-use operator::readiness::Readiness;
-use operator::testing::table::{Category, TestEnv};
-use operator::{ChildReconciler, Context, Reconciler};
+use kubewright::readiness::Readiness;
+use kubewright::testing::table::{Category, TestEnv};
+use kubewright::{ChildReconciler, Context, Reconciler};
 use serde_json::json;
 
 use super::*;
 
-fn desired_deployment(note: &Note, _: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(note: &Note, _: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(
         serde_json::from_value(json!({
             "metadata": {"name": note.name_any()},

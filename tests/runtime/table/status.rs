@@ -7,9 +7,9 @@ use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
 use k8s_openapi::jiff::SignedDuration;
 use kube::api::{Api, Patch, PatchParams};
 use kube::{CustomResourceExt, ResourceExt};
-use operator::testing::apiserver::{Fault, Verb};
-use operator::testing::table::{Category, EventExpectation, PassReport, TestEnv};
-use operator::{ChildReconciler, Command, Context, Error, Reconciler};
+use kubewright::testing::apiserver::{Fault, Verb};
+use kubewright::testing::table::{Category, EventExpectation, PassReport, TestEnv};
+use kubewright::{ChildReconciler, Command, Context, Error, Reconciler};
 use serde_json::json;
 
 use super::*;
@@ -78,7 +78,7 @@ async fn a_status_write_conflict_requeues_instead_of_failing() {
     assert_eq!(attempts[0].code, 409);
 }
 
-fn desired_sa(note: &Note, _cx: &mut Context) -> operator::Result<Option<ServiceAccount>> {
+fn desired_sa(note: &Note, _cx: &mut Context) -> kubewright::Result<Option<ServiceAccount>> {
     let mut sa = ServiceAccount::default();
     sa.metadata.name = Some(note.name_any());
     Ok(Some(sa))
@@ -254,7 +254,7 @@ async fn a_parent_that_is_gone_ends_the_pass_quietly() {
 
 #[tokio::test]
 async fn a_status_field_set_to_none_is_removed_and_the_next_pass_writes_nothing() {
-    use operator::{Outcome, SyncReconciler};
+    use kubewright::{Outcome, SyncReconciler};
     let mut env = TestEnv::new();
     env.install_crd(&Note::crd()).await.unwrap();
     let mut status = converged();

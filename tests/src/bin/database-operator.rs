@@ -3,7 +3,7 @@
 //! command line as `cargo run --example database`.
 
 #[tokio::main]
-async fn main() -> Result<(), operator::cli::CliError> {
+async fn main() -> Result<(), kubewright::cli::CliError> {
     examples::database::app()
         .about("The Database operator.")
         .run()

@@ -5,8 +5,8 @@ mod support;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::{CustomResource, ResourceExt};
-use operator::admission::{Request, Verdict};
-use operator::{Context, Reconciler};
+use kubewright::admission::{Request, Verdict};
+use kubewright::{Context, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -24,7 +24,7 @@ pub struct AppSpec {
     image: String,
 }
 
-fn desired_deployment(app: &App, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(app: &App, _cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(support::deployment(app.name_any())))
 }
 
@@ -43,7 +43,7 @@ fn fill(app: &mut App) {
 
 fn main() {
     // `App::operate` serves the declared webhooks with the reconciler.
-    assert!(<App as operator::Declared>::declared_webhooks().is_some());
+    assert!(<App as kubewright::Declared>::declared_webhooks().is_some());
     let hooks = App::webhooks();
     let mut app = App::new("a", AppSpec { image: String::new() });
     let request = Request {

@@ -7,8 +7,8 @@ mod support;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::{CustomResource, ResourceExt};
-use operator::readiness::Readiness;
-use operator::{Context, Operator, Outcome, Reconciler};
+use kubewright::readiness::Readiness;
+use kubewright::{Context, Operator, Outcome, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -31,31 +31,31 @@ use serde::{Deserialize, Serialize};
 #[stash(image: String)]
 pub struct AppSpec {}
 
-async fn check_external(app: &mut App, cx: &mut Context) -> operator::Result<Outcome> {
+async fn check_external(app: &mut App, cx: &mut Context) -> kubewright::Result<Outcome> {
     tokio::task::yield_now().await;
     cx.stash_mut()
         .store(&App::IMAGE, format!("registry.example.dev/{}", app.name_any()));
     Ok(Outcome::Continue)
 }
 
-fn prepare(_app: &mut App, _cx: &mut Context) -> operator::Result<Outcome> {
+fn prepare(_app: &mut App, _cx: &mut Context) -> kubewright::Result<Outcome> {
     Ok(Outcome::Continue)
 }
 
-async fn desired_deployment(app: &App, cx: &mut Context) -> operator::Result<Option<Deployment>> {
+async fn desired_deployment(app: &App, cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     let image = cx.stash().get(&App::IMAGE)?.clone();
     tokio::task::yield_now().await;
     let _ = image;
     Ok(Some(support::deployment(app.name_any())))
 }
 
-fn desired_secret(app: &App, _cx: &mut Context) -> operator::Result<Option<Secret>> {
+fn desired_secret(app: &App, _cx: &mut Context) -> kubewright::Result<Option<Secret>> {
     let mut s = Secret::default();
     s.metadata.name = Some(format!("{}-credentials", app.name_any()));
     Ok(Some(s))
 }
 
-async fn desired_configs(app: &App, _cx: &mut Context) -> operator::Result<Vec<ConfigMap>> {
+async fn desired_configs(app: &App, _cx: &mut Context) -> kubewright::Result<Vec<ConfigMap>> {
     tokio::task::yield_now().await;
     let mut c = ConfigMap::default();
     c.metadata.name = Some(app.name_any());
@@ -73,12 +73,12 @@ fn config_ready(c: &ConfigMap) -> Readiness {
     }
 }
 
-async fn release(_app: &mut App, _cx: &mut Context) -> operator::Result<Outcome> {
+async fn release(_app: &mut App, _cx: &mut Context) -> kubewright::Result<Outcome> {
     tokio::task::yield_now().await;
     Ok(Outcome::Continue)
 }
 
-fn release_plain(_app: &mut App, _cx: &mut Context) -> operator::Result<Outcome> {
+fn release_plain(_app: &mut App, _cx: &mut Context) -> kubewright::Result<Outcome> {
     Ok(Outcome::Continue)
 }
 

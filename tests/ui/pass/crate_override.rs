@@ -5,7 +5,7 @@
 mod support;
 
 mod framework {
-    pub use operator::*;
+    pub use kubewright::*;
 }
 
 use framework::{Context, Reconciler};

@@ -6,7 +6,7 @@ mod support;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Reconciler};
+use kubewright::{Context, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +26,7 @@ struct Registry {
 #[child(desired = desired_deployment)]
 pub struct AppSpec {}
 
-fn desired_deployment(app: &App, cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(app: &App, cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     let prefix = cx
         .data::<Registry>()
         .map(|r| r.prefix.clone())

@@ -8,7 +8,7 @@ mod support;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::{CustomResource, ResourceExt};
-use operator::{Context, Outcome, Reconciler};
+use kubewright::{Context, Outcome, Reconciler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -35,16 +35,16 @@ pub struct AppSpec {
     pub replicas: i32,
 }
 
-fn prepare(app: &mut App, cx: &mut Context) -> operator::Result<Outcome> {
+fn prepare(app: &mut App, cx: &mut Context) -> kubewright::Result<Outcome> {
     cx.stash_mut().store(&App::REPLICAS, app.spec.replicas);
     Ok(Outcome::Continue)
 }
 
-fn desired_deployment(app: &App, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(app: &App, _cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(support::deployment(app.name_any())))
 }
 
-fn cleanup(_app: &mut App, _cx: &mut Context) -> operator::Result<Outcome> {
+fn cleanup(_app: &mut App, _cx: &mut Context) -> kubewright::Result<Outcome> {
     Ok(Outcome::Halt)
 }
 

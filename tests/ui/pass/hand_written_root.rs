@@ -9,7 +9,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::core::object::HasStatus;
 use kube::{Resource, ResourceExt};
-use operator::{Context, Reconciler};
+use kubewright::{Context, Reconciler};
 use serde::{Deserialize, Serialize};
 
 #[derive(Reconciler, Clone, Debug, Default, Serialize, Deserialize)]
@@ -53,7 +53,7 @@ impl HasStatus for Thing {
     }
 }
 
-fn desired_deployment(thing: &Thing, _cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(thing: &Thing, _cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(support::deployment(thing.name_any())))
 }
 

@@ -10,7 +10,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::ResourceExt;
-use operator::{Context, Outcome, Reconciler};
+use kubewright::{Context, Outcome, Reconciler};
 
 struct Result;
 struct Option;
@@ -79,24 +79,24 @@ impl kube::core::object::HasStatus for App {
     }
 }
 
-fn prepare(_app: &mut App, _cx: &mut Context) -> operator::Result<Outcome> {
+fn prepare(_app: &mut App, _cx: &mut Context) -> kubewright::Result<Outcome> {
     ::std::result::Result::Ok(Outcome::Continue)
 }
 
 fn desired_deployment(
     app: &App,
     _cx: &mut Context,
-) -> operator::Result<::std::option::Option<Deployment>> {
+) -> kubewright::Result<::std::option::Option<Deployment>> {
     ::std::result::Result::Ok(::std::option::Option::Some(support::deployment(
         app.name_any(),
     )))
 }
 
-fn reflect(status: &mut support::Status, child: &operator::ChildOutcome<Deployment>) {
+fn reflect(status: &mut support::Status, child: &kubewright::ChildOutcome<Deployment>) {
     status.deployment = child.child().map(|d| d.name_any());
 }
 
-fn desired_extra(_app: &App, _cx: &mut Context) -> operator::Result<::std::vec::Vec<ConfigMap>> {
+fn desired_extra(_app: &App, _cx: &mut Context) -> kubewright::Result<::std::vec::Vec<ConfigMap>> {
     ::std::result::Result::Ok(::std::vec::Vec::new())
 }
 

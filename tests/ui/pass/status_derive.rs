@@ -2,7 +2,7 @@
 #![deny(warnings)]
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use operator::ReconcilerStatus;
+use kubewright::ReconcilerStatus;
 
 #[derive(Clone, Debug, Default, serde::Serialize, ReconcilerStatus)]
 pub struct ByName {

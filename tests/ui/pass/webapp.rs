@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::runtime::reflector::ObjectRef;
 use kube::{CustomResource, ResourceExt};
-use operator::{ChildOutcome, Context, Outcome, Reconciler, ReconcilerStatus, StashKey};
+use kubewright::{ChildOutcome, Context, Outcome, Reconciler, ReconcilerStatus, StashKey};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -60,13 +60,13 @@ impl ReconcilerStatus for WebAppStatus {
     }
 }
 
-fn resolve_image(app: &mut WebApp, cx: &mut Context) -> operator::Result<Outcome> {
+fn resolve_image(app: &mut WebApp, cx: &mut Context) -> kubewright::Result<Outcome> {
     cx.stash_mut().store(&WebApp::IMAGE, app.spec.image.clone());
     cx.stash_mut().store(&WebApp::PORT, 8080);
     Ok(Outcome::Continue)
 }
 
-fn desired_deployment(app: &WebApp, cx: &mut Context) -> operator::Result<Option<Deployment>> {
+fn desired_deployment(app: &WebApp, cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     let _image: &String = cx.stash().get(&WebApp::IMAGE)?;
     let mut d = Deployment::default();
     d.metadata.name = Some(app.name_any());
@@ -77,13 +77,13 @@ fn reflect_deployment(status: &mut WebAppStatus, child: &ChildOutcome<Deployment
     status.deployment = child.child().map(|d| d.name_any());
 }
 
-fn desired_service(app: &WebApp, _cx: &mut Context) -> operator::Result<Option<Service>> {
+fn desired_service(app: &WebApp, _cx: &mut Context) -> kubewright::Result<Option<Service>> {
     let mut s = Service::default();
     s.metadata.name = Some(app.name_any());
     Ok(Some(s))
 }
 
-fn desired_secrets(_app: &WebApp, _cx: &mut Context) -> operator::Result<Vec<Secret>> {
+fn desired_secrets(_app: &WebApp, _cx: &mut Context) -> kubewright::Result<Vec<Secret>> {
     Ok(Vec::new())
 }
 
@@ -99,7 +99,7 @@ fn webapps_for_configmap(cm: Arc<ConfigMap>) -> Vec<ObjectRef<WebApp>> {
     vec![ObjectRef::new(&cm.name_any()).within(&cm.namespace().unwrap_or_default())]
 }
 
-fn release_dns(_app: &mut WebApp, _cx: &mut Context) -> operator::Result<Outcome> {
+fn release_dns(_app: &mut WebApp, _cx: &mut Context) -> kubewright::Result<Outcome> {
     Ok(Outcome::Continue)
 }
 
@@ -108,10 +108,10 @@ fn main() {
     assert_eq!(reconciler.name(), "webapp-controller");
     // What `App::operate` runs: the same reconciler, and no webhooks (none declared).
     assert_eq!(
-        <WebApp as operator::Declared>::declared_reconciler().name(),
+        <WebApp as kubewright::Declared>::declared_reconciler().name(),
         "webapp-controller"
     );
-    assert!(<WebApp as operator::Declared>::declared_webhooks().is_none());
+    assert!(<WebApp as kubewright::Declared>::declared_webhooks().is_none());
     let kinds: Vec<String> = reconciler
         .wiring()
         .kinds()

@@ -3,7 +3,7 @@
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use operator::ReconcilerStatus;
+use kubewright::ReconcilerStatus;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -1,7 +1,7 @@
 //! An operator crate that picks the latest Kubernetes version, as kube's docs set one up.
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::CustomResource;
-use operator::{Context, Reconciler, ReconcilerStatus};
+use kubewright::{Context, Reconciler, ReconcilerStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +20,7 @@ pub struct NoteStatus {
     pub conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>,
 }
 
-fn desired_config_map(note: &Note, _cx: &mut Context) -> operator::Result<Option<ConfigMap>> {
+fn desired_config_map(note: &Note, _cx: &mut Context) -> kubewright::Result<Option<ConfigMap>> {
     let mut cm = ConfigMap::default();
     cm.metadata.name = note.metadata.name.clone();
     cm.data = Some([("text".to_string(), note.spec.text.clone())].into());

@@ -30,7 +30,7 @@ use futures::StreamExt;
 use kube::Client;
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
-use operator_envtest::{Assets, ControlPlane};
+use kubewright_envtest::{Assets, ControlPlane};
 use serde_json::{Value, json};
 
 use requests::{delta, describe, is_write, list_counts, request_counts, write_durations};

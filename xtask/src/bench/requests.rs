@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 
 use kube::Client;
-use operator_envtest::metrics::{requests, samples, scrape};
+use kubewright_envtest::metrics::{requests, samples, scrape};
 
-pub(super) use operator_envtest::metrics::is_write;
+pub(super) use kubewright_envtest::metrics::is_write;
 
 /// Requests kube-apiserver served on the operators' resources, by verb, from its own metrics.
 pub(super) async fn request_counts(client: &Client) -> anyhow::Result<BTreeMap<String, u64>> {

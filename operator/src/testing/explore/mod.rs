@@ -44,10 +44,10 @@
 //! settles between advances, and the check of the pass over every parent runs there.
 //!
 //! ```no_run
-//! # use operator::{ParentKind, Reconciler};
+//! # use kubewright::{ParentKind, Reconciler};
 //! # async fn demo<P: ParentKind + serde::Serialize>(reconciler: fn() -> Reconciler<P>, parent: P,
 //! #     crd: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition) {
-//! use operator::testing::explore::{Explore, Scenario};
+//! use kubewright::testing::explore::{Explore, Scenario};
 //! let explored = Explore::new(reconciler)
 //!     .crd(crd)
 //!     .scenario(Scenario::new().apply(&parent).settle().delete::<P>(Some("default"), "web"))
@@ -219,7 +219,7 @@ impl Explore {
     /// missed its Secret), is a finding.
     ///
     /// ```
-    /// use operator::testing::explore::Explore;
+    /// use kubewright::testing::explore::Explore;
     /// # fn demo(explore: Explore) -> Explore {
     /// explore.normalize(|o| {
     ///     if o["kind"] == "Secret" && !o["data"]["password"].is_null() {

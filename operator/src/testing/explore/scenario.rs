@@ -28,7 +28,7 @@ pub const SCENARIO_MANAGER: &str = "scenario";
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::ConfigMap;
-/// use operator::testing::explore::Scenario;
+/// use kubewright::testing::explore::Scenario;
 ///
 /// let mut settings = ConfigMap::default();
 /// settings.metadata.name = Some("settings".into());
@@ -183,7 +183,7 @@ impl Scenario {
     ///
     /// ```
     /// use k8s_openapi::jiff::SignedDuration;
-    /// use operator::testing::explore::Scenario;
+    /// use kubewright::testing::explore::Scenario;
     ///
     /// // Three periods of an operator that acts every minute.
     /// let scenario = Scenario::new()
@@ -207,7 +207,7 @@ impl Scenario {
     ///
     /// ```
     /// use k8s_openapi::api::batch::v1::Job;
-    /// use operator::testing::explore::Scenario;
+    /// use kubewright::testing::explore::Scenario;
     /// use serde_json::json;
     ///
     /// let done = json!({

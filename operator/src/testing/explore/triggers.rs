@@ -2,7 +2,7 @@
 //! controls changed, an object it tracked last pass changed, an author's mapper named it, its last pass
 //! failed, or the time its last pass asked to be requeued at has come (a timer, on the run's clock). A change of
 //! the parent or of an object it controls that is the echo of its own pass's write queues nothing, by the
-//! runtime's own rule (`operator::reconcilers`, "Echoes"), so a status that rule leaves stale is found too. A
+//! runtime's own rule (`kubewright::reconcilers`, "Echoes"), so a status that rule leaves stale is found too. A
 //! run passes only due parents, so a change the triggers miss leaves a parent behind, and the round over every
 //! parent after settling shows it.
 

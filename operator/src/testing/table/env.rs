@@ -30,7 +30,7 @@ pub const DEFAULT_SEED: u64 = 42;
 /// The time cases start at unless told otherwise: 2025-01-01T00:00:00Z.
 ///
 /// ```
-/// assert_eq!(operator::testing::table::default_time().to_string(), "2025-01-01T00:00:00Z");
+/// assert_eq!(kubewright::testing::table::default_time().to_string(), "2025-01-01T00:00:00Z");
 /// ```
 pub fn default_time() -> Timestamp {
     Timestamp::constant(1_735_689_600, 0)
@@ -93,10 +93,10 @@ pub enum HarnessError {
 /// directly for scenarios of several passes.
 ///
 /// ```no_run
-/// # use operator::Reconciler;
-/// # async fn demo<P: operator::ParentKind>(reconciler: Reconciler<P>, given: serde_json::Value)
-/// #     -> Result<(), operator::testing::table::HarnessError> {
-/// use operator::testing::table::TestEnv;
+/// # use kubewright::Reconciler;
+/// # async fn demo<P: kubewright::ParentKind>(reconciler: Reconciler<P>, given: serde_json::Value)
+/// #     -> Result<(), kubewright::testing::table::HarnessError> {
+/// use kubewright::testing::table::TestEnv;
 /// let mut env = TestEnv::new();
 /// env.insert(&given)?;
 /// env.wire(&reconciler.wiring());

@@ -213,7 +213,7 @@ pub fn writes_of_commands(commands: &[Command]) -> Vec<Write> {
 /// An expected event: its type, its reason and (optionally) a part of its note.
 ///
 /// ```
-/// use operator::testing::table::EventExpectation;
+/// use kubewright::testing::table::EventExpectation;
 /// let created = EventExpectation::normal("Created").note("ConfigMap hello");
 /// let failed = EventExpectation::warning("InvalidText");
 /// # let _ = (created, failed);
@@ -381,7 +381,7 @@ impl Expectations {
 /// `null` means absent or `null`), lists item by item and of the same length, numbers by value.
 ///
 /// ```
-/// use operator::testing::table::is_subset;
+/// use kubewright::testing::table::is_subset;
 /// use serde_json::json;
 /// let actual = json!({"metadata": {"name": "a", "uid": "1"}, "data": {"k": "v"}});
 /// assert!(is_subset(&json!({"metadata": {"name": "a"}}), &actual));

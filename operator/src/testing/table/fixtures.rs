@@ -27,10 +27,10 @@ pub const PARENT_UID: &str = "00000000-0000-4000-8000-000000000001";
 ///
 /// ```
 /// # use k8s_openapi::api::core::v1::ConfigMap;
-/// # use operator::testing::table::Fixtures;
-/// # async fn demo<P: operator::ParentKind>(parent: P,
-/// #     desired_config_map: fn(&P, &mut operator::Context) -> operator::Result<Option<ConfigMap>>)
-/// #     -> operator::Result<()> {
+/// # use kubewright::testing::table::Fixtures;
+/// # async fn demo<P: kubewright::ParentKind>(parent: P,
+/// #     desired_config_map: fn(&P, &mut kubewright::Context) -> kubewright::Result<Option<ConfigMap>>)
+/// #     -> kubewright::Result<()> {
 /// let fx = Fixtures::new(parent);
 /// // The ConfigMap the runtime would have applied: hash, namespace and owner reference included.
 /// let live: ConfigMap = fx.child(desired_config_map).await?;

@@ -10,7 +10,7 @@ use crate::cache::{CachedKind, Caches};
 /// ```
 /// use k8s_openapi::api::core::v1::ConfigMap;
 /// use kube::runtime::reflector::ObjectRef;
-/// use operator::testing::store_from;
+/// use kubewright::testing::store_from;
 ///
 /// let mut cm = ConfigMap::default();
 /// cm.metadata.name = Some("settings".into());
@@ -54,7 +54,7 @@ pub fn offline_client() -> Client {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use k8s_openapi::api::core::v1::ConfigMap;
-/// use operator::testing::{offline_caches, store_from};
+/// use kubewright::testing::{offline_caches, store_from};
 ///
 /// let caches = offline_caches();
 /// caches.insert_store(store_from(Vec::<ConfigMap>::new()));

@@ -63,13 +63,13 @@ pub(super) type GivenStash = Box<dyn Fn(&mut Stash) + Send + Sync>;
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::ConfigMap;
-/// use operator::testing::table::SubReconcilerTestCase;
-/// use operator::{Context, Outcome, StashKey, SyncReconciler};
+/// use kubewright::testing::table::SubReconcilerTestCase;
+/// use kubewright::{Context, Outcome, StashKey, SyncReconciler};
 ///
 /// const TEXT: StashKey<String> = StashKey::new("text");
 ///
 /// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), operator::testing::table::CaseFailure> {
+/// # async fn main() -> Result<(), kubewright::testing::table::CaseFailure> {
 /// let mut settings = ConfigMap::default();
 /// settings.metadata.name = Some("settings".into());
 /// settings.metadata.namespace = Some("default".into());
@@ -88,7 +88,7 @@ pub(super) type GivenStash = Box<dyn Fn(&mut Stash) + Send + Sync>;
 /// parent.metadata.namespace = Some("default".into());
 /// SubReconcilerTestCase::new("stashes the text", parent)
 ///     .given(settings)
-///     .expect_track(operator::TrackKey::name::<ConfigMap>(Some("default"), "settings"))
+///     .expect_track(kubewright::TrackKey::name::<ConfigMap>(Some("default"), "settings"))
 ///     .expect_stash(&TEXT, "hi".to_string())
 ///     .run_pure(&step)
 ///     .await?;
