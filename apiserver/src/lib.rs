@@ -91,7 +91,48 @@
 //!   completes, or fails when told to ([`ApiServerBuilder::jobs_fail`], [`FAIL_ANNOTATION`]), all its pods at
 //!   once: no retries, no backoff. No pods are created, and CronJobs create no Jobs.
 //! - Built-in kinds are checked by round-tripping through their `k8s-openapi` types and receive only the most
-//!   common defaults (Pod templates, Deployments, StatefulSets, CronJobs, Services); no other built-in validation runs.
+//!   common defaults (Pod templates, PodTemplates, ReplicationControllers, Deployments, StatefulSets,
+//!   CronJobs, Services). Of kube-apiserver's validation of built-in kinds, these rules run, on create,
+//!   update, every patch and dry runs, with its field paths, reasons and messages, in its order:
+//!   - names per kind (a DNS-1035 label for Services, an RFC 1123 label for Namespaces and StatefulSets, a
+//!     path segment for the RBAC kinds, a subdomain for the others); label keys and values, annotation keys
+//!     and their total size, for every kind;
+//!   - ConfigMap and Secret keys and size, `immutable`, a Secret's type (immutable, and the keys each type
+//!     requires);
+//!   - in pod specs and templates (Pods, PodTemplates, the `apps` workloads, Jobs, CronJobs): the containers'
+//!     and init containers' names (required, RFC 1123 labels, unique), images (required), requests within
+//!     limits, and the restart policy (a Job's `OnFailure` or `Never`, `Always` for the `apps` kinds); a Pod's
+//!     spec immutable but for images, a lowered `activeDeadlineSeconds`, tolerations and scheduling gates;
+//!   - the `apps` selectors (required, not empty, matching the template's labels, immutable), a StatefulSet's
+//!     `serviceName` and forbidden spec updates, non-negative replica counts, min ready seconds and history
+//!     limits, a Deployment's strategy (its type, `maxSurge` and `maxUnavailable` as numbers or
+//!     percentages, not both 0, at most 100% unavailable) and a progress deadline above its min ready seconds;
+//!   - a Job's template (but the scheduling directives of a Job suspended before it started), selector,
+//!     completions, completion mode, pod failure policy, backoff limit per index, `managedBy` and success
+//!     policy never changing; a CronJob's schedule (as robfig/cron's standard parser reads it, without
+//!     `TZ=`) and name length;
+//!   - a Service's ports (required, names, numbers, protocols, target ports, duplicates, no node port on a
+//!     `ClusterIP` Service), type and session affinity, `clusterIP` agreeing with `clusterIPs` and each IP of
+//!     its family (checked first and alone, as kube-apiserver's allocator does), cluster IPs and IP families
+//!     that may not change; an update that leaves out the allocated cluster IPs and IP families keeps them;
+//!   - a PersistentVolumeClaim's spec immutable (but a bound claim's requests);
+//!   - a Lease's duration (above 0) and transitions (not negative);
+//!   - a PodDisruptionBudget's `minAvailable` and `maxUnavailable` (not both, numbers or percentages up to
+//!     100%) and unhealthy pod eviction policy (checked before its metadata, as kube-apiserver does);
+//!   - a Role's and ClusterRole's rules (verbs, resources and their groups, non-resource URLs), a binding's
+//!     `roleRef` (group, kind, name; immutable) and subjects (kinds, groups, names, a ServiceAccount's
+//!     namespace), with kube-apiserver's defaults of the groups.
+//!
+//!   Not validated: every other field of these kinds (container ports, probes, volumes and mounts, env,
+//!   security contexts, label selector syntax, a Job's selector being set (this server generates none, see
+//!   below), a CronJob's time zone and the location of a `TZ=` schedule, a ClusterRole's aggregation
+//!   selectors, a Service's IP addresses,
+//!   load balancer, node port and traffic policy fields, a gated Pod's node selector and affinity), the other
+//!   kinds' own rules (Namespaces, ServiceAccounts, Ingresses, NetworkPolicies,
+//!   HorizontalPodAutoscalers and the rest: their metadata only), and the rules of
+//!   status updates. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
+//!   template) the value is printed as the object's JSON, and the immutable spec messages of a
+//!   PersistentVolumeClaim and a Pod have no diff of the two specs.
 //! - Request bodies are JSON, YAML, or protobuf for every built-in kind (kubectl's `create <generator>`
 //!   sends protobuf; `kubectl run` and `expose` send JSON): ConfigMap, Secret, Namespace, ServiceAccount,
 //!   Service, Pod, Deployment, Job, CronJob, the four RBAC kinds, ResourceQuota, PodDisruptionBudget and
@@ -185,7 +226,9 @@
 //!
 //! `tests/differential` runs the same scenarios here and on a real kube-apiserver (from `kubewright-envtest`)
 //! and compares the answers (its `parity` module does the same with a script of kubectl commands and their
-//! output); the CEL rules' missing type checks and cost estimate, and the differences from the managedFields
+//! output; `builtin_validation` runs each rule above as a valid object, an invalid create and a forbidden
+//! update); the CEL rules' missing type checks and cost estimate, the validation messages that print an
+//! internal type or a diff, and the differences from the managedFields
 //! of built-in kinds to the protection finalizers above, are what it found and could not remove, and it pins
 //! each of them on both servers; it leaves `storageVersionHash` out of its discovery comparison and does not
 //! compare `autoscaling/v1` objects (their tables it does compare, with every other table but an

@@ -193,6 +193,18 @@ pub(crate) fn canonical(s: &str) -> Option<String> {
     Some(format!("{m}{}", decimal_suffix(e, format)))
 }
 
+/// Compares two quantities by value (`Quantity.Cmp`), `None` when either is not a quantity or the comparison
+/// does not fit exact arithmetic.
+pub(crate) fn compare(a: &str, b: &str) -> Option<std::cmp::Ordering> {
+    let (a, b) = (parse(a)?, parse(b)?);
+    let scale = |p: Parsed, e: i32| -> Option<i128> {
+        let m = p.mantissa.checked_mul(2i128.checked_pow(p.binary)?)?;
+        m.checked_mul(10i128.checked_pow(u32::try_from(p.exponent - e).ok()?)?)
+    };
+    let e = a.exponent.min(b.exponent);
+    Some(scale(a, e)?.cmp(&scale(b, e)?))
+}
+
 /// The JSON schema of a k8s-openapi type, generated once per type.
 fn schema_of<K: JsonSchema + 'static>() -> Arc<Value> {
     static SCHEMAS: OnceLock<Mutex<HashMap<TypeId, Arc<Value>>>> = OnceLock::new();

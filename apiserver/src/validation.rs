@@ -12,40 +12,18 @@ use super::registry::ResourceType;
 use super::schema::{self, Schema};
 use super::strategic;
 
-const SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+mod builtin;
 
-fn is_label(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-        && b[0] != b'-'
-        && b[b.len() - 1] != b'-'
+/// What is wrong with `name` as the name of an object of `rt`'s kind, in kube-apiserver's words (nothing when
+/// it is a valid name).
+pub fn name_messages(rt: &ResourceType, name: &str) -> Vec<String> {
+    builtin::name_messages(rt, name)
 }
 
-/// Checks an RFC 1123 subdomain, returning the real server's message on failure.
-pub fn dns_subdomain(s: &str) -> Result<(), String> {
-    if s.len() > 253 {
-        return Err("must be no more than 253 characters".into());
-    }
-    if s.split('.').all(is_label) {
-        Ok(())
-    } else {
-        Err(SUBDOMAIN_MSG.into())
-    }
-}
-
-/// Checks an RFC 1123 label, returning the real server's message on failure.
-pub fn dns_label(s: &str) -> Result<(), String> {
-    if s.len() > 63 {
-        return Err("must be no more than 63 characters".into());
-    }
-    if is_label(s) {
-        Ok(())
-    } else {
-        Err(LABEL_MSG.into())
-    }
+/// What kube-apiserver's storage does to an update before validating it (a Service keeps its allocated cluster
+/// IPs when the update leaves them out).
+pub fn prepare_update(rt: &ResourceType, new: &mut Value, old: &Value) {
+    builtin::prepare_update(rt, new, old);
 }
 
 /// What [`check`] found in an object it accepted.
@@ -82,9 +60,14 @@ pub fn check(
     })?;
     let mut unknown = Vec::new();
     unknown_fields(obj, &normalized, String::new(), &mut unknown);
-    // Webhook configurations are validated as sent (the typed round trip fills absent required fields).
-    if validate && is_webhook_configuration(rt) {
-        let causes = admission::validate_configuration(&rt.kind, obj, old);
+    if validate {
+        // Webhook configurations are validated as sent (the typed round trip fills absent required fields),
+        // the other kinds after it (quantities in canonical form, absent and empty alike).
+        let causes = if is_webhook_configuration(rt) {
+            admission::validate_configuration(&rt.kind, obj, old)
+        } else {
+            builtin::causes(rt, &normalized, old)
+        };
         if !causes.is_empty() {
             return Err(ApiError::invalid(&rt.kind, &rt.group, name, causes));
         }
@@ -115,15 +98,18 @@ pub fn undeclared_paths(rt: &ResourceType, obj: &Value) -> Vec<String> {
     unknown
 }
 
-/// The causes of the checks a kind has of its own (webhook configurations'), on `obj` as sent for a create,
+/// The causes of the checks a kind has of its own (webhook configurations', a built-in kind's rules), on `obj` as sent for a create,
 /// defaulted first: for the request refused for its metadata, whose causes kube-apiserver lists with these.
 pub fn kind_causes(rt: &ResourceType, obj: &Value) -> Vec<Cause> {
-    if !is_webhook_configuration(rt) {
-        return Vec::new();
-    }
     let mut defaulted = obj.clone();
     builtin_defaults(rt, &mut defaulted);
-    admission::validate_configuration(&rt.kind, &defaulted, None)
+    if is_webhook_configuration(rt) {
+        return admission::validate_configuration(&rt.kind, &defaulted, None);
+    }
+    if rt.schema.is_some() || rt.typed.is_none() {
+        return Vec::new();
+    }
+    builtin::causes(rt, &defaulted, None)
 }
 
 fn is_webhook_configuration(rt: &ResourceType) -> bool {
@@ -368,7 +354,7 @@ fn deployment_strategy_defaults(spec: &mut Value) {
 }
 
 /// The defaults kube-apiserver fills in for the built-in kinds operators manage most often (Pod templates,
-/// Deployments, StatefulSets, CronJobs, Services, Secrets' `stringData`), so that semantic comparisons meet what a real cluster returns.
+/// PodTemplates, ReplicationControllers, bindings' groups, Deployments, StatefulSets, CronJobs, Services, Secrets' `stringData`), so that semantic comparisons meet what a real cluster returns.
 pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
     match (rt.group.as_str(), rt.kind.as_str()) {
         ("", "Pod") => pod_spec_defaults(&mut obj["spec"]),
@@ -415,10 +401,19 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
                 pod_spec_defaults(&mut spec["jobTemplate"]["spec"]["template"]["spec"]);
             }
         }
+        ("", "PodTemplate") if obj["template"]["spec"].is_object() => {
+            pod_spec_defaults(&mut obj["template"]["spec"]);
+        }
+        ("", "ReplicationController") if obj["spec"]["template"]["spec"].is_object() => {
+            pod_spec_defaults(&mut obj["spec"]["template"]["spec"]);
+        }
         ("apps", "DaemonSet") | ("apps", "ReplicaSet") | ("batch", "Job")
             if obj["spec"]["template"]["spec"].is_object() =>
         {
             pod_spec_defaults(&mut obj["spec"]["template"]["spec"]);
+        }
+        ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => {
+            builtin::defaults(rt, obj);
         }
         ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
             admission::default_configuration(obj, false);
@@ -442,6 +437,10 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
             if let Some(ports) = spec["ports"].as_array_mut() {
                 for p in ports.iter_mut().filter(|p| p.is_object()) {
                     set_default(p, "protocol", json!("TCP"));
+                    // A zero target port (`0` or `""`) is the port, as an absent one.
+                    if p["targetPort"] == 0 || p["targetPort"] == "" {
+                        p["targetPort"] = p["port"].clone();
+                    }
                     let port = p["port"].clone();
                     set_default(p, "targetPort", port);
                 }
@@ -511,16 +510,6 @@ impl managed_fields::Schema for BuiltinSchema {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names() {
-        assert!(dns_subdomain("a.b-c").is_ok());
-        assert!(dns_subdomain("A").is_err());
-        assert!(dns_subdomain("-a").is_err());
-        assert!(dns_subdomain(&"a".repeat(254)).is_err());
-        assert!(dns_label("a.b").is_err());
-        assert!(dns_label("ab-1").is_ok());
-    }
 
     #[test]
     fn unknown_field_paths() {

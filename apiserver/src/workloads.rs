@@ -160,9 +160,17 @@ pub fn workload_status(group: &str, plural: &str, obj: &Value) -> Option<Value> 
 /// `ExternalName` ones keep theirs).
 pub(crate) fn allocate_cluster_ip(obj: &mut Value) {
     let spec = &obj["spec"];
-    if spec["type"].as_str() == Some("ExternalName")
-        || spec["clusterIP"].as_str().is_some_and(|ip| !ip.is_empty())
-    {
+    if spec["type"].as_str() == Some("ExternalName") {
+        return;
+    }
+    if let Some(ip) = spec["clusterIP"].as_str().filter(|ip| !ip.is_empty()) {
+        // A cluster IP asked for (or `None`) is the first of `clusterIPs`, as kube-apiserver normalizes it.
+        if spec["clusterIPs"]
+            .as_array()
+            .is_none_or(|ips| ips.is_empty())
+        {
+            obj["spec"]["clusterIPs"] = json!([ip]);
+        }
         return;
     }
     let meta = &obj["metadata"];

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{
-    ConfigMap, Container, PodSpec, PodTemplateSpec, Secret, Service, ServiceAccount, ServiceSpec,
+    ConfigMap, Container, PodSpec, PodTemplateSpec, Secret, Service, ServiceAccount, ServicePort,
+    ServiceSpec,
 };
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
@@ -136,6 +137,11 @@ fn desired_service(site: &Site, _cx: &mut Context) -> kubewright::Result<Option<
         },
         spec: Some(ServiceSpec {
             selector: Some(labels(site)),
+            // A Service without ports is refused (`spec.ports: Required value`).
+            ports: Some(vec![ServicePort {
+                port: 80,
+                ..Default::default()
+            }]),
             ..Default::default()
         }),
         ..Default::default()

@@ -92,6 +92,7 @@
 //! create and update).
 
 mod apply;
+mod builtin_validation;
 mod cel;
 mod compare;
 mod crud;

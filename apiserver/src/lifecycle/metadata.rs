@@ -111,19 +111,14 @@ pub fn field_schema(rt: &ResourceType) -> Box<dyn managed_fields::Schema + Send 
 }
 
 pub(super) fn name_causes(rt: &ResourceType, name: &str) -> Vec<Cause> {
-    let check = if rt.group.is_empty() && rt.plural == "namespaces" {
-        validation::dns_label(name)
-    } else {
-        validation::dns_subdomain(name)
-    };
-    match check {
-        Ok(()) => Vec::new(),
-        Err(msg) => vec![Cause {
+    validation::name_messages(rt, name)
+        .into_iter()
+        .map(|msg| Cause {
             reason: "FieldValueInvalid".into(),
             message: format!("Invalid value: \"{name}\": {msg}"),
             field: "metadata.name".into(),
-        }],
-    }
+        })
+        .collect()
 }
 
 pub(super) fn owner_reference_causes(obj: &Value) -> Vec<Cause> {

@@ -292,6 +292,9 @@ pub fn update(
     if rt.group.is_empty() && rt.plural == "namespaces" {
         name_label(&mut new, &key.name);
     }
+    if opts.part == Part::Main {
+        validation::prepare_update(rt, &mut new, &old);
+    }
     let warnings = check_content(rt, &mut new, Some(&old), opts, &key.name)?;
     if rt.custom_resource_definition() {
         crd::validate(&new, &key.name)?;

@@ -1,0 +1,285 @@
+//! The string formats of apimachinery's `util/validation` and `api/validate/content` (label keys and values,
+//! DNS labels and subdomains, config keys), each returning Go's messages for a value that breaks it.
+
+const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+const LABEL_KEY_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
+const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const DNS1123_SUBDOMAIN_FMT: &str =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const DNS1035_LABEL_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const CONFIG_KEY_FMT: &str = "[-._a-zA-Z0-9]+";
+const CONFIG_KEY_MSG: &str =
+    "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
+
+/// `RegexError`: the message, examples and the pattern.
+fn regex_error(msg: &str, re: &str, examples: &[&str]) -> String {
+    if examples.is_empty() {
+        return format!("{msg} (regex used for validation is '{re}')");
+    }
+    let shown: Vec<String> = examples.iter().map(|e| format!("'{e}', ")).collect();
+    format!(
+        "{msg} (e.g. {}regex used for validation is '{re}')",
+        shown.join(" or ")
+    )
+}
+
+/// `util/validation.MaxLenError` (characters).
+fn max_len_chars(n: usize) -> String {
+    format!("must be no more than {n} characters")
+}
+
+/// `content.MaxLenError` (bytes).
+fn max_len_bytes(n: usize) -> String {
+    format!("must be no more than {n} bytes")
+}
+
+fn label_key_part(s: &str) -> bool {
+    let b = s.as_bytes();
+    match (b.first(), b.last()) {
+        (Some(f), Some(l)) => {
+            f.is_ascii_alphanumeric()
+                && l.is_ascii_alphanumeric()
+                && b.iter()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        }
+        _ => false,
+    }
+}
+
+fn lower_alnum(c: u8) -> bool {
+    c.is_ascii_lowercase() || c.is_ascii_digit()
+}
+
+fn dns1123_label_matches(s: &str) -> bool {
+    let b = s.as_bytes();
+    match (b.first(), b.last()) {
+        (Some(f), Some(l)) => {
+            lower_alnum(*f) && lower_alnum(*l) && b.iter().all(|&c| lower_alnum(c) || c == b'-')
+        }
+        _ => false,
+    }
+}
+
+fn dns1123_subdomain_matches(s: &str) -> bool {
+    s.split('.').all(dns1123_label_matches)
+}
+
+/// `IsDNS1123Label`.
+pub(super) fn dns1123_label(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 63 {
+        errs.push(max_len_chars(63));
+    }
+    if !dns1123_label_matches(value) {
+        if dns1123_subdomain_matches(value) {
+            errs.push("must not contain dots".into());
+        } else {
+            errs.push(regex_error(
+                DNS1123_LABEL_MSG,
+                DNS1123_LABEL_FMT,
+                &["my-name", "123-abc"],
+            ));
+        }
+    }
+    errs
+}
+
+/// `IsDNS1123Subdomain`.
+pub(super) fn dns1123_subdomain(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 253 {
+        errs.push(max_len_chars(253));
+    }
+    if !dns1123_subdomain_matches(value) {
+        errs.push(regex_error(
+            DNS1123_SUBDOMAIN_MSG,
+            DNS1123_SUBDOMAIN_FMT,
+            &["example.com"],
+        ));
+    }
+    errs
+}
+
+/// `IsDNS1035Label`.
+pub(super) fn dns1035_label(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 63 {
+        errs.push(max_len_chars(63));
+    }
+    let b = value.as_bytes();
+    let ok = match (b.first(), b.last()) {
+        (Some(f), Some(l)) => {
+            f.is_ascii_lowercase()
+                && lower_alnum(*l)
+                && b.iter().all(|&c| lower_alnum(c) || c == b'-')
+        }
+        _ => false,
+    };
+    if !ok {
+        errs.push(regex_error(
+            DNS1035_LABEL_MSG,
+            DNS1035_LABEL_FMT,
+            &["my-name", "abc-123"],
+        ));
+    }
+    errs
+}
+
+/// `content.IsLabelKey` (also `IsQualifiedName`): an optional DNS subdomain prefix and `/`, then a name.
+pub(super) fn label_key(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    let parts: Vec<&str> = value.split('/').collect();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                errs.push("prefix part must be non-empty".into());
+            } else {
+                // `content.IsDNS1123Subdomain`, whose length message counts bytes.
+                if prefix.len() > 253 {
+                    errs.push(format!("prefix part {}", max_len_bytes(253)));
+                }
+                if !dns1123_subdomain_matches(prefix) {
+                    errs.push(format!(
+                        "prefix part {}",
+                        regex_error(
+                            DNS1123_SUBDOMAIN_MSG,
+                            DNS1123_SUBDOMAIN_FMT,
+                            &["example.com"]
+                        )
+                    ));
+                }
+            }
+            *name
+        }
+        _ => {
+            errs.push(format!(
+                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                regex_error(
+                    LABEL_KEY_MSG,
+                    LABEL_KEY_FMT,
+                    &["MyName", "my.name", "123-abc"]
+                )
+            ));
+            return errs;
+        }
+    };
+    if name.is_empty() {
+        errs.push("name part must be non-empty".into());
+    } else if name.len() > 63 {
+        errs.push(format!("name part {}", max_len_bytes(63)));
+    }
+    if !label_key_part(name) {
+        errs.push(format!(
+            "name part {}",
+            regex_error(
+                LABEL_KEY_MSG,
+                LABEL_KEY_FMT,
+                &["MyName", "my.name", "123-abc"]
+            )
+        ));
+    }
+    errs
+}
+
+/// `content.IsLabelValue`.
+pub(super) fn label_value(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 63 {
+        errs.push(max_len_bytes(63));
+    }
+    if !value.is_empty() && !label_key_part(value) {
+        errs.push(regex_error(
+            LABEL_VALUE_MSG,
+            LABEL_VALUE_FMT,
+            &["MyValue", "my_value", "12345"],
+        ));
+    }
+    errs
+}
+
+/// `IsConfigMapKey`: a key of a ConfigMap's or Secret's data.
+pub(super) fn config_key(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 253 {
+        errs.push(max_len_chars(253));
+    }
+    let ok = !value.is_empty()
+        && value
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_'));
+    if !ok {
+        errs.push(regex_error(
+            CONFIG_KEY_MSG,
+            CONFIG_KEY_FMT,
+            &["key.name", "KEY_NAME", "key-name"],
+        ));
+    }
+    if value == "." {
+        errs.push("must not be '.'".into());
+    } else if value == ".." {
+        errs.push("must not be '..'".into());
+    } else if value.starts_with("..") {
+        errs.push("must not start with '..'".into());
+    }
+    errs
+}
+
+/// `path.IsValidPathSegmentName`: not `.` or `..`, no `/` or `%`.
+pub(super) fn path_segment(value: &str) -> Vec<String> {
+    if value == "." || value == ".." {
+        return vec![format!("may not be '{value}'")];
+    }
+    ["/", "%"]
+        .iter()
+        .filter(|c| value.contains(*c))
+        .map(|c| format!("may not contain '{c}'"))
+        .collect()
+}
+
+/// `IsValidPortName`: an IANA service name.
+pub(super) fn port_name(port: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if port.len() > 15 {
+        errs.push(max_len_chars(15));
+    }
+    if port.is_empty() || !port.bytes().all(|c| lower_alnum(c) || c == b'-') {
+        errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)".into());
+    }
+    if !port.bytes().any(|c| c.is_ascii_lowercase()) {
+        errs.push("must contain at least one letter (a-z)".into());
+    }
+    if port.contains("--") {
+        errs.push("must not contain consecutive hyphens".into());
+    }
+    if port.starts_with('-') || port.ends_with('-') {
+        errs.push("must not begin or end with a hyphen".into());
+    }
+    errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert!(dns1123_label("ab-1").is_empty());
+        assert_eq!(dns1123_label("a.b"), vec!["must not contain dots"]);
+        assert!(dns1123_label("A")[0].starts_with("a lowercase RFC 1123 label"));
+        assert!(dns1123_label("A")[0].contains("(e.g. 'my-name',  or '123-abc', regex"));
+        assert!(dns1123_subdomain("a.b").is_empty());
+        assert!(label_value("").is_empty());
+        assert_eq!(label_value("a b").len(), 1);
+        assert_eq!(label_key("a/b/c").len(), 1);
+        assert!(label_key("example.com/x").is_empty());
+        assert_eq!(config_key("..a"), vec!["must not start with '..'"]);
+        assert_eq!(config_key("a b").len(), 1);
+        assert!(dns1035_label("1a")[0].starts_with("a DNS-1035 label"));
+    }
+}
