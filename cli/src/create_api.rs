@@ -109,6 +109,9 @@ impl CreateApi {
         })?;
 
         let mut written = files::write_new(&self.dir, &rendered)?;
+        // Only the new files are formatted: rustfmt on lib.rs would format every module of the crate, the
+        // author's edits included. The lines lib.rs gets are placed and indented as rustfmt would.
+        let unformatted = files::format(&written).err();
         if let Err(e) = std::fs::write(&lib, registered) {
             for file in &written {
                 let _ = std::fs::remove_file(file);
@@ -116,7 +119,6 @@ impl CreateApi {
             return Err(Error::io("write", &lib)(e));
         }
         written.push(lib);
-        let unformatted = files::format(&written).err();
         Ok(Added {
             files: written,
             unformatted,
@@ -141,11 +143,25 @@ fn declaring(src: &Path, kind: &Kind) -> Result<Option<PathBuf>, Error> {
     Ok(None)
 }
 
-/// `lib`, the crate's `src/lib.rs`, with `kind`'s module declared and run by `app()`: lines inserted before
-/// the two scaffold lines, indented as the line above each.
+/// `lib`, the crate's `src/lib.rs`, with `kind`'s module declared and run by `app()`: the module among the
+/// `pub mod` lines above the modules' scaffold line, in the order rustfmt sorts them; `app()`'s calls before
+/// the other scaffold line, indented as the line above it.
 fn register(lib: &str, kind: &Kind) -> Result<String, String> {
     let module = kind.module();
-    let lines = insert_before(lib, MODULES_MARKER, &[format!("pub mod {module};")])?;
+    let declaration = format!("pub mod {module};");
+    let lines = insert_before(
+        lib,
+        MODULES_MARKER,
+        std::slice::from_ref(&declaration),
+        |above| {
+            // Back over the declarations that sort after the new one.
+            above
+                .iter()
+                .rev()
+                .take_while(|l| l.starts_with("pub mod ") && l.trim_end() > declaration.as_str())
+                .count()
+        },
+    )?;
     insert_before(
         &lines,
         OPERATE_MARKER,
@@ -153,18 +169,25 @@ fn register(lib: &str, kind: &Kind) -> Result<String, String> {
             format!(".operate::<{module}::{}>()", kind.as_str()),
             format!(".sample({module}::sample(\"{}-sample\"))", kind.lower()),
         ],
+        |_| 0,
     )
 }
 
-/// `text` with `new` inserted before the line holding `marker` (alone, after indentation), indented as the
-/// line above it.
-fn insert_before(text: &str, marker: &str, new: &[String]) -> Result<String, String> {
+/// `text` with `new` inserted before the line holding `marker` (alone, after indentation), or `back(lines
+/// above the marker)` lines higher, indented as the line above the insertion.
+fn insert_before(
+    text: &str,
+    marker: &str,
+    new: &[String],
+    back: impl FnOnce(&[&str]) -> usize,
+) -> Result<String, String> {
     let lines: Vec<&str> = text.lines().collect();
-    let at = lines
+    let marked = lines
         .iter()
         .position(|l| l.trim() == marker)
         .ok_or_else(|| format!("it has no `{marker}` line to add the kind at"))?;
-    let above = if at > 0 { lines[at - 1] } else { lines[at] };
+    let at = marked - back(&lines[..marked]);
+    let above = if at > 0 { lines[at - 1] } else { lines[marked] };
     let indent = &above[..above.len() - above.trim_start().len()];
     let mut out: Vec<String> = lines[..at].iter().map(|l| l.to_string()).collect();
     out.extend(new.iter().map(|l| format!("{indent}{l}")));
@@ -188,9 +211,25 @@ mod tests {
         let lib = register(LIB, &kind).expect("registered");
         assert_eq!(
             lib,
-            "pub mod widget;\npub mod web_app;\n// +kubewright:scaffold:modules\n\npub fn app() -> App {\n    \
+            "pub mod web_app;\npub mod widget;\n// +kubewright:scaffold:modules\n\npub fn app() -> App {\n    \
              App::new(\"x\")\n        .operate::<widget::Widget>()\n        .operate::<web_app::WebApp>()\n        \
              .sample(web_app::sample(\"webapp-sample\"))\n    // +kubewright:scaffold:operate\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_module_is_declared_in_order() {
+        let kind = Kind::parse("Apple").expect("kind");
+        let lib = register(LIB, &kind).expect("registered");
+        assert!(
+            lib.starts_with("pub mod apple;\npub mod widget;\n// +kubewright"),
+            "{lib}"
+        );
+        let kind = Kind::parse("Zebra").expect("kind");
+        let lib = register(&lib, &kind).expect("registered");
+        assert!(
+            lib.starts_with("pub mod apple;\npub mod widget;\npub mod zebra;\n// +kubewright"),
+            "{lib}"
         );
     }
 
