@@ -18,7 +18,9 @@ use super::announce::{Mutation, announce, describe};
 use super::applied::applied_text;
 use super::child::{controlled_by, is_terminating};
 use super::compare::{contains, stamp_desired_hash};
-use super::created::{adopt_created_fields, created_once, creates_by_post, post_child};
+use super::created::{
+    adopt_created_fields, apply_child, created_once, creates_by_post, post_child,
+};
 use super::ownership::{Owner, bind};
 use super::written::shown_by;
 use crate::cache::CachedKind;
@@ -230,14 +232,7 @@ impl Context {
         }
         let object = applied_text(&child)?;
         let target = Target::of(&child);
-        let out = self
-            .execute(Command::Apply {
-                target: target.clone(),
-                object: object.clone(),
-                field_manager: manager.clone(),
-                force: true,
-            })
-            .await?;
+        let out = apply_child(self, &target, &object, &manager, true).await?;
         let version = live
             .as_ref()
             .map(|l| l.meta().resource_version.clone().unwrap_or_default());
