@@ -1,5 +1,5 @@
 //! The image each example's manifests run is the one the workspace's `Dockerfile` builds for that example, as
-//! the Dockerfile and the README spell the command.
+//! the Dockerfile and `docs/production.md` spell the command.
 
 use kubewright::manifests::Manifests;
 
@@ -16,7 +16,7 @@ fn image(manifests: Manifests) -> String {
 fn every_example_deployment_runs_the_image_the_dockerfile_builds() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let dockerfile = std::fs::read_to_string(format!("{root}/Dockerfile")).unwrap();
-    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let readme = std::fs::read_to_string(format!("{root}/docs/production.md")).unwrap();
     let examples = [
         ("webapp", examples::webapp_derive::app().installation()),
         ("database", examples::database::installation()),
@@ -39,7 +39,7 @@ fn every_example_deployment_runs_the_image_the_dockerfile_builds() {
         );
         assert!(
             built(&readme),
-            "the README does not build {image} for {example}"
+            "docs/production.md does not build {image} for {example}"
         );
     }
     assert!(dockerfile.contains("--locked") && dockerfile.contains("USER 65532"));
