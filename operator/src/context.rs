@@ -75,6 +75,8 @@ pub struct Context {
     echo_every_write: bool,
     /// The children written that the cache may not show yet (shared by the passes of one reconciler).
     written: Arc<Written>,
+    /// The step of a [`Sequence`](crate::Sequence) last started, named when a pass is cut by its timeout.
+    step: Option<String>,
 }
 
 impl std::fmt::Debug for Context {
@@ -121,7 +123,24 @@ impl Context {
             unreflected: false,
             echo_every_write: false,
             written: Arc::default(),
+            step: None,
         }
+    }
+
+    /// Notes that the step `name` starts (a [`Sequence`](crate::Sequence) tells each of its steps).
+    pub(crate) fn entering(&mut self, name: &str) {
+        match &mut self.step {
+            Some(step) => {
+                step.clear();
+                step.push_str(name);
+            }
+            None => self.step = Some(name.to_string()),
+        }
+    }
+
+    /// The step last started in this pass, if a sequence ran one.
+    pub(crate) fn step(&self) -> Option<&str> {
+        self.step.as_deref()
     }
 
     /// Shares `written` with the other passes of a reconciler.

@@ -70,6 +70,15 @@ pub enum Error {
     /// A step panicked; the pass failed with the panic's message, and the controller goes on.
     #[error("a step panicked: {0}")]
     Panicked(String),
+    /// The pass ran longer than the reconciler's timeout ([`Reconciler::timeout`](crate::Reconciler::timeout))
+    /// and was cancelled; retried with backoff like any error.
+    #[error("the pass took longer than {after:?} and was cancelled in step `{step}`")]
+    TimedOut {
+        /// The step that was running (the innermost step a [`Sequence`](crate::Sequence) started).
+        step: String,
+        /// The timeout.
+        after: std::time::Duration,
+    },
     /// Any other failure reported by an author's step.
     #[error("{0}")]
     Custom(String),

@@ -53,6 +53,7 @@ pub mod schedule;
 mod serving;
 pub mod stash;
 pub mod tracker;
+pub mod triggers;
 mod unmanaged;
 mod versions;
 

@@ -38,6 +38,10 @@ pub struct Operator {
     probe: Option<ListProbe>,
     /// How caches get their first lists, when chosen (default: streamed where the server can).
     lists: Option<ListStrategy>,
+    /// The pass timeout of controllers added later that set none.
+    timeout: Option<Duration>,
+    /// The resync period of controllers added later that set none.
+    resync: Option<Duration>,
 }
 
 type ListProbe = Box<
@@ -86,6 +90,8 @@ impl Operator {
             invalid: Vec::new(),
             probe: None,
             lists: None,
+            timeout: None,
+            resync: None,
         }
     }
 
@@ -131,8 +137,25 @@ impl Operator {
         self
     }
 
+    /// Cancels a pass that runs longer than `limit`, in every controller added after this call that sets no
+    /// timeout of its own ([`Reconciler::timeout`] says what a cut pass leaves; the `--reconcile-timeout`
+    /// flag sets this).
+    pub fn reconcile_timeout(mut self, limit: Option<Duration>) -> Self {
+        self.timeout = limit;
+        self
+    }
+
+    /// Reconciles every parent at least once per `period`, in every controller added after this call that
+    /// sets no period of its own ([`Reconciler::resync_every`]; the `--sync-period` flag sets this).
+    pub fn resync_every(mut self, period: Option<Duration>) -> Self {
+        self.resync = period;
+        self
+    }
+
     /// Adds a controller for `P`.
-    pub fn controller<P: ParentKind>(mut self, reconciler: Reconciler<P>) -> Self {
+    pub fn controller<P: ParentKind>(mut self, mut reconciler: Reconciler<P>) -> Self {
+        reconciler.timeout = reconciler.timeout.or(self.timeout);
+        reconciler.resync = reconciler.resync.or(self.resync);
         let name = reconciler.name().to_string();
         if let Some(runner) = crate::controller::runner(
             &self.client,

@@ -45,7 +45,7 @@ where
 pub const DEFAULT_CONCURRENCY: u16 = 16;
 
 /// A `watches` mapper's triggers: why (the mapped object that changed) and which parents.
-type Mapper<P> =
+pub(crate) type Mapper<P> =
     Box<dyn Fn(&Caches) -> BoxStream<'static, (String, Vec<ObjectRef<P>>)> + Send + Sync>;
 
 /// The root reconciler of kind `P`: the steps, the wiring, and the controller settings.
@@ -67,6 +67,13 @@ pub struct Reconciler<P: CachedKind> {
     echo_every_write: bool,
     /// The children its passes wrote that the cache may not show yet.
     written: Arc<Written>,
+    /// Triggers from outside the cluster ([`Reconciler::reconcile_on`], [`Reconciler::poll`]): the controller
+    /// runs them, the explorer does not (its scenarios trigger parents themselves).
+    pub(crate) external: Vec<Mapper<P>>,
+    /// The longest a parent goes without a pass ([`Reconciler::resync_every`]).
+    pub(crate) resync: Option<Duration>,
+    /// The longest a pass may run ([`Reconciler::timeout`]).
+    pub(crate) timeout: Option<Duration>,
 }
 
 impl<P: CachedKind> std::fmt::Debug for Reconciler<P> {
@@ -104,6 +111,9 @@ impl<P: CachedKind> Reconciler<P> {
             echoes: Arc::default(),
             echo_every_write: false,
             written: Arc::default(),
+            external: Vec::new(),
+            resync: None,
+            timeout: None,
         }
     }
 
@@ -289,6 +299,29 @@ impl<P: CachedKind> Reconciler<P> {
         self
     }
 
+    /// Cancels a pass that runs longer than `limit` (controller-runtime's `ReconciliationTimeout`; default:
+    /// none, or what [`Operator::reconcile_timeout`](crate::Operator::reconcile_timeout) and the
+    /// `--reconcile-timeout` flag set for every controller). The cut pass fails with [`Error::TimedOut`],
+    /// naming the step that was running: `Ready=False` with reason `ReconcileTimeout`, a Warning event, and a
+    /// retry with backoff.
+    ///
+    /// What a cut pass leaves: every write it sent is one request, which the API server applies whole or not
+    /// at all; the writes it had not sent yet are not sent; its status write (the timeout's condition) is made
+    /// after the cut, as for any error. The next pass starts again from the cluster's state, so it completes
+    /// what the cut pass left undone. A write whose answer never came may have been applied: the next pass
+    /// reads it from the cache like any other change.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// # fn f<P: kubewright::ParentKind>(r: kubewright::Reconciler<P>) -> kubewright::Reconciler<P> {
+    /// r.timeout(Duration::from_secs(30))
+    /// # }
+    /// ```
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
     /// Data the steps read with [`Context::data`].
     pub fn data<T: Any + Send + Sync>(mut self, data: T) -> Self {
         self.data = Some(Arc::new(data));
@@ -404,7 +437,11 @@ impl<P: ParentKind> Reconciler<P> {
                 .iter()
                 .any(|f| parent.finalizers().contains(f));
             let result = if ours {
-                self.steps.finalize(&mut working, &mut cx).await
+                let finalize = self.steps.finalize(&mut working, &mut cx);
+                match within(self.timeout, finalize).await {
+                    Ok(result) => result,
+                    Err(after) => Err(timed_out(&cx, after)),
+                }
             } else {
                 Ok(Outcome::Halt)
             };
@@ -416,16 +453,15 @@ impl<P: ParentKind> Reconciler<P> {
         }
         // A panic in a step fails this pass like an error (Ready=False, a Warning event, backoff) instead of
         // ending the controller's stream, which would stop every other parent of the kind.
-        let result = match AssertUnwindSafe(self.steps.reconcile(&mut working, &mut cx))
-            .catch_unwind()
-            .await
-        {
-            Ok(result) => result,
-            Err(panic) => {
+        let steps = AssertUnwindSafe(self.steps.reconcile(&mut working, &mut cx)).catch_unwind();
+        let result = match within(self.timeout, steps).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(panic)) => {
                 let message = panic_message(panic.as_ref());
                 tracing::error!(parent = %parent.name_any(), panic = %message, "a step panicked");
                 Err(Error::Panicked(message))
             }
+            Err(after) => Err(timed_out(&cx, after)),
         };
         let result = self
             .finish(parent, &mut working, &before, result, &mut cx)
@@ -453,7 +489,7 @@ impl<P: ParentKind> Reconciler<P> {
             // An incomplete pass (one-action mode, a conflict) says nothing new about readiness.
             Err(Error::Yield) => return result,
             Err(e) if e.is_conflict() => return result,
-            Err(e) => ConditionUpdate::false_(READY, "ReconcileError", e.to_string()),
+            Err(e) => ConditionUpdate::false_(READY, failure_reason(e), e.to_string()),
         };
         let generation = parent.meta().generation;
         let now = cx.now();
@@ -502,7 +538,8 @@ impl<P: ParentKind> Reconciler<P> {
             if changed && result.is_err() {
                 let warning_reason = match &result {
                     Err(Error::InvalidSpec { reason, .. }) => reason.clone(),
-                    _ => "ReconcileError".to_string(),
+                    Err(e) => failure_reason(e).to_string(),
+                    Ok(_) => "ReconcileError".to_string(),
                 };
                 cx.event(true, &warning_reason, "Reconcile", ready.message.clone())
                     .await;
@@ -510,6 +547,32 @@ impl<P: ParentKind> Reconciler<P> {
         }
         result
     }
+}
+
+/// The reason of the `Ready=False` condition (and the Warning event) of a pass that failed with `e`.
+fn failure_reason(e: &Error) -> &'static str {
+    match e {
+        Error::TimedOut { .. } => "ReconcileTimeout",
+        _ => "ReconcileError",
+    }
+}
+
+/// Runs `work`, or cuts it after `limit` (answering the limit).
+async fn within<T>(
+    limit: Option<Duration>,
+    work: impl std::future::Future<Output = T>,
+) -> std::result::Result<T, Duration> {
+    match limit {
+        None => Ok(work.await),
+        Some(limit) => tokio::time::timeout(limit, work).await.map_err(|_| limit),
+    }
+}
+
+/// The error of a pass cut after `after`, naming the step it was in.
+fn timed_out(cx: &Context, after: Duration) -> Error {
+    let step = cx.step().unwrap_or("(before the first step)").to_string();
+    tracing::warn!(step = %step, timeout = ?after, "the pass took too long; cancelled");
+    Error::TimedOut { step, after }
 }
 
 /// The text a panic carried (`panic!("..")` or `panic!("{}", ..)`).

@@ -14,4 +14,5 @@ mod references;
 mod selected_caches;
 mod smoke;
 mod table;
+mod triggers;
 mod webapp;

@@ -44,6 +44,14 @@ pub struct RunFlags {
     /// How often candidates read the Lease and the leader renews it.
     #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_duration)]
     pub leader_elect_retry_period: Duration,
+    /// Cancel a pass that runs longer than this, and retry it with backoff (the step it was in is named in
+    /// the parent's `Ready` condition). Default: no limit.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub reconcile_timeout: Option<Duration>,
+    /// Reconcile every parent at least this often, even when nothing changed (each parent up to a tenth
+    /// sooner, so that they do not all run at once). Default: only on changes.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub sync_period: Option<Duration>,
 }
 
 /// A duration as Go's `time.ParseDuration` reads it, as controller-runtime's flags do (`15s`, `1m30s`, `1.5h`,
@@ -69,6 +77,8 @@ impl Default for RunFlags {
             leader_elect_lease_duration: DEFAULT_LEASE_DURATION,
             leader_elect_renew_deadline: DEFAULT_RENEW_DEADLINE,
             leader_elect_retry_period: DEFAULT_RETRY_PERIOD,
+            reconcile_timeout: None,
+            sync_period: None,
         }
     }
 }
@@ -77,6 +87,8 @@ impl RunFlags {
     /// An operator on `client` watching the namespaces these flags name (every namespace without any).
     pub fn operator(&self, client: kube::Client) -> Operator {
         Operator::for_namespaces(client, self.namespaces.clone())
+            .reconcile_timeout(self.reconcile_timeout)
+            .resync_every(self.sync_period)
     }
 
     /// The leader election these flags ask for, if any, for `operator` (whose controllers name the Lease by

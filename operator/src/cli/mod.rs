@@ -410,7 +410,8 @@ impl App {
             // The manifests install the CRDs and the webhook configurations, and the ClusterRole they bind
             // grants nothing on either: serve and run only.
             let serving = webhooks::serve_in_cluster(&self.webhooks, &cli.webhooks).await?;
-            let ran = run_operator(self.operator(Operator::new(client)), &cli.run, shutdown).await;
+            let ran =
+                run_operator(self.operator(cli.run.operator(client)), &cli.run, shutdown).await;
             if let Some(serving) = serving {
                 serving.abort();
             }

@@ -21,6 +21,7 @@ use crate::probes::Health;
 use crate::reconciler::{ParentKind, Reconciler, controller_parents};
 use crate::reconcilers::Changed;
 use crate::tracker::Tracker;
+use crate::triggers::NextPass;
 
 mod queue;
 mod why;
@@ -186,8 +187,12 @@ pub(crate) fn runner<P: ParentKind>(
     for kind in wiring.kinds() {
         changes.push((kind.changes)(&caches));
     }
-    let mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>)>> =
-        reconciler.mappers.iter().map(|m| m(&caches)).collect();
+    let mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>)>> = reconciler
+        .mappers
+        .iter()
+        .chain(&reconciler.external)
+        .map(|m| m(&caches))
+        .collect();
     // The work queue looks each parent up in the parent kind's reflector store: the parent's cache is typed.
     let store = parent_cache.store().clone();
     let deletions = parent_cache.changes();
@@ -471,12 +476,18 @@ async fn pass<P: ParentKind>(
         shared.forget(obj_ref, parent.uid().as_deref());
         return ("success", Ok(None));
     }
-    let (result, action) = match pass.result {
-        Ok(Outcome::Continue) | Ok(Outcome::Halt) => ("success", None),
-        Ok(Outcome::RequeueAfter(d)) => {
-            shared.why.requeue(obj_ref);
-            ("requeue_after", Some(d))
+    let asked = |d: Option<Duration>| {
+        let next = shared.reconciler.next_pass(obj_ref, d);
+        match next {
+            NextPass { resync: true, .. } => shared.why.resync(obj_ref),
+            NextPass { after: Some(_), .. } => shared.why.requeue(obj_ref),
+            NextPass { after: None, .. } => {}
         }
+        next.after
+    };
+    let (result, action) = match pass.result {
+        Ok(Outcome::Continue) | Ok(Outcome::Halt) => ("success", asked(None)),
+        Ok(Outcome::RequeueAfter(d)) => ("requeue_after", asked(Some(d))),
         Err(Error::Yield) => {
             shared.why.requeue(obj_ref);
             ("requeue", Some(Duration::ZERO))
@@ -495,13 +506,13 @@ async fn pass<P: ParentKind>(
                 invalid.insert(obj_ref.clone(), text);
             }
             drop(invalid);
-            shared.why.requeue(obj_ref);
+            let recheck = asked(Some(INVALID_SPEC_RECHECK));
             shared
                 .failures
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .remove(obj_ref);
-            return ("error", Ok(Some(INVALID_SPEC_RECHECK)));
+            return ("error", Ok(recheck));
         }
         Err(e) => return ("error", Err(e)),
     };

@@ -6,7 +6,7 @@
 //! both at once). When the pass ends every answer is known; the held changes that are echoes go, the others
 //! queue the parent. So a pass's own writes never wake its parent, however the two race.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -62,7 +62,7 @@ pub(super) struct Why<P: kube::Resource<DynamicType = ()>> {
     queued: Mutex<HashMap<Box<str>, Box<Queued>>>,
     /// The parents with a pass in flight, and the changes to them or their children held until it ends.
     running: Mutex<HashMap<Box<str>, Vec<Held>>>,
-    requeued: Mutex<HashSet<Box<str>>>,
+    requeued: Mutex<HashMap<Box<str>, &'static str>>,
     /// The controller's writes whose echoes are awaited.
     echoes: Arc<Echoes>,
     parent: PhantomData<fn() -> P>,
@@ -200,11 +200,12 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
             self.metrics.set_depth(&self.controller, queued.len());
             taken
         };
-        let requeued = self
+        let requeued_as = self
             .requeued
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&parent);
+        let requeued = requeued_as.is_some();
         let waited = taken.as_ref().map(|q| q.since.elapsed());
         let echoes_only = match (&taken, uid) {
             (Some(q), Some(uid)) if !q.other && !q.changes.is_empty() && !requeued && !retrying => {
@@ -220,7 +221,7 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
         let why = match taken {
             Some(q) if !q.reasons.is_empty() => q.reasons.join("; "),
             _ if retrying => "retry after an error".into(),
-            _ if requeued => "requeue".into(),
+            _ if requeued => requeued_as.unwrap_or("requeue").into(),
             _ => "the parent changed".into(),
         };
         Due {
@@ -235,7 +236,17 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
         self.requeued
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(key(parent));
+            .insert(key(parent), "requeue");
+    }
+
+    /// Marks `parent` due at the end of its resync period ([`Reconciler::resync_every`]), unless its pass asked
+    /// for an earlier requeue.
+    pub(super) fn resync(&self, parent: &ObjectRef<P>) {
+        self.requeued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key(parent))
+            .or_insert("periodic resync");
     }
 
     /// Forgets `parent` (deleted).

@@ -44,6 +44,9 @@
 //! - `--leader-elect` elects a leader on a Lease before reconciling, so that only one replica writes;
 //!   `--leader-elect-lease-duration`, `--leader-elect-renew-deadline` and `--leader-elect-retry-period` take Go
 //!   durations (`15s`, `1m30s`).
+//! - `--reconcile-timeout 30s` cancels a pass that runs longer (the parent's `Ready` condition names the step it
+//!   was in, and the pass is retried with backoff); `--sync-period 10h` reconciles every parent at least that
+//!   often even when nothing changed. Both are off by default.
 //! - `--metrics-bind-address :8080` serves Prometheus metrics (controller-runtime's names:
 //!   `controller_runtime_reconcile_total`, the work queue's depth and latencies);
 //!   `--health-probe-bind-address :8081` serves `/healthz` and `/readyz` (ready once the caches have synced).

@@ -123,6 +123,7 @@ impl<P: Send + Sync> SubReconciler<P> for Sequence<P> {
             let mut outcome = Outcome::Continue;
             for (i, step) in self.steps.iter().enumerate() {
                 let before = cx.stash().keys();
+                cx.entering(step.name());
                 let result = step.reconcile(parent, cx).await;
                 outcome = outcome.and(self.learn(i, before, cx.stash().keys(), result)?);
                 if outcome.is_halt() {
@@ -144,6 +145,7 @@ impl<P: Send + Sync> SubReconciler<P> for Sequence<P> {
             let mut outcome = Outcome::Continue;
             for (i, step) in self.steps.iter().enumerate().rev() {
                 let before = cx.stash().keys();
+                cx.entering(step.name());
                 let result = step.finalize(parent, cx).await;
                 outcome = outcome.and(self.learn(i, before, cx.stash().keys(), result)?);
                 if outcome.is_halt() {

@@ -8,6 +8,7 @@ use futures::future::BoxFuture;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use kube::api::ApiResource;
+use kube::runtime::reflector::ObjectRef;
 
 use super::perturb::Probe;
 use super::triggers::{Parent, Triggers};
@@ -195,11 +196,19 @@ impl<P: ParentKind> Driven for Running<P> {
             if let Some(t) = self.triggers.as_ref() {
                 t.tracked(namespace.as_deref(), name, pass.context.tracks().to_vec());
             }
+            // As the controller queues it: what the pass asked, or the resync period when shorter.
+            let next = |asked| {
+                let parent = ObjectRef::from_obj(found.as_ref());
+                match self.reconciler.next_pass(&parent, asked).after {
+                    Some(after) => PassEnd::After(after),
+                    None => PassEnd::Done,
+                }
+            };
             Some(match &pass.result {
                 Ok(Outcome::Continue | Outcome::Halt) | Err(Error::InvalidSpec { .. }) => {
-                    PassEnd::Done
+                    next(None)
                 }
-                Ok(Outcome::RequeueAfter(after)) => PassEnd::After(*after),
+                Ok(Outcome::RequeueAfter(after)) => next(Some(*after)),
                 Err(e) => PassEnd::Failed(format!(
                     "{} {name}: {}",
                     P::kind(&()),

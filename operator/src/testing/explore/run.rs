@@ -145,6 +145,7 @@ impl Run {
                         run.server.clock().advance(*by);
                     }
                 }
+                Action::Trigger { object } => run.trigger(object),
                 Action::Status { object, .. } => {
                     match action.perform(&run.server.client()).await {
                         Err(HarnessError::Kube {
@@ -195,6 +196,22 @@ impl Run {
     /// Starts the operator: new controllers from the factories, new caches (filled as an operator fills
     /// them on a server that streams lists, as the embedded one does), new dispatchers; waits until the caches
     /// hold their first lists. Also what a restart after a crash does.
+    /// Makes `object` due in the controllers whose parent kind it is, if it exists.
+    fn trigger(&mut self, object: &super::scenario::Object) {
+        for (c, setup) in self.setup.controllers.iter().enumerate() {
+            let parent = setup.parent();
+            if parent.group != object.resource.group || parent.kind != object.resource.kind {
+                continue;
+            }
+            let key = (object.namespace.clone(), object.name.clone());
+            if self.controllers[c].every(&self.caches).contains(&key) {
+                self.controllers[c].again(key);
+            } else {
+                tracing::debug!(parent = %object, "an external trigger names a parent that does not exist; ignored");
+            }
+        }
+    }
+
     async fn start(&mut self) -> Result<(), HarnessError> {
         for w in self.watches.drain(..) {
             w.abort();

@@ -61,6 +61,8 @@ pub(super) enum Action {
     Delete { object: Object },
     /// Let the operator settle before the next action.
     Settle,
+    /// An external trigger names a parent: it is due, with no change in the cluster.
+    Trigger { object: Object },
 }
 
 /// The object an action is about.
@@ -89,6 +91,7 @@ impl fmt::Display for Action {
             Action::Settle => write!(f, "settle"),
             Action::Advance(by) => write!(f, "advance the clock by {by:#}"),
             Action::Status { object, .. } => write!(f, "write the status of {object}"),
+            Action::Trigger { object } => write!(f, "trigger {object} from outside the cluster"),
         }
     }
 }
@@ -231,6 +234,31 @@ impl Scenario {
         });
         self
     }
+
+    /// Makes the parent of kind `K` due for a pass with no change in the cluster, as a trigger from outside
+    /// it does ([`Reconciler::reconcile_on`](crate::Reconciler::reconcile_on),
+    /// [`Reconciler::poll`](crate::Reconciler::poll)): the controllers of kind `K` reconcile it at the next
+    /// settle. The explorer does not run the reconciler's own external streams; this is how a scenario plays
+    /// them. A parent that does not exist is ignored, as the controller ignores it.
+    ///
+    /// ```
+    /// use k8s_openapi::api::core::v1::ConfigMap;
+    /// use kubewright::testing::explore::Scenario;
+    ///
+    /// // The outside system a parent reads changed: reconcile it again.
+    /// let scenario = Scenario::new().settle().trigger::<ConfigMap>(Some("default"), "site");
+    /// assert_eq!(scenario.len(), 2);
+    /// ```
+    pub fn trigger<K: Resource<DynamicType = ()>>(
+        mut self,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Self {
+        self.actions.push(Action::Trigger {
+            object: object::<K>(namespace, name),
+        });
+        self
+    }
 }
 
 impl Action {
@@ -273,7 +301,7 @@ impl Action {
                     .map_err(failed)?;
             }
             // The run carries these out itself.
-            Action::Settle | Action::Advance(_) => {}
+            Action::Settle | Action::Advance(_) | Action::Trigger { .. } => {}
         }
         Ok(())
     }
