@@ -251,6 +251,11 @@ impl Context {
             .ok_or_else(|| Error::NotCached(K::kind(&()).into_owned()))
     }
 
+    /// How a child step decides the readiness of kind `K` when its author gave no `ready` function.
+    pub(crate) async fn readiness_convention<K: CachedKind>(&self) -> crate::readiness::Convention {
+        crate::readiness::Convention::of::<K>(&self.caches).await
+    }
+
     /// Notes that the author's code read objects of `K` in this pass.
     fn observe<K: kube::Resource<DynamicType = ()>>(&mut self) {
         let (group, kind) = (K::group(&()), K::kind(&()));

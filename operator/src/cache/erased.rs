@@ -180,6 +180,7 @@ impl Caches {
             buffer: self.buffer,
             namespaces: self.namespaces.clone(),
             lists: self.lists.clone(),
+            statuses: self.statuses.clone(),
         };
         let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         for e in entries.values() {

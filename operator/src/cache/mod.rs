@@ -328,6 +328,8 @@ pub struct Caches {
     namespaces: Arc<Vec<String>>,
     /// How caches that start from now on get their first lists.
     lists: Arc<RwLock<ListStrategy>>,
+    /// Whether each kind asked about has a `status` subresource, as discovery answered.
+    statuses: Arc<Mutex<HashMap<TypeId, bool>>>,
 }
 
 impl Debug for Caches {
@@ -359,6 +361,39 @@ impl Caches {
             buffer: 1024,
             namespaces: Arc::new(namespaces),
             lists: Arc::default(),
+            statuses: Arc::default(),
+        }
+    }
+
+    /// Whether the API server serves a `status` subresource for kind `K` (a custom resource's CRD declares
+    /// one, or not), from its discovery of `K`'s group and version, asked once per kind (one request, which
+    /// every authenticated user may make). When discovery fails, `true` (logged; asked again next time): a
+    /// child is then not taken for ready before its controller reports a status.
+    pub async fn reports_status<K: CachedKind>(&self) -> bool {
+        let key = TypeId::of::<K>();
+        if let Some(known) = self
+            .statuses
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return *known;
+        }
+        let api_version = K::api_version(&());
+        match self.client.list_api_group_resources(&api_version).await {
+            Ok(list) => {
+                let status = format!("{}/status", K::plural(&()));
+                let reports = list.resources.iter().any(|r| r.name == status);
+                self.statuses
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(key, reports);
+                reports
+            }
+            Err(e) => {
+                tracing::warn!(kind = %K::kind(&()), api_version = %api_version, error = %e, "cannot discover whether the kind has a status subresource; taking it as having one");
+                true
+            }
         }
     }
 

@@ -26,7 +26,7 @@ use crate::conditions::{ConditionStatus, ConditionUpdate};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::outcome::Outcome;
-use crate::readiness::{self, Readiness};
+use crate::readiness::Readiness;
 use crate::tracker::TrackKey;
 
 /// How a child is written.
@@ -268,8 +268,10 @@ where
         self
     }
 
-    /// Decides whether the child is ready (default: [`readiness::builtin`], which knows the workload kinds and
-    /// takes any other kind as ready once written). `|_| Readiness::Ready` turns readiness off.
+    /// Decides whether the child is ready (default: [`builtin`](crate::readiness::builtin) for Kubernetes' own
+    /// kinds, which knows the workload kinds and takes the others as ready once written;
+    /// [`conventional`](crate::readiness::conventional) for custom resources, see [`crate::readiness`]).
+    /// `|_| Readiness::Ready` turns readiness off.
     pub fn ready(mut self, ready: impl Fn(&C) -> Readiness + Send + Sync + 'static) -> Self {
         self.ready = Some(Box::new(ready));
         self
@@ -388,7 +390,8 @@ where
                     let created = self.create(cx, &desired, manager).await?;
                     // The same condition as any other pass that leaves the child in place, so the next
                     // (converged) pass does not rewrite the status.
-                    cx.set_condition(self.written_condition(&created));
+                    let condition = self.written_condition(cx, &created).await;
+                    cx.set_condition(condition);
                     return Ok(Some((Outcome::Continue, ChildOutcome::Created(created))));
                 }
             },
@@ -562,16 +565,17 @@ where
             }
         };
         if let Some(child) = outcome.child() {
-            cx.set_condition(self.written_condition(child));
+            let condition = self.written_condition(cx, child).await;
+            cx.set_condition(condition);
         }
         Ok(Some((Outcome::Continue, outcome)))
     }
 
     /// The step's condition once the child is in place: `True` when it is also ready, else `False` with why.
-    fn written_condition(&self, child: &C) -> ConditionUpdate {
+    async fn written_condition(&self, cx: &Context, child: &C) -> ConditionUpdate {
         let readiness = match &self.ready {
             Some(ready) => ready(child),
-            None => readiness::builtin(child),
+            None => cx.readiness_convention::<C>().await.readiness(child),
         };
         match readiness {
             Readiness::Ready => ConditionUpdate::true_(&self.condition, "Reconciled", ""),

@@ -219,7 +219,8 @@ where
     }
 
     /// Decides whether each child is ready (default: [`readiness::builtin`], or [`readiness::finished`] with
-    /// [`SetStrategy::CreateOnly`]); the set's condition is `False`, naming the first child that is not, until
+    /// [`SetStrategy::CreateOnly`], for Kubernetes' own kinds; [`readiness::conventional`] for custom
+    /// resources, see [`crate::readiness`]); the set's condition is `False`, naming the first child that is not, until
     /// every one is.
     pub fn ready(mut self, ready: impl Fn(&C) -> Readiness + Send + Sync + 'static) -> Self {
         self.ready = Some(Box::new(ready));
@@ -384,6 +385,10 @@ where
         let history = self
             .no_longer_desired(parent, cx, &owned, &kept, &mut outcomes)
             .await?;
+        let convention = match &self.ready {
+            Some(_) => readiness::Convention::Builtin,
+            None => cx.readiness_convention::<C>().await,
+        };
         let condition = if !conflicts.is_empty() {
             ConditionUpdate::false_(
                 &self.condition,
@@ -416,7 +421,7 @@ where
             .iter()
             .filter(|(id, o)| !o.is_terminating() && !history.contains(*id))
             .filter_map(|(_, o)| o.child())
-            .find_map(|c| match self.readiness(c) {
+            .find_map(|c| match self.readiness(c, convention) {
                 Readiness::Ready => None,
                 Readiness::NotReady { reason, message } => Some((c, reason, message)),
             })
@@ -504,9 +509,10 @@ where
         Ok(history)
     }
 
-    fn readiness(&self, child: &C) -> Readiness {
+    fn readiness(&self, child: &C, convention: readiness::Convention) -> Readiness {
         match &self.ready {
             Some(ready) => ready(child),
+            None if convention != readiness::Convention::Builtin => convention.readiness(child),
             None if self.strategy == SetStrategy::CreateOnly => readiness::finished(child),
             None => readiness::builtin(child),
         }

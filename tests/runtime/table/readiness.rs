@@ -116,3 +116,172 @@ async fn a_ready_function_decides_for_its_step() {
         .await
         .unwrap();
 }
+
+/// A custom kind whose controller reports readiness as a `Ready` condition (a cert-manager `Certificate`'s
+/// shape): the CRD has a status subresource.
+#[derive(
+    kube::CustomResource, Clone, Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[kube(
+    group = "certs.example.io",
+    version = "v1",
+    kind = "Certificate",
+    namespaced,
+    status = "CertificateStatus"
+)]
+pub struct CertificateSpec {
+    pub dns_name: String,
+}
+
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CertificateStatus {
+    #[serde(default)]
+    pub conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>,
+}
+
+/// A custom kind with no status at all.
+#[derive(
+    kube::CustomResource, Clone, Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[kube(
+    group = "certs.example.io",
+    version = "v1",
+    kind = "Banner",
+    namespaced
+)]
+pub struct BannerSpec {
+    pub text: String,
+}
+
+fn desired_certificate(note: &Note, _: &mut Context) -> kubewright::Result<Option<Certificate>> {
+    Ok(Some(Certificate::new(
+        &note.name_any(),
+        CertificateSpec {
+            dns_name: format!("{}.example.dev", note.name_any()),
+        },
+    )))
+}
+
+fn desired_banner(note: &Note, _: &mut Context) -> kubewright::Result<Option<Banner>> {
+    Ok(Some(Banner::new(
+        &note.name_any(),
+        BannerSpec {
+            text: note.spec.text.clone(),
+        },
+    )))
+}
+
+async fn env_with(
+    crds: &[k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition],
+) -> TestEnv {
+    let mut env = TestEnv::new();
+    env.install_crd(&Note::crd()).await.unwrap();
+    for crd in crds {
+        env.install_crd(crd).await.unwrap();
+    }
+    env.insert(&note("hi")).unwrap();
+    env
+}
+
+async fn ready_now(env: &TestEnv) -> (String, String, String) {
+    let note = env
+        .caches()
+        .get::<Note>()
+        .unwrap()
+        .get(Some(NS), NAME)
+        .unwrap();
+    ready_of(&note).expect("a Ready condition")
+}
+
+#[tokio::test]
+async fn a_custom_child_is_ready_by_its_ready_condition_for_its_generation() {
+    use kube::CustomResourceExt;
+    let mut env = env_with(&[Certificate::crd()]).await;
+    let reconciler = Reconciler::new("notes")
+        .step(ChildReconciler::new("certificate", desired_certificate))
+        .clock(env.clock_fn());
+    env.wire(&reconciler.wiring());
+    env.cache::<Note>();
+    env.start().await.unwrap();
+
+    // Created: its controller has not reported a status yet.
+    env.pass(&reconciler, &parent_ref()).await.unwrap();
+    env.wait_for::<Note>(Some(NS), NAME, |n| n.and_then(ready_of).is_some())
+        .await
+        .unwrap();
+    let (status, reason, message) = ready_now(&env).await;
+    assert_eq!(
+        (status.as_str(), reason.as_str()),
+        ("False", "AwaitingStatus")
+    );
+    assert_eq!(
+        message,
+        "Certificate default/hello: its controller has not reported a status yet"
+    );
+
+    // Its controller reports Ready=False, then Ready=True for an older generation, then for this one.
+    let certs: kube::Api<Certificate> = kube::Api::namespaced(env.client(), NS);
+    let steps = [
+        (
+            json!({"type": "Ready", "status": "False", "reason": "Issuing", "message": "waiting for the CA", "lastTransitionTime": T0}),
+            ("False", "Issuing"),
+        ),
+        (
+            json!({"type": "Ready", "status": "True", "reason": "Issued", "message": "", "observedGeneration": 0, "lastTransitionTime": T0}),
+            ("False", "NotObserved"),
+        ),
+        (
+            json!({"type": "Ready", "status": "True", "reason": "Issued", "message": "", "observedGeneration": 1, "lastTransitionTime": T0}),
+            ("True", "Ready"),
+        ),
+    ];
+    for (condition, (want_status, want_reason)) in steps {
+        let patch = json!({"status": {"conditions": [condition]}});
+        certs
+            .patch_status(
+                NAME,
+                &kube::api::PatchParams::default(),
+                &kube::api::Patch::Merge(&patch),
+            )
+            .await
+            .unwrap();
+        let want = (
+            condition["reason"].as_str().map(str::to_string),
+            condition["observedGeneration"].as_i64(),
+        );
+        env.wait_for::<Certificate>(Some(NS), NAME, |c| {
+            c.and_then(|c| c.status.as_ref())
+                .and_then(|s| s.conditions.first())
+                .is_some_and(|c| (Some(c.reason.clone()), c.observed_generation) == want)
+        })
+        .await
+        .unwrap();
+        env.pass(&reconciler, &parent_ref()).await.unwrap();
+        env.wait_for::<Note>(Some(NS), NAME, |n| {
+            n.and_then(ready_of).is_some_and(|(s, r, _)| {
+                s == want_status && (want_reason == "Ready" || r == want_reason)
+            })
+        })
+        .await
+        .unwrap_or_else(|e| panic!("Ready {want_status} ({want_reason}): {e}"));
+    }
+}
+
+#[tokio::test]
+async fn a_custom_child_whose_kind_has_no_status_is_ready_once_written() {
+    use kube::CustomResourceExt;
+    let mut env = env_with(&[Banner::crd()]).await;
+    let reconciler = Reconciler::new("notes")
+        .step(ChildReconciler::new("banner", desired_banner))
+        .clock(env.clock_fn());
+    env.wire(&reconciler.wiring());
+    env.cache::<Note>();
+    env.start().await.unwrap();
+    env.pass(&reconciler, &parent_ref()).await.unwrap();
+    env.wait_for::<Note>(Some(NS), NAME, |n| n.and_then(ready_of).is_some())
+        .await
+        .unwrap();
+    let (status, _, message) = ready_now(&env).await;
+    assert_eq!(status, "True", "{message}");
+}

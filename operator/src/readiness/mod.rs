@@ -15,8 +15,13 @@
 //! | PersistentVolumeClaim | it is `Bound` |
 //! | Service | of type `LoadBalancer`: it has an ingress; of any other type: always |
 //!
-//! Every other kind, custom resources included, is ready once written, unless the step is given a
-//! `ready` function (`ChildReconciler::ready`).
+//! Every other kind Kubernetes serves (ConfigMaps, Secrets, Roles, ...) is ready once written. A custom
+//! resource (a kind of any other API group, [`is_builtin_group`]) is ready by the conventions most of their
+//! controllers follow ([`conventional`], kstatus' rules): a `Ready` condition `True` for its current
+//! generation, no `Stalled` or `Reconciling` condition `True`; until its controller reports a status it is not
+//! ready, unless its kind has no `status` subresource (asked of the API server's discovery once per kind and
+//! process), in which case it is ready once written. A step given a `ready` function
+//! (`ChildReconciler::ready`) decides for itself.
 //!
 //! A child created once and run to its end is ready once it has *finished*, whichever way: [`finished`] takes
 //! a Job as ready when its `Complete` or its `Failed` condition is `True` (and every other kind as
@@ -40,6 +45,11 @@ use std::any::Any;
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod, Service};
+
+mod custom;
+
+pub(crate) use custom::Convention;
+pub use custom::{conventional, is_builtin_group};
 
 /// Whether a child is ready and, when not, why.
 #[derive(Debug, Clone, PartialEq, Eq)]
