@@ -2,6 +2,7 @@
 
 pub mod cronjob;
 pub mod database;
+pub mod expose;
 pub mod teams;
 pub mod tenants;
 pub mod webapp;

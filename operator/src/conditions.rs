@@ -30,6 +30,9 @@ pub const READY: &str = "Ready";
     note = "derive it: `#[derive(kubewright::ReconcilerStatus)]` on `{Self}`, which needs fields `observed_generation: Option<i64>` and `conditions: Vec<Condition>` (or ones marked `#[status(..)]`); or implement `kubewright::ReconcilerStatus` by hand. The root reconciler keeps `observedGeneration` and the conditions in it"
 )]
 pub trait ReconcilerStatus: Default + Clone + Serialize + Send + Sync + 'static {
+    /// Whether the runtime writes this status to the parent (`false` for a parent whose status is not the
+    /// operator's, [`crate::Foreign`]: its conditions are told as events and metrics).
+    const WRITTEN: bool = true;
     /// The conditions.
     fn conditions(&self) -> &[Condition];
     /// The conditions, to change.

@@ -28,6 +28,7 @@ pub mod controller;
 mod declared;
 mod echoes;
 pub mod error;
+pub mod foreign;
 #[cfg(all(any(doc, doctest), feature = "cli", feature = "testing"))]
 #[cfg_attr(docsrs, doc(cfg(all(feature = "cli", feature = "testing"))))]
 pub mod guide;
@@ -71,6 +72,7 @@ pub use context::{Context, Settings};
 pub use controller::Backoff;
 pub use declared::Declared;
 pub use error::{Error, Result};
+pub use foreign::Foreign;
 pub use json_text::JsonText;
 pub use operator::{Operator, RunError, shutdown_signal};
 pub use outcome::Outcome;

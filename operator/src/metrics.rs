@@ -64,6 +64,7 @@ pub struct Metrics {
     writes: Family<Labels, Counter>,
     events: Family<Labels, Counter>,
     corrections: Family<Labels, Counter>,
+    foreign_not_ready: Family<Labels, Gauge>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -104,6 +105,7 @@ impl Metrics {
             writes: Family::default(),
             events: Family::default(),
             corrections: Family::default(),
+            foreign_not_ready: Family::default(),
         };
         // Counters are registered without `_total`: the OpenMetrics encoding adds it.
         let r = &mut registry;
@@ -181,6 +183,11 @@ impl Metrics {
             "operator_child_corrections",
             "Children updated to match their desired state (drifted, or their parent changed)",
             m.corrections.clone(),
+        );
+        r.register(
+            "operator_foreign_parents_not_ready",
+            "Parents whose status the operator does not write (built-in and foreign kinds) that are not ready",
+            m.foreign_not_ready.clone(),
         );
         Metrics {
             registry: Arc::new(registry),
@@ -302,6 +309,12 @@ impl Metrics {
                 ("type", type_.to_string()),
             ])
             .inc();
+    }
+
+    pub(crate) fn foreign_not_ready(&self, controller: &str, parents: usize) {
+        self.foreign_not_ready
+            .get_or_create(&controller_label(controller))
+            .set(i64::try_from(parents).unwrap_or(i64::MAX));
     }
 
     pub(crate) fn corrected(&self, controller: &str, kind: &str) {

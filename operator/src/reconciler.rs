@@ -20,6 +20,7 @@ use crate::conditions::{self, ConditionUpdate, READY, ReconcilerStatus};
 use crate::context::{Context, Settings};
 use crate::echoes::Echoes;
 use crate::error::{Error, Result};
+use crate::foreign::{LastReady, ReadyChange};
 use crate::outcome::Outcome;
 use crate::own_status::OwnStatus;
 use crate::reconcilers::written::Written;
@@ -74,6 +75,8 @@ pub struct Reconciler<P: CachedKind> {
     pub(crate) resync: Option<Duration>,
     /// The longest a pass may run ([`Reconciler::timeout`]).
     pub(crate) timeout: Option<Duration>,
+    /// The `Ready` condition of each parent whose status is not written ([`crate::Foreign`]).
+    last_ready: Arc<LastReady>,
 }
 
 impl<P: CachedKind> std::fmt::Debug for Reconciler<P> {
@@ -114,6 +117,7 @@ impl<P: CachedKind> Reconciler<P> {
             external: Vec::new(),
             resync: None,
             timeout: None,
+            last_ready: Arc::default(),
         }
     }
 
@@ -145,11 +149,13 @@ impl<P: CachedKind> Reconciler<P> {
     /// Forgets what this reconciler keeps about the parent `uid` (it was deleted).
     pub(crate) fn forget(&self, uid: &str) {
         self.own_status.forget(uid);
+        self.last_ready.forget(uid);
     }
 
     /// Forgets what this reconciler keeps about every parent whose uid `keep` rejects.
     pub(crate) fn retain(&self, keep: impl Fn(&str) -> bool) {
-        self.own_status.retain(keep);
+        self.own_status.retain(&keep);
+        self.last_ready.retain(keep);
     }
 
     /// Appends a step; steps run in the order they are added.
@@ -491,6 +497,10 @@ impl<P: ParentKind> Reconciler<P> {
             Err(e) if e.is_conflict() => return result,
             Err(e) => ConditionUpdate::false_(READY, failure_reason(e), e.to_string()),
         };
+        if !<P::ParentStatus as ReconcilerStatus>::WRITTEN {
+            self.tell_ready(parent, &ready, cx).await;
+            return result;
+        }
         let generation = parent.meta().generation;
         let now = cx.now();
         let updates: Vec<ConditionUpdate> = cx.conditions().to_vec();
@@ -546,6 +556,27 @@ impl<P: ParentKind> Reconciler<P> {
             }
         }
         result
+    }
+}
+
+impl<P: ParentKind> Reconciler<P> {
+    /// For a parent whose status is not written ([`crate::Foreign`]): tells a change of its `Ready`
+    /// condition as an event (Warning when it turns `False`, Normal `Ready` when it turns `True` again) and
+    /// counts the parents not ready.
+    async fn tell_ready(&self, parent: &P, ready: &ConditionUpdate, cx: &mut Context) {
+        let Some(uid) = parent.uid() else { return };
+        match self.last_ready.record(&uid, ready) {
+            ReadyChange::Same => {}
+            ReadyChange::Ready => {
+                cx.event(false, "Ready", "Reconcile", "ready".to_string())
+                    .await;
+            }
+            ReadyChange::NotReady { reason, message } => {
+                cx.event(true, &reason, "Reconcile", message).await;
+            }
+        }
+        crate::metrics::Metrics::global()
+            .foreign_not_ready(self.name(), self.last_ready.not_ready());
     }
 }
 

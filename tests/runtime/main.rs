@@ -6,6 +6,7 @@ mod explore;
 mod explore_cronjob;
 mod explore_planted;
 mod explore_time;
+mod foreign;
 mod images;
 mod leader;
 mod lifecycle;

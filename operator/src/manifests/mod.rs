@@ -103,7 +103,9 @@ impl Manifests {
 
     /// Adds the rules a reconciler needs, and its CRD when the parent kind has one.
     pub fn reconciler<P: ParentKind>(mut self, reconciler: &Reconciler<P>) -> Self {
-        self.rules.merge(&scoped_rules::<P>(&reconciler.wiring()));
+        let status = <P::ParentStatus as crate::ReconcilerStatus>::WRITTEN;
+        self.rules
+            .merge(&scoped_rules::<P>(&reconciler.wiring(), status));
         self
     }
 

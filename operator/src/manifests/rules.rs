@@ -42,11 +42,12 @@ fn bound_roles(group: &str, plural: &str) -> &'static [&'static str] {
 
 /// The RBAC rules a reconciler of `P` with this wiring needs.
 pub fn rules<P: Resource<DynamicType = ()>>(wiring: &Wiring) -> Vec<PolicyRule> {
-    scoped_rules::<P>(wiring).into_rules(|_| true)
+    scoped_rules::<P>(wiring, true).into_rules(|_| true)
 }
 
-/// [`rules`], knowing which are on namespaced resources.
-pub(super) fn scoped_rules<P: Resource<DynamicType = ()>>(wiring: &Wiring) -> Rules {
+/// [`rules`], knowing which are on namespaced resources; `status`: whether the parent's status is written
+/// (not for a [`Foreign`](crate::Foreign) parent).
+pub(super) fn scoped_rules<P: Resource<DynamicType = ()>>(wiring: &Wiring, status: bool) -> Rules {
     let mut rules = Rules::default();
     let (group, plural) = (P::group(&()).into_owned(), P::plural(&()).into_owned());
     let parent_namespaced = is_namespaced::<P>();
@@ -54,12 +55,14 @@ pub(super) fn scoped_rules<P: Resource<DynamicType = ()>>(wiring: &Wiring) -> Ru
     if !wiring.finalizers().is_empty() {
         rules.add(&group, &plural, FINALIZER_VERBS, parent_namespaced);
     }
-    rules.add(
-        &group,
-        &format!("{plural}/status"),
-        STATUS_VERBS,
-        parent_namespaced,
-    );
+    if status {
+        rules.add(
+            &group,
+            &format!("{plural}/status"),
+            STATUS_VERBS,
+            parent_namespaced,
+        );
+    }
     for kind in wiring.kinds() {
         let verbs = match kind.role {
             Role::Owned => OWNED_VERBS,

@@ -87,7 +87,7 @@ fn bind_can_be_narrowed_to_named_roles_and_rules_added() {
     let mut w = Wiring::default();
     w.owns::<RoleBinding>();
     let mut m = Manifests::new("op");
-    m.rules.merge(&scoped_rules::<Namespace>(&w));
+    m.rules.merge(&scoped_rules::<Namespace>(&w, true));
     let m = m.bind_only([("ClusterRole", "admin")]).rule(PolicyRule {
         api_groups: Some(vec!["".into()]),
         resources: Some(vec!["nodes".into()]),
@@ -179,7 +179,7 @@ fn crd_rules_and_flag_only_when_the_operator_installs_crds() {
 #[test]
 fn leases_only_with_leader_election_in_a_role_beside_the_operator() {
     let mut m = Manifests::new("op").namespace("op-system");
-    m.rules.merge(&scoped_rules::<Parent>(&wiring(false)));
+    m.rules.merge(&scoped_rules::<Parent>(&wiring(false), true));
     assert!(m.roles().is_empty());
     let m = m.leader_election(true);
     assert!(
@@ -245,7 +245,7 @@ fn watching_namespaces_grants_namespaced_rules_per_namespace() {
     w.owns::<Deployment>();
     w.tracks::<Namespace>();
     let mut m = Manifests::new("op").namespace("op-system");
-    m.rules.merge(&scoped_rules::<ConfigMap>(&w));
+    m.rules.merge(&scoped_rules::<ConfigMap>(&w, true));
     let m = m.watch_namespaces(["team-b", "team-a"]);
     // Only the cluster-scoped kind needs the ClusterRole.
     let cluster = m.rules();
@@ -275,7 +275,7 @@ fn watching_namespaces_grants_namespaced_rules_per_namespace() {
     let mut w = Wiring::default();
     w.owns::<Deployment>();
     let mut m = Manifests::new("op");
-    m.rules.merge(&scoped_rules::<ConfigMap>(&w));
+    m.rules.merge(&scoped_rules::<ConfigMap>(&w, true));
     let m = m.watch_namespaces(["team-a"]);
     let kinds: Vec<String> = m
         .objects()
@@ -294,7 +294,7 @@ fn the_yaml_stream_binds_the_role_to_the_account() {
     let mut m = Manifests::new("webapp-operator")
         .namespace("system")
         .image("img:1");
-    m.rules.merge(&scoped_rules::<Parent>(&wiring(false)));
+    m.rules.merge(&scoped_rules::<Parent>(&wiring(false), true));
     let yaml = m.to_yaml().unwrap();
     let docs: Vec<serde_json::Value> = yaml
         .split("---\n")
