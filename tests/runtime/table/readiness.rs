@@ -175,7 +175,7 @@ fn desired_banner(note: &Note, _: &mut Context) -> kubewright::Result<Option<Ban
 async fn env_with(
     crds: &[k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition],
 ) -> TestEnv {
-    let mut env = TestEnv::new();
+    let env = TestEnv::new();
     env.install_crd(&Note::crd()).await.unwrap();
     for crd in crds {
         env.install_crd(crd).await.unwrap();
