@@ -20,6 +20,7 @@ pub fn expand(model: &Model) -> TokenStream {
     };
     let krate = &model.krate;
     let ident = &root.ident;
+    let parent = root.parent_at(krate, proc_macro2::Span::call_site());
     let consts = stash_consts(model, root);
     let signature = signature(model, root);
     let status_check = root.status.as_ref().map(|status| {
@@ -64,7 +65,7 @@ pub fn expand(model: &Model) -> TokenStream {
             quote! {
                 .step(#krate::__private::with_finalizer(
                     #finalizer,
-                    #krate::__private::steps::<#ident>("steps") #(#steps)*
+                    #krate::__private::steps::<#parent>("steps") #(#steps)*
                 ))
             }
         }
@@ -83,7 +84,7 @@ pub fn expand(model: &Model) -> TokenStream {
                 #status_check
                 #(#bindings)*
                 #(#checks)*
-                #krate::__private::reconciler::<#ident>(#name)
+                #krate::__private::reconciler::<#parent>(#name)
                     #config
                     #(#declarations)*
                     #steps
@@ -192,7 +193,7 @@ fn declaration(model: &Model, d: &Declaration) -> TokenStream {
             let root = model
                 .root
                 .as_ref()
-                .map(|r| root_at(r, map.span()).to_token_stream())
+                .map(|r| r.parent_at(&model.krate, map.span()))
                 .unwrap_or_else(|| quote!(_));
             let ty = ty
                 .as_ref()
@@ -212,11 +213,6 @@ fn step_span(step: &Step) -> proc_macro2::Span {
         Step::Children(c) => c.desired.as_ref().map_or(c.span, |d| d.span()),
         Step::Sync(f) | Step::Finalize(_, f) => f.span(),
     }
-}
-
-/// The root kind's name, spanned on `span` (where errors about a step's types are reported).
-fn root_at(root: &Root, span: proc_macro2::Span) -> Ident {
-    Ident::new(&root.ident.to_string(), span)
 }
 
 /// The runtime crate's path with every token spanned on `span`: a call whose tokens all carry the span of
@@ -241,14 +237,14 @@ fn step(model: &Model, root: &Root, step: &Step) -> TokenStream {
         Step::Children(c) => children(model, root, c),
         Step::Sync(f) => {
             let krate = krate_at(model, f.span());
-            let ident = root_at(root, f.span());
+            let ident = root.parent_at(&model.krate, f.span());
             let name = LitStr::new(&f.name(), f.span());
             let path = f.path();
             quote_spanned!(f.span()=> #krate::__private::sync::<#ident, _, _>(#name, #path))
         }
         Step::Finalize(_, f) => {
             let krate = krate_at(model, f.span());
-            let ident = root_at(root, f.span());
+            let ident = root.parent_at(&model.krate, f.span());
             let name = LitStr::new(&f.name(), f.span());
             let path = f.path();
             quote_spanned!(f.span()=> #krate::__private::finalize::<#ident, _, _>(#name, #path))
@@ -270,7 +266,7 @@ fn child(model: &Model, root: &Root, c: &Child) -> TokenStream {
         return TokenStream::new();
     };
     let krate = krate_at(model, desired.span());
-    let ident = root_at(root, desired.span());
+    let ident = root.parent_at(&model.krate, desired.span());
     let ty = child_type(c.ty.as_ref(), desired.span());
     let path = desired.path();
     let mut out =
@@ -319,7 +315,7 @@ fn children(model: &Model, root: &Root, c: &Children) -> TokenStream {
         return TokenStream::new();
     };
     let krate = krate_at(model, desired.span());
-    let ident = root_at(root, desired.span());
+    let ident = root.parent_at(&model.krate, desired.span());
     let ty = child_type(c.ty.as_ref(), desired.span());
     let (desired_path, id_path) = (desired.path(), id.path());
     let span = desired.span();

@@ -12,8 +12,13 @@ pub fn signature(model: &Model, root: &Root) -> TokenStream {
     let krate = &model.krate;
     let ident = &root.ident;
     let vis = &root.vis;
+    let parent = root.parent_at(krate, proc_macro2::Span::call_site());
+    let kind = match &root.parent {
+        Some(ty) => quote!(#ty).to_string(),
+        None => ident.to_string(),
+    };
     let doc = format!(
-        "The reconciler of `{ident}` declared by `#[derive(Reconciler)]` on `{}`: run it with `kubewright::Operator::controller`.",
+        "The reconciler of `{kind}` declared by `#[derive(Reconciler)]` on `{}`: run it with `kubewright::Operator::controller`.",
         model.input.ident
     );
     // Optional: a binary that only prints manifests passes `None` (steps then read `None` from `cx.data()`).
@@ -23,7 +28,7 @@ pub fn signature(model: &Model, root: &Root) -> TokenStream {
     });
     quote! {
         #[doc = #doc]
-        #vis fn reconciler(#data) -> #krate::Reconciler<#ident>
+        #vis fn reconciler(#data) -> #krate::Reconciler<#parent>
     }
 }
 
@@ -56,7 +61,8 @@ pub fn stash_consts(model: &Model, root: &Root) -> Vec<TokenStream> {
 /// `pub fn webhooks() -> kubewright::admission::Webhooks<Root>`, with its documentation, when the input has
 /// `#[admission(..)]`.
 pub fn webhooks_signature(model: &Model, root: &Root) -> Option<TokenStream> {
-    if model.admission.is_empty() {
+    // Refused with a foreign parent (`valid::foreign_parent`).
+    if model.admission.is_empty() || root.parent.is_some() {
         return None;
     }
     let krate = &model.krate;
@@ -75,7 +81,8 @@ pub fn webhooks_signature(model: &Model, root: &Root) -> Option<TokenStream> {
 /// `impl kubewright::Declared for Root`, which hands `reconciler()` and `webhooks()` to `App::operate`, when
 /// the reconciler takes no `data` (an operator binary must pass that itself).
 pub fn declared(model: &Model, root: &Root) -> Option<TokenStream> {
-    if model.container.data.is_some() {
+    // `App::operate` serves the kind's CRD; a foreign parent has none (`App::reconciler` runs it).
+    if model.container.data.is_some() || root.parent.is_some() {
         return None;
     }
     let krate = &model.krate;

@@ -2,6 +2,7 @@
 
 use darling::util::SpannedValue;
 use proc_macro2::Span;
+use quote::ToTokens;
 use syn::{DeriveInput, Ident, Path, Type, Visibility};
 
 use crate::attr::{
@@ -41,6 +42,29 @@ pub struct Root {
     pub vis: Visibility,
     /// The status type named in `#[kube(status = "..")]`.
     pub status: Option<Path>,
+    /// `#[reconciler(parent = K)]`: the parent kind, whose status is not written; `ident` is then a marker.
+    pub parent: Option<Type>,
+}
+
+impl Root {
+    /// The parent type of the reconciler, spanned on `span` (where errors about a step's types are
+    /// reported): the root kind itself, or `Foreign<K>` for `#[reconciler(parent = K)]`.
+    pub fn parent_at(&self, krate: &Path, span: proc_macro2::Span) -> proc_macro2::TokenStream {
+        match &self.parent {
+            None => Ident::new(&self.ident.to_string(), span).into_token_stream(),
+            Some(ty) => {
+                let krate: proc_macro2::TokenStream = krate
+                    .to_token_stream()
+                    .into_iter()
+                    .map(|mut t| {
+                        t.set_span(span);
+                        t
+                    })
+                    .collect();
+                quote::quote_spanned!(span=> #krate::Foreign<#ty>)
+            }
+        }
+    }
 }
 
 /// A step of the pass.
@@ -160,7 +184,12 @@ impl<'a> Model<'a> {
             .as_ref()
             .map(|k| k.0.clone())
             .unwrap_or_else(|| syn::parse_quote!(::kubewright));
-        let root = root(input, kube.as_ref());
+        let mut root = root(input, kube.as_ref());
+        if kube.is_none()
+            && let (Some(root), Some(parent)) = (root.as_mut(), container.parent.as_ref())
+        {
+            root.parent = Some(parent.0.clone());
+        }
         let mut steps = Vec::new();
         let mut flows = Vec::new();
         let mut declarations = Vec::new();
@@ -284,12 +313,14 @@ fn root(input: &DeriveInput, kube: Option<&KubeAttr>) -> Option<Root> {
                 ident: Ident::new(&ident.to_string(), name.span()),
                 vis,
                 status: kube.status.clone(),
+                parent: None,
             })
         }
         _ => Some(Root {
             ident: input.ident.clone(),
             vis,
             status: None,
+            parent: None,
         }),
     }
 }

@@ -10,6 +10,7 @@ use crate::model::{Declaration, Model, Step};
 pub fn check(model: &Model, errors: &mut Errors) {
     no_generics(model, errors);
     root_source(model, errors);
+    foreign_parent(model, errors);
     root_has_status(model, errors);
     required_keys(model, errors);
     write_strategy(model, errors);
@@ -93,6 +94,57 @@ fn root_source(model: &Model, errors: &mut Errors) {
                 "`root` says `{}` is the root kind, but `#[kube(..)]` generates the root kind: remove `root` to derive on the spec struct",
                 model.input.ident
             ),
+        ));
+    }
+}
+
+/// `#[reconciler(parent = K)]` goes on a marker struct (not beside `#[kube(..)]`, whose kind is the parent,
+/// nor with `root`), and a parent whose status is not written has no status to reflect children into and no
+/// admission webhooks of the operator's.
+fn foreign_parent(model: &Model, errors: &mut Errors) {
+    let Some(parent) = &model.container.parent else {
+        return;
+    };
+    let parent_span = parent.0.span();
+    if model.kube.is_some() {
+        errors.push(error_at(
+            parent_span,
+            "reconciler",
+            "`parent` is for a kind whose status is not the operator's, on a marker struct; with `#[kube(..)]` the parent is the kind kube generates: remove `parent`",
+        ));
+    }
+    if model.container.root.is_present() {
+        errors.push(error_at(
+            model.container.root.span(),
+            "reconciler",
+            "`root` and `parent` both name the parent kind: keep `parent = ..` on a marker struct, or `root` on your own kind",
+        ));
+    }
+    for step in &model.steps {
+        let (reflect, attr) = match step {
+            Step::Child(c) => (
+                c.reflect
+                    .as_ref()
+                    .map(|r| r.span())
+                    .or(c.reflect_name.as_ref().map(|f| f.0.span())),
+                "child",
+            ),
+            Step::Children(c) => (c.reflect.as_ref().map(|r| r.span()), "children"),
+            _ => (None, ""),
+        };
+        if let Some(span) = reflect {
+            errors.push(error_at(
+                span,
+                attr,
+                "the parent's status is not written (`parent = ..`): there is no status to reflect into; read the child in a later step instead",
+            ));
+        }
+    }
+    for (span, _, _) in &model.admission {
+        errors.push(error_at(
+            *span,
+            "admission",
+            "admission webhooks are declared on the operator's own kinds; a `parent = ..` kind is not",
         ));
     }
 }

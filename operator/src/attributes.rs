@@ -103,6 +103,29 @@
 //! | --- | --- | --- |
 //! | a spec struct with `#[kube(kind = "WebApp", status = "WebAppStatus", ..)]` | `WebApp` (or kube's `root = ".."`) | `status` is required and must implement [`ReconcilerStatus`](crate::ReconcilerStatus) |
 //! | a type with `#[reconciler(root)]`, or with no `#[kube]` | the type itself | its `HasStatus::Status` |
+//! | a marker struct with `#[reconciler(parent = Service)]` | [`Foreign<Service>`](crate::Foreign): a built-in or another project's kind; `reconciler()` is generated on the marker | none: never written, its `Ready` changes are events and metrics (no `reflect`, no `#[admission]`) |
+//!
+//! A built-in kind as the parent, an Ingress for every annotated Service:
+//!
+//! ```
+//! use k8s_openapi::api::core::v1::Service;
+//! use k8s_openapi::api::networking::v1::Ingress;
+//! use kubewright::{Context, Foreign, Reconciler};
+//!
+//! #[derive(Reconciler)]
+//! #[reconciler(parent = Service, name = "expose-controller")]
+//! #[child(Ingress, desired = desired_ingress)]
+//! struct Expose;
+//!
+//! fn desired_ingress(svc: &Foreign<Service>, _: &mut Context) -> kubewright::Result<Option<Ingress>> {
+//!     let annotations = svc.metadata.annotations.clone().unwrap_or_default();
+//!     let exposed = annotations.get("example.dev/expose").is_some_and(|v| v == "true");
+//!     Ok(exposed.then(Ingress::default))
+//! }
+//!
+//! let reconciler: Reconciler<Foreign<Service>> = Expose::reconciler();
+//! assert_eq!(reconciler.name(), "expose-controller");
+//! ```
 //!
 //! # `#[reconciler(..)]`: the whole reconciler
 //!
@@ -116,6 +139,7 @@
 //! | `one_action_per_pass` | at most one write per pass | `.one_action_per_pass(true)` |
 //! | `data = Settings` | `reconciler(data)` takes a `Settings` or `None` (`data: impl Into<Option<Settings>>`: a binary that only prints manifests passes `None`); steps read it with [`Context::data`](crate::Context::data), `None` when none was given | `.data_opt(data.into())` |
 //! | `root` | the derive is on the root type itself | |
+//! | `parent = Service` | the parent is that kind, whose status is not written; the derive is on a marker struct | `Reconciler::<Foreign<Service>>::new(..)` |
 //! | `crate = "::kubewright"` | where the runtime crate is (for re-exports) | |
 //!
 //! Several `#[reconciler]` attributes are merged; a key given twice is an error. A misspelt key is one error

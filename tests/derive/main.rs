@@ -3,13 +3,15 @@
 //! operator written with the derive against the one written by hand, through one scenario (`webapp`); the
 //! `teams` example (`teams`); the `tenants` example (`tenants`, and its table tests in `tenants_table`); `async fn`
 //! steps awaiting before the children are written (`async_steps`); a child set of Jobs created once, with a
-//! trimmed history (`runs`); the `cronjob` example's table tests (`cronjob_table`).
+//! trimmed history (`runs`); the `cronjob` example's table tests (`cronjob_table`); a built-in kind as the
+//! parent, `#[reconciler(parent = Service)]` (`expose`).
 
 mod async_steps;
 mod cronjob;
 mod cronjob_table;
 mod database;
 mod database_table;
+mod expose;
 mod runs;
 mod site;
 mod teams;

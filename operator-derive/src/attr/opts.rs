@@ -26,6 +26,9 @@ pub struct ContainerOpts {
     pub data: Option<TypeArg>,
     /// The derive is on the root type itself, not on a spec struct beside `#[kube(..)]`.
     pub root: Flag,
+    /// The parent is this kind, whose status is not the operator's (`kubewright::Foreign<K>`); the derive is
+    /// on a marker struct that `reconciler()` is generated on.
+    pub parent: Option<TypeArg>,
     /// The runtime crate's path.
     #[darling(rename = "crate")]
     pub krate: Option<CratePath>,
@@ -42,6 +45,7 @@ impl ContainerOpts {
         "one_action_per_pass",
         "data",
         "root",
+        "parent",
         "crate",
     ];
 }
