@@ -2,6 +2,7 @@
 
 pub mod cronjob;
 pub mod database;
+pub mod domains;
 pub mod expose;
 pub mod teams;
 pub mod tenants;

@@ -56,6 +56,7 @@ pub mod stash;
 pub mod tracker;
 pub mod triggers;
 mod unmanaged;
+pub mod untyped;
 mod versions;
 
 #[cfg(any(feature = "testing", feature = "envtest"))]

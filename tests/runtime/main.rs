@@ -16,4 +16,5 @@ mod selected_caches;
 mod smoke;
 mod table;
 mod triggers;
+mod untyped;
 mod webapp;

@@ -1,0 +1,173 @@
+//! A kind without a Rust type as a child (`kubewright::untyped`): the Domain example owns a cert-manager
+//! `Certificate` named by group, version and kind only, and is Ready when the Certificate's own `Ready`
+//! condition says so for its current generation.
+
+use std::time::Duration;
+
+use examples::domains::{Certificate, Domain, DomainSpec, certificate_crd};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::runtime::wait::{await_condition, conditions};
+use kube::{Client, CustomResourceExt, ResourceExt};
+use kubewright::Operator;
+use kubewright::testing::ApiServer;
+use kubewright::testing::explore::{Explore, Scenario};
+use serde_json::json;
+
+async fn install(client: &Client, crd: CustomResourceDefinition) {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let name = crd.name_any();
+    crds.create(&PostParams::default(), &crd).await.unwrap();
+    await_condition(crds, &name, conditions::is_crd_established())
+        .await
+        .unwrap();
+}
+
+fn domain(name: &str, host: &str) -> Domain {
+    let mut d = Domain::new(
+        name,
+        DomainSpec {
+            host: host.into(),
+            issuer: None,
+        },
+    );
+    d.metadata.namespace = Some("default".into());
+    d
+}
+
+async fn ready_of(domains: &Api<Domain>, name: &str) -> Option<(String, String)> {
+    let d = domains.get(name).await.ok()?;
+    d.status?
+        .conditions
+        .into_iter()
+        .find(|c| c.type_ == "Ready")
+        .map(|c| (c.status, c.reason))
+}
+
+async fn eventually_ready(domains: &Api<Domain>, name: &str, want: (&str, &str)) {
+    let mut seen = None;
+    for _ in 0..400 {
+        seen = ready_of(domains, name).await;
+        if seen
+            .as_ref()
+            .is_some_and(|(s, r)| s == want.0 && r == want.1)
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("Ready is {seen:?}, not {want:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_domain_owns_an_untyped_certificate_and_is_ready_when_it_is() {
+    let server = ApiServer::new();
+    let client = server.client();
+    install(&client, Domain::crd()).await;
+    install(&client, certificate_crd()).await;
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(
+        Operator::new(client.clone())
+            .controller(Domain::reconciler())
+            .run_until(async move {
+                let _ = stop_rx.await;
+            }),
+    );
+    let domains: Api<Domain> = Api::namespaced(client.clone(), "default");
+    domains
+        .create(&PostParams::default(), &domain("shop", "shop.example.dev"))
+        .await
+        .unwrap();
+
+    // The Certificate is made from the Domain, untyped, owned by it.
+    let certs: Api<Certificate> = Api::namespaced(client.clone(), "default");
+    let mut cert = None;
+    for _ in 0..400 {
+        cert = certs.get_opt("shop").await.unwrap();
+        if cert.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let cert = cert.expect("a Certificate");
+    assert_eq!(cert.data["spec"]["dnsNames"], json!(["shop.example.dev"]));
+    assert_eq!(cert.data["spec"]["secretName"], "shop-tls");
+    assert_eq!(cert.owner_references()[0].kind, "Domain");
+    // cert-manager has not reported yet: not ready.
+    eventually_ready(&domains, "shop", ("False", "AwaitingStatus")).await;
+
+    // cert-manager reports the Certificate issued, for its current generation.
+    let generation = cert.metadata.generation.unwrap();
+    let status = json!({"status": {"conditions": [{
+        "type": "Ready", "status": "True", "reason": "Ready", "message": "Certificate is up to date",
+        "observedGeneration": generation, "lastTransitionTime": "2026-01-01T00:00:00Z",
+    }]}});
+    certs
+        .patch_status("shop", &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .unwrap();
+    eventually_ready(&domains, "shop", ("True", "Ready")).await;
+
+    // The host changes: the Certificate follows (a new generation), and the Domain is not ready until
+    // cert-manager has observed it.
+    domains
+        .patch(
+            "shop",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"host": "store.example.dev"}})),
+        )
+        .await
+        .unwrap();
+    eventually_ready(&domains, "shop", ("False", "NotObserved")).await;
+    let cert = certs.get("shop").await.unwrap();
+    assert_eq!(cert.data["spec"]["dnsNames"], json!(["store.example.dev"]));
+    let _ = stop_tx.send(());
+    running.await.unwrap().unwrap();
+}
+
+#[test]
+fn the_manifests_grant_the_untyped_kind_by_its_group_and_resource() {
+    let manifests = examples::domains::app().installation();
+    let role = manifests.cluster_role();
+    let granted = role.rules.iter().flatten().any(|r| {
+        r.api_groups
+            .iter()
+            .flatten()
+            .any(|g| g == "cert-manager.io")
+            && r.resources.iter().flatten().any(|x| x == "certificates")
+            && r.verbs.iter().any(|v| v == "create")
+    });
+    assert!(granted, "{}", manifests.to_yaml().unwrap());
+    // Only the Domain's CRD is the operator's to install.
+    assert_eq!(manifests.crds().len(), 1);
+}
+
+#[tokio::test]
+async fn the_explorer_runs_the_domain_operator_with_its_untyped_child() {
+    let scenario = Scenario::new()
+        .apply(&domain("shop", "shop.example.dev"))
+        .settle()
+        .status::<Certificate>(
+            Some("default"),
+            "shop",
+            json!({"conditions": [{"type": "Ready", "status": "True", "reason": "Ready", "message": "",
+                "observedGeneration": 1, "lastTransitionTime": "2026-01-01T00:00:00Z"}]}),
+        )
+        .settle()
+        .apply(&domain("shop", "store.example.dev"));
+    let explored = Explore::new(Domain::reconciler)
+        .crd(Domain::crd())
+        .crd(certificate_crd())
+        .scenario(scenario)
+        .budget(40)
+        .run()
+        .await
+        .unwrap_or_else(|broken| panic!("{broken}"));
+    assert!(
+        explored
+            .writes
+            .iter()
+            .any(|w| w.contains("Certificate default/shop")),
+        "{explored:#}"
+    );
+}
