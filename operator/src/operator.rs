@@ -273,6 +273,9 @@ impl Operator {
         if let Some(e) = invalid.into_iter().next() {
             return Err(e.into());
         }
+        // A kind the cluster does not serve (a child's CRD not installed) fails now, naming it, rather than as
+        // a cache that never fills.
+        caches.check_served().await?;
         let mut elector = match leader {
             Some(election) => {
                 election.validate()?;
@@ -417,6 +420,9 @@ pub enum RunError {
     /// The leader election's settings cannot elect safely.
     #[error("leader election: {0}")]
     LeaderElection(#[from] LeaderElectionError),
+    /// A kind the caches watch is not served by the cluster (or not with its declared scope).
+    #[error(transparent)]
+    NotServed(#[from] crate::cache::NotServed),
     /// This replica led and lost its Lease; every controller stopped at once.
     #[error("lost the lease {lease} ({reason}); every controller stopped")]
     LeadershipLost {

@@ -28,7 +28,8 @@
 //! ```
 //!
 //! What is not offered: a kind chosen at run time (kube's `DynamicObject` with an `ApiResource`): each kind is
-//! declared in the code, which is how the caches tell kinds apart.
+//! declared in the code, which is how the caches tell kinds apart; declare each kind once (two declarations of
+//! one kind in one operator are two caches of it, which is not supported).
 
 use std::borrow::Cow;
 use std::fmt;

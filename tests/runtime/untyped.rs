@@ -171,3 +171,46 @@ async fn the_explorer_runs_the_domain_operator_with_its_untyped_child() {
         "{explored:#}"
     );
 }
+
+#[tokio::test]
+async fn an_operator_whose_child_kind_is_not_served_fails_at_start_naming_it() {
+    let server = ApiServer::new();
+    let client = server.client();
+    install(&client, Domain::crd()).await;
+    let run = Operator::new(client.clone())
+        .controller(Domain::reconciler())
+        .run_until(std::future::pending::<()>());
+    let failed = tokio::time::timeout(Duration::from_secs(30), run)
+        .await
+        .expect("an error at start")
+        .unwrap_err();
+    let text = failed.to_string();
+    assert!(
+        text.starts_with("Certificate (cert-manager.io/v1, resource certificates) is not served by the cluster: install its CustomResourceDefinition first"),
+        "{text}"
+    );
+}
+
+kubewright::kind! {
+    /// ConfigMaps declared with the wrong scope.
+    ClusterConfigMapKind = "v1", "ConfigMap", "configmaps", Cluster
+}
+
+#[tokio::test]
+async fn an_untyped_kind_declared_with_the_wrong_scope_fails_at_start() {
+    let server = ApiServer::new();
+    let client = server.client();
+    install(&client, Domain::crd()).await;
+    install(&client, certificate_crd()).await;
+    let reconciler =
+        Domain::reconciler().tracks::<kubewright::untyped::Untyped<ClusterConfigMapKind>>();
+    let failed = Operator::new(client.clone())
+        .controller(reconciler)
+        .run_until(std::future::pending::<()>())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        failed.to_string(),
+        "ConfigMap (v1) is declared cluster-scoped but the cluster serves it namespaced: declare it with the cluster's scope"
+    );
+}

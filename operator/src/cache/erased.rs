@@ -138,6 +138,9 @@ fn copy_into<K: CachedKind>(entry: &Entry, into: &Caches, frozen: bool) {
         last_error: entry.last_error.clone(),
         kind: entry.kind.clone(),
         api_version: entry.api_version.clone(),
+        plural: entry.plural.clone(),
+        namespaced: entry.namespaced,
+        watched: false,
         seen: entry.seen.clone(),
         erased: Erased::of::<K>(),
     };

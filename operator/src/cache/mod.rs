@@ -26,6 +26,7 @@ mod lists;
 mod namespaces;
 mod objects;
 mod options;
+mod served;
 mod sync;
 mod watch;
 mod wire;
@@ -39,6 +40,7 @@ pub use lists::{ListStrategy, probe_list_strategy};
 pub use objects::Form;
 pub(crate) use objects::{Key, Objects, key_of};
 pub use options::{CacheOptions, CacheOptionsError, LIST_PAGE, OWNER_LABEL};
+pub use served::NotServed;
 pub use sync::{NotSynced, Unsynced, describe_watch_error};
 pub(crate) use wire::Wire;
 
@@ -301,6 +303,11 @@ struct Entry {
     last_error: LastError,
     kind: String,
     api_version: String,
+    /// The resource (plural) and whether it is namespaced, as the kind's type declares them.
+    plural: String,
+    namespaced: bool,
+    /// Whether a watch fills the cache (not a store given by a test).
+    watched: bool,
     /// The highest resourceVersion the watch delivered (0 for a store with no watch).
     seen: Arc<AtomicU64>,
     /// What can be done with the entry without knowing its kind's type.
@@ -362,38 +369,6 @@ impl Caches {
             namespaces: Arc::new(namespaces),
             lists: Arc::default(),
             statuses: Arc::default(),
-        }
-    }
-
-    /// Whether the API server serves a `status` subresource for kind `K` (a custom resource's CRD declares
-    /// one, or not), from its discovery of `K`'s group and version, asked once per kind (one request, which
-    /// every authenticated user may make). When discovery fails, `true` (logged; asked again next time): a
-    /// child is then not taken for ready before its controller reports a status.
-    pub async fn reports_status<K: CachedKind>(&self) -> bool {
-        let key = TypeId::of::<K>();
-        if let Some(known) = self
-            .statuses
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-        {
-            return *known;
-        }
-        let api_version = K::api_version(&());
-        match self.client.list_api_group_resources(&api_version).await {
-            Ok(list) => {
-                let status = format!("{}/status", K::plural(&()));
-                let reports = list.resources.iter().any(|r| r.name == status);
-                self.statuses
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(key, reports);
-                reports
-            }
-            Err(e) => {
-                tracing::warn!(kind = %K::kind(&()), api_version = %api_version, error = %e, "cannot discover whether the kind has a status subresource; taking it as having one");
-                true
-            }
         }
     }
 
@@ -460,6 +435,9 @@ impl Caches {
                 last_error,
                 kind,
                 api_version: K::api_version(&()).into_owned(),
+                plural: K::plural(&()).into_owned(),
+                namespaced: is_namespaced::<K>(),
+                watched: true,
                 seen,
                 erased: erased::Erased::of::<K>(),
             }
@@ -543,6 +521,9 @@ impl Caches {
             last_error: LastError::default(),
             kind,
             api_version: K::api_version(&()).into_owned(),
+            plural: K::plural(&()).into_owned(),
+            namespaced: is_namespaced::<K>(),
+            watched: false,
             seen: Arc::default(),
             erased: erased::Erased::of::<K>(),
         };
