@@ -275,6 +275,7 @@ pub use error::ApiError;
 pub use faults::{Fault, FaultAction};
 pub use http::Serving;
 pub use log::RequestRecord;
+pub use protobuf::{ProtobufError, encode as encode_protobuf};
 pub use registry::{PrinterColumn, ResourceType, ScaleSpec};
 pub use request::Verb;
 pub use server::{ApiServer, ApiServerBuilder, Clock};

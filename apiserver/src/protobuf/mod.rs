@@ -29,14 +29,17 @@
 mod core;
 mod decode;
 mod encode;
+mod gogo;
 mod json;
 mod meta;
+mod options;
 mod policy;
 mod rbac;
 mod schema;
 mod workloads;
 
 pub use encode::{object as encode, watch_event};
+pub use options::{decode_delete_options, options_type};
 
 use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
 use prost::Message;
@@ -56,6 +59,10 @@ pub enum ProtobufError {
         "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]"
     )]
     Magic,
+    /// A message read as Go's generated code reads it (the envelope and `DeleteOptions`) is malformed, or
+    /// names a type that cannot be read: Go's error text, as kube-apiserver answers it.
+    #[error("{0}")]
+    Unmarshal(String),
     /// The envelope or the object inside is not valid protobuf.
     #[error("failed to decode {what}: {source}")]
     Decode {
@@ -108,7 +115,10 @@ pub enum ProtobufError {
 impl ProtobufError {
     /// Whether the request itself is malformed (400) rather than something this server does not read (415).
     pub fn is_malformed(&self) -> bool {
-        matches!(self, ProtobufError::Magic | ProtobufError::Decode { .. })
+        matches!(
+            self,
+            ProtobufError::Magic | ProtobufError::Decode { .. } | ProtobufError::Unmarshal(_)
+        )
     }
 }
 
@@ -126,6 +136,17 @@ pub fn is_protobuf(content_type: &str) -> bool {
 /// Decodes a protobuf request body (envelope and object) into the object's JSON, with `apiVersion` and
 /// `kind` from the envelope.
 pub fn decode(body: &[u8]) -> Result<Value> {
+    decode_with(body, false)
+}
+
+/// Decodes a protobuf body written to the `status` subresource: as [`decode`], but the object's `status` is
+/// read whatever its value (by the messages of the schema, as the per-kind mapping leaves every status out),
+/// since it is what the write changes.
+pub fn decode_status(body: &[u8]) -> Result<Value> {
+    decode_with(body, true)
+}
+
+fn decode_with(body: &[u8], keep_status: bool) -> Result<Value> {
     let rest = body.strip_prefix(MAGIC).ok_or(ProtobufError::Magic)?;
     let Unknown {
         type_meta,
@@ -143,18 +164,24 @@ pub fn decode(body: &[u8]) -> Result<Value> {
     let api_version = api_version.unwrap_or_default();
     let kind = kind.unwrap_or_default();
     let raw = raw.unwrap_or_default();
-    let object = match object(&api_version, &kind, &raw) {
-        // What the per-kind mapping does not carry is read by the messages of the schema.
-        Err(ProtobufError::UnknownKind { .. } | ProtobufError::Unsupported { .. }) => {
-            let name = schema::message_of(&api_version, &kind).ok_or_else(|| {
-                ProtobufError::UnknownKind {
-                    api_version: api_version.clone(),
-                    kind: kind.clone(),
-                }
+    let by_schema = || {
+        let name =
+            schema::message_of(&api_version, &kind).ok_or_else(|| ProtobufError::UnknownKind {
+                api_version: api_version.clone(),
+                kind: kind.clone(),
             })?;
-            decode::object(&name, &raw)?
+        decode::object(&name, &raw, keep_status)
+    };
+    let object = if keep_status {
+        by_schema()?
+    } else {
+        match object(&api_version, &kind, &raw) {
+            // What the per-kind mapping does not carry is read by the messages of the schema.
+            Err(ProtobufError::UnknownKind { .. } | ProtobufError::Unsupported { .. }) => {
+                by_schema()?
+            }
+            other => other?,
         }
-        other => other?,
     };
     let mut object = match object {
         Value::Object(map) => map,
