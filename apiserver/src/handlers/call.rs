@@ -122,6 +122,11 @@ pub(super) fn decode(call: &Call<'_>, rt: &ResourceType) -> ApiResult<Value> {
                 rt.kind
             )));
         }
+        if subresource == Some("scale")
+            && let Some(named) = crate::protobuf::envelope_type(call.body)
+        {
+            check_scale_type(rt, &named)?;
+        }
         let decoded = if subresource == Some("status") {
             crate::protobuf::decode_status(call.body)
         } else {
@@ -206,6 +211,23 @@ pub(super) fn check_type(rt: &ResourceType, obj: &Value) -> ApiResult<()> {
         )));
     }
     Ok(())
+}
+
+/// Checks the type a protobuf body written to `scale` names: an `autoscaling/v1` Scale, or kube-apiserver's
+/// `400` (for a custom resource, the scale scope's own wording, which names no kind).
+fn check_scale_type(rt: &ResourceType, (api_version, kind): &(String, String)) -> ApiResult<()> {
+    if kind == "Scale" && api_version == "autoscaling/v1" {
+        return Ok(());
+    }
+    if rt.custom {
+        return Err(ApiError::bad_request(
+            "no kind is registered for the type v1.Scale in scheme \"pkg/runtime/scheme.go:111\"",
+        ));
+    }
+    let version = api_version.rsplit('/').next().unwrap_or("");
+    Err(ApiError::bad_request(format!(
+        "{kind} in version \"{version}\" cannot be handled as a Scale: no kind \"{kind}\" is registered for version \"{api_version}\" in scheme \"pkg/runtime/scheme.go:111\""
+    )))
 }
 
 /// The type check of an applied configuration, as kube-apiserver's field manager words it (a missing kind or
