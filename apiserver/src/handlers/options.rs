@@ -1,6 +1,7 @@
 //! The `DeleteOptions` of a delete or delete-collection, as kube-apiserver reads them: from the body when
-//! there is one (JSON, YAML or protobuf, whatever group-version it names, the query then unread), from the
-//! query otherwise; then validated (`ValidateDeleteOptions`: every cause in one `422`).
+//! there is one (JSON, YAML or protobuf, whatever group-version it names, the query then unread but for
+//! `dryRun=All`, which the server's own admission adds), from the query otherwise; then validated
+//! (`ValidateDeleteOptions`: every cause in one `422`).
 
 use serde_json::{Value, json};
 
@@ -47,9 +48,12 @@ pub(super) fn delete_options(call: &Call<'_>) -> ApiResult<DeleteOptions> {
             pre["uid"].as_str().map(str::to_string),
             pre["resourceVersion"].as_str().map(str::to_string),
         ),
+        // `dryRun=All` in the query counts beside a body too: the server's own admission runs a delete as a
+        // dry run first that way (kube-apiserver reads no query beside a body).
         dry_run: options["dryRun"]
             .as_array()
-            .is_some_and(|a| a.iter().any(|v| v == "All")),
+            .is_some_and(|a| a.iter().any(|v| v == "All"))
+            || call.query.get("dryRun") == Some("All"),
     })
 }
 
