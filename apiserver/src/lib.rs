@@ -133,13 +133,19 @@
 //!   status updates. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
 //!   template) the value is printed as the object's JSON, and the immutable spec messages of a
 //!   PersistentVolumeClaim and a Pod have no diff of the two specs.
-//! - Request bodies are JSON, YAML, or protobuf for every built-in kind (kubectl's `create <generator>`
-//!   sends protobuf; `kubectl run` and `expose` send JSON): ConfigMap, Secret, Namespace, ServiceAccount,
-//!   Service, Pod, Deployment, Job, CronJob, the four RBAC kinds, ResourceQuota, PodDisruptionBudget and
-//!   PriorityClass are mapped field by field from `k8s-pb`'s messages, the other kinds and the fields that
-//!   mapping does not carry are read by the generated `.proto` files' messages. Protobuf bodies of
-//!   subresources, of custom resources, gzip-encoded or not fitting their message are refused with
-//!   415 rather than read in part; CBOR is refused as kube-apiserver 1.35 refuses it with its
+//! - Request bodies are JSON, YAML, or protobuf for every built-in kind (client-go's typed clients and
+//!   kubectl's `create <generator>` send protobuf; `kubectl run` and `expose` send JSON): ConfigMap, Secret,
+//!   Namespace, ServiceAccount, Service, Pod, Deployment, Job, CronJob, the four RBAC kinds, ResourceQuota,
+//!   PodDisruptionBudget and PriorityClass are mapped field by field from `k8s-pb`'s messages, the other
+//!   kinds (CustomResourceDefinitions among them) and the fields that mapping does not carry are read by the
+//!   generated `.proto` files' messages, for the object, its `status` and its `scale` (custom resources'
+//!   too). `DeleteOptions` bodies (of deletes and delete-collections) are read in JSON, YAML or protobuf
+//!   as kube-apiserver reads them: in any group-version, a malformed protobuf one answered with Go's
+//!   error text, the query beside a body unread but for `dryRun=All`, and refused as
+//!   `ValidateDeleteOptions` refuses them (every cause in one 422). Protobuf bodies gzip-encoded or not fitting their message are refused with 415 rather
+//!   than read in part, and so are custom resources' objects in protobuf (kube-apiserver 1.35 fails such a
+//!   request without an answer: its decoder of custom resources dereferences a nil pointer); CBOR is
+//!   refused as kube-apiserver 1.35 refuses it with its
 //!   `CBORServingAndStorage` gate off (415 for a body, 406 for an `Accept` naming only CBOR). Built-in
 //!   resources refuse what go-restful's routes refuse before a handler runs (a patch type the route does not
 //!   consume: `415: Unsupported Media Type`; an `Accept` naming none of the types the route produces:
@@ -275,6 +281,7 @@ pub use error::ApiError;
 pub use faults::{Fault, FaultAction};
 pub use http::Serving;
 pub use log::RequestRecord;
+pub use protobuf::{ProtobufError, encode as encode_protobuf};
 pub use registry::{PrinterColumn, ResourceType, ScaleSpec};
 pub use request::Verb;
 pub use server::{ApiServer, ApiServerBuilder, Clock};

@@ -381,11 +381,19 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
             set_default(spec, "replicas", json!(1));
             set_default(spec, "podManagementPolicy", json!("OrderedReady"));
             set_default(spec, "revisionHistoryLimit", json!(10));
-            set_default(
-                spec,
-                "updateStrategy",
-                json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}),
-            );
+            // As Go defaults it: a type when unset (also in an empty `updateStrategy: {}`, which Go writes into
+            // every protobuf body), with a rolling update whose partition is 0.
+            if !spec["updateStrategy"].is_object() {
+                spec["updateStrategy"] = json!({});
+            }
+            let strategy = &mut spec["updateStrategy"];
+            if strategy["type"].as_str().is_none_or(str::is_empty) {
+                strategy["type"] = json!("RollingUpdate");
+                set_default(strategy, "rollingUpdate", json!({}));
+            }
+            if strategy["type"] == "RollingUpdate" && strategy["rollingUpdate"].is_object() {
+                set_default(&mut strategy["rollingUpdate"], "partition", json!(0));
+            }
             pod_spec_defaults(&mut spec["template"]["spec"]);
         }
         ("batch", "CronJob") => {

@@ -225,3 +225,40 @@ async fn new_deployments_differ_in_managed_fields_shape_and_empty_status() {
     );
     assert_eq!(real["status"], json!({}), "kube-apiserver: status {{}}");
 }
+
+/// A custom resource's object in protobuf (a create, an update, a `status` write): kube-apiserver 1.35
+/// fails the request without an answer (its decoder of custom resources dereferences a nil pointer and the
+/// handler's panic aborts the stream); the in-memory server answers `415`.
+#[tokio::test]
+async fn protobuf_custom_resources_get_no_answer_on_kube_apiserver() {
+    let Some([memory, real]) =
+        both("protobuf_custom_resources_get_no_answer_on_kube_apiserver").await
+    else {
+        return;
+    };
+    let mut body = b"k8s\0".to_vec();
+    // runtime.Unknown { typeMeta: { apiVersion: diff.example.dev/v1, kind: Widget } }, no raw.
+    let type_meta = [
+        &[0x0a, 19][..],
+        b"diff.example.dev/v1",
+        &[0x12, 6][..],
+        b"Widget",
+    ]
+    .concat();
+    body.extend([0x0a, type_meta.len() as u8]);
+    body.extend(type_meta);
+    let mut answers = Vec::new();
+    for (client, ns) in [memory, real] {
+        let request = http::Request::post(crate::support::widgets(&ns))
+            .header("content-type", "application/vnd.kubernetes.protobuf")
+            .header("accept", "application/json")
+            .body(kube::client::Body::from(body.clone()))
+            .expect("a request");
+        answers.push(match client.send(request).await {
+            Ok(response) => Some(response.status().as_u16()),
+            Err(_) => None,
+        });
+    }
+    assert_eq!(answers[0], Some(415), "in-memory: 415");
+    assert_eq!(answers[1], None, "kube-apiserver: no answer");
+}

@@ -24,6 +24,9 @@
 //!   (and its pod template the labels); the in-memory server does not, so a Job's wide Selector cell differs.
 //! - `CSR_REQUESTOR`: kube-apiserver records the requesting user in a CertificateSigningRequest's
 //!   `spec.username`; the in-memory server authenticates no one, so the table's Requestor cell is empty.
+//! - A custom resource's object in protobuf: kube-apiserver 1.35 fails the request without an answer (a nil
+//!   pointer in apiextensions-apiserver's decoder), the in-memory server answers `415`
+//!   (`protobuf_custom_resources_get_no_answer_on_kube_apiserver`).
 //!
 //! Pinned in `kinds.rs` instead, which compares discovery and a round trip of every built-in kind:
 //!
@@ -75,7 +78,14 @@
 //! writes back the same bytes, and each carries what the JSON answer carries.
 //! `protobuf_metadata_watch`: a metadata-only streamed list in JSON and in protobuf (its bookmark is
 //! `PartialObjectMetadata`). `protobuf_bodies`: an Ingress and a Pod created from protobuf equal their twins
-//! created from JSON. `media_types`: CBOR bodies and CBOR-only `Accept` (415 and 406, go-restful's for
+//! created from JSON. `protobuf_creates`: a minimal object of every built-in kind served (APIServices
+//! aside) created from protobuf (encoded by `encode_protobuf`) equals its twin created from JSON; without a
+//! control plane, a check that every kind the in-memory discovery lists has a minimal object.
+//! `protobuf_delete_options`: `DeleteOptions` in protobuf as client-go sends them (foreground, a failed
+//! precondition, dry run, delete-collection, another group-version in the envelope), malformed ones (Go's
+//! error texts), another kind, YAML options, a media type not read. `protobuf_subresources`: a Deployment's
+//! `status` and `scale` written in protobuf, a Scale of another type, a custom resource's `scale` in
+//! protobuf. `protobuf_crds`: a CRD created from protobuf and deleted with protobuf options. `media_types`: CBOR bodies and CBOR-only `Accept` (415 and 406, go-restful's for
 //! built-in resources, apiextensions-apiserver's for custom ones), a patch type a route does not consume.
 //! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
 //! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`
@@ -111,7 +121,9 @@ mod openapi_v2;
 mod parity;
 mod patch;
 mod protobuf;
+mod protobuf_kinds;
 mod protobuf_wire;
+mod protobuf_writes;
 mod quantities;
 mod secrets;
 mod support;

@@ -27,8 +27,8 @@ use serde_json::{Value, json};
 use crate::protobuf_wire;
 use crate::support::{Deviation, Transcript, is_periodic_bookmark, run};
 
-const PB: &str = "application/vnd.kubernetes.protobuf";
-const PB_JSON: &str = "application/vnd.kubernetes.protobuf, application/json";
+pub const PB: &str = "application/vnd.kubernetes.protobuf";
+pub const PB_JSON: &str = "application/vnd.kubernetes.protobuf, application/json";
 const TABLE_PB: &str = "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io";
 const METADATA_PB: &str =
     "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;v=v1;g=meta.k8s.io";
@@ -41,7 +41,7 @@ const DEVIATIONS: &[Deviation] = &[Deviation {
 
 /// A request's answer as the transcript records it: status, `Content-Type`, and the body (protobuf
 /// decoded, JSON parsed).
-async fn exchange(
+pub async fn exchange(
     client: &Client,
     method: &str,
     path: &str,
@@ -123,7 +123,7 @@ fn configmap_protobuf(name: &str) -> Vec<u8> {
     bytes
 }
 
-fn json_body(v: &Value) -> Option<(&'static str, Vec<u8>)> {
+pub fn json_body(v: &Value) -> Option<(&'static str, Vec<u8>)> {
     Some(("application/json", serde_json::to_vec(v).expect("JSON")))
 }
 
@@ -501,7 +501,7 @@ fn encoded(object: &Value) -> Vec<u8> {
 
 /// A created object without what differs between two creates: name, uid, resourceVersion, times, the
 /// managedFields' manager (the user agent's).
-fn comparable(object: &Value) -> Value {
+pub fn comparable(object: &Value) -> Value {
     let mut o = object.clone();
     if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
         for key in [
@@ -588,7 +588,7 @@ async fn every_built_in_kind_answers_protobuf() {
 const ASYNC_STATUS: [&str; 2] = ["FlowSchema", "PriorityLevelConfiguration"];
 
 /// Leaves out zero values (`""`, `0`, `false`, `null`, empty objects and lists), recursively.
-fn drop_zeros(v: &mut Value) {
+pub fn drop_zeros(v: &mut Value) {
     let zero = |v: &Value| match v {
         Value::Null => true,
         Value::Bool(b) => !b,

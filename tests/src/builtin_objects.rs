@@ -261,5 +261,173 @@ pub fn all() -> Vec<Minimal> {
     ]
 }
 
+/// One minimal valid object of each kind [`all`] leaves out (but APIServices, which would register an API
+/// group on the control plane): the kinds operators write most, `autoscaling/v1` HorizontalPodAutoscalers,
+/// RBAC, events, IP addresses and service CIDRs, resource slices, CustomResourceDefinitions. `{ns}` in an object stands for the namespace, `{twin}`
+/// for a token that tells two objects created side by side apart (in names and CRD groups).
+pub fn first_kinds() -> Vec<Minimal> {
+    let deployment_spec =
+        || json!({ "spec": { "selector": selector(), "template": pod_template() } });
+    vec![
+        minimal(
+            "/api/v1/namespaces/{ns}/configmaps",
+            "v1",
+            "ConfigMap",
+            json!({ "data": { "a": "1" } }),
+        ),
+        minimal(
+            "/api/v1/namespaces/{ns}/secrets",
+            "v1",
+            "Secret",
+            json!({ "type": "Opaque", "data": { "k": "dg==" } }),
+        ),
+        minimal(
+            "/api/v1/namespaces/{ns}/serviceaccounts",
+            "v1",
+            "ServiceAccount",
+            json!({}),
+        ),
+        minimal(
+            "/api/v1/namespaces/{ns}/services",
+            "v1",
+            "Service",
+            json!({ "spec": { "selector": { "app": "a" }, "ports": [{ "port": 80, "targetPort": "http" }] } }),
+        ),
+        minimal(
+            "/api/v1/namespaces/{ns}/pods",
+            "v1",
+            "Pod",
+            json!({ "spec": pod_template()["spec"] }),
+        ),
+        minimal(
+            "/api/v1/namespaces/{ns}/endpoints",
+            "v1",
+            "Endpoints",
+            json!({ "subsets": [{ "addresses": [{ "ip": "10.1.2.3" }], "ports": [{ "port": 80 }] }] }),
+        ),
+        minimal(
+            "/api/v1/namespaces/{ns}/events",
+            "v1",
+            "Event",
+            json!({ "involvedObject": { "kind": "Pod", "name": "p", "namespace": "{ns}" },
+                    "reason": "Started", "message": "started", "type": "Normal" }),
+        ),
+        minimal(
+            "/api/v1/namespaces/{ns}/persistentvolumeclaims",
+            "v1",
+            "PersistentVolumeClaim",
+            json!({ "spec": { "accessModes": ["ReadWriteOnce"], "resources": { "requests": { "storage": "1Gi" } } } }),
+        ),
+        minimal("/api/v1/namespaces", "v1", "Namespace", json!({})),
+        minimal(
+            "/api/v1/nodes",
+            "v1",
+            "Node",
+            json!({ "spec": { "podCIDR": "10.244.0.0/24" } }),
+        ),
+        minimal(
+            "/apis/apps/v1/namespaces/{ns}/deployments",
+            "apps/v1",
+            "Deployment",
+            deployment_spec(),
+        ),
+        minimal(
+            "/apis/apps/v1/namespaces/{ns}/replicasets",
+            "apps/v1",
+            "ReplicaSet",
+            deployment_spec(),
+        ),
+        minimal(
+            "/apis/apps/v1/namespaces/{ns}/daemonsets",
+            "apps/v1",
+            "DaemonSet",
+            deployment_spec(),
+        ),
+        minimal(
+            "/apis/apps/v1/namespaces/{ns}/statefulsets",
+            "apps/v1",
+            "StatefulSet",
+            json!({ "spec": { "selector": selector(), "template": pod_template(), "serviceName": "s" } }),
+        ),
+        minimal(
+            "/apis/batch/v1/namespaces/{ns}/jobs",
+            "batch/v1",
+            "Job",
+            json!({ "spec": { "template": { "spec": { "restartPolicy": "Never",
+                "containers": [{ "name": "c", "image": "busybox:1" }] } } } }),
+        ),
+        minimal(
+            "/apis/autoscaling/v1/namespaces/{ns}/horizontalpodautoscalers",
+            "autoscaling/v1",
+            "HorizontalPodAutoscaler",
+            json!({ "spec": { "scaleTargetRef": { "apiVersion": "apps/v1", "kind": "Deployment", "name": "d" },
+                    "maxReplicas": 3, "targetCPUUtilizationPercentage": 50 } }),
+        ),
+        minimal(
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+            "rbac.authorization.k8s.io/v1",
+            "Role",
+            json!({ "rules": [{ "apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"] }] }),
+        ),
+        minimal(
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings",
+            "rbac.authorization.k8s.io/v1",
+            "RoleBinding",
+            json!({ "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r" },
+                    "subjects": [{ "kind": "ServiceAccount", "name": "default", "namespace": "{ns}" }] }),
+        ),
+        minimal(
+            "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRole",
+            json!({ "rules": [{ "nonResourceURLs": ["/healthz"], "verbs": ["get"] }] }),
+        ),
+        minimal(
+            "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRoleBinding",
+            json!({ "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view" },
+                    "subjects": [{ "kind": "Group", "name": "g", "apiGroup": "rbac.authorization.k8s.io" }] }),
+        ),
+        minimal(
+            "/apis/events.k8s.io/v1/namespaces/{ns}/events",
+            "events.k8s.io/v1",
+            "Event",
+            json!({ "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "example.dev/c",
+                    "reportingInstance": "i", "action": "Started", "reason": "Started", "type": "Normal",
+                    "regarding": { "kind": "Pod", "name": "p", "namespace": "{ns}" } }),
+        ),
+        Minimal {
+            collection: "/apis/networking.k8s.io/v1/ipaddresses",
+            object: json!({ "apiVersion": "networking.k8s.io/v1", "kind": "IPAddress",
+                "metadata": { "name": "fd00::{twin}" },
+                "spec": { "parentRef": { "group": "", "resource": "services", "name": "s", "namespace": "{ns}" } } }),
+        },
+        minimal(
+            "/apis/networking.k8s.io/v1/servicecidrs",
+            "networking.k8s.io/v1",
+            "ServiceCIDR",
+            json!({ "spec": { "cidrs": ["10.250.0.0/24"] } }),
+        ),
+        minimal(
+            "/apis/resource.k8s.io/v1/resourceslices",
+            "resource.k8s.io/v1",
+            "ResourceSlice",
+            json!({ "spec": { "driver": "example.dev", "allNodes": true,
+                    "pool": { "name": "p", "generation": 1, "resourceSliceCount": 1 } } }),
+        ),
+        Minimal {
+            collection: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            object: json!({ "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "metadata": { "name": "gadgets.{twin}.{ns}.example.dev" },
+                "spec": { "group": "{twin}.{ns}.example.dev", "scope": "Namespaced",
+                    "names": { "plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList" },
+                    "versions": [{ "name": "v1", "served": true, "storage": true,
+                        "schema": { "openAPIV3Schema": { "type": "object",
+                            "x-kubernetes-preserve-unknown-fields": true } } }] } }),
+        },
+    ]
+}
+
 /// A PEM certificate request (base64), as CertificateSigningRequests carry.
 pub const CSR: &str = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIR01HOENBUUF3RFRFTE1Ba0dBMVVFQXd3Q2JXVXdXVEFUQmdjcWhrak9QUUlCQmdncWhrak9QUU1CQndOQwpBQVQwTUJ6eHhxcnQrbUc3TnNPdGJpSXBycjNsUWllbS9XNHNVQjZnbDNacjlzblNrcnFsS2VCRUdtWFRtaXhYCmZLU3g2TDEwNkdhL0JqRnNoMzlSQko5N29BQXdDZ1lJS29aSXpqMEVBd0lEUndBd1JBSWdKK3k0N01PeTErRVgKZElKc0FOWmtjU1I5K1FRYkk2UitNR1RGRzM4SUxuMENJRVRYdWN0dXhMSFFUUm56YTlPZGtBTWMxVjhia0V5bApQWjBNdVo5d3d3OHAKLS0tLS1FTkQgQ0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg==";

@@ -1,78 +1,19 @@
-//! Deletes: delete options (propagation, preconditions, dry run), delete and deletecollection.
+//! Deletes: delete and deletecollection, with the options `options.rs` reads.
 
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::call::{dry_run, key};
+use super::call::key;
+use super::options::delete_options;
 use super::read::filter;
 use super::{Call, Reply, lock};
 use crate::convert::from_storage;
-use crate::error::{ApiError, ApiResult, Cause, success_status};
-use crate::lifecycle::{self, Deleted, Propagation};
+use crate::error::{ApiResult, success_status};
+use crate::lifecycle::{self, Deleted};
 use crate::registry::ResourceType;
 use crate::store::ObjKey;
 use crate::table::Render;
-
-/// DeleteOptions from the body and the query.
-pub(super) struct DeleteOptions {
-    pub(super) propagation: Option<Propagation>,
-    pub(super) preconditions: (Option<String>, Option<String>),
-    pub(super) dry_run: bool,
-}
-
-pub(super) fn delete_options(call: &Call<'_>) -> ApiResult<DeleteOptions> {
-    let body: Value = if call.body.is_empty() {
-        json!({})
-    } else {
-        serde_json::from_slice(call.body)
-            .map_err(|e| ApiError::bad_request(format!("couldn't decode DeleteOptions: {e}")))?
-    };
-    let policy = body["propagationPolicy"]
-        .as_str()
-        .map(str::to_string)
-        .or_else(|| call.query.get("propagationPolicy").map(str::to_string));
-    let mut propagation = match policy.as_deref() {
-        None => None,
-        Some("Background") => Some(Propagation::Background),
-        Some("Foreground") => Some(Propagation::Foreground),
-        Some("Orphan") => Some(Propagation::Orphan),
-        Some(other) => {
-            return Err(ApiError::invalid(
-                "DeleteOptions",
-                "meta.k8s.io",
-                "",
-                vec![Cause {
-                    reason: "FieldValueNotSupported".into(),
-                    message: format!(
-                        "Unsupported value: \"{other}\": supported values: \"Foreground\", \"Background\", \"Orphan\""
-                    ),
-                    field: "propagationPolicy".into(),
-                }],
-            ));
-        }
-    };
-    if propagation.is_none() {
-        match body["orphanDependents"].as_bool() {
-            Some(true) => propagation = Some(Propagation::Orphan),
-            Some(false) => propagation = Some(Propagation::Background),
-            None => {}
-        }
-    }
-    let pre = &body["preconditions"];
-    let dry = body["dryRun"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|v| v == "All"))
-        || dry_run(call)?;
-    Ok(DeleteOptions {
-        propagation,
-        preconditions: (
-            pre["uid"].as_str().map(str::to_string),
-            pre["resourceVersion"].as_str().map(str::to_string),
-        ),
-        dry_run: dry,
-    })
-}
 
 pub(super) fn deleted_reply(rt: &ResourceType, deleted: Deleted) -> Value {
     match deleted {

@@ -3,6 +3,7 @@
 
 mod call;
 mod delete;
+mod options;
 mod read;
 mod scale;
 mod write;

@@ -20,7 +20,7 @@ use crate::strategic;
 use crate::strict::{self, PatchFindings};
 
 pub(super) fn create(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
-    let mut obj = decode(call)?;
+    let mut obj = decode(call, rt)?;
     check_type(rt, &obj)?;
     reconcile_namespace(call, rt, &mut obj)?;
     let opts = write_opts(call, false)?;
@@ -32,10 +32,10 @@ pub(super) fn create(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply
 
 pub(super) fn update(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
     if call.req.subresource.as_deref() == Some("scale") {
-        let scale = decode(call)?;
+        let scale = decode(call, rt)?;
         return write_scale(call, rt, |_| Ok(scale));
     }
-    let mut obj = decode(call)?;
+    let mut obj = decode(call, rt)?;
     check_type(rt, &obj)?;
     reconcile_name(call, &mut obj)?;
     reconcile_namespace(call, rt, &mut obj)?;

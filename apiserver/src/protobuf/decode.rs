@@ -13,10 +13,11 @@ use serde_json::{Map, Value, json};
 use super::schema::{self, Field, Form, Label};
 use super::{ProtobufError, Result};
 
-/// The JSON of `raw`, an object of message `name`.
-pub(super) fn object(name: &str, raw: &[u8]) -> Result<Value> {
+/// The JSON of `raw`, an object of message `name`; a zero-valued `status` is left out unless `keep_status`.
+pub(super) fn object(name: &str, raw: &[u8], keep_status: bool) -> Result<Value> {
     let mut object = message(name, raw)?;
-    if let Some(o) = object.as_object_mut()
+    if !keep_status
+        && let Some(o) = object.as_object_mut()
         && o.get("status").is_some_and(is_zero)
     {
         o.remove("status");

@@ -17,7 +17,20 @@ use serde_json::{Map, Value};
 use super::schema::{self, Field, Form, Label};
 use super::{MAGIC, ProtobufError, Result};
 
-/// The envelope of an encoded object: `k8s\0`, then a `runtime.Unknown` naming its kind around its bytes.
+/// Encodes the JSON of an object of a built-in kind (or a `metav1.Status`) in kube-apiserver's protobuf
+/// encoding, as a body or an answer: `k8s\0`, then a `runtime.Unknown` naming its kind around the bytes
+/// of its `generated.proto` message, as Go's generated code writes them.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let cm = json!({ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": "a" } });
+/// let bytes = kubewright_apiserver::encode_protobuf(&cm).unwrap();
+/// assert!(bytes.starts_with(b"k8s\0"));
+/// // Custom resources have no protobuf message.
+/// let widget = json!({ "apiVersion": "example.dev/v1", "kind": "Widget" });
+/// assert!(kubewright_apiserver::encode_protobuf(&widget).is_err());
+/// ```
 pub fn object(object: &Value) -> Result<Vec<u8>> {
     let api_version = object["apiVersion"].as_str().unwrap_or_default();
     let kind = object["kind"].as_str().unwrap_or_default();

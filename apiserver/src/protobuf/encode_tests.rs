@@ -201,3 +201,44 @@ fn fields_the_pod_mapping_does_not_carry_are_read_by_the_schema() {
     );
     assert_eq!(decoded.get("status"), None);
 }
+
+#[test]
+fn crds_and_api_services_decode_back_to_what_was_encoded() {
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": { "name": "gizmos.example.dev" },
+        "spec": {
+            "group": "example.dev", "scope": "Namespaced",
+            "names": { "plural": "gizmos", "singular": "gizmo", "kind": "Gizmo", "listKind": "GizmoList" },
+            "versions": [{
+                "name": "v1", "served": true, "storage": true,
+                "schema": { "openAPIV3Schema": { "type": "object", "properties": {
+                    "spec": { "type": "object", "properties": {
+                        "size": { "type": "integer", "minimum": 0.0, "default": 1 },
+                        "tags": { "type": "array", "items": { "type": "string" } },
+                        "extra": { "type": "object", "x-kubernetes-preserve-unknown-fields": true },
+                        "mode": { "type": "string", "enum": ["a", "b"] },
+                    }, "x-kubernetes-validations": [{ "rule": "self.size < 10", "message": "too big" }] },
+                } } },
+                "subresources": { "status": {}, "scale": { "specReplicasPath": ".spec.size", "statusReplicasPath": ".status.size" } },
+            }],
+        },
+    });
+    let decoded = super::decode(&encode(&crd).expect("encodes")).expect("decodes");
+    assert_eq!(decoded["spec"]["names"], crd["spec"]["names"]);
+    let version = &decoded["spec"]["versions"][0];
+    assert_eq!(
+        version["subresources"],
+        crd["spec"]["versions"][0]["subresources"]
+    );
+    assert_eq!(version["schema"], crd["spec"]["versions"][0]["schema"]);
+
+    let api_service = json!({
+        "apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+        "metadata": { "name": "v1.example.dev" },
+        "spec": { "group": "example.dev", "version": "v1", "groupPriorityMinimum": 100,
+                  "versionPriority": 10, "service": { "namespace": "ns", "name": "api", "port": 443 } },
+    });
+    let decoded = super::decode(&encode(&api_service).expect("encodes")).expect("decodes");
+    assert_eq!(decoded["spec"], api_service["spec"]);
+}

@@ -1,21 +1,35 @@
-//! Kube-apiserver's protobuf encoding (`application/vnd.kubernetes.protobuf`): request bodies of the built-in
-//! kinds kubectl's typed clients create, and responses of every built-in kind.
+//! Kube-apiserver's protobuf encoding (`application/vnd.kubernetes.protobuf`): request bodies of every
+//! built-in kind and of `DeleteOptions` (what client-go's typed clients send), and responses of every
+//! built-in kind.
 //!
 //! Both use kube-apiserver's envelope: the four bytes `k8s\0`, then a `runtime.Unknown` message whose
 //! `typeMeta` names the kind and whose `raw` holds the object.
 //!
 //! **Requests.** client-go's generated clients (behind kubectl 1.35's `create configmap`, `create deployment`,
-//! `create job`, `create ingress`, ...; `run`, `expose`, `scale`, `edit` send JSON) send `Content-Type:
-//! application/vnd.kubernetes.protobuf`. Bodies are decoded with `k8s-pb`, prost code generated from
-//! Kubernetes' own `.proto` files, and for the 16 kinds kubectl's generators create most, mapped to the JSON
-//! shape the rest of the server works on (`json.rs` the value builder, `meta.rs`, `core.rs`,
-//! `workloads.rs`, `rbac.rs`, `policy.rs` the kinds); every message is destructured field by field, so a new
-//! field in `k8s-pb` fails the build. A kind that mapping does not know, or a field it does not carry (pod
-//! volumes, probes, affinity, ...), is read instead by the messages of `schema.json` (`decode.rs`) into the
-//! JSON Go's `encoding/json` would write; a body that does not fit its message is refused with 415 rather
-//! than read in part. Protobuf is read for the main resource only: a subresource (`status`, `scale`, ...) in
-//! protobuf is refused with 415. A zero-valued `status` of a decoded object is left out: Go writes one into
-//! every body, and kube-apiserver resets it on create and keeps the stored one on update.
+//! ...; `run`, `expose`, `scale`, `edit` send JSON) send `Content-Type: application/vnd.kubernetes.protobuf`
+//! by default. Bodies are decoded with `k8s-pb`, prost code generated from Kubernetes' own `.proto` files,
+//! and for the 16 kinds kubectl's generators create most, mapped to the JSON shape the rest of the server
+//! works on (`json.rs` the value builder, `meta.rs`, `core.rs`, `workloads.rs`, `rbac.rs`, `policy.rs` the
+//! kinds); every message is destructured field by field, so a new field in `k8s-pb` fails the build. A kind
+//! that mapping does not know (CustomResourceDefinitions, `autoscaling/v1` Scales and every other kind of
+//! `schema.json`), or a field it does not carry (pod volumes, probes, affinity, ...), is read instead by the
+//! messages of `schema.json` (`decode.rs`) into the JSON Go's `encoding/json` would write; a body that does
+//! not fit its message (an unknown field, a wrong wire type) is refused with 415 rather than read in part.
+//! A zero-valued `status` of a decoded object is left out: Go writes one into every body, and
+//! kube-apiserver resets it on create and keeps the stored one on update. Bodies written to a subresource
+//! are read too: the whole object for `status` ([`decode_status`], which keeps the status whatever its
+//! value), an `autoscaling/v1` Scale for `scale` (of custom resources too, as kube-apiserver reads them).
+//! Custom resources have no protobuf messages: their objects in protobuf are refused with 415
+//! (`crate::handlers`; kube-apiserver 1.35 fails such a request without an answer).
+//!
+//! `DeleteOptions`, the body of every delete and delete-collection client-go sends, is read by
+//! [`decode_delete_options`] (`options.rs`) as kube-apiserver reads it: the envelope and the message by the
+//! rules of Go's generated `Unmarshal` (`gogo.rs`: unknown fields skipped, a malformed body answered with
+//! Go's error text, such as `unexpected EOF` or `proto: wrong wireType = 2 for field GracePeriodSeconds`),
+//! the envelope naming `DeleteOptions` in any group-version (client-go names its own: `v1`, `apps/v1`, ...)
+//! or no type at all, by the meta scheme's rule [`options_type`], which JSON and YAML bodies follow too.
+//! `CreateOptions`, `UpdateOptions` and `PatchOptions` are never bodies: client-go sends them as query
+//! parameters.
 //!
 //! **Responses.** When `Accept` negotiates protobuf (`crate::negotiate`; client-go's typed clients send
 //! `Accept: application/vnd.kubernetes.protobuf, application/json`), objects of built-in kinds, their lists,
@@ -29,14 +43,17 @@
 mod core;
 mod decode;
 mod encode;
+mod gogo;
 mod json;
 mod meta;
+mod options;
 mod policy;
 mod rbac;
 mod schema;
 mod workloads;
 
 pub use encode::{object as encode, watch_event};
+pub use options::{decode_delete_options, options_type};
 
 use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
 use prost::Message;
@@ -56,6 +73,10 @@ pub enum ProtobufError {
         "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]"
     )]
     Magic,
+    /// A message read as Go's generated code reads it (the envelope and `DeleteOptions`) is malformed, or
+    /// names a type that cannot be read: Go's error text, as kube-apiserver answers it.
+    #[error("{0}")]
+    Unmarshal(String),
     /// The envelope or the object inside is not valid protobuf.
     #[error("failed to decode {what}: {source}")]
     Decode {
@@ -108,7 +129,10 @@ pub enum ProtobufError {
 impl ProtobufError {
     /// Whether the request itself is malformed (400) rather than something this server does not read (415).
     pub fn is_malformed(&self) -> bool {
-        matches!(self, ProtobufError::Magic | ProtobufError::Decode { .. })
+        matches!(
+            self,
+            ProtobufError::Magic | ProtobufError::Decode { .. } | ProtobufError::Unmarshal(_)
+        )
     }
 }
 
@@ -126,6 +150,24 @@ pub fn is_protobuf(content_type: &str) -> bool {
 /// Decodes a protobuf request body (envelope and object) into the object's JSON, with `apiVersion` and
 /// `kind` from the envelope.
 pub fn decode(body: &[u8]) -> Result<Value> {
+    decode_with(body, false)
+}
+
+/// Decodes a protobuf body written to the `status` subresource: as [`decode`], but the object's `status` is
+/// read whatever its value (by the messages of the schema, as the per-kind mapping leaves every status out),
+/// since it is what the write changes.
+pub fn decode_status(body: &[u8]) -> Result<Value> {
+    decode_with(body, true)
+}
+
+/// The `apiVersion` and `kind` a protobuf body's envelope names, if it has one that decodes.
+pub fn envelope_type(body: &[u8]) -> Option<(String, String)> {
+    let unknown = Unknown::decode(body.strip_prefix(MAGIC)?).ok()?;
+    let TypeMeta { api_version, kind } = unknown.type_meta.unwrap_or_default();
+    Some((api_version.unwrap_or_default(), kind.unwrap_or_default()))
+}
+
+fn decode_with(body: &[u8], keep_status: bool) -> Result<Value> {
     let rest = body.strip_prefix(MAGIC).ok_or(ProtobufError::Magic)?;
     let Unknown {
         type_meta,
@@ -143,18 +185,24 @@ pub fn decode(body: &[u8]) -> Result<Value> {
     let api_version = api_version.unwrap_or_default();
     let kind = kind.unwrap_or_default();
     let raw = raw.unwrap_or_default();
-    let object = match object(&api_version, &kind, &raw) {
-        // What the per-kind mapping does not carry is read by the messages of the schema.
-        Err(ProtobufError::UnknownKind { .. } | ProtobufError::Unsupported { .. }) => {
-            let name = schema::message_of(&api_version, &kind).ok_or_else(|| {
-                ProtobufError::UnknownKind {
-                    api_version: api_version.clone(),
-                    kind: kind.clone(),
-                }
+    let by_schema = || {
+        let name =
+            schema::message_of(&api_version, &kind).ok_or_else(|| ProtobufError::UnknownKind {
+                api_version: api_version.clone(),
+                kind: kind.clone(),
             })?;
-            decode::object(&name, &raw)?
+        decode::object(&name, &raw, keep_status)
+    };
+    let object = if keep_status {
+        by_schema()?
+    } else {
+        match object(&api_version, &kind, &raw) {
+            // What the per-kind mapping does not carry is read by the messages of the schema.
+            Err(ProtobufError::UnknownKind { .. } | ProtobufError::Unsupported { .. }) => {
+                by_schema()?
+            }
+            other => other?,
         }
-        other => other?,
     };
     let mut object = match object {
         Value::Object(map) => map,

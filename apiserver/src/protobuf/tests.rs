@@ -265,3 +265,22 @@ fn pointer_fields_keep_their_zeros() {
         })
     );
 }
+
+#[test]
+fn a_status_write_keeps_the_status_the_create_path_leaves_out() {
+    let deployment = serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": { "name": "web" },
+        "status": { "replicas": 2, "readyReplicas": 1, "observedGeneration": 3 },
+    });
+    let body = super::encode(&deployment).expect("encodes");
+    assert!(
+        super::decode(&body)
+            .expect("decodes")
+            .get("status")
+            .is_none()
+    );
+    let status = super::decode_status(&body).expect("decodes");
+    assert_eq!(status["status"]["replicas"], 2);
+    assert_eq!(status["status"]["readyReplicas"], 1);
+    assert_eq!(status["status"]["observedGeneration"], 3);
+}

@@ -127,6 +127,12 @@ pub(crate) fn name_messages(rt: &ResourceType, name: &str) -> Vec<String> {
             "rbac.authorization.k8s.io",
             "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding",
         ) => formats::path_segment(name),
+        // `ValidateIPAddressName`: an IP address in canonical form.
+        ("networking.k8s.io", "IPAddress") => match name.parse::<std::net::IpAddr>() {
+            Ok(ip) if ip.to_string() == name => Vec::new(),
+            Ok(_) => vec!["must be a canonical format IP address".into()],
+            Err(_) => vec![format!("ParseAddr({name:?}): unable to parse IP")],
+        },
         _ => formats::dns1123_subdomain(name),
     }
 }
