@@ -20,6 +20,11 @@ pub fn name_messages(rt: &ResourceType, name: &str) -> Vec<String> {
     builtin::name_messages(rt, name)
 }
 
+/// `IsDNS1035Label`'s messages for `value` (nothing when it is one).
+pub fn dns1035_label_messages(value: &str) -> Vec<String> {
+    builtin::dns1035_label(value)
+}
+
 /// What kube-apiserver's storage does to an update before validating it (a Service keeps its allocated cluster
 /// IPs when the update leaves them out).
 pub fn prepare_update(rt: &ResourceType, new: &mut Value, old: &Value) {
