@@ -95,6 +95,7 @@ mod apply;
 mod builtin_validation;
 mod cel;
 mod compare;
+mod crd_defaults;
 mod crd_status;
 mod crud;
 mod deviations;
