@@ -426,6 +426,12 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
         ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => {
             admission::default_configuration(obj, true);
         }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => {
+            admission::default_policy(obj, false);
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => {
+            admission::default_policy(obj, true);
+        }
         ("", "Service") => {
             let spec = &mut obj["spec"];
             if !spec.is_object() {

@@ -91,6 +91,7 @@
 //! webhook configurations and the 422s of invalid ones (a cause per validation rule, several at once, on
 //! create and update).
 
+mod admission_policies;
 mod apply;
 mod builtin_validation;
 mod cel;

@@ -42,13 +42,15 @@ mod conditions;
 mod defaults;
 mod equivalents;
 mod expression;
+mod policies;
 mod review;
 mod transport;
 mod validation;
 
 pub(crate) use conditions::{Decision, Inputs, decide};
-pub(crate) use defaults::default_configuration;
+pub(crate) use defaults::{default_configuration, default_policy};
 pub(crate) use equivalents::{Equivalent, default_in, equivalents, unversioned, versioned};
+pub(crate) use policies::{ParamObjects, Policies, enforce};
 pub(crate) use review::{
     Hook, Review, Verdict, hook, matching, ordered, request as review_request, verdict,
 };
