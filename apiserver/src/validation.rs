@@ -68,11 +68,14 @@ pub fn check(
     if validate {
         // Webhook configurations are validated as sent (the typed round trip fills absent required fields),
         // the other kinds after it (quantities in canonical form, absent and empty alike).
-        let causes = if is_webhook_configuration(rt) {
+        let mut causes = if is_webhook_configuration(rt) {
             admission::validate_configuration(&rt.kind, obj, old)
         } else {
             builtin::causes(rt, &normalized, old)
         };
+        if rt.group == "admissionregistration.k8s.io" && rt.kind == "ValidatingAdmissionPolicy" {
+            causes.extend(admission::validate_policy(&normalized));
+        }
         if !causes.is_empty() {
             return Err(ApiError::invalid(&rt.kind, &rt.group, name, causes));
         }

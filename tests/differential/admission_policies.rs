@@ -323,3 +323,72 @@ async fn scenario(client: Client, ns: String) -> Transcript {
 async fn validating_admission_policies() {
     run("validating_admission_policies", &[], scenario).await;
 }
+
+/// Policies whose expressions do not compile are refused when written, a cause per expression.
+async fn uncompiled(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let policy = |name: &str, spec: Value| {
+        let mut spec = spec;
+        spec["matchConstraints"] = json!({"resourceRules": rules(&["CREATE"])});
+        json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+               "metadata": {"name": format!("{name}.{ns}")}, "spec": spec})
+    };
+    let cases = [
+        (
+            "params without a paramKind",
+            policy(
+                "noparams",
+                json!({
+            "validations": [{"expression": "params.data.x == 'y'"}]}),
+            ),
+        ),
+        (
+            "not a bool, not a string",
+            policy(
+                "types",
+                json!({
+            "validations": [{"expression": "object.metadata.name", "messageExpression": "1 + 2"},
+                            {"expression": "'a' > 1"}]}),
+            ),
+        ),
+        (
+            "a syntax error and an undeclared variable",
+            policy(
+                "syntax",
+                json!({
+            "variables": [{"name": "a", "expression": "object.metadata.name"},
+                          {"name": "b", "expression": "variables.c + 'x'"}],
+            "matchConditions": [{"name": "m", "expression": "object.metadata.name =="}],
+            "validations": [{"expression": "variables.a == 'x' && variables.nope"}]}),
+            ),
+        ),
+        (
+            "compiles",
+            policy(
+                "fine",
+                json!({
+            "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+            "variables": [{"name": "a", "expression": "object.metadata.name"}],
+            "matchConditions": [{"name": "m", "expression": "has(object.metadata.labels)"}],
+            "validations": [{"expression": "params.data.x == variables.a", "messageExpression": "'no ' + variables.a"}]}),
+            ),
+        ),
+    ];
+    for (label, body) in &cases {
+        t.post(label, POLICIES, body).await;
+        trim(&mut t);
+    }
+    t.delete("delete", &format!("{POLICIES}/fine.{ns}")).await;
+    *t.last_answer_mut().expect("an answer") = json!("deleted");
+    t
+}
+
+#[tokio::test]
+async fn validating_admission_policies_are_compiled_when_written() {
+    run(
+        "validating_admission_policies_are_compiled_when_written",
+        &[],
+        uncompiled,
+    )
+    .await;
+}

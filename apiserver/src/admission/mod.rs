@@ -43,6 +43,7 @@ mod defaults;
 mod equivalents;
 mod expression;
 mod policies;
+mod policy_validation;
 mod review;
 mod transport;
 mod validation;
@@ -51,6 +52,7 @@ pub(crate) use conditions::{Decision, Inputs, decide};
 pub(crate) use defaults::{default_configuration, default_policy};
 pub(crate) use equivalents::{Equivalent, default_in, equivalents, unversioned, versioned};
 pub(crate) use policies::{ParamObjects, Policies, enforce};
+pub(crate) use policy_validation::validate_policy;
 pub(crate) use review::{
     Hook, Review, Verdict, hook, matching, ordered, request as review_request, verdict,
 };
