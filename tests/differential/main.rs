@@ -95,6 +95,7 @@ mod admission_policies;
 mod apply;
 mod builtin_validation;
 mod cel;
+mod cel_runtime_cost;
 mod compare;
 mod crd_defaults;
 mod crd_status;
