@@ -430,3 +430,69 @@ fn validate(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn review<'a>(object: &'a Value, labels: &'a serde_json::Map<String, Value>) -> Review<'a> {
+        Review {
+            group: "",
+            version: "v1",
+            kind: "ConfigMap",
+            resource: "configmaps",
+            subresource: None,
+            namespaced: true,
+            namespace: "ns",
+            name: "a",
+            operation: "CREATE",
+            object: Some(object),
+            old_object: None,
+            dry_run: false,
+            namespace_labels: Some(labels),
+            equivalents: &[],
+            invocation: None,
+        }
+    }
+
+    fn enforce_on(object: &Value, actions: &[&str]) -> Enforced {
+        let policy = json!({"metadata": {"name": "p"}, "spec": {
+            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                "resources": ["configmaps"], "operations": ["CREATE"]}]},
+            "variables": [{"name": "n", "expression": "object.metadata.name"}],
+            "validations": [{"expression": "!has(object.data.bad)",
+                             "messageExpression": "'bad in ' + variables.n", "reason": "Forbidden"}]}});
+        let binding = json!({"metadata": {"name": "b"},
+            "spec": {"policyName": "p", "validationActions": actions}});
+        let labels = serde_json::Map::new();
+        enforce(
+            &Policies {
+                policies: &[policy],
+                bindings: &[binding],
+                namespace_object: None,
+                params: &HashMap::new(),
+            },
+            &review(object, &labels),
+        )
+    }
+
+    #[test]
+    fn a_failed_validation_denies_or_warns_as_bound() {
+        let bad = json!({"metadata": {"name": "a"}, "data": {"bad": "1"}});
+        let denied = enforce_on(&bad, &["Deny"]).refusal.expect("a refusal");
+        assert_eq!(denied.code, 403);
+        assert_eq!(
+            denied.message,
+            "configmaps \"a\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: bad in a"
+        );
+        let warned = enforce_on(&bad, &["Warn", "Audit"]);
+        assert!(warned.refusal.is_none());
+        assert_eq!(
+            warned.warnings,
+            ["Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': bad in a"]
+        );
+        let fine = json!({"metadata": {"name": "a"}, "data": {}});
+        let allowed = enforce_on(&fine, &["Deny"]);
+        assert!(allowed.refusal.is_none() && allowed.warnings.is_empty());
+    }
+}

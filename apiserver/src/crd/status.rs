@@ -280,3 +280,59 @@ pub fn mark_terminating(crd: &mut Value, now: &str) {
         now,
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crd() -> Value {
+        json!({"spec": {"names": {"kind": "A", "plural": "as"},
+                        "versions": [{"name": "v1", "storage": true}]}})
+    }
+
+    #[test]
+    fn new_names_are_accepted_and_established_once() {
+        let mut c = crd();
+        defaults(&mut c);
+        prepare(&mut c, None);
+        let status = controllers(&c, "t").expect("the controllers write");
+        let types: Vec<&str> = status["conditions"]
+            .as_array()
+            .expect("conditions")
+            .iter()
+            .filter_map(|c| c["type"].as_str())
+            .collect();
+        assert_eq!(types, ["NamesAccepted", "Established"]);
+        assert_eq!(status["acceptedNames"]["listKind"], "AList");
+        c["status"] = status;
+        assert_eq!(controllers(&c, "t2"), None);
+    }
+
+    #[test]
+    fn a_written_status_stays() {
+        let mut c = crd();
+        defaults(&mut c);
+        c["status"] = controllers(&c, "t").expect("a status");
+        c["status"]["conditions"] = json!([{"message": "patched"}]);
+        defaults(&mut c);
+        assert_eq!(controllers(&c, "t2"), None);
+        assert_eq!(
+            c["status"]["conditions"],
+            json!([{"message": "patched", "type": "", "status": "", "lastTransitionTime": null}])
+        );
+    }
+
+    #[test]
+    fn accepted_names_are_checked() {
+        let c =
+            json!({"status": {"acceptedNames": {"plural": "Bad", "kind": "K", "listKind": "K"}}});
+        let fields: Vec<String> = causes(&c).into_iter().map(|c| c.field).collect();
+        assert_eq!(
+            fields,
+            [
+                "status.acceptedNames.plural",
+                "status.acceptedNames.listKind"
+            ]
+        );
+    }
+}
