@@ -2,12 +2,14 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::error::{ApiError, ApiResult, Cause};
 use super::registry::{OpenApiSource, PrinterColumn, ResourceType, ScaleSpec};
 use super::schema::{Schema, SchemaError};
 use super::store::{State, StorageKey, key_of};
+
+pub mod status;
 
 /// The finalizer the server puts on every CRD so that its objects are deleted before it.
 pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
@@ -321,7 +323,8 @@ fn types_of(crd: &Value) -> Vec<ResourceType> {
         .collect()
 }
 
-/// Registers the resource a stored CRD defines and reports it established, as the real server's controllers do.
+/// Registers the resource a stored CRD defines and writes what kube-apiserver's naming and establishing
+/// controllers write to its status (see [`status::controllers`]).
 pub fn sync(state: &mut State, crd: &Value) {
     let Some(storage) = storage_of(crd) else {
         return;
@@ -330,32 +333,11 @@ pub fn sync(state: &mut State, crd: &Value) {
     for t in types_of(crd) {
         state.registry.insert(t);
     }
-    let established = crd["status"]["conditions"].as_array().is_some_and(|c| {
-        c.iter()
-            .any(|c| c["type"] == "Established" && c["status"] == "True")
-    });
-    let names_match = crd["status"]["acceptedNames"] == crd["spec"]["names"];
-    if established && names_match {
+    let Some(status) = status::controllers(crd, &state.now) else {
         return;
-    }
-    let now = state.now.clone();
+    };
     let mut next = crd.clone();
-    let storage_version = crd["spec"]["versions"]
-        .as_array()
-        .and_then(|vs| vs.iter().find(|v| v["storage"].as_bool() == Some(true)))
-        .and_then(|v| v["name"].as_str())
-        .unwrap_or("v1")
-        .to_string();
-    next["status"] = json!({
-        "conditions": [
-            { "type": "NamesAccepted", "status": "True", "reason": "NoConflicts",
-              "message": "no conflicts found", "lastTransitionTime": now },
-            { "type": "Established", "status": "True", "reason": "InitialNamesAccepted",
-              "message": "the initial names have been accepted", "lastTransitionTime": now },
-        ],
-        "acceptedNames": crd["spec"]["names"].clone(),
-        "storedVersions": [storage_version],
-    });
+    next["status"] = status;
     let crd_storage: StorageKey = (
         "apiextensions.k8s.io".into(),
         "customresourcedefinitions".into(),

@@ -72,7 +72,11 @@
 //!   and the first refusal of validating webhooks (called side by side) come in the webhooks' order, where
 //!   kube-apiserver takes them in the order of their answers. The configurations are defaulted and validated
 //!   as kube-apiserver does (match condition expressions are type-checked by the CEL rules' checker in the
-//!   admission environment).
+//!   admission environment). `ValidatingAdmissionPolicy`s are enforced through their bindings (matching,
+//!   params, match conditions, variables, validations, `Deny`/`Warn`/`Audit`, failure policies, with
+//!   kube-apiserver's refusals and warnings) and compiled when written; not done: their cost budget,
+//!   `status.typeChecking`, `auditAnnotations`, the other checks of a policy's fields (see
+//!   `admission/policies.rs`).
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
 //!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). When a
 //!   CRD is written they are type-checked and their cost estimated as kube-apiserver does (cel-go's checker
@@ -81,7 +85,9 @@
 //!   using `optMap`/`optFlatMap` or `sortBy` are evaluated but accepted without a type check or cost
 //!   estimate; literal format strings are not checked
 //!   against their arguments; schema object types in type errors are named `selfType.<path>` where the
-//!   server names them `selfType<nanoseconds>.<path>`.
+//!   server names them `selfType<nanoseconds>.<path>`. The runtime cost limits (per rule and per object)
+//!   count the cost estimator's cost for the values' actual sizes, an upper bound of cel-go's count: a rule
+//!   cel-go stops early (`exists`, a short-circuited `&&`) may be counted over a limit it stays within.
 //! - Garbage collection and namespace termination run synchronously inside the request that triggers them
 //!   (a real cluster does this asynchronously in kube-controller-manager).
 //! - The workload controllers are played, not run, for Deployments, StatefulSets, ReplicaSets, DaemonSets and

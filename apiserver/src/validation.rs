@@ -20,6 +20,11 @@ pub fn name_messages(rt: &ResourceType, name: &str) -> Vec<String> {
     builtin::name_messages(rt, name)
 }
 
+/// `IsDNS1035Label`'s messages for `value` (nothing when it is one).
+pub fn dns1035_label_messages(value: &str) -> Vec<String> {
+    builtin::dns1035_label(value)
+}
+
 /// What kube-apiserver's storage does to an update before validating it (a Service keeps its allocated cluster
 /// IPs when the update leaves them out).
 pub fn prepare_update(rt: &ResourceType, new: &mut Value, old: &Value) {
@@ -63,11 +68,14 @@ pub fn check(
     if validate {
         // Webhook configurations are validated as sent (the typed round trip fills absent required fields),
         // the other kinds after it (quantities in canonical form, absent and empty alike).
-        let causes = if is_webhook_configuration(rt) {
+        let mut causes = if is_webhook_configuration(rt) {
             admission::validate_configuration(&rt.kind, obj, old)
         } else {
             builtin::causes(rt, &normalized, old)
         };
+        if rt.group == "admissionregistration.k8s.io" && rt.kind == "ValidatingAdmissionPolicy" {
+            causes.extend(admission::validate_policy(&normalized));
+        }
         if !causes.is_empty() {
             return Err(ApiError::invalid(&rt.kind, &rt.group, name, causes));
         }
@@ -428,6 +436,12 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
         }
         ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => {
             admission::default_configuration(obj, true);
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => {
+            admission::default_policy(obj, false);
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => {
+            admission::default_policy(obj, true);
         }
         ("", "Service") => {
             let spec = &mut obj["spec"];

@@ -99,12 +99,20 @@
 //! `requestResource`, the patches of a webhook of the other version). These three use webhooks whose answers
 //! the scenario writes (`hook_server.rs`). `webhook_configurations`: the defaults kube-apiserver stores in
 //! webhook configurations and the 422s of invalid ones (a cause per validation rule, several at once, on
-//! create and update).
+//! create and update). `admission_policies`: ValidatingAdmissionPolicies and their bindings enforced
+//! (messages, reasons, params, match conditions, variables, Warn and Audit, failure policies, updates,
+//! deletes, dry runs) and compiled when written. `crd_status`: a CRD's own `/status` (updates and patches
+//! that stay, its defaults, invalid accepted names). `crd_defaults`: CRD schema defaults (and pruning)
+//! applied to objects read from storage. `cel_runtime_cost`: the runtime cost limit of CRD rules.
 
+mod admission_policies;
 mod apply;
 mod builtin_validation;
 mod cel;
+mod cel_runtime_cost;
 mod compare;
+mod crd_defaults;
+mod crd_status;
 mod crud;
 mod deviations;
 mod dry_run;

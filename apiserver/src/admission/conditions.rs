@@ -92,7 +92,11 @@ pub(crate) fn decide(conditions: &Value, inputs: Inputs<'_>, fail_open: bool) ->
 /// cel-go fails to select a field of null (`no such key: metadata`), the Rust `cel` crate selects `false`.
 /// A null variable that the expression only selects fields of is therefore bound to an empty map, whose
 /// selections fail as cel-go's do; one it also compares or tests keeps its null.
-fn evaluate(expression: &str, context: &Context<'_>, nulls: &[&str]) -> Result<Cel, String> {
+pub(super) fn evaluate(
+    expression: &str,
+    context: &Context<'_>,
+    nulls: &[&str],
+) -> Result<Cel, String> {
     let program = Program::compile(expression).map_err(|e| {
         format!(
             "compilation error: compilation failed: {}",
@@ -191,7 +195,7 @@ impl Occurrences<'_> {
 
 /// The `request` variable: the AdmissionRequest as JSON, without what CEL does not see, and without the
 /// fields Go's JSON leaves out when empty.
-fn request_value(request: &Value) -> Cel {
+pub(super) fn request_value(request: &Value) -> Cel {
     let mut r = request.clone();
     if let Some(m) = r.as_object_mut() {
         for k in ["uid", "object", "oldObject"] {
@@ -207,7 +211,7 @@ fn request_value(request: &Value) -> Cel {
 }
 
 /// Go's `utilerrors.NewAggregate(errs).Error()`: one error as it is, several in brackets, repeats dropped.
-fn aggregate(errors: &[String]) -> String {
+pub(super) fn aggregate(errors: &[String]) -> String {
     let mut seen: Vec<&str> = Vec::new();
     for e in errors {
         if !seen.contains(&e.as_str()) {

@@ -1,4 +1,4 @@
-//! The defaults kube-apiserver's v1 API fills in webhook configurations.
+//! The defaults kube-apiserver's v1 API fills in webhook configurations and admission policies.
 
 use serde_json::{Value, json};
 
@@ -33,6 +33,38 @@ pub(crate) fn default_configuration(obj: &mut Value, mutating: bool) {
         let service = &mut hook["clientConfig"]["service"];
         if service.is_object() {
             set_default(service, "port", json!(443));
+        }
+    }
+}
+
+/// The defaults of a `ValidatingAdmissionPolicy` (`binding: false`: `failurePolicy: Fail`, its
+/// `matchConstraints`) or of a binding (its `matchResources`): `matchPolicy: Equivalent`, empty selectors
+/// and rules' `scope: "*"`.
+pub(crate) fn default_policy(obj: &mut Value, binding: bool) {
+    let spec = &mut obj["spec"];
+    if !spec.is_object() {
+        return;
+    }
+    if !binding {
+        set_default(spec, "failurePolicy", json!("Fail"));
+    }
+    let key = if binding {
+        "matchResources"
+    } else {
+        "matchConstraints"
+    };
+    let resources = &mut spec[key];
+    if !resources.is_object() {
+        return;
+    }
+    set_default(resources, "matchPolicy", json!("Equivalent"));
+    set_default(resources, "namespaceSelector", json!({}));
+    set_default(resources, "objectSelector", json!({}));
+    for list in ["resourceRules", "excludeResourceRules"] {
+        if let Some(rules) = resources[list].as_array_mut() {
+            for rule in rules.iter_mut().filter(|r| r.is_object()) {
+                set_default(rule, "scope", json!("*"));
+            }
         }
     }
 }

@@ -171,6 +171,63 @@ pub(crate) fn check(expression: &str) -> Result<(), String> {
     }
 }
 
+/// What a policy's expression must evaluate to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wanted {
+    Bool,
+    String,
+    Any,
+}
+
+/// Compiles an expression of a `ValidatingAdmissionPolicy` (already trimmed): the webhooks' environment
+/// with `params` (`dyn`, declared when the policy has a `paramKind`) and `variables` (an object whose
+/// fields are the names of `variables`, each `dyn`); `Err` with kube-apiserver's detail.
+pub(crate) fn check_policy(
+    expression: &str,
+    params: bool,
+    variable_names: &[String],
+    wanted: Wanted,
+) -> Result<(), String> {
+    let program = Program::compile(expression)
+        .map_err(|e| format!("compilation failed: {}", parse_error(&e.to_string())))?;
+    let mut declared = variables();
+    if params {
+        declared.push(("params".into(), Type::Dyn));
+    }
+    let fields: Vec<(&str, Rc<Decl>)> = variable_names
+        .iter()
+        .map(|n| (n.as_str(), Decl::of(Type::Dyn)))
+        .collect();
+    declared.push((
+        "variables".into(),
+        Type::Object(Decl::object("kubernetes.variables", fields)),
+    ));
+    match check_cel(expression, program.expression(), declared) {
+        Err(errors) => Err(format!("compilation failed: {}", errors.join("\n"))),
+        Ok(Some(t)) => {
+            let ok = match wanted {
+                Wanted::Bool => matches!(t, Type::Bool),
+                Wanted::String => matches!(t, Type::String),
+                Wanted::Any => true,
+            };
+            if ok {
+                Ok(())
+            } else {
+                let name = if wanted == Wanted::Bool {
+                    "bool"
+                } else {
+                    "string"
+                };
+                Err(format!(
+                    "must evaluate to {name} but got {}",
+                    output_name(&t)
+                ))
+            }
+        }
+        Ok(None) => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,4 +1,4 @@
-//! Admission webhooks: the `MutatingWebhookConfiguration`s and `ValidatingWebhookConfiguration`s stored in
+//! Admission webhooks and policies: the `MutatingWebhookConfiguration`s and `ValidatingWebhookConfiguration`s stored in
 //! the server are called on writes, in kube-apiserver's order (mutating webhooks, then the schema and CEL
 //! checks, then validating webhooks), over HTTPS or in-process.
 //!
@@ -17,6 +17,9 @@
 //! the request. Mutating webhooks with `reinvocationPolicy: IfNeeded` are called once more when a later
 //! webhook changed the object (`server/mutate.rs`). Validating webhooks are called side by side, all of
 //! them, and the first refusal is the answer.
+//!
+//! `ValidatingAdmissionPolicy`s and their bindings are enforced after the object's validation and before
+//! the validating webhooks (`policies.rs`); policies are compiled when written (`policy_validation.rs`).
 //!
 //! The configurations themselves are defaulted and validated when written, as kube-apiserver does
 //! (`defaults.rs`, `validation.rs`; match condition expressions are compiled and type-checked by
@@ -42,13 +45,17 @@ mod conditions;
 mod defaults;
 mod equivalents;
 mod expression;
+mod policies;
+mod policy_validation;
 mod review;
 mod transport;
 mod validation;
 
 pub(crate) use conditions::{Decision, Inputs, decide};
-pub(crate) use defaults::default_configuration;
+pub(crate) use defaults::{default_configuration, default_policy};
 pub(crate) use equivalents::{Equivalent, default_in, equivalents, unversioned, versioned};
+pub(crate) use policies::{ParamObjects, Policies, enforce};
+pub(crate) use policy_validation::validate_policy;
 pub(crate) use review::{
     Hook, Review, Verdict, hook, matching, ordered, request as review_request, verdict,
 };

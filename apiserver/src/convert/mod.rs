@@ -17,7 +17,7 @@ pub fn to_storage(rt: &ResourceType, mut obj: Value) -> Value {
     obj
 }
 
-/// `rt`'s form of a stored object.
+/// `rt`'s form of a stored object; a custom resource pruned and defaulted by its CRD's current schema.
 pub fn from_storage(rt: &ResourceType, obj: &Value) -> Value {
     let mut obj = match rt.conversion {
         Conversion::None => obj.clone(),
@@ -25,6 +25,14 @@ pub fn from_storage(rt: &ResourceType, obj: &Value) -> Value {
         Conversion::HorizontalPodAutoscalerV1 => hpa::v2_to_v1(obj.clone()),
     };
     set_type(&mut obj, &rt.api_version(), &rt.kind);
+    if rt.custom
+        && let Some(schema) = &rt.schema
+    {
+        // kube-apiserver decodes a stored custom resource with the CRD's schema of the day: fields it no
+        // longer declares are pruned and defaults added since the write are applied, on every read.
+        schema.prune(&mut obj);
+        schema.apply_defaults(&mut obj);
+    }
     obj
 }
 

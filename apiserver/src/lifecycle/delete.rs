@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::gc::{Task, run};
 use super::metadata::{finalizers, is_deleting, meta, meta_mut, set_finalizers_value};
 use super::{Deleted, FOREGROUND, ORPHAN, Propagation};
+use crate::crd;
 use crate::error::{ApiError, ApiResult, Target};
 use crate::registry::ResourceType;
 use crate::store::{ObjKey, State, StorageKey};
@@ -29,8 +30,7 @@ pub fn delete(
     let propagation = propagation.unwrap_or(Propagation::Background);
     if dry_run {
         // What the delete would answer, with nothing stored and nothing collected.
-        let is_namespace = storage.0.is_empty() && storage.1 == "namespaces";
-        return Ok(match marked(&obj, propagation, &state.now, is_namespace) {
+        return Ok(match marked(&obj, propagation, &state.now, &storage) {
             Marking::Remove => Deleted::Gone(obj),
             Marking::Mark(next) => Deleted::Pending(Arc::new(next)),
             Marking::Unchanged => Deleted::Pending(obj),
@@ -88,7 +88,16 @@ enum Marking {
     Unchanged,
 }
 
-fn marked(obj: &Value, propagation: Propagation, now: &str, is_namespace: bool) -> Marking {
+fn marked(obj: &Value, propagation: Propagation, now: &str, storage: &StorageKey) -> Marking {
+    let is_namespace = storage.0.is_empty() && storage.1 == "namespaces";
+    if storage.0 == "apiextensions.k8s.io"
+        && storage.1 == "customresourcedefinitions"
+        && !is_deleting(obj)
+    {
+        let mut next = obj.clone();
+        crd::status::mark_terminating(&mut next, now);
+        return Marking::Mark(next);
+    }
     let mut fins = finalizers(obj);
     match propagation {
         Propagation::Foreground if !fins.iter().any(|f| f == FOREGROUND) => {
@@ -140,7 +149,7 @@ pub(super) fn mark_deleted(
     let is_namespace = storage.0.is_empty() && storage.1 == "namespaces";
     let is_crd = storage.0 == "apiextensions.k8s.io" && storage.1 == "customresourcedefinitions";
     let now = state.now.clone();
-    match marked(&obj, propagation, &now, is_namespace) {
+    match marked(&obj, propagation, &now, storage) {
         Marking::Remove => {
             let gone = remove(state, storage, key);
             return Deleted::Gone(gone.unwrap_or(obj));

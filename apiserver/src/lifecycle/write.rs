@@ -10,7 +10,7 @@ use super::delete::remove;
 use super::gc::{Task, run};
 use super::metadata::{
     check_content, comparable, field_schema, finalizers, is_deleting, meta, meta_mut, name_causes,
-    namespace_check, owner_reference_causes, scope, set_finalizers_value, spec_content,
+    namespace_check, owner_reference_causes, scope, spec_content,
 };
 use super::{Part, WriteOpts, Written};
 use crate::convert::{from_storage, to_storage};
@@ -113,12 +113,9 @@ pub fn create(
     }
     let warnings = check_content(rt, &mut obj, None, opts, &name)?;
     if rt.custom_resource_definition() {
+        crd::status::defaults(&mut obj);
+        crd::status::prepare(&mut obj, None);
         crd::validate(&obj, &name)?;
-        let mut f = finalizers(&obj);
-        if !f.iter().any(|x| x == crd::CLEANUP_FINALIZER) {
-            f.push(crd::CLEANUP_FINALIZER.into());
-        }
-        set_finalizers_value(&mut obj, &f);
     }
     {
         let uid = state.ids.uid();
@@ -159,6 +156,30 @@ pub fn create(
     let object = from_storage(rt, &state.get(&storage, &key).unwrap_or(stored));
     play_workload_controller(state, rt, &key);
     Ok(Written { object, warnings })
+}
+
+/// The system fields of an update's metadata come from the stored object (`managedFields` too when the
+/// update sends none).
+fn keep_system_metadata(new: &mut Value, old: &Value) {
+    let old_meta = meta(old).clone();
+    let m = meta_mut(new);
+    for f in [
+        "uid",
+        "creationTimestamp",
+        "generation",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+    ] {
+        match old_meta.get(f) {
+            Some(v) => m.insert(f.into(), v.clone()),
+            None => m.remove(f),
+        };
+    }
+    if !m.contains_key("managedFields")
+        && let Some(mf) = old_meta.get("managedFields")
+    {
+        m.insert("managedFields".into(), mf.clone());
+    }
 }
 
 /// Every namespace carries its name as the label `kubernetes.io/metadata.name`, set again on every write.
@@ -216,6 +237,13 @@ pub fn update(
         None => {}
     }
     match opts.part {
+        Part::Status if rt.custom_resource_definition() => {
+            // Its status strategy resets the metadata from the new object itself, so what a client sends
+            // to a CRD's `/status` stays, but for the system fields.
+            let spec = old["spec"].clone();
+            keep_system_metadata(&mut new, &old);
+            new["spec"] = spec;
+        }
         Part::Status => {
             let status = new.get("status").cloned();
             let managed = meta(&new)["managedFields"].clone();
@@ -233,25 +261,7 @@ pub fn update(
             }
         }
         Part::Main | Part::Scale => {
-            let old_meta = meta(&old).clone();
-            let m = meta_mut(&mut new);
-            for f in [
-                "uid",
-                "creationTimestamp",
-                "generation",
-                "deletionTimestamp",
-                "deletionGracePeriodSeconds",
-            ] {
-                match old_meta.get(f) {
-                    Some(v) => m.insert(f.into(), v.clone()),
-                    None => m.remove(f),
-                };
-            }
-            if !m.contains_key("managedFields")
-                && let Some(mf) = old_meta.get("managedFields")
-            {
-                m.insert("managedFields".into(), mf.clone());
-            }
+            keep_system_metadata(&mut new, &old);
             if rt.status_subresource {
                 match old.get("status") {
                     Some(s) => new["status"] = s.clone(),
@@ -297,7 +307,17 @@ pub fn update(
     }
     let warnings = check_content(rt, &mut new, Some(&old), opts, &key.name)?;
     if rt.custom_resource_definition() {
-        crd::validate(&new, &key.name)?;
+        if opts.part == Part::Status {
+            crd::status::defaults(&mut new);
+            let causes = crd::status::causes(&new);
+            if !causes.is_empty() {
+                return Err(ApiError::invalid(&rt.kind, &rt.group, &key.name, causes));
+            }
+        } else {
+            crd::status::defaults(&mut new);
+            crd::status::prepare(&mut new, Some(&old));
+            crd::validate(&new, &key.name)?;
+        }
     }
     if rt.generation && spec_content(rt, &old) != spec_content(rt, &new) {
         let g = meta(&old)["generation"].as_i64().unwrap_or(0) + 1;

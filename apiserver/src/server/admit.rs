@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use super::{ApiServer, relock};
 use crate::admission::{
-    self, Call, Decision, Hook, Inputs, Review, Verdict, WebhookHandler, decide, matching,
-    versioned,
+    self, Call, Decision, Hook, Inputs, ParamObjects, Policies, Review, Verdict, WebhookHandler,
+    decide, matching, versioned,
 };
 use crate::error::{ApiError, Target};
 use crate::handlers::{Admission, Reply};
@@ -30,12 +30,14 @@ struct Write<'a> {
 }
 
 impl ApiServer {
-    /// Whether any webhook configuration is stored (the common case is none: no admission work at all).
+    /// Whether any webhook configuration or policy binding is stored (the common case is none: no admission
+    /// work at all).
     pub(super) fn has_webhooks(&self) -> bool {
         let state = relock(&self.shared.state);
         [
             "mutatingwebhookconfigurations",
             "validatingwebhookconfigurations",
+            "validatingadmissionpolicybindings",
         ]
         .iter()
         .any(|plural| {
@@ -159,7 +161,16 @@ impl ApiServer {
                 _ => None,
             }
         };
-        let (kind, namespaced, configurations, namespace_labels, handlers, equivalents) = {
+        let (
+            kind,
+            namespaced,
+            configurations,
+            namespace_object,
+            handlers,
+            equivalents,
+            policies,
+            params,
+        ) = {
             let state = relock(&self.shared.state);
             let rt = state.registry.get(&rr.group, &rr.version, &rr.resource);
             let list = |plural: &str| -> Vec<Value> {
@@ -169,11 +180,16 @@ impl ApiServer {
                     .map(|c| c.objects.values().map(|o| (**o).clone()).collect())
                     .unwrap_or_default()
             };
-            let labels = rr.namespace.as_ref().and_then(|ns| {
+            let namespace_object = rr.namespace.as_ref().and_then(|ns| {
                 state
                     .get(&(String::new(), "namespaces".into()), &ObjKey::new("", ns))
-                    .and_then(|n| n["metadata"]["labels"].as_object().cloned())
+                    .map(|n| (*n).clone())
             });
+            let policies = (
+                list("validatingadmissionpolicies"),
+                list("validatingadmissionpolicybindings"),
+            );
+            let params = param_objects(&state, &policies.0);
             let equivalents = rt
                 .as_ref()
                 .map(|t| {
@@ -204,11 +220,16 @@ impl ApiServer {
                     list("mutatingwebhookconfigurations"),
                     list("validatingwebhookconfigurations"),
                 ),
-                labels,
+                namespace_object,
                 relock(&self.shared.webhooks).clone(),
                 equivalents,
+                policies,
+                params,
             )
         };
+        let namespace_labels = namespace_object
+            .as_ref()
+            .and_then(|n| n["metadata"]["labels"].as_object().cloned());
         let name = object["metadata"]["name"]
             .as_str()
             .or(rr.name.as_deref())
@@ -290,6 +311,20 @@ impl ApiServer {
             other => return Ok(other),
         };
         let object = (operation != "DELETE").then_some(&validated);
+        // ValidatingAdmissionPolicies come before the validating webhooks.
+        let enforced = admission::enforce(
+            &Policies {
+                policies: &policies.0,
+                bindings: &policies.1,
+                namespace_object: namespace_object.as_ref().filter(|_| kind != "Namespace"),
+                params: &params,
+            },
+            &with_object(&base, object),
+        );
+        warnings.extend(enforced.warnings);
+        if let Some(e) = enforced.refusal {
+            return Err(e);
+        }
         // kube-apiserver decides which validating webhooks to call (match conditions included) before
         // calling any of them.
         // Each sees the object in the version its rules name.
@@ -406,6 +441,45 @@ pub(super) fn conditions_hold(hook: &Hook, review: &Review<'_>) -> Result<bool, 
             Err(ApiError::forbidden(target, review.name, &why))
         }
     }
+}
+
+/// The objects of every `paramKind` the policies name, by `(apiVersion, kind)`, as served in that version.
+fn param_objects(
+    state: &crate::store::State,
+    policies: &[Value],
+) -> HashMap<(String, String), ParamObjects> {
+    let mut out = HashMap::new();
+    for policy in policies {
+        let kind = &policy["spec"]["paramKind"];
+        let (Some(api_version), Some(name)) = (kind["apiVersion"].as_str(), kind["kind"].as_str())
+        else {
+            continue;
+        };
+        let key = (api_version.to_string(), name.to_string());
+        if out.contains_key(&key) {
+            continue;
+        }
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let found = match state.registry.by_kind(group, version, name) {
+            None => ParamObjects::default(),
+            Some(rt) => ParamObjects {
+                known: true,
+                namespaced: rt.namespaced,
+                objects: state
+                    .collections
+                    .get(&rt.storage)
+                    .map(|c| {
+                        c.objects
+                            .values()
+                            .map(|o| crate::convert::from_storage(&rt, o))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            },
+        };
+        out.insert(key, found);
+    }
+    out
 }
 
 /// `write` (a create whose JSON body has no name) with the name the probe generated.

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use kube_cel::KubeCelExt;
 use kube_cel::cel::objects::OptionalValue;
 use kube_cel::cel::{Context, ExecutionError, Value as Cel};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::super::compile::{Additional, Node};
 use super::super::errors::{FieldError, FieldErrorKind};
+use super::runtime_cost::{PER_CALL_LIMIT, RUNTIME_BUDGET, actual_cost};
 use super::values::to_cel;
 use super::{Reason, Rule};
 
@@ -50,6 +51,8 @@ pub(in crate::schema) fn validate(
         ctx: None,
         errors: Vec::new(),
         ratcheted: Vec::new(),
+        budget: RUNTIME_BUDGET,
+        stopped: false,
     };
     walk.node(root, "", new, old, true);
     (walk.errors, walk.ratcheted)
@@ -71,12 +74,16 @@ struct Walk {
     ctx: Option<Context<'static>>,
     errors: Vec<FieldError>,
     ratcheted: Vec<Ratcheted>,
+    /// What is left of the runtime cost budget of the object's rules.
+    budget: u64,
+    /// A rule went over a cost limit: no further rule runs.
+    stopped: bool,
 }
 
 impl Walk {
     fn node(&mut self, node: &Node, path: &str, new: &Value, old: Option<&Value>, root: bool) {
         // Only non-null values are validated: a rule about presence belongs to the parent.
-        if new.is_null() {
+        if new.is_null() || self.stopped {
             return;
         }
         if !node.rules.is_empty() {
@@ -149,6 +156,26 @@ impl Walk {
                 // Transition rules run only where there is an old value to compare with.
                 (None, true) => continue,
                 (None, false) => {}
+            }
+            // The cost limits, as cel-go counts the cost while it evaluates.
+            let cost = actual_cost(rule, node, root || node.embedded_resource, new);
+            let charged = cost.min(PER_CALL_LIMIT + 1);
+            let type_name = json!(node.types.first().map(String::as_str).unwrap_or(""));
+            if charged > self.budget {
+                let detail = "validation failed due to running out of cost budget, no further validation rules will be run";
+                failures.push((false, invalid(path, &type_name, detail.into())));
+                self.stopped = true;
+                break;
+            }
+            self.budget -= charged;
+            if cost > PER_CALL_LIMIT {
+                let detail = format!(
+                    "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                    rule.error_string()
+                );
+                failures.push((false, invalid(path, &type_name, detail)));
+                self.stopped = true;
+                break;
             }
             // Only a rule that evaluated to false ratchets, and only if it does not read oldSelf.
             let (error, ratchets) = match rule.program.execute(&rule_scope) {

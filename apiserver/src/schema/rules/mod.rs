@@ -60,6 +60,7 @@ mod expand;
 mod functions;
 mod library_cost;
 mod positions;
+mod runtime_cost;
 #[cfg(test)]
 mod tests;
 mod types;

@@ -388,3 +388,26 @@ fn undefined_fields_are_refused_as_cel_go_does() {
         "{root}"
     );
 }
+
+#[test]
+fn a_rule_over_the_per_call_cost_limit_stops_every_further_rule() {
+    let schema = spec_schema(json!({
+        "large": {"type": "array", "maxItems": 725, "items": {"type": "integer"},
+                  "x-kubernetes-validations": [{"rule": "self.all(x, self.all(y, y == x))"}]},
+        "x": {"type": "integer", "x-kubernetes-validations": [{"rule": "self < 10"}]}
+    }));
+    let rules = |large: usize| {
+        let obj = json!({"spec": {"large": vec![20; large], "x": 20}});
+        strings(&schema.validate_rules(&obj, None, &[]).0)
+    };
+    assert_eq!(
+        rules(2),
+        ["spec.x: Invalid value: 20: failed rule: self < 10"]
+    );
+    assert_eq!(
+        rules(725),
+        [
+            "spec.large: Invalid value: \"array\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.all(x, self.all(y, y == x))"
+        ]
+    );
+}

@@ -99,6 +99,11 @@ fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Er
     }
 }
 
+/// `IsDNS1035Label`'s messages for `value`.
+pub(crate) fn dns1035_label(value: &str) -> Vec<String> {
+    formats::dns1035_label(value)
+}
+
 /// What kube-apiserver's storage does to an update of `rt`'s kind before validating it: a Service keeps its
 /// allocated cluster IPs when the update leaves them out.
 pub(crate) fn prepare_update(rt: &ResourceType, new: &mut Value, old: &Value) {
