@@ -110,6 +110,7 @@ mod openapi;
 mod openapi_v2;
 mod parity;
 mod patch;
+mod pod_template_parts;
 mod protobuf;
 mod protobuf_wire;
 mod quantities;

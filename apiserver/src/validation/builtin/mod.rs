@@ -8,6 +8,7 @@
 
 mod apps;
 mod batch;
+mod container;
 mod coordination;
 mod core;
 mod field;
@@ -16,6 +17,7 @@ mod meta;
 mod policy;
 mod rbac;
 mod service;
+mod volumes;
 
 use serde_json::Value;
 
