@@ -49,29 +49,41 @@ fn cases() -> Vec<Case> {
     vec![
         Case {
             name: "container ports",
-            valid: (json!({"ports": [{"name": "http", "containerPort": 80}, {"containerPort": 53, "protocol": "UDP"}]}), none.clone()),
-            invalid: (json!({"ports": [
-                {"name": "HTTP_x", "containerPort": 0},
-                {"name": "http", "containerPort": 70000, "hostPort": -1, "protocol": "ICMP"},
-                {"name": "http", "containerPort": 80},
-                {"name": "-a--very-long-port-name", "containerPort": 81},
-            ]}), none.clone()),
+            valid: (
+                json!({"ports": [{"name": "http", "containerPort": 80}, {"containerPort": 53, "protocol": "UDP"}]}),
+                none.clone(),
+            ),
+            invalid: (
+                json!({"ports": [
+                    {"name": "HTTP_x", "containerPort": 0},
+                    {"name": "http", "containerPort": 70000, "hostPort": -1, "protocol": "ICMP"},
+                    {"name": "http", "containerPort": 80},
+                    {"name": "-a--very-long-port-name", "containerPort": 81},
+                ]}),
+                none.clone(),
+            ),
             forbidden: json!({"ports": [{"name": "1234", "containerPort": 80}]}),
         },
         Case {
             name: "environment variables",
-            valid: (json!({"env": [
-                {"name": "A.b-c", "value": "x"},
-                {"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
-                {"name": "PASS", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
-            ]}), none.clone()),
-            invalid: (json!({"env": [
-                {"name": ""},
-                {"name": "A=B", "value": "x"},
-                {"name": "C", "valueFrom": {}},
-                {"name": "D", "value": "v", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
-                {"name": "E", "valueFrom": {"configMapKeyRef": {"name": "C!", "key": "a b"}, "secretKeyRef": {"name": "s", "key": ""}}},
-            ]}), none.clone()),
+            valid: (
+                json!({"env": [
+                    {"name": "A.b-c", "value": "x"},
+                    {"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+                    {"name": "PASS", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
+                ]}),
+                none.clone(),
+            ),
+            invalid: (
+                json!({"env": [
+                    {"name": ""},
+                    {"name": "A=B", "value": "x"},
+                    {"name": "C", "valueFrom": {}},
+                    {"name": "D", "value": "v", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
+                    {"name": "E", "valueFrom": {"configMapKeyRef": {"name": "C!", "key": "a b"}, "secretKeyRef": {"name": "s", "key": ""}}},
+                ]}),
+                none.clone(),
+            ),
             forbidden: json!({"env": [{"name": "X", "valueFrom": {"configMapKeyRef": {"name": "c", "key": "k"}, "secretKeyRef": {"name": "s", "key": "k"}}}]}),
         },
         Case {
@@ -100,17 +112,23 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "probes",
-            valid: (json!({
-                "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 5},
-                "readinessProbe": {"tcpSocket": {"port": "http"}, "successThreshold": 3},
-                "startupProbe": {"exec": {"command": ["true"]}, "failureThreshold": 30},
-                "ports": [{"name": "http", "containerPort": 8080}],
-            }), none.clone()),
-            invalid: (json!({
-                "livenessProbe": {"httpGet": {"port": 0, "scheme": "FTP"}, "tcpSocket": {"port": "http"}, "periodSeconds": -1, "successThreshold": 2},
-                "readinessProbe": {"exec": {"command": []}, "terminationGracePeriodSeconds": 5, "timeoutSeconds": -3},
-                "startupProbe": {"grpc": {"port": 70000}, "terminationGracePeriodSeconds": 0},
-            }), none.clone()),
+            valid: (
+                json!({
+                    "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 5},
+                    "readinessProbe": {"tcpSocket": {"port": "http"}, "successThreshold": 3},
+                    "startupProbe": {"exec": {"command": ["true"]}, "failureThreshold": 30},
+                    "ports": [{"name": "http", "containerPort": 8080}],
+                }),
+                none.clone(),
+            ),
+            invalid: (
+                json!({
+                    "livenessProbe": {"httpGet": {"port": 0, "scheme": "FTP"}, "tcpSocket": {"port": "http"}, "periodSeconds": -1, "successThreshold": 2},
+                    "readinessProbe": {"exec": {"command": []}, "terminationGracePeriodSeconds": 5, "timeoutSeconds": -3},
+                    "startupProbe": {"grpc": {"port": 70000}, "terminationGracePeriodSeconds": 0},
+                }),
+                none.clone(),
+            ),
             forbidden: json!({"livenessProbe": {"tcpSocket": {"port": "Bad--Name"}, "successThreshold": 5}}),
         },
     ]
@@ -131,7 +149,8 @@ async fn rules(client: Client, ns: String) -> Transcript {
             .await;
         summarize(&mut t);
         // A merge patch replaces the container list: the template's one container becomes the forbidden one.
-        let patch = json!({"spec": {"template": {"spec": {"containers": [container(&case.forbidden)]}}}});
+        let patch =
+            json!({"spec": {"template": {"spec": {"containers": [container(&case.forbidden)]}}}});
         t.patch(
             &format!("{}: forbidden update", case.name),
             &format!("{deployments}/{name}"),

@@ -70,7 +70,10 @@ pub(super) fn ports(ports: &Value, path: &str) -> Errors {
 
 /// `IsRelaxedEnvVarName` (the relaxed rule is locked on since 1.34).
 fn env_name(name: &str) -> Vec<String> {
-    if name.chars().any(|c| !c.is_ascii() || c.is_ascii_control() || c == '=') {
+    if name
+        .chars()
+        .any(|c| !c.is_ascii() || c.is_ascii_control() || c == '=')
+    {
         vec!["a valid environment variable name must consist only of printable ASCII characters other than '='".into()]
     } else {
         Vec::new()
