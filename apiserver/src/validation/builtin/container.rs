@@ -118,15 +118,11 @@ fn value_from(var: &Value, path: &str) -> Errors {
         sources += 1;
         let at = child(path, source);
         match source {
-            "fieldRef" => {
-                if text(&sel["fieldPath"]).is_empty() {
-                    errs.push(FieldError::required(child(&at, "fieldPath"), ""));
-                }
+            "fieldRef" if text(&sel["fieldPath"]).is_empty() => {
+                errs.push(FieldError::required(child(&at, "fieldPath"), ""));
             }
-            "resourceFieldRef" => {
-                if text(&sel["resource"]).is_empty() {
-                    errs.push(FieldError::required(child(&at, "resource"), ""));
-                }
+            "resourceFieldRef" if text(&sel["resource"]).is_empty() => {
+                errs.push(FieldError::required(child(&at, "resource"), ""));
             }
             "configMapKeyRef" | "secretKeyRef" => errs.extend(key_selector(sel, &at)),
             _ => {}
