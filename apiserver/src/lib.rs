@@ -135,8 +135,9 @@
 //!   below), a CronJob's time zone and the location of a `TZ=` schedule, a ClusterRole's aggregation
 //!   selectors, a Service's IP addresses,
 //!   load balancer, node port and traffic policy fields, a gated Pod's node selector and affinity), the other
-//!   kinds' own rules (Namespaces, ServiceAccounts, Ingresses, NetworkPolicies,
-//!   HorizontalPodAutoscalers and the rest: their metadata only), and the rules of
+//!   kinds' own rules (a Namespace's `spec.finalizers` names, Ingresses, NetworkPolicies,
+//!   HorizontalPodAutoscalers and the rest: their metadata only; a ServiceAccount has no rules but its
+//!   metadata's, which run), and the rules of
 //!   status updates. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
 //!   template) the value is printed as the object's JSON, and the immutable spec messages of a
 //!   PersistentVolumeClaim and a Pod have no diff of the two specs.
