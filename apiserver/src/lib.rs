@@ -122,6 +122,7 @@
 //!     its family (checked first and alone, as kube-apiserver's allocator does), cluster IPs and IP families
 //!     that may not change; an update that leaves out the allocated cluster IPs and IP families keeps them;
 //!   - a PersistentVolumeClaim's spec immutable (but a bound claim's requests);
+//!   - a Namespace's `spec.finalizers` (qualified names, fully qualified unless standard);
 //!   - a Lease's duration (above 0) and transitions (not negative);
 //!   - a PodDisruptionBudget's `minAvailable` and `maxUnavailable` (not both, numbers or percentages up to
 //!     100%) and unhealthy pod eviction policy (checked before its metadata, as kube-apiserver does);
@@ -135,7 +136,7 @@
 //!   below), a CronJob's time zone and the location of a `TZ=` schedule, a ClusterRole's aggregation
 //!   selectors, a Service's IP addresses,
 //!   load balancer, node port and traffic policy fields, a gated Pod's node selector and affinity), the other
-//!   kinds' own rules (a Namespace's `spec.finalizers` names, Ingresses, NetworkPolicies,
+//!   kinds' own rules (Ingresses, NetworkPolicies,
 //!   HorizontalPodAutoscalers and the rest: their metadata only; a ServiceAccount has no rules but its
 //!   metadata's, which run), and the rules of
 //!   status updates. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable

@@ -106,6 +106,7 @@ mod lifecycle;
 mod list;
 mod media_types;
 mod more_tables;
+mod namespace_validation;
 mod openapi;
 mod openapi_v2;
 mod parity;

@@ -20,6 +20,30 @@ fn decoded_len(v: &Value) -> usize {
         .map_or(text.len(), |b| b.len())
 }
 
+/// `ValidateNamespace`: the metadata, and each of `spec.finalizers` a qualified name (`IsQualifiedName`, which
+/// in 1.35 is `content.IsLabelKey` and says "label key"), fully qualified unless
+/// it is one of the standard ones (the errors name the list, not the item).
+pub(super) fn namespace(obj: &Value) -> Errors {
+    let mut errs = meta::object(obj);
+    for f in obj["spec"]["finalizers"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice)
+    {
+        let name = f.as_str().unwrap_or("");
+        for msg in formats::label_key(name) {
+            errs.push(FieldError::invalid("spec.finalizers", name, msg));
+        }
+        if !name.contains('/') && !["kubernetes", "orphan", "foregroundDeletion"].contains(&name) {
+            errs.push(FieldError::invalid(
+                "spec.finalizers",
+                name,
+                "name is neither a standard finalizer name nor is it fully qualified",
+            ));
+        }
+    }
+    errs
+}
+
 /// `ValidateConfigMap`.
 pub(super) fn config_map(obj: &Value) -> Errors {
     let mut errs = meta::object(obj);

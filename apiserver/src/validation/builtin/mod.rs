@@ -52,6 +52,7 @@ fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Er
         Some(old) => apps::update(kind, obj, old),
     };
     match (rt.group.as_str(), rt.kind.as_str(), old) {
+        ("", "Namespace", None) => core::namespace(obj),
         ("", "ConfigMap", None) => core::config_map(obj),
         ("", "ConfigMap", Some(old)) => core::config_map_update(obj, old),
         ("", "Secret", None) => core::secret(obj),
