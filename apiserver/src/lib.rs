@@ -107,8 +107,14 @@
 //!     requires);
 //!   - in pod specs and templates (Pods, PodTemplates, the `apps` workloads, Jobs, CronJobs): the containers'
 //!     and init containers' names (required, RFC 1123 labels, unique), images (required), requests within
-//!     limits, and the restart policy (a Job's `OnFailure` or `Never`, `Always` for the `apps` kinds); a Pod's
-//!     spec immutable but for images, a lowered `activeDeadlineSeconds`, tolerations and scheduling gates;
+//!     limits, and the restart policy (a Job's `OnFailure` or `Never`, `Always` for the `apps` kinds); the
+//!     containers' and init containers' ports (names, numbers, unique names, protocols), environment
+//!     variables (names, `valueFrom` naming one source and no `value`, the key selectors' names and keys),
+//!     volume mounts (naming a valid volume, a mount path unique in the container, `subPath` and
+//!     `subPathExpr`); the regular containers' probes (one handler, its port and scheme or command, non-negative
+//!     numbers, a success threshold of 1 for liveness and startup probes, no grace period on a readiness
+//!     probe); volumes (names, unique, one source, the required fields, modes and item paths of `secret`,
+//!     `configMap`, `persistentVolumeClaim` and `hostPath`); a Pod's spec immutable but for images, a lowered `activeDeadlineSeconds`, tolerations and scheduling gates;
 //!   - the `apps` selectors (required, not empty, matching the template's labels, immutable), a StatefulSet's
 //!     `serviceName` and forbidden spec updates, non-negative replica counts, min ready seconds and history
 //!     limits, a Deployment's strategy (its type, `maxSurge` and `maxUnavailable` as numbers or
@@ -122,6 +128,7 @@
 //!     its family (checked first and alone, as kube-apiserver's allocator does), cluster IPs and IP families
 //!     that may not change; an update that leaves out the allocated cluster IPs and IP families keeps them;
 //!   - a PersistentVolumeClaim's spec immutable (but a bound claim's requests);
+//!   - a Namespace's `spec.finalizers` (qualified names, fully qualified unless standard);
 //!   - a Lease's duration (above 0) and transitions (not negative);
 //!   - a PodDisruptionBudget's `minAvailable` and `maxUnavailable` (not both, numbers or percentages up to
 //!     100%) and unhealthy pod eviction policy (checked before its metadata, as kube-apiserver does);
@@ -129,13 +136,15 @@
 //!     `roleRef` (group, kind, name; immutable) and subjects (kinds, groups, names, a ServiceAccount's
 //!     namespace), with kube-apiserver's defaults of the groups.
 //!
-//!   Not validated: every other field of these kinds (container ports, probes, volumes and mounts, env,
-//!   security contexts, label selector syntax, a Job's selector being set (this server generates none, see
+//!   Not validated: every other field of these kinds (`envFrom`, volume devices, lifecycle hooks, the
+//!   fields of the other volume sources, init containers' probes and restart policies, security contexts,
+//!   label selector syntax, a Job's selector being set (this server generates none, see
 //!   below), a CronJob's time zone and the location of a `TZ=` schedule, a ClusterRole's aggregation
 //!   selectors, a Service's IP addresses,
 //!   load balancer, node port and traffic policy fields, a gated Pod's node selector and affinity), the other
-//!   kinds' own rules (Namespaces, ServiceAccounts, Ingresses, NetworkPolicies,
-//!   HorizontalPodAutoscalers and the rest: their metadata only), and the rules of
+//!   kinds' own rules (Ingresses, NetworkPolicies,
+//!   HorizontalPodAutoscalers and the rest: their metadata only; a ServiceAccount has no rules but its
+//!   metadata's, which run), and the rules of
 //!   status updates. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
 //!   template) the value is printed as the object's JSON, and the immutable spec messages of a
 //!   PersistentVolumeClaim and a Pod have no diff of the two specs.

@@ -28,7 +28,7 @@ fn summary(body: &Value) -> Value {
     }
 }
 
-fn summarize(t: &mut Transcript) {
+pub(crate) fn summarize(t: &mut Transcript) {
     if let Some(body) = t.last_answer_mut() {
         *body = summary(body);
     }

@@ -68,6 +68,16 @@ pub(crate) fn is_lower_alnum(c: u8) -> bool {
 
 /// `IsQualifiedName`: an optional DNS subdomain prefix and `/`, then a name of at most 63 chars.
 pub(crate) fn qualified_name_errors(value: &str) -> Vec<String> {
+    qualified_name_with(value, "a qualified name", max_len_error)
+}
+
+/// The rule of `IsQualifiedName` and of `content.IsLabelKey`, which differ in what they call the value
+/// (`noun`) and in whether a length is counted in characters or bytes (`max_len`).
+pub(crate) fn qualified_name_with(
+    value: &str,
+    noun: &str,
+    max_len: fn(usize) -> String,
+) -> Vec<String> {
     let mut errs = Vec::new();
     let parts: Vec<&str> = value.split('/').collect();
     let name = match parts.as_slice() {
@@ -79,7 +89,7 @@ pub(crate) fn qualified_name_errors(value: &str) -> Vec<String> {
                 if prefix.len() > DNS1123_SUBDOMAIN_MAX_LEN {
                     errs.push(format!(
                         "prefix part {}",
-                        max_len_error(DNS1123_SUBDOMAIN_MAX_LEN)
+                        max_len(DNS1123_SUBDOMAIN_MAX_LEN)
                     ));
                 }
                 if !is_dns1123_subdomain(prefix) {
@@ -97,7 +107,7 @@ pub(crate) fn qualified_name_errors(value: &str) -> Vec<String> {
         }
         _ => {
             errs.push(format!(
-                "a qualified name {} with an optional DNS subdomain prefix and '/' \
+                "{noun} {} with an optional DNS subdomain prefix and '/' \
                  (e.g. 'example.com/MyName')",
                 regex_error(
                     QUALIFIED_NAME_MSG,
@@ -111,10 +121,7 @@ pub(crate) fn qualified_name_errors(value: &str) -> Vec<String> {
     if name.is_empty() {
         errs.push("name part must be non-empty".to_string());
     } else if name.len() > QUALIFIED_NAME_MAX_LEN {
-        errs.push(format!(
-            "name part {}",
-            max_len_error(QUALIFIED_NAME_MAX_LEN)
-        ));
+        errs.push(format!("name part {}", max_len(QUALIFIED_NAME_MAX_LEN)));
     }
     if !is_qualified_name_part(name) {
         errs.push(format!(
@@ -131,9 +138,14 @@ pub(crate) fn qualified_name_errors(value: &str) -> Vec<String> {
 
 /// `IsValidLabelValue`: empty, or at most 63 chars of the qualified-name pattern.
 pub(crate) fn label_value_errors(value: &str) -> Vec<String> {
+    label_value_with(value, max_len_error)
+}
+
+/// The rule of `IsValidLabelValue` and of `content.IsLabelValue`, which counts a length in bytes.
+pub(crate) fn label_value_with(value: &str, max_len: fn(usize) -> String) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > LABEL_VALUE_MAX_LEN {
-        errs.push(max_len_error(LABEL_VALUE_MAX_LEN));
+        errs.push(max_len(LABEL_VALUE_MAX_LEN));
     }
     if !value.is_empty() && !is_qualified_name_part(value) {
         errs.push(regex_error(

@@ -16,7 +16,8 @@ pub use label::LabelSelector;
 /// Go's validation texts, for the checks of other objects that use the same helpers.
 pub(crate) use messages::{
     DNS1123_SUBDOMAIN_FMT, DNS1123_SUBDOMAIN_MAX_LEN, DNS1123_SUBDOMAIN_MSG, go_quote,
-    is_dns1123_subdomain, label_value_errors, max_len_error, qualified_name_errors, regex_error,
+    is_dns1123_subdomain, label_value_errors, label_value_with, max_len_error,
+    qualified_name_errors, qualified_name_with, regex_error,
 };
 
 /// A selector that could not be parsed or converted.

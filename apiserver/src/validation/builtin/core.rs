@@ -5,8 +5,9 @@
 use base64::Engine;
 use serde_json::Value;
 
+use super::container::{self, Probe};
 use super::field::{Errors, FieldError, child, index, key};
-use super::{formats, meta};
+use super::{formats, meta, volumes};
 
 /// `core.MaxSecretSize`: 1 MiB of data.
 const MAX_SECRET_SIZE: usize = 1024 * 1024;
@@ -17,6 +18,30 @@ fn decoded_len(v: &Value) -> usize {
     base64::engine::general_purpose::STANDARD
         .decode(text)
         .map_or(text.len(), |b| b.len())
+}
+
+/// `ValidateNamespace`: the metadata, and each of `spec.finalizers` a qualified name (`IsQualifiedName`, which
+/// in 1.35 is `content.IsLabelKey` and says "label key"), fully qualified unless
+/// it is one of the standard ones (the errors name the list, not the item).
+pub(super) fn namespace(obj: &Value) -> Errors {
+    let mut errs = meta::object(obj);
+    for f in obj["spec"]["finalizers"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice)
+    {
+        let name = f.as_str().unwrap_or("");
+        for msg in formats::label_key(name) {
+            errs.push(FieldError::invalid("spec.finalizers", name, msg));
+        }
+        if !name.contains('/') && !["kubernetes", "orphan", "foregroundDeletion"].contains(&name) {
+            errs.push(FieldError::invalid(
+                "spec.finalizers",
+                name,
+                "name is neither a standard finalizer name nor is it fully qualified",
+            ));
+        }
+    }
+    errs
 }
 
 /// `ValidateConfigMap`.
@@ -221,10 +246,11 @@ pub(super) fn pod_template(template: &Value, path: &str) -> Errors {
     errs
 }
 
-/// `ValidatePodSpec`, the rules of it this server has: containers (names, images, resources, duplicates),
-/// init containers, and the restart policy.
+/// `ValidatePodSpec`, the rules of it this server has: volumes, containers (names, images, ports, environment,
+/// volume mounts, resources, duplicates, probes), init containers (the same but probes), and the restart
+/// policy.
 pub(super) fn pod_spec(spec: &Value, path: &str) -> Errors {
-    let mut errs = Errors::new();
+    let (volumes, mut errs) = volumes::volumes(&spec["volumes"], &child(path, "volumes"));
     let containers = spec["containers"].as_array().map_or(&[][..], Vec::as_slice);
     let containers_path = child(path, "containers");
     if containers.is_empty() {
@@ -233,12 +259,19 @@ pub(super) fn pod_spec(spec: &Value, path: &str) -> Errors {
         let mut names: Vec<&str> = Vec::new();
         for (i, c) in containers.iter().enumerate() {
             let at = index(&containers_path, i);
-            errs.extend(container(c, &at));
+            errs.extend(container(c, &volumes, &at));
             let name = c["name"].as_str().unwrap_or("");
             if names.contains(&name) {
                 errs.push(FieldError::duplicate(child(&at, "name"), name));
             } else {
                 names.push(name);
+            }
+            for (field, kind) in [
+                ("livenessProbe", Probe::Liveness),
+                ("readinessProbe", Probe::Readiness),
+                ("startupProbe", Probe::Startup),
+            ] {
+                errs.extend(container::probe(&c[field], kind, &child(&at, field)));
             }
         }
     }
@@ -250,7 +283,7 @@ pub(super) fn pod_spec(spec: &Value, path: &str) -> Errors {
         let init_path = child(path, "initContainers");
         for (i, c) in init.iter().enumerate() {
             let at = index(&init_path, i);
-            errs.extend(container(c, &at));
+            errs.extend(container(c, &volumes, &at));
             let name = c["name"].as_str().unwrap_or("");
             if names.contains(&name) {
                 errs.push(FieldError::duplicate(child(&at, "name"), name));
@@ -273,8 +306,9 @@ pub(super) fn pod_spec(spec: &Value, path: &str) -> Errors {
     errs
 }
 
-/// `validateContainerCommon`: the name, the image and the resources of one container.
-fn container(c: &Value, path: &str) -> Errors {
+/// `validateContainerCommon`: the name, the image, the ports, the environment, the volume mounts (naming
+/// `volumes`, the pod's valid volumes) and the resources of one container.
+fn container(c: &Value, volumes: &[String], path: &str) -> Errors {
     let mut errs = Errors::new();
     let name = c["name"].as_str().unwrap_or("");
     let name_path = child(path, "name");
@@ -288,6 +322,13 @@ fn container(c: &Value, path: &str) -> Errors {
     if c["image"].as_str().unwrap_or("").is_empty() {
         errs.push(FieldError::required(child(path, "image"), ""));
     }
+    errs.extend(container::ports(&c["ports"], &child(path, "ports")));
+    errs.extend(container::env(&c["env"], &child(path, "env")));
+    errs.extend(container::volume_mounts(
+        &c["volumeMounts"],
+        volumes,
+        &child(path, "volumeMounts"),
+    ));
     errs.extend(resources(&c["resources"], &child(path, "resources")));
     errs
 }

@@ -14,6 +14,7 @@ pub(super) enum ErrorType {
     Duplicate,
     NotSupported,
     TooLong,
+    NotFound,
 }
 
 impl ErrorType {
@@ -25,6 +26,7 @@ impl ErrorType {
             ErrorType::Duplicate => "FieldValueDuplicate",
             ErrorType::NotSupported => "FieldValueNotSupported",
             ErrorType::TooLong => "FieldValueTooLong",
+            ErrorType::NotFound => "FieldValueNotFound",
         }
     }
 
@@ -36,6 +38,7 @@ impl ErrorType {
             ErrorType::Duplicate => "Duplicate value",
             ErrorType::NotSupported => "Unsupported value",
             ErrorType::TooLong => "Too long",
+            ErrorType::NotFound => "Not found",
         }
     }
 }
@@ -90,6 +93,11 @@ impl FieldError {
         detail: impl Into<String>,
     ) -> Self {
         Self::new(ErrorType::Invalid, field, Some(printed), detail)
+    }
+
+    /// `field.NotFound(path, value)` of a string.
+    pub(super) fn not_found(field: impl Into<String>, value: &str) -> Self {
+        Self::new(ErrorType::NotFound, field, Some(go_quote(value)), "")
     }
 
     /// `field.Duplicate(path, value)` of a string.

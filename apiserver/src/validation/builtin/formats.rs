@@ -1,54 +1,22 @@
 //! The string formats of apimachinery's `util/validation` and `api/validate/content` (label keys and values,
 //! DNS labels and subdomains, config keys), each returning Go's messages for a value that breaks it.
 
-const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const LABEL_KEY_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT: &str =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
 const DNS1035_LABEL_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
 const CONFIG_KEY_FMT: &str = "[-._a-zA-Z0-9]+";
 const CONFIG_KEY_MSG: &str =
     "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
 
-/// `RegexError`: the message, examples and the pattern.
-fn regex_error(msg: &str, re: &str, examples: &[&str]) -> String {
-    if examples.is_empty() {
-        return format!("{msg} (regex used for validation is '{re}')");
-    }
-    let shown: Vec<String> = examples.iter().map(|e| format!("'{e}', ")).collect();
-    format!(
-        "{msg} (e.g. {}regex used for validation is '{re}')",
-        shown.join(" or ")
-    )
-}
-
-/// `util/validation.MaxLenError` (characters).
-fn max_len_chars(n: usize) -> String {
-    format!("must be no more than {n} characters")
-}
+use crate::selector::{
+    DNS1123_SUBDOMAIN_FMT, DNS1123_SUBDOMAIN_MSG, is_dns1123_subdomain, label_value_with,
+    max_len_error, qualified_name_with, regex_error,
+};
 
 /// `content.MaxLenError` (bytes).
 fn max_len_bytes(n: usize) -> String {
     format!("must be no more than {n} bytes")
-}
-
-fn label_key_part(s: &str) -> bool {
-    let b = s.as_bytes();
-    match (b.first(), b.last()) {
-        (Some(f), Some(l)) => {
-            f.is_ascii_alphanumeric()
-                && l.is_ascii_alphanumeric()
-                && b.iter()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-        }
-        _ => false,
-    }
 }
 
 fn lower_alnum(c: u8) -> bool {
@@ -65,18 +33,14 @@ fn dns1123_label_matches(s: &str) -> bool {
     }
 }
 
-fn dns1123_subdomain_matches(s: &str) -> bool {
-    s.split('.').all(dns1123_label_matches)
-}
-
 /// `IsDNS1123Label`.
 pub(super) fn dns1123_label(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 63 {
-        errs.push(max_len_chars(63));
+        errs.push(max_len_error(63));
     }
     if !dns1123_label_matches(value) {
-        if dns1123_subdomain_matches(value) {
+        if is_dns1123_subdomain(value) {
             errs.push("must not contain dots".into());
         } else {
             errs.push(regex_error(
@@ -93,9 +57,9 @@ pub(super) fn dns1123_label(value: &str) -> Vec<String> {
 pub(super) fn dns1123_subdomain(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 253 {
-        errs.push(max_len_chars(253));
+        errs.push(max_len_error(253));
     }
-    if !dns1123_subdomain_matches(value) {
+    if !is_dns1123_subdomain(value) {
         errs.push(regex_error(
             DNS1123_SUBDOMAIN_MSG,
             DNS1123_SUBDOMAIN_FMT,
@@ -109,7 +73,7 @@ pub(super) fn dns1123_subdomain(value: &str) -> Vec<String> {
 pub(super) fn dns1035_label(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 63 {
-        errs.push(max_len_chars(63));
+        errs.push(max_len_error(63));
     }
     let b = value.as_bytes();
     let ok = match (b.first(), b.last()) {
@@ -130,84 +94,21 @@ pub(super) fn dns1035_label(value: &str) -> Vec<String> {
     errs
 }
 
-/// `content.IsLabelKey` (also `IsQualifiedName`): an optional DNS subdomain prefix and `/`, then a name.
+/// `content.IsLabelKey`: `IsQualifiedName`'s rule, naming a label key and counting bytes.
 pub(super) fn label_key(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    let parts: Vec<&str> = value.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".into());
-            } else {
-                // `content.IsDNS1123Subdomain`, whose length message counts bytes.
-                if prefix.len() > 253 {
-                    errs.push(format!("prefix part {}", max_len_bytes(253)));
-                }
-                if !dns1123_subdomain_matches(prefix) {
-                    errs.push(format!(
-                        "prefix part {}",
-                        regex_error(
-                            DNS1123_SUBDOMAIN_MSG,
-                            DNS1123_SUBDOMAIN_FMT,
-                            &["example.com"]
-                        )
-                    ));
-                }
-            }
-            *name
-        }
-        _ => {
-            errs.push(format!(
-                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                regex_error(
-                    LABEL_KEY_MSG,
-                    LABEL_KEY_FMT,
-                    &["MyName", "my.name", "123-abc"]
-                )
-            ));
-            return errs;
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".into());
-    } else if name.len() > 63 {
-        errs.push(format!("name part {}", max_len_bytes(63)));
-    }
-    if !label_key_part(name) {
-        errs.push(format!(
-            "name part {}",
-            regex_error(
-                LABEL_KEY_MSG,
-                LABEL_KEY_FMT,
-                &["MyName", "my.name", "123-abc"]
-            )
-        ));
-    }
-    errs
+    qualified_name_with(value, "a valid label key", max_len_bytes)
 }
 
-/// `content.IsLabelValue`.
+/// `content.IsLabelValue`: `IsValidLabelValue`'s rule, counting bytes.
 pub(super) fn label_value(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push(max_len_bytes(63));
-    }
-    if !value.is_empty() && !label_key_part(value) {
-        errs.push(regex_error(
-            LABEL_VALUE_MSG,
-            LABEL_VALUE_FMT,
-            &["MyValue", "my_value", "12345"],
-        ));
-    }
-    errs
+    label_value_with(value, max_len_bytes)
 }
 
 /// `IsConfigMapKey`: a key of a ConfigMap's or Secret's data.
 pub(super) fn config_key(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 253 {
-        errs.push(max_len_chars(253));
+        errs.push(max_len_error(253));
     }
     let ok = !value.is_empty()
         && value
@@ -246,7 +147,7 @@ pub(super) fn path_segment(value: &str) -> Vec<String> {
 pub(super) fn port_name(port: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if port.len() > 15 {
-        errs.push(max_len_chars(15));
+        errs.push(max_len_error(15));
     }
     if port.is_empty() || !port.bytes().all(|c| lower_alnum(c) || c == b'-') {
         errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)".into());

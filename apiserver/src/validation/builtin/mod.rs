@@ -8,6 +8,7 @@
 
 mod apps;
 mod batch;
+mod container;
 mod coordination;
 mod core;
 mod field;
@@ -16,6 +17,7 @@ mod meta;
 mod policy;
 mod rbac;
 mod service;
+mod volumes;
 
 use serde_json::Value;
 
@@ -50,6 +52,7 @@ fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Er
         Some(old) => apps::update(kind, obj, old),
     };
     match (rt.group.as_str(), rt.kind.as_str(), old) {
+        ("", "Namespace", None) => core::namespace(obj),
         ("", "ConfigMap", None) => core::config_map(obj),
         ("", "ConfigMap", Some(old)) => core::config_map_update(obj, old),
         ("", "Secret", None) => core::secret(obj),
