@@ -248,6 +248,7 @@ mod discovery;
 mod error;
 mod faults;
 mod handlers;
+mod health;
 mod http;
 mod lifecycle;
 mod log;

@@ -98,6 +98,7 @@ mod compare;
 mod crud;
 mod deviations;
 mod dry_run;
+mod e2e_behaviours;
 mod field_validation;
 mod hook_server;
 mod jobs;
