@@ -160,20 +160,45 @@ pub(super) fn json_type(v: &Value) -> &'static str {
     }
 }
 
-/// Checks `apiVersion` and `kind` of a request body against the addressed type.
-pub(super) fn check_type(rt: &ResourceType, obj: &Value) -> ApiResult<()> {
-    let kind = obj["kind"].as_str().unwrap_or("");
-    let api_version = obj["apiVersion"].as_str().unwrap_or("");
-    if kind.is_empty() {
-        return Err(ApiError::bad_request(format!(
-            "Object 'Kind' is missing in '{}'",
-            serde_json::to_string(obj).unwrap_or_default()
-        )));
+/// Checks `apiVersion` and `kind` of a request body (`raw`, as sent) against the addressed type. A built-in
+/// kind's body may leave either out: kube-apiserver's decoder takes them from the URL, and the object is
+/// given them here.
+pub(super) fn check_type(rt: &ResourceType, obj: &mut Value, raw: &[u8]) -> ApiResult<()> {
+    let kind = obj["kind"].as_str().unwrap_or("").to_string();
+    let api_version = obj["apiVersion"].as_str().unwrap_or("").to_string();
+    if !rt.custom {
+        let kind = if kind.is_empty() { rt.kind.clone() } else { kind };
+        let api_version = if api_version.is_empty() {
+            rt.api_version()
+        } else {
+            api_version
+        };
+        if api_version != rt.api_version() {
+            // The scheme's error, through the handler's `transformDecodeError`.
+            let version = api_version.rsplit('/').next().unwrap_or_default();
+            return Err(ApiError::bad_request(format!(
+                "{kind} in version {version:?} cannot be handled as a {}: no kind {kind:?} is registered for \
+                 version {api_version:?} in scheme \"pkg/runtime/scheme.go:111\"",
+                rt.kind
+            )));
+        }
+        if kind != rt.kind {
+            return Err(ApiError::bad_request(format!(
+                "the kind in the data ({kind}) does not match the expected kind ({})",
+                rt.kind
+            )));
+        }
+        obj["apiVersion"] = json!(api_version);
+        obj["kind"] = json!(kind);
+        return Ok(());
     }
-    if api_version.is_empty() {
+    if kind.is_empty() {
+        // apiextensions-apiserver's decoder fails, and the handler adds the type and a summary of the body.
+        let raw_text = String::from_utf8_lossy(raw);
         return Err(ApiError::bad_request(format!(
-            "Object 'apiVersion' is missing in '{}'",
-            serde_json::to_string(obj).unwrap_or_default()
+            "the object provided is unrecognized (must be of type {}): Object 'Kind' is missing in '{raw_text}' ({})",
+            rt.kind,
+            summarize(raw)
         )));
     }
     if api_version != rt.api_version() {
@@ -189,6 +214,24 @@ pub(super) fn check_type(rt: &ResourceType, obj: &Value) -> ApiResult<()> {
         )));
     }
     Ok(())
+}
+
+/// apiserver's `summarizeData(body, 30)`: a JSON body's first 30 bytes, another body's in hex.
+fn summarize(raw: &[u8]) -> String {
+    const MAX: usize = 30;
+    let (head, more) = if raw.len() > MAX {
+        (&raw[..MAX], " ...")
+    } else {
+        (raw, "")
+    };
+    match raw.first() {
+        None => "<empty>".into(),
+        Some(b'{') => format!("{}{more}", String::from_utf8_lossy(head)),
+        Some(_) => format!(
+            "{}{more}",
+            head.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        ),
+    }
 }
 
 /// The type check of an applied configuration, as kube-apiserver's field manager words it (a missing kind or
