@@ -173,6 +173,12 @@ fn resource_entries(t: &ResourceType) -> Vec<Value> {
             "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"],
         }));
     }
+    if t.is_namespace() {
+        out.push(json!({
+            "name": "namespaces/finalize", "singularName": "", "namespaced": false,
+            "kind": t.kind, "verbs": ["update"],
+        }));
+    }
     if t.status_subresource {
         out.push(json!({
             "name": format!("{}/status", t.plural), "singularName": "", "namespaced": t.namespaced,

@@ -1,10 +1,12 @@
 //! Behaviours of kube-apiserver that Kubernetes' API-machinery e2e specs meet (`cargo xtask
-//! e2e-apimachinery`): the health endpoints' check lists; bodies without `apiVersion` or `kind`.
+//! e2e-apimachinery`): the health endpoints' check lists; bodies without `apiVersion` or `kind`; a
+//! namespace's `status` and `finalize` subresources.
 
 use kube::Client;
 use serde_json::{Value, json};
 
-use crate::support::{Transcript, configmaps, run, widgets};
+use crate::deviations::STATUS_WRITE_METADATA_OWNERSHIP;
+use crate::support::{MERGE, Transcript, configmaps, run, widgets};
 
 async fn health(client: Client, _ns: String) -> Transcript {
     let mut t = Transcript::new(client);
@@ -65,4 +67,49 @@ async fn typeless_bodies(client: Client, ns: String) -> Transcript {
 #[tokio::test]
 async fn a_body_without_its_type_takes_it_from_the_url() {
     run("a_body_without_its_type_takes_it_from_the_url", &[], typeless_bodies).await;
+}
+
+async fn namespace_subresources(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let path = format!("/api/v1/namespaces/{ns}");
+    t.get("get status", &format!("{path}/status")).await;
+    let condition = json!({"type": "StatusPatch", "status": "True", "reason": "E2E", "message": "patched", "lastTransitionTime": "2026-01-01T00:00:00Z"});
+    t.patch(
+        "patch status with an annotation",
+        &format!("{path}/status"),
+        MERGE,
+        &json!({"metadata": {"annotations": {"patched-status": "yes"}}, "spec": {"finalizers": []}, "status": {"conditions": [condition]}}),
+    )
+    .await;
+    let mut status = t.get("get status again", &format!("{path}/status")).await;
+    status["metadata"]["labels"]["through-status"] = json!("put");
+    if let Some(conditions) = status["status"]["conditions"].as_array_mut() {
+        conditions.push(json!({"type": "StatusUpdate", "status": "True", "reason": "E2E", "message": "updated", "lastTransitionTime": "2026-01-01T00:00:00Z"}));
+    }
+    t.put("update status", &format!("{path}/status"), &status).await;
+    let mut main = t.get("get", &path).await;
+    main["spec"]["finalizers"] = json!(["kubernetes", "example.com/main"]);
+    main["metadata"]["annotations"]["through-main"] = json!("put");
+    t.put("update with other finalizers", &path, &main).await;
+    let mut finalize = t.get("get before finalize", &path).await;
+    finalize["spec"]["finalizers"] = json!(["kubernetes", "example.com/finalize"]);
+    finalize["metadata"]["annotations"]["through-finalize"] = json!("put");
+    finalize["status"]["phase"] = json!("Terminating");
+    t.put("finalize", &format!("{path}/finalize"), &finalize).await;
+    finalize = t.get("get after finalize", &path).await;
+    finalize["spec"]["finalizers"] = json!(["kubernetes"]);
+    t.put("finalize again", &format!("{path}/finalize"), &finalize).await;
+    t.get("get finalize", &format!("{path}/finalize")).await;
+    t.patch("patch finalize", &format!("{path}/finalize"), MERGE, &json!({"spec": {}})).await;
+    t
+}
+
+#[tokio::test]
+async fn namespace_status_keeps_metadata_and_finalize_writes_finalizers() {
+    run(
+        "namespace_status_keeps_metadata_and_finalize_writes_finalizers",
+        &[STATUS_WRITE_METADATA_OWNERSHIP],
+        namespace_subresources,
+    )
+    .await;
 }

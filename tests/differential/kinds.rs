@@ -14,7 +14,7 @@ use crate::support::{Transcript, both};
 /// component statuses) and the subresources that reach a kubelet, a proxy or a token signer, or that write a
 /// part of an object other than status and scale. Pinned: serving one of them fails the test until it is
 /// removed here and from the crate docs.
-pub const NOT_SERVED: [&str; 24] = [
+pub const NOT_SERVED: [&str; 23] = [
     "authentication.k8s.io/v1",
     "authentication.k8s.io/v1 selfsubjectreviews",
     "authentication.k8s.io/v1 tokenreviews",
@@ -26,7 +26,6 @@ pub const NOT_SERVED: [&str; 24] = [
     "certificates.k8s.io/v1 certificatesigningrequests/approval",
     "v1 bindings",
     "v1 componentstatuses",
-    "v1 namespaces/finalize",
     "v1 nodes/proxy",
     "v1 pods/attach",
     "v1 pods/binding",

@@ -25,10 +25,10 @@ pub(super) fn render(call: &Call<'_>) -> Render {
 }
 
 pub(super) fn part(call: &Call<'_>) -> Part {
-    if call.req.subresource.as_deref() == Some("status") {
-        Part::Status
-    } else {
-        Part::Main
+    match call.req.subresource.as_deref() {
+        Some("status") => Part::Status,
+        Some("finalize") => Part::Finalize,
+        _ => Part::Main,
     }
 }
 

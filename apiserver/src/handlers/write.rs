@@ -243,12 +243,7 @@ pub(super) fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
     let force = call.query.flag("force");
     let k = key(call);
     let p = part(call);
-    let scope = match p {
-        Part::Status => managed_fields::Scope::Status,
-        Part::Main if rt.status_subresource => managed_fields::Scope::Main,
-        Part::Main => managed_fields::Scope::Whole,
-        Part::Scale => managed_fields::Scope::Scale,
-    };
+    let scope = lifecycle::scope(rt, p);
     let mut opts = write_opts(call, true)?;
     opts.manager = manager.clone();
     let schema = lifecycle::field_schema(rt);

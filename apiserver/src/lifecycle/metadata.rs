@@ -89,12 +89,14 @@ pub(super) fn comparable(obj: &Value) -> Value {
     v
 }
 
-pub(super) fn scope(rt: &ResourceType, part: Part) -> Scope {
+/// The part of an object a write of `part` manages the fields of.
+pub fn scope(rt: &ResourceType, part: Part) -> Scope {
     match part {
         Part::Status => Scope::Status,
         Part::Main if rt.status_subresource => Scope::Main,
         Part::Main => Scope::Whole,
         Part::Scale => Scope::Scale,
+        Part::Finalize => Scope::Finalize,
     }
 }
 

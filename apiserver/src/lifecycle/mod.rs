@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 pub use delete::delete;
-pub use metadata::field_schema;
+pub use metadata::{field_schema, scope};
 pub(crate) use write::finish_due_jobs;
 pub use write::{create, update};
 
@@ -24,6 +24,9 @@ pub enum Part {
     Status,
     /// The `scale` subresource (a write of the replicas of the main resource).
     Scale,
+    /// A namespace's `finalize` subresource: everything but `status`, `spec.finalizers` included (which an
+    /// update of the namespace itself keeps).
+    Finalize,
 }
 
 /// Options common to writes.

@@ -216,7 +216,8 @@ pub fn update(
         None => {}
     }
     match opts.part {
-        Part::Status => {
+        // A namespace's status strategy keeps only its spec: metadata written through `/status` is kept.
+        Part::Status if !rt.is_namespace() => {
             let status = new.get("status").cloned();
             let managed = meta(&new)["managedFields"].clone();
             new = old.clone();
@@ -232,7 +233,7 @@ pub fn update(
                 meta_mut(&mut new).insert("managedFields".into(), managed);
             }
         }
-        Part::Main | Part::Scale => {
+        Part::Main | Part::Scale | Part::Finalize | Part::Status => {
             let old_meta = meta(&old).clone();
             let m = meta_mut(&mut new);
             for f in [
@@ -252,7 +253,16 @@ pub fn update(
             {
                 m.insert("managedFields".into(), mf.clone());
             }
-            if rt.status_subresource {
+            if opts.part == Part::Status {
+                match old.get("spec") {
+                    Some(s) => new["spec"] = s.clone(),
+                    None => {
+                        if let Some(m) = new.as_object_mut() {
+                            m.remove("spec");
+                        }
+                    }
+                }
+            } else if rt.status_subresource {
                 match old.get("status") {
                     Some(s) => new["status"] = s.clone(),
                     None => {
@@ -313,6 +323,9 @@ pub fn update(
             field_schema(rt).as_ref(),
             &now,
         );
+    }
+    if opts.part == Part::Main {
+        validation::keep_namespace_finalizers(rt, &mut new, &old);
     }
     meta_mut(&mut new).insert("resourceVersion".into(), json!(old_rv));
     if comparable(&new) == comparable(&old) {
