@@ -41,7 +41,7 @@ pub const NOT_SERVED: [&str; 23] = [
 ];
 
 /// Discovery as a map: `groupVersion` → the group's versions and preferred version; `groupVersion resource`
-/// → the resource's entry without `storageVersionHash` (which the in-memory server does not compute).
+/// → the resource's entry.
 async fn discovery(client: Client) -> BTreeMap<String, Value> {
     let mut t = Transcript::new(client);
     let mut out = BTreeMap::new();
@@ -75,10 +75,7 @@ async fn discovery(client: Client) -> BTreeMap<String, Value> {
     for (gv, path) in group_versions {
         let list = t.get(&gv, &path).await;
         for r in list["resources"].as_array().into_iter().flatten() {
-            let mut r = r.clone();
-            if let Some(m) = r.as_object_mut() {
-                m.remove("storageVersionHash");
-            }
+            let r = r.clone();
             let name = r["name"].as_str().unwrap_or_default().to_string();
             out.insert(format!("{gv} {name}"), r);
         }
