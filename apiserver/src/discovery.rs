@@ -210,7 +210,11 @@ pub fn resources(reg: &Registry, group: &str, version: &str) -> Option<Value> {
 /// The built-in resources kube-apiserver v1.35 stores in a version the in-memory server does not serve
 /// (group, plural, storage version), which their hash names.
 const STORED_IN_UNSERVED_VERSIONS: [(&str, &str, &str); 2] = [
-    ("apiextensions.k8s.io", "customresourcedefinitions", "v1beta1"),
+    (
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        "v1beta1",
+    ),
     ("storage.k8s.io", "volumeattributesclasses", "v1beta1"),
 ];
 

@@ -42,7 +42,10 @@ const POST_START_HOOKS: [&str; 26] = [
 ];
 
 /// The post-start hooks listed after `autoregister-completion`.
-const LATE_HOOKS: [&str; 2] = ["apiservice-openapi-controller", "apiservice-openapiv3-controller"];
+const LATE_HOOKS: [&str; 2] = [
+    "apiservice-openapi-controller",
+    "apiservice-openapiv3-controller",
+];
 
 /// The checks of an endpoint (`healthz`, `livez` or `readyz`), in kube-apiserver's order.
 fn checks(endpoint: &str) -> Vec<String> {

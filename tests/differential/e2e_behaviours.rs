@@ -44,20 +44,46 @@ async fn typeless_bodies(client: Client, ns: String) -> Transcript {
     let mut t = Transcript::new(client);
     let cms = configmaps(&ns);
     let cm = |name: &str| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v"}});
-    t.post("configmap without both", &cms, &without(cm("a"), &["apiVersion", "kind"])).await;
-    t.post("configmap without kind", &cms, &without(cm("b"), &["kind"])).await;
-    t.post("configmap without apiVersion", &cms, &without(cm("c"), &["apiVersion"])).await;
+    t.post(
+        "configmap without both",
+        &cms,
+        &without(cm("a"), &["apiVersion", "kind"]),
+    )
+    .await;
+    t.post("configmap without kind", &cms, &without(cm("b"), &["kind"]))
+        .await;
+    t.post(
+        "configmap without apiVersion",
+        &cms,
+        &without(cm("c"), &["apiVersion"]),
+    )
+    .await;
     let mut other = cm("d");
     other["apiVersion"] = json!("v2");
     t.post("configmap of another version", &cms, &other).await;
-    let mut updated = without(t.get("get a", &format!("{cms}/a")).await, &["apiVersion", "kind"]);
+    let mut updated = without(
+        t.get("get a", &format!("{cms}/a")).await,
+        &["apiVersion", "kind"],
+    );
     updated["data"]["k"] = json!("w");
-    t.put("update without both", &format!("{cms}/a"), &updated).await;
+    t.put("update without both", &format!("{cms}/a"), &updated)
+        .await;
     let ws = widgets(&ns);
     let w = |name: &str| json!({"apiVersion": "diff.example.dev/v1", "kind": "Widget", "metadata": {"name": name}, "spec": {"replicas": 1, "color": "red"}});
-    t.post("widget without both", &ws, &without(w("a"), &["apiVersion", "kind"])).await;
-    t.post("widget without kind", &ws, &without(w("b"), &["kind"])).await;
-    t.post("widget without apiVersion", &ws, &without(w("c"), &["apiVersion"])).await;
+    t.post(
+        "widget without both",
+        &ws,
+        &without(w("a"), &["apiVersion", "kind"]),
+    )
+    .await;
+    t.post("widget without kind", &ws, &without(w("b"), &["kind"]))
+        .await;
+    t.post(
+        "widget without apiVersion",
+        &ws,
+        &without(w("c"), &["apiVersion"]),
+    )
+    .await;
     let mut other = w("d");
     other["apiVersion"] = json!("diff.example.dev/v2");
     t.post("widget of another version", &ws, &other).await;
@@ -66,7 +92,12 @@ async fn typeless_bodies(client: Client, ns: String) -> Transcript {
 
 #[tokio::test]
 async fn a_body_without_its_type_takes_it_from_the_url() {
-    run("a_body_without_its_type_takes_it_from_the_url", &[], typeless_bodies).await;
+    run(
+        "a_body_without_its_type_takes_it_from_the_url",
+        &[],
+        typeless_bodies,
+    )
+    .await;
 }
 
 async fn namespace_subresources(client: Client, ns: String) -> Transcript {
@@ -86,7 +117,8 @@ async fn namespace_subresources(client: Client, ns: String) -> Transcript {
     if let Some(conditions) = status["status"]["conditions"].as_array_mut() {
         conditions.push(json!({"type": "StatusUpdate", "status": "True", "reason": "E2E", "message": "updated", "lastTransitionTime": "2026-01-01T00:00:00Z"}));
     }
-    t.put("update status", &format!("{path}/status"), &status).await;
+    t.put("update status", &format!("{path}/status"), &status)
+        .await;
     let mut main = t.get("get", &path).await;
     main["spec"]["finalizers"] = json!(["kubernetes", "example.com/main"]);
     main["metadata"]["annotations"]["through-main"] = json!("put");
@@ -95,12 +127,20 @@ async fn namespace_subresources(client: Client, ns: String) -> Transcript {
     finalize["spec"]["finalizers"] = json!(["kubernetes", "example.com/finalize"]);
     finalize["metadata"]["annotations"]["through-finalize"] = json!("put");
     finalize["status"]["phase"] = json!("Terminating");
-    t.put("finalize", &format!("{path}/finalize"), &finalize).await;
+    t.put("finalize", &format!("{path}/finalize"), &finalize)
+        .await;
     finalize = t.get("get after finalize", &path).await;
     finalize["spec"]["finalizers"] = json!(["kubernetes"]);
-    t.put("finalize again", &format!("{path}/finalize"), &finalize).await;
+    t.put("finalize again", &format!("{path}/finalize"), &finalize)
+        .await;
     t.get("get finalize", &format!("{path}/finalize")).await;
-    t.patch("patch finalize", &format!("{path}/finalize"), MERGE, &json!({"spec": {}})).await;
+    t.patch(
+        "patch finalize",
+        &format!("{path}/finalize"),
+        MERGE,
+        &json!({"spec": {}}),
+    )
+    .await;
     t
 }
 

@@ -167,7 +167,11 @@ pub(super) fn check_type(rt: &ResourceType, obj: &mut Value, raw: &[u8]) -> ApiR
     let kind = obj["kind"].as_str().unwrap_or("").to_string();
     let api_version = obj["apiVersion"].as_str().unwrap_or("").to_string();
     if !rt.custom {
-        let kind = if kind.is_empty() { rt.kind.clone() } else { kind };
+        let kind = if kind.is_empty() {
+            rt.kind.clone()
+        } else {
+            kind
+        };
         let api_version = if api_version.is_empty() {
             rt.api_version()
         } else {
