@@ -1,5 +1,6 @@
 //! Behaviours of kube-apiserver that Kubernetes' API-machinery e2e specs meet (`cargo xtask
-//! e2e-apimachinery`): the health endpoints' check lists; bodies without `apiVersion` or `kind`; a
+//! e2e-apimachinery`): the health endpoints' check lists; bodies without `apiVersion` or `kind`; duplicate
+//! keys of a create or update; a
 //! namespace's `status` and `finalize` subresources.
 
 use kube::Client;
@@ -150,6 +151,61 @@ async fn namespace_status_keeps_metadata_and_finalize_writes_finalizers() {
         "namespace_status_keeps_metadata_and_finalize_writes_finalizers",
         &[STATUS_WRITE_METADATA_OWNERSHIP],
         namespace_subresources,
+    )
+    .await;
+}
+
+async fn duplicate_keys(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client).with_warnings();
+    let cms = configmaps(&ns);
+    let body = |name: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","name":"{name}"}},"data":{{"a":"1","a":"2"}},"unknownField":1}}"#
+        )
+        .into_bytes()
+    };
+    let json = "application/json";
+    for mode in ["Strict", "Warn", "Ignore"] {
+        let name = mode.to_lowercase();
+        t.send_bytes(
+            &format!("create under {mode}"),
+            "POST",
+            &format!("{cms}?fieldValidation={mode}"),
+            json,
+            json,
+            Some(body(&name)),
+        )
+        .await;
+    }
+    t.send_bytes(
+        "update under Strict",
+        "PUT",
+        &format!("{cms}/warn?fieldValidation=Strict"),
+        json,
+        json,
+        Some(body("warn")),
+    )
+    .await;
+    let ws = widgets(&ns);
+    let widget = br#"{"apiVersion":"diff.example.dev/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":1,"replicas":2,"color":"red"}}"#;
+    t.send_bytes(
+        "widget under Strict",
+        "POST",
+        &format!("{ws}?fieldValidation=Strict"),
+        json,
+        json,
+        Some(widget.to_vec()),
+    )
+    .await;
+    t
+}
+
+#[tokio::test]
+async fn duplicate_keys_of_a_create_are_reported() {
+    run(
+        "duplicate_keys_of_a_create_are_reported",
+        &[],
+        duplicate_keys,
     )
     .await;
 }

@@ -6,6 +6,7 @@ use super::Call;
 use crate::error::{ApiError, ApiResult};
 use crate::lifecycle::{Part, WriteOpts};
 use crate::registry::ResourceType;
+use crate::request::Verb;
 use crate::store::ObjKey;
 use crate::table::Render;
 
@@ -83,7 +84,23 @@ pub(super) fn write_opts(call: &Call<'_>, applied: bool) -> ApiResult<WriteOpts>
         applied: applied || call.admission == super::Admission::Mutated,
         validate: call.admission != super::Admission::Probe,
         patch: None,
+        body_errors: body_errors(call, strict || warn_unknown),
     })
+}
+
+/// The duplicate keys of a JSON create or update body, when `fieldValidation` asks for them (`checked`).
+fn body_errors(call: &Call<'_>, checked: bool) -> Vec<String> {
+    let json_body = matches!(call.req.verb, Verb::Create | Verb::Update)
+        && call.admission == super::Admission::None
+        && !call.content_type.contains("yaml")
+        && !crate::protobuf::is_protobuf(call.content_type)
+        && call.req.subresource.as_deref() != Some("scale");
+    if !checked || !json_body {
+        return Vec::new();
+    }
+    crate::strict::json::decode(call.body, crate::strict::json::Shape::Any)
+        .map(|(_, errors)| errors)
+        .unwrap_or_default()
 }
 
 pub(super) fn dry_run(call: &Call<'_>) -> ApiResult<bool> {

@@ -52,6 +52,9 @@ pub struct WriteOpts {
     /// under `fieldValidation` `Warn` or `Strict`): its errors are warned about or refused with the
     /// patched object's unknown fields, as kube-apiserver's patch handler does.
     pub patch: Option<crate::strict::PatchFindings>,
+    /// The strict errors of a JSON create or update body (`duplicate field "data.a"`), reported before its
+    /// unknown fields as kube-apiserver's strict decoder reports them.
+    pub body_errors: Vec<String>,
 }
 
 impl WriteOpts {
@@ -66,6 +69,7 @@ impl WriteOpts {
             applied: false,
             validate: true,
             patch: None,
+            body_errors: Vec::new(),
         }
     }
 }
