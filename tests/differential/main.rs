@@ -77,6 +77,9 @@
 //! `PartialObjectMetadata`). `protobuf_bodies`: an Ingress and a Pod created from protobuf equal their twins
 //! created from JSON. `media_types`: CBOR bodies and CBOR-only `Accept` (415 and 406, go-restful's for
 //! built-in resources, apiextensions-apiserver's for custom ones), a patch type a route does not consume.
+//! `e2e_behaviours`: what Kubernetes' API-machinery e2e specs meet (`cargo xtask e2e-apimachinery`): the
+//! health endpoints' verbose check lists, create and update bodies without `apiVersion`/`kind` and with
+//! duplicate keys, a namespace's `status` writes of metadata and its `finalize` subresource.
 //! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
 //! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`
 //! (true, false, failing under `Fail` and `Ignore`, reading `object`, `oldObject` and `request`) on create,
