@@ -305,6 +305,9 @@ pub(super) fn reconcile_namespace(
 
 pub(super) fn reconcile_name(call: &Call<'_>, obj: &mut Value) -> ApiResult<()> {
     let url = call.req.name.clone().unwrap_or_default();
+    if !obj["metadata"].is_object() {
+        obj["metadata"] = json!({});
+    }
     match obj["metadata"]["name"].as_str() {
         Some(n) if !n.is_empty() && n != url => Err(ApiError::bad_request(format!(
             "the name of the object ({n}) does not match the name on the URL ({url})"
