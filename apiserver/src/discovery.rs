@@ -166,11 +166,18 @@ fn resource_entries(t: &ResourceType) -> Vec<Value> {
     if !t.categories.is_empty() {
         main["categories"] = json!(t.categories);
     }
+    main["storageVersionHash"] = json!(storage_version_hash(t));
     let mut out = vec![main];
     if t.scale.is_some() {
         out.push(json!({
             "name": format!("{}/scale", t.plural), "singularName": "", "namespaced": t.namespaced,
             "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"],
+        }));
+    }
+    if t.is_namespace() {
+        out.push(json!({
+            "name": "namespaces/finalize", "singularName": "", "namespaced": false,
+            "kind": t.kind, "verbs": ["update"],
         }));
     }
     if t.status_subresource {
@@ -198,4 +205,40 @@ pub fn resources(reg: &Registry, group: &str, version: &str) -> Option<Value> {
         "groupVersion": super::registry::api_version(group, version),
         "resources": resources,
     }))
+}
+
+/// The built-in resources kube-apiserver v1.35 stores in a version the in-memory server does not serve
+/// (group, plural, storage version), which their hash names.
+const STORED_IN_UNSERVED_VERSIONS: [(&str, &str, &str); 2] = [
+    (
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        "v1beta1",
+    ),
+    ("storage.k8s.io", "volumeattributesclasses", "v1beta1"),
+];
+
+/// apiserver's `discovery.StorageVersionHash`: the first 8 bytes of the SHA-256 of `group/version/kind` of the
+/// version objects are stored in, base64-encoded (so that clients notice when storage changes).
+fn storage_version_hash(t: &ResourceType) -> String {
+    use base64::Engine as _;
+    let version = STORED_IN_UNSERVED_VERSIONS
+        .iter()
+        .find(|(group, plural, _)| t.storage.0 == *group && t.storage.1 == *plural && !t.custom)
+        .map_or(t.storage_version.as_str(), |(_, _, version)| version);
+    let gvk = format!("{}/{}/{}", t.storage.0, version, t.kind);
+    let digest = ring::digest::digest(&ring::digest::SHA256, gvk.as_bytes());
+    base64::engine::general_purpose::STANDARD.encode(&digest.as_ref()[..8])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storage_version_hashes_are_kube_apiservers() {
+        // As kube-apiserver v1.35 lists namespaces in `/api/v1`.
+        let namespaces = ResourceType::new("", "v1", "Namespace", "namespaces", false);
+        assert_eq!(storage_version_hash(&namespaces), "Q3oi5N2YM8M=");
+    }
 }

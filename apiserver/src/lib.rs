@@ -225,13 +225,12 @@
 //! - Not served: the review kinds (`authentication.k8s.io`, `authorization.k8s.io`), `bindings`,
 //!   `componentstatuses`, and the subresources that reach a kubelet, a proxy or a signer or write a part of
 //!   an object other than status and scale: `pods/log`, `exec`, `attach`, `portforward`, `proxy`, `eviction`,
-//!   `binding`, `ephemeralcontainers` and `resize`, `serviceaccounts/token`, `namespaces/finalize`,
+//!   `binding`, `ephemeralcontainers` and `resize`, `serviceaccounts/token`,
 //!   `nodes/proxy`, `services/proxy`, `certificatesigningrequests/approval`.
 //! - A new Job gets no generated selector (`batch.kubernetes.io/controller-uid=<uid>`) and no matching pod
 //!   template labels; kube-apiserver adds both, so `kubectl get jobs -o wide` shows `<none>` as the selector here.
 //! - New PersistentVolumes and VolumeAttributesClasses get no protection finalizer
 //!   (`kubernetes.io/pv-protection`, `kubernetes.io/vac-protection`), so they are gone as soon as deleted.
-//! - Discovery entries carry no `storageVersionHash`.
 //! - `kubectl get` tables (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`) have kube-apiserver's columns
 //!   and cells for custom resources (printer columns, with client-go's JSONPath) and for every built-in kind
 //!   kube-apiserver has a printer for; like kube-apiserver, the others (Roles, ClusterRoles, LimitRanges,
@@ -251,8 +250,7 @@
 //! update); the CEL rules' missing type checks and cost estimate, the validation messages that print an
 //! internal type or a diff, and the differences from the managedFields
 //! of built-in kinds to the protection finalizers above, are what it found and could not remove, and it pins
-//! each of them on both servers; it leaves `storageVersionHash` out of its discovery comparison and does not
-//! compare `autoscaling/v1` objects (their tables it does compare, with every other table but an
+//! each of them on both servers; it does not compare `autoscaling/v1` objects (their tables it does compare, with every other table but an
 //! APIService's: the in-memory server has none of kube-apiserver's own). The ones before are by design (no
 //! authorization, no controllers running beside the server
 //! except garbage collection and the played workload status) and not compared.
@@ -269,6 +267,7 @@ mod discovery;
 mod error;
 mod faults;
 mod handlers;
+mod health;
 mod http;
 mod lifecycle;
 mod log;

@@ -92,8 +92,8 @@ pub enum Route {
     OpenApiV3Root,
     /// `/openapi/v3/apis/{group}/{version}` or `/openapi/v3/api/v1`.
     OpenApiV3(String, String),
-    /// `/healthz`, `/readyz`, `/livez`.
-    Health,
+    /// `/healthz`, `/readyz`, `/livez` (the endpoint), or one of their checks (`/livez/etcd`).
+    Health(String, Option<String>),
     /// A resource request.
     Resource(ResourceRequest),
     /// Anything else.
@@ -118,7 +118,10 @@ pub fn route(method: &http::Method, path: &str, query: &Query) -> Route {
         ["openapi", "v3"] => return Route::OpenApiV3Root,
         ["openapi", "v3", "api", v] => return Route::OpenApiV3(String::new(), v.to_string()),
         ["openapi", "v3", "apis", g, v] => return Route::OpenApiV3(g.to_string(), v.to_string()),
-        ["healthz"] | ["readyz"] | ["livez"] => return Route::Health,
+        [endpoint @ ("healthz" | "readyz" | "livez"), check @ ..] => {
+            let check = (!check.is_empty()).then(|| check.join("/"));
+            return Route::Health(endpoint.to_string(), check);
+        }
         _ => {}
     }
     let (group, version, rest) = match parts.as_slice() {

@@ -507,6 +507,17 @@ impl ApiServer {
             return json_response(e.code, &e.to_status(), &[]);
         }
 
+        if let Route::Health(endpoint, check) = &route {
+            // apiserver's healthz handlers answer any method, in plain text.
+            let (code, text) = crate::health::respond(endpoint, check.as_deref(), &raw_query);
+            log(code, None);
+            return ::http::Response::builder()
+                .status(code)
+                .header(::http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
+                .header("X-Content-Type-Options", "nosniff")
+                .body(ResponseBody::full(Bytes::from(text)))
+                .unwrap_or_else(|_| ::http::Response::new(ResponseBody::empty()));
+        }
         if route == Route::OpenApiV2 {
             // kube-openapi's handler answers any method.
             let doc = openapi::v2::document(&relock(&self.shared.state).registry);
@@ -692,7 +703,7 @@ impl ApiServer {
                     .ok_or_else(ApiError::no_route)
             }
             Route::OpenApiV2 => Err(ApiError::no_route()), // answered in `handle`
-            Route::Health => Ok(Reply::Json(200, Value::String("ok".into()), Vec::new())),
+            Route::Health(..) => Err(ApiError::no_route()), // answered in `handle`
             Route::Unknown => Err(ApiError::no_route()),
             Route::Resource(rr) => {
                 let mut q = query.clone();

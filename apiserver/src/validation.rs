@@ -31,6 +31,11 @@ pub fn prepare_update(rt: &ResourceType, new: &mut Value, old: &Value) {
     builtin::prepare_update(rt, new, old);
 }
 
+/// A Namespace's update keeps its `spec.finalizers`, after field management has seen the request.
+pub fn keep_namespace_finalizers(rt: &ResourceType, new: &mut Value, old: &Value) {
+    builtin::keep_namespace_finalizers(rt, new, old);
+}
+
 /// What [`check`] found in an object it accepted.
 #[derive(Debug, Default)]
 pub struct Checked {

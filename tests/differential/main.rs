@@ -87,6 +87,9 @@
 //! `status` and `scale` written in protobuf, a Scale of another type, a custom resource's `scale` in
 //! protobuf. `protobuf_crds`: a CRD created from protobuf and deleted with protobuf options. `media_types`: CBOR bodies and CBOR-only `Accept` (415 and 406, go-restful's for
 //! built-in resources, apiextensions-apiserver's for custom ones), a patch type a route does not consume.
+//! `e2e_behaviours`: what Kubernetes' API-machinery e2e specs meet (`cargo xtask e2e-apimachinery`): the
+//! health endpoints' verbose check lists, create and update bodies without `apiVersion`/`kind` and with
+//! duplicate keys, a namespace's `status` writes of metadata and its `finalize` subresource.
 //! `webhooks`: admission webhooks served by the operator's webhook server (denials, warnings, patches, dry
 //! runs, unreachable webhooks under each failure policy). `webhook_conditions`: webhooks' `matchConditions`
 //! (true, false, failing under `Fail` and `Ignore`, reading `object`, `oldObject` and `request`) on create,
@@ -116,6 +119,7 @@ mod crd_status;
 mod crud;
 mod deviations;
 mod dry_run;
+mod e2e_behaviours;
 mod field_validation;
 mod hook_server;
 mod jobs;

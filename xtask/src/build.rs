@@ -15,7 +15,7 @@ use kubewright_envtest::{
 };
 
 /// The staging modules `k8s.io/kubernetes` replaces with `./staging/src/k8s.io/<name>`.
-const STAGING: [&str; 31] = [
+pub(crate) const STAGING: [&str; 31] = [
     "api",
     "apiextensions-apiserver",
     "apimachinery",
@@ -101,7 +101,7 @@ pub fn run(args: &Args) -> anyhow::Result<Assets> {
 }
 
 fn build(root: &Path, target: &Path) -> anyhow::Result<Assets> {
-    let go = check_go()?;
+    let go = check_go("build etcd and kube-apiserver")?;
     let started = Instant::now();
     progress(&format!(
         "building kube-apiserver {KUBERNETES_VERSION} and etcd {ETCD_VERSION} with {go} into {}",
@@ -242,11 +242,16 @@ impl GoBinary {
 
 /// Runs `go args…` in `dir`, forwarding its output line by line, prefixed with the binary being built.
 fn go(dir: &Path, args: &[&str], what: &str) -> anyhow::Result<()> {
+    go_with(dir, args, what, "-mod=mod")
+}
+
+/// [`go`] with the given `GOFLAGS` (`-mod=readonly` builds a module exactly as its go.mod and go.sum pin it).
+pub(crate) fn go_with(dir: &Path, args: &[&str], what: &str, goflags: &str) -> anyhow::Result<()> {
     let mut child = Command::new("go")
         .args(args)
         .current_dir(dir)
         .env("CGO_ENABLED", "0")
-        .env("GOFLAGS", "-mod=mod")
+        .env("GOFLAGS", goflags)
         .env("GOTOOLCHAIN", "local")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -286,8 +291,8 @@ fn go(dir: &Path, args: &[&str], what: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `go version`, or a clear error when Go is missing or too old.
-fn check_go() -> anyhow::Result<String> {
+/// `go version`, or a clear error when Go is missing or too old; `purpose` says what Go is needed for.
+pub(crate) fn check_go(purpose: &str) -> anyhow::Result<String> {
     let output = Command::new("go").arg("version").output();
     let output = match output {
         Ok(o) if o.status.success() => o,
@@ -296,18 +301,25 @@ fn check_go() -> anyhow::Result<String> {
             String::from_utf8_lossy(&o.stderr).trim()
         ),
         Err(e) => bail!(
-            "Go is needed to build etcd and kube-apiserver, but `go` could not be run ({e}). Install Go {}.{} or \
-             newer (`apt-get install golang-go` where the release packages one that new), or set {ASSETS_ENV} to a \
-             directory that already holds envtest binaries (etcd and kube-apiserver, e.g. from `setup-envtest use`).",
+            "Go is needed to {purpose}, but `go` could not be run ({e}). Install Go {}.{} or newer \
+             (`apt-get install golang-go` where the release packages one that new){}.",
             MIN_GO.0,
-            MIN_GO.1
+            MIN_GO.1,
+            if purpose.contains("kube-apiserver") {
+                format!(
+                    ", or set {ASSETS_ENV} to a directory that already holds envtest binaries (etcd and \
+                     kube-apiserver, e.g. from `setup-envtest use`)"
+                )
+            } else {
+                String::new()
+            }
         ),
     };
     let text = String::from_utf8_lossy(&output.stdout).trim().to_string();
     match go_version(&text) {
         Some((version, found)) if found >= MIN_GO => Ok(format!("go{version}")),
         _ => bail!(
-            "{text}: Go {}.{} or newer is needed to build kube-apiserver {KUBERNETES_VERSION}",
+            "{text}: Go {}.{} or newer is needed to {purpose} (Kubernetes {KUBERNETES_VERSION})",
             MIN_GO.0,
             MIN_GO.1
         ),

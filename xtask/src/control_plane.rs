@@ -66,7 +66,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })
 }
 
-async fn shutdown_signal() {
+/// Waits for Ctrl-C or SIGTERM.
+pub(crate) async fn shutdown_signal() {
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}

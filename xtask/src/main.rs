@@ -6,11 +6,13 @@
 //! cargo xtask openapi-fields zz_generated.openapi.go > apiserver/src/openapi/fields.json
 //! cargo xtask protobuf-schema > apiserver/src/protobuf/schema.json
 //! cargo xtask bench-cluster --example webapp --parents 1000   # an example on a real control plane
+//! cargo xtask e2e-apimachinery [--content-type json]           # Kubernetes' API-machinery e2e specs on both servers
 //! ```
 
 mod bench;
 mod build;
 mod control_plane;
+mod e2e;
 mod openapi_fields;
 mod protobuf_schema;
 
@@ -41,6 +43,13 @@ enum Task {
     /// Print the protobuf messages of the built-in kinds, read from the `generated.proto` files and Go types
     /// of the `k8s.io` modules in the Go module cache (`apiserver/src/protobuf/schema.json`).
     ProtobufSchema(protobuf_schema::Args),
+    /// Build Kubernetes' API-machinery e2e specs (`test/e2e/apimachinery`, from `xtask/e2e`) and run a
+    /// selection of them against the real control plane and the embedded cluster: prints `spec | real |
+    /// embedded` and the counts, and compares them with `xtask/e2e/expected.md`.
+    E2eApimachinery(e2e::Args),
+    /// The embedded cluster over HTTP until killed (what `e2e-apimachinery` runs its specs against).
+    #[command(hide = true)]
+    ServeEmbedded(e2e::ServeArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -58,6 +67,8 @@ fn main() -> std::process::ExitCode {
         Task::BenchCluster(args) => bench::run(args),
         Task::OpenapiFields(args) => openapi_fields::run(&args),
         Task::ProtobufSchema(args) => protobuf_schema::run(&args),
+        Task::E2eApimachinery(args) => e2e::run(args),
+        Task::ServeEmbedded(args) => e2e::serve(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

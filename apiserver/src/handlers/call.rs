@@ -6,6 +6,7 @@ use super::Call;
 use crate::error::{ApiError, ApiResult};
 use crate::lifecycle::{Part, WriteOpts};
 use crate::registry::ResourceType;
+use crate::request::Verb;
 use crate::store::ObjKey;
 use crate::table::Render;
 
@@ -25,10 +26,10 @@ pub(super) fn render(call: &Call<'_>) -> Render {
 }
 
 pub(super) fn part(call: &Call<'_>) -> Part {
-    if call.req.subresource.as_deref() == Some("status") {
-        Part::Status
-    } else {
-        Part::Main
+    match call.req.subresource.as_deref() {
+        Some("status") => Part::Status,
+        Some("finalize") => Part::Finalize,
+        _ => Part::Main,
     }
 }
 
@@ -83,7 +84,23 @@ pub(super) fn write_opts(call: &Call<'_>, applied: bool) -> ApiResult<WriteOpts>
         applied: applied || call.admission == super::Admission::Mutated,
         validate: call.admission != super::Admission::Probe,
         patch: None,
+        body_errors: body_errors(call, strict || warn_unknown),
     })
+}
+
+/// The duplicate keys of a JSON create or update body, when `fieldValidation` asks for them (`checked`).
+fn body_errors(call: &Call<'_>, checked: bool) -> Vec<String> {
+    let json_body = matches!(call.req.verb, Verb::Create | Verb::Update)
+        && call.admission == super::Admission::None
+        && !call.content_type.contains("yaml")
+        && !crate::protobuf::is_protobuf(call.content_type)
+        && call.req.subresource.as_deref() != Some("scale");
+    if !checked || !json_body {
+        return Vec::new();
+    }
+    crate::strict::json::decode(call.body, crate::strict::json::Shape::Any)
+        .map(|(_, errors)| errors)
+        .unwrap_or_default()
 }
 
 pub(super) fn dry_run(call: &Call<'_>) -> ApiResult<bool> {
@@ -182,20 +199,49 @@ pub(super) fn json_type(v: &Value) -> &'static str {
     }
 }
 
-/// Checks `apiVersion` and `kind` of a request body against the addressed type.
-pub(super) fn check_type(rt: &ResourceType, obj: &Value) -> ApiResult<()> {
-    let kind = obj["kind"].as_str().unwrap_or("");
-    let api_version = obj["apiVersion"].as_str().unwrap_or("");
-    if kind.is_empty() {
-        return Err(ApiError::bad_request(format!(
-            "Object 'Kind' is missing in '{}'",
-            serde_json::to_string(obj).unwrap_or_default()
-        )));
+/// Checks `apiVersion` and `kind` of a request body (`raw`, as sent) against the addressed type. A built-in
+/// kind's body may leave either out: kube-apiserver's decoder takes them from the URL, and the object is
+/// given them here.
+pub(super) fn check_type(rt: &ResourceType, obj: &mut Value, raw: &[u8]) -> ApiResult<()> {
+    let kind = obj["kind"].as_str().unwrap_or("").to_string();
+    let api_version = obj["apiVersion"].as_str().unwrap_or("").to_string();
+    if !rt.custom {
+        let kind = if kind.is_empty() {
+            rt.kind.clone()
+        } else {
+            kind
+        };
+        let api_version = if api_version.is_empty() {
+            rt.api_version()
+        } else {
+            api_version
+        };
+        if api_version != rt.api_version() {
+            // The scheme's error, through the handler's `transformDecodeError`.
+            let version = api_version.rsplit('/').next().unwrap_or_default();
+            return Err(ApiError::bad_request(format!(
+                "{kind} in version {version:?} cannot be handled as a {}: no kind {kind:?} is registered for \
+                 version {api_version:?} in scheme \"pkg/runtime/scheme.go:111\"",
+                rt.kind
+            )));
+        }
+        if kind != rt.kind {
+            return Err(ApiError::bad_request(format!(
+                "the kind in the data ({kind}) does not match the expected kind ({})",
+                rt.kind
+            )));
+        }
+        obj["apiVersion"] = json!(api_version);
+        obj["kind"] = json!(kind);
+        return Ok(());
     }
-    if api_version.is_empty() {
+    if kind.is_empty() {
+        // apiextensions-apiserver's decoder fails, and the handler adds the type and a summary of the body.
+        let raw_text = String::from_utf8_lossy(raw);
         return Err(ApiError::bad_request(format!(
-            "Object 'apiVersion' is missing in '{}'",
-            serde_json::to_string(obj).unwrap_or_default()
+            "the object provided is unrecognized (must be of type {}): Object 'Kind' is missing in '{raw_text}' ({})",
+            rt.kind,
+            summarize(raw)
         )));
     }
     if api_version != rt.api_version() {
@@ -228,6 +274,24 @@ fn check_scale_type(rt: &ResourceType, (api_version, kind): &(String, String)) -
     Err(ApiError::bad_request(format!(
         "{kind} in version \"{version}\" cannot be handled as a Scale: no kind \"{kind}\" is registered for version \"{api_version}\" in scheme \"pkg/runtime/scheme.go:111\""
     )))
+}
+
+/// apiserver's `summarizeData(body, 30)`: a JSON body's first 30 bytes, another body's in hex.
+fn summarize(raw: &[u8]) -> String {
+    const MAX: usize = 30;
+    let (head, more) = if raw.len() > MAX {
+        (&raw[..MAX], " ...")
+    } else {
+        (raw, "")
+    };
+    match raw.first() {
+        None => "<empty>".into(),
+        Some(b'{') => format!("{}{more}", String::from_utf8_lossy(head)),
+        Some(_) => format!(
+            "{}{more}",
+            head.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        ),
+    }
 }
 
 /// The type check of an applied configuration, as kube-apiserver's field manager words it (a missing kind or
@@ -280,6 +344,9 @@ pub(super) fn reconcile_namespace(
 
 pub(super) fn reconcile_name(call: &Call<'_>, obj: &mut Value) -> ApiResult<()> {
     let url = call.req.name.clone().unwrap_or_default();
+    if !obj["metadata"].is_object() {
+        obj["metadata"] = json!({});
+    }
     match obj["metadata"]["name"].as_str() {
         Some(n) if !n.is_empty() && n != url => Err(ApiError::bad_request(format!(
             "the name of the object ({n}) does not match the name on the URL ({url})"

@@ -93,6 +93,14 @@ pub fn handle(call: Call<'_>) -> ApiResult<Reply> {
         None => {}
         Some("status") if rt.status_subresource => {}
         Some("scale") if rt.scale.is_some() => {}
+        // kube-apiserver's finalize storage only updates.
+        Some("finalize") if rt.is_namespace() && req.verb == Verb::Update => {}
+        Some("finalize") if rt.is_namespace() && req.name.is_some() => {
+            return Err(ApiError::method_not_allowed(
+                "the server does not allow this method on the requested resource",
+            )
+            .with_details(serde_json::json!({})));
+        }
         Some(_) => return Err(ApiError::no_route()),
     }
     let needs_name = matches!(

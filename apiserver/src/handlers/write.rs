@@ -21,7 +21,7 @@ use crate::strict::{self, PatchFindings};
 
 pub(super) fn create(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
     let mut obj = decode(call, rt)?;
-    check_type(rt, &obj)?;
+    check_type(rt, &mut obj, call.body)?;
     reconcile_namespace(call, rt, &mut obj)?;
     let opts = write_opts(call, false)?;
     let mut state = lock(call.state)?;
@@ -36,7 +36,7 @@ pub(super) fn update(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply
         return write_scale(call, rt, |_| Ok(scale));
     }
     let mut obj = decode(call, rt)?;
-    check_type(rt, &obj)?;
+    check_type(rt, &mut obj, call.body)?;
     reconcile_name(call, &mut obj)?;
     reconcile_namespace(call, rt, &mut obj)?;
     let opts = write_opts(call, false)?;
@@ -243,12 +243,7 @@ pub(super) fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
     let force = call.query.flag("force");
     let k = key(call);
     let p = part(call);
-    let scope = match p {
-        Part::Status => managed_fields::Scope::Status,
-        Part::Main if rt.status_subresource => managed_fields::Scope::Main,
-        Part::Main => managed_fields::Scope::Whole,
-        Part::Scale => managed_fields::Scope::Scale,
-    };
+    let scope = lifecycle::scope(rt, p);
     let mut opts = write_opts(call, true)?;
     opts.manager = manager.clone();
     let schema = lifecycle::field_schema(rt);

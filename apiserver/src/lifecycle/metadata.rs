@@ -89,12 +89,14 @@ pub(super) fn comparable(obj: &Value) -> Value {
     v
 }
 
-pub(super) fn scope(rt: &ResourceType, part: Part) -> Scope {
+/// The part of an object a write of `part` manages the fields of.
+pub fn scope(rt: &ResourceType, part: Part) -> Scope {
     match part {
         Part::Status => Scope::Status,
         Part::Main if rt.status_subresource => Scope::Main,
         Part::Main => Scope::Whole,
         Part::Scale => Scope::Scale,
+        Part::Finalize => Scope::Finalize,
     }
 }
 
@@ -189,12 +191,14 @@ pub(super) fn check_content(
         }
         return Ok(errors.into_iter().chain(warnings).collect());
     }
-    if opts.strict && !unknown.is_empty() {
-        let msg = unknown
-            .iter()
-            .map(|f| format!("unknown field \"{f}\""))
-            .collect::<Vec<_>>()
-            .join(", ");
+    let errors: Vec<String> = opts
+        .body_errors
+        .iter()
+        .cloned()
+        .chain(unknown.iter().map(|f| format!("unknown field \"{f}\"")))
+        .collect();
+    if opts.strict && !errors.is_empty() {
+        let msg = errors.join(", ");
         // kube-apiserver's decoder reports the strict errors of a create or an update as it reports any
         // decoding error (its `transformDecodeError`).
         return Err(ApiError::bad_request(format!(
@@ -203,11 +207,8 @@ pub(super) fn check_content(
             version = rt.version,
         )));
     }
-    let unknown = unknown.into_iter().filter(|_| opts.warn_unknown);
-    Ok(unknown
-        .map(|f| format!("unknown field \"{f}\""))
-        .chain(warnings)
-        .collect())
+    let errors = errors.into_iter().filter(|_| opts.warn_unknown);
+    Ok(errors.chain(warnings).collect())
 }
 
 pub(super) fn namespace_check(state: &State, namespace: &str) -> ApiResult<()> {

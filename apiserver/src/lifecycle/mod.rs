@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 pub use delete::delete;
-pub use metadata::field_schema;
+pub use metadata::{field_schema, scope};
 pub(crate) use write::finish_due_jobs;
 pub use write::{create, update};
 
@@ -24,6 +24,9 @@ pub enum Part {
     Status,
     /// The `scale` subresource (a write of the replicas of the main resource).
     Scale,
+    /// A namespace's `finalize` subresource: everything but `status`, `spec.finalizers` included (which an
+    /// update of the namespace itself keeps).
+    Finalize,
 }
 
 /// Options common to writes.
@@ -49,6 +52,9 @@ pub struct WriteOpts {
     /// under `fieldValidation` `Warn` or `Strict`): its errors are warned about or refused with the
     /// patched object's unknown fields, as kube-apiserver's patch handler does.
     pub patch: Option<crate::strict::PatchFindings>,
+    /// The strict errors of a JSON create or update body (`duplicate field "data.a"`), reported before its
+    /// unknown fields as kube-apiserver's strict decoder reports them.
+    pub body_errors: Vec<String>,
 }
 
 impl WriteOpts {
@@ -63,6 +69,7 @@ impl WriteOpts {
             applied: false,
             validate: true,
             patch: None,
+            body_errors: Vec::new(),
         }
     }
 }

@@ -244,7 +244,8 @@ pub fn update(
             keep_system_metadata(&mut new, &old);
             new["spec"] = spec;
         }
-        Part::Status => {
+        // A namespace's status strategy keeps only its spec: metadata written through `/status` is kept.
+        Part::Status if !rt.is_namespace() => {
             let status = new.get("status").cloned();
             let managed = meta(&new)["managedFields"].clone();
             new = old.clone();
@@ -260,9 +261,18 @@ pub fn update(
                 meta_mut(&mut new).insert("managedFields".into(), managed);
             }
         }
-        Part::Main | Part::Scale => {
+        Part::Main | Part::Scale | Part::Finalize | Part::Status => {
             keep_system_metadata(&mut new, &old);
-            if rt.status_subresource {
+            if opts.part == Part::Status {
+                match old.get("spec") {
+                    Some(s) => new["spec"] = s.clone(),
+                    None => {
+                        if let Some(m) = new.as_object_mut() {
+                            m.remove("spec");
+                        }
+                    }
+                }
+            } else if rt.status_subresource {
                 match old.get("status") {
                     Some(s) => new["status"] = s.clone(),
                     None => {
@@ -333,6 +343,9 @@ pub fn update(
             field_schema(rt).as_ref(),
             &now,
         );
+    }
+    if opts.part == Part::Main {
+        validation::keep_namespace_finalizers(rt, &mut new, &old);
     }
     meta_mut(&mut new).insert("resourceVersion".into(), json!(old_rv));
     if comparable(&new) == comparable(&old) {

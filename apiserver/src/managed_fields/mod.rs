@@ -143,6 +143,9 @@ pub enum Scope {
     /// The scale subresource: writes the replicas of the main resource. Entries get
     /// `"subresource": "scale"` and, as kube-apiserver writes them, no `time`.
     Scale,
+    /// A namespace's finalize subresource: everything except `status`. Entries get
+    /// `"subresource": "finalize"`.
+    Finalize,
 }
 
 impl Scope {
@@ -150,6 +153,7 @@ impl Scope {
         match self {
             Scope::Status => "status",
             Scope::Scale => "scale",
+            Scope::Finalize => "finalize",
             Scope::Main | Scope::Whole => "",
         }
     }

@@ -169,7 +169,7 @@ impl Ctx<'_> {
                 key == "apiVersion"
                     || key == "kind"
                     || match self.scope {
-                        Scope::Main | Scope::Scale => key == "status",
+                        Scope::Main | Scope::Scale | Scope::Finalize => key == "status",
                         Scope::Status => key != "status",
                         Scope::Whole => false,
                     }

@@ -211,6 +211,11 @@ impl ResourceType {
         self.group == "apiextensions.k8s.io" && self.plural == "customresourcedefinitions"
     }
 
+    /// Whether this is the core group's Namespace.
+    pub fn is_namespace(&self) -> bool {
+        self.group.is_empty() && self.plural == "namespaces"
+    }
+
     /// `v1` or `apps/v1`.
     pub fn api_version(&self) -> String {
         api_version(&self.group, &self.version)

@@ -115,6 +115,23 @@ pub(crate) fn prepare_update(rt: &ResourceType, new: &mut Value, old: &Value) {
     }
 }
 
+/// A Namespace's update keeps its `spec.finalizers` (only its `finalize` subresource changes them); on
+/// kube-apiserver the strategy resets them after field management saw the request, so the request's
+/// manager still owns them.
+pub(crate) fn keep_namespace_finalizers(rt: &ResourceType, new: &mut Value, old: &Value) {
+    if rt.is_namespace() {
+        if new.get("spec").is_none_or(Value::is_null) {
+            new["spec"] = Value::Object(Default::default());
+        }
+        if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
+            match old.pointer("/spec/finalizers") {
+                Some(f) => spec.insert("finalizers".into(), f.clone()),
+                None => spec.remove("finalizers"),
+            };
+        }
+    }
+}
+
 /// The defaults of the kinds whose rules need them: a binding's `roleRef` group and its subjects' groups.
 pub(crate) fn defaults(rt: &ResourceType, obj: &mut Value) {
     if rt.group == "rbac.authorization.k8s.io"
