@@ -263,15 +263,12 @@ async fn scenario(name: &str, variant: fn() -> App) -> Vec<Snapshot> {
         // fields into the controller's Apply entry (checked after the scaling below).
         let mut expected = vec![("webapp-controller".into(), "Update".into(), String::new())];
         if child == "deployment" {
-            // The Deployment controller stamps the revision annotation and reports the rollout through the
-            // status subresource.
-            for subresource in ["", "status"] {
-                expected.push((
-                    "kube-controller-manager".into(),
-                    "Update".into(),
-                    subresource.into(),
-                ));
-            }
+            // The Deployment controller reports the rollout through the status subresource.
+            expected.push((
+                "kube-controller-manager".into(),
+                "Update".into(),
+                "status".into(),
+            ));
         }
         // Two Update entries are ordered by time, then manager: either may come first within a second.
         let mut found = managers(&created[child]);

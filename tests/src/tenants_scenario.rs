@@ -36,10 +36,24 @@ pub enum Cluster {
 /// Polls `f` (bounded: about 30 s) until it returns `Ok`; panics naming `what` and the last value seen.
 pub async fn eventually<T, L: std::fmt::Debug>(
     what: &str,
+    f: impl AsyncFnMut() -> Result<T, L>,
+) -> T {
+    eventually_within(what, Duration::from_secs(30), f).await
+}
+
+/// How long a whole cluster's garbage collector may take to act for a kind it learned of after it started:
+/// kube-controller-manager looks for new resources (a CRD installed by the test) every 30 seconds, and only
+/// then watches them; namespace deletion then waits for the namespace controller.
+pub const GARBAGE_COLLECTION_BOUND: Duration = Duration::from_secs(90);
+
+/// [`eventually`] with another bound.
+pub async fn eventually_within<T, L: std::fmt::Debug>(
+    what: &str,
+    bound: Duration,
     mut f: impl AsyncFnMut() -> Result<T, L>,
 ) -> T {
     let mut last = None;
-    for _ in 0..300 {
+    for _ in 0..bound.as_millis().div_ceil(100) {
         match f().await {
             Ok(v) => return v,
             Err(l) => last = Some(l),
@@ -286,12 +300,14 @@ pub async fn run(
     status_is(&tenants, "True", "Ready", &["acme-dev"]).await;
     match cluster {
         Cluster::WithControllers => {
-            eventually("acme-test gone", async || {
-                match namespaces.get_opt("acme-test").await.expect("get") {
+            eventually_within(
+                "acme-test gone",
+                GARBAGE_COLLECTION_BOUND,
+                async || match namespaces.get_opt("acme-test").await.expect("get") {
                     None => Ok(()),
                     Some(ns) => Err(ns.metadata.deletion_timestamp),
-                }
-            })
+                },
+            )
             .await;
         }
         Cluster::Bare => {
@@ -334,12 +350,14 @@ pub async fn run(
         .expect("delete the tenant");
     match cluster {
         Cluster::WithControllers => {
-            eventually("acme-dev gone with its tenant", async || {
-                match namespaces.get_opt("acme-dev").await.expect("get") {
+            eventually_within(
+                "acme-dev gone with its tenant",
+                GARBAGE_COLLECTION_BOUND,
+                async || match namespaces.get_opt("acme-dev").await.expect("get") {
                     None => Ok(()),
                     Some(ns) => Err(ns.metadata.deletion_timestamp),
-                }
-            })
+                },
+            )
             .await;
         }
         Cluster::Bare => {

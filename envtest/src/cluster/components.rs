@@ -201,6 +201,9 @@ profiles:
       # No volume provisioner runs, and kwok's nodes mount nothing: a StatefulSet's claims stay Pending and
       # must not hold its Pods back.
       - name: VolumeBinding
+      - name: VolumeRestrictions
+      - name: VolumeZone
+      - name: NodeVolumeLimits
 ",
         kubeconfig = kubeconfig.display().to_string(),
         qps = options.qps,
