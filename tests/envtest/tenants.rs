@@ -11,7 +11,7 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::api::{Api, PostParams};
 use kube::config::AuthInfo;
 use kubewright::testing::envtest::{ControlPlane, assets_or_skip};
-use tests::tenants_scenario::{Cluster, run};
+use tests::tenants_scenario::run;
 
 use crate::support::recording_client_for;
 
@@ -89,7 +89,7 @@ async fn the_operator_keeps_tenants_under_its_own_service_account_with_no_forbid
         }
     };
 
-    run(admin, operator_client, Cluster::WithControllers, &writes).await;
+    run(admin, operator_client, &writes).await;
 
     let exchanges = log.lock().unwrap().clone();
     assert!(
