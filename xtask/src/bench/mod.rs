@@ -413,8 +413,8 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         usage_idle.peak_mib
     );
     println!(
-        "steady resident memory    {:>10.1} MiB (after 10 s idle)",
-        usage_idle.rss_mib
+        "steady resident memory    {:>10.1} MiB (after {} s idle)",
+        usage_idle.rss_mib, args.idle_seconds
     );
     println!(
         "peak after a restart      {:>10.1} MiB (the converged objects listed again)",
@@ -453,8 +453,8 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
             describe(&idle_conflicts)
         );
         println!(
-            "409 answers, API server   converging {}, idle {} (all clients; the operator PATCHes and POSTs, \
-             kube-controller-manager PUTs)",
+            "409 answers, API server   converging {}, idle {} (all clients, by verb and resource: the \
+             deployments/status and replicasets/status PUTs are kube-controller-manager's)",
             cluster::describe_pairs(&cluster::server_delta(
                 &conflicts_before,
                 &conflicts_converged
