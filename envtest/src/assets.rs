@@ -108,7 +108,7 @@ impl Assets {
 }
 
 /// Runs `path --version` and returns what follows `prefix` on the first line, or an error naming the binary.
-fn version_of(binary: &'static str, path: &Path, prefix: &str) -> Result<String, Error> {
+pub(crate) fn version_of(binary: &'static str, path: &Path, prefix: &str) -> Result<String, Error> {
     if !path.is_file() {
         return Err(Error::MissingBinary {
             binary,

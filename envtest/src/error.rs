@@ -25,6 +25,30 @@ pub enum Error {
         /// Why.
         source: Box<Error>,
     },
+    /// The cluster components (kube-controller-manager, kube-scheduler, kwok) are not beside etcd and
+    /// kube-apiserver, nor in the build cache.
+    #[error(
+        "no cluster binaries beside the control plane in {}: {source}; run `cargo xtask envtest`, which builds \
+         kube-controller-manager, kube-scheduler and kwok (needs Go)", dir.display()
+    )]
+    NoClusterAssets {
+        /// The control plane's directory.
+        dir: PathBuf,
+        /// What was missing there.
+        source: Box<Error>,
+    },
+    /// A cluster component did not start or did not become ready; every process already started was stopped.
+    #[error("{component} did not start ({why}); the last lines of its log ({}):\n{last_lines}", log.display())]
+    ComponentFailed {
+        /// `kube-controller-manager`, `kube-scheduler` or `kwok`.
+        component: &'static str,
+        /// What went wrong: how it ended, or what was awaited.
+        why: String,
+        /// The last lines of its log.
+        last_lines: String,
+        /// The log file.
+        log: PathBuf,
+    },
     /// A binary is missing.
     #[error("{binary} not found: {path} does not exist")]
     MissingBinary {
@@ -137,7 +161,7 @@ impl Error {
     /// binaries that failed.
     pub fn is_no_assets(&self) -> bool {
         match self {
-            Error::NoAssets { .. } => true,
+            Error::NoAssets { .. } | Error::NoClusterAssets { .. } => true,
             Error::Shared(inner) => inner.is_no_assets(),
             _ => false,
         }

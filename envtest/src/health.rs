@@ -69,7 +69,7 @@ pub(crate) async fn wait_for_apiserver(
 
 /// A client without kube's request tracing, which logs every refused connection and 500 of a starting
 /// server as an error.
-fn quiet_client(config: &Config) -> Result<Client, kube::Error> {
+pub(crate) fn quiet_client(config: &Config) -> Result<Client, kube::Error> {
     use kube::client::ConfigExt;
     let https = config.rustls_https_connector()?;
     let http = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())

@@ -6,8 +6,9 @@
 //! `KUBEBUILDER_ASSETS` (any envtest binaries, e.g. from `setup-envtest`), or from the cache that `cargo xtask envtest` builds from Go modules
 //! ([`default_assets_dir`]). A [`ControlPlane`] is a running etcd and kube-apiserver on random localhost
 //! ports, with a fresh CA, an admin client certificate in `system:masters`, RBAC authorization, and a
-//! service-account issuer; no kube-controller-manager runs, so there is no garbage collection, no namespace
-//! deletion and no Deployment controller.
+//! service-account issuer. By default no kube-controller-manager runs, so there is no garbage collection, no
+//! namespace deletion and no Deployment controller; a [cluster](Builder::cluster) adds kube-controller-manager,
+//! kube-scheduler and kwok's simulated nodes ([`ControlPlane::cluster`], [`ControlPlane::shared_cluster`]).
 //!
 //! Every process it starts is stopped when the last handle is dropped, when the test binary exits (the
 //! [shared](ControlPlane::shared) one), and, on Linux, when the test binary is killed.
@@ -37,6 +38,7 @@
 mod assets;
 mod certs;
 mod client;
+pub mod cluster;
 mod error;
 mod health;
 pub mod metrics;
@@ -58,6 +60,8 @@ pub use assets::{
     cache_root, control_plane_required, default_assets_dir,
 };
 use certs::Certificates;
+use cluster::Components;
+pub use cluster::{ClusterAssets, ClusterOptions, ClusterStartup, KWOK_VERSION};
 pub use error::Error;
 use process::Process;
 
@@ -70,6 +74,8 @@ pub struct Builder {
     start_timeout: Duration,
     apiserver_args: Vec<String>,
     name: Option<String>,
+    cluster: Option<ClusterOptions>,
+    cluster_assets: Option<ClusterAssets>,
 }
 
 impl Default for Builder {
@@ -81,6 +87,8 @@ impl Default for Builder {
             apiserver_port: None,
             start_timeout: Duration::from_secs(120),
             apiserver_args: Vec::new(),
+            cluster: None,
+            cluster_assets: None,
         }
     }
 }
@@ -124,7 +132,29 @@ impl Builder {
         self
     }
 
-    /// Starts etcd and kube-apiserver and waits until both are ready. On any error every process already
+    /// Also start kube-controller-manager, kube-scheduler and kwok with three simulated nodes (binaries from
+    /// [`ClusterAssets::beside`] the control plane's), so Deployments get ReplicaSets and Pods that become
+    /// `Ready`, Jobs complete, and deletion of namespaces and garbage collection happen.
+    pub fn cluster(self) -> Self {
+        self.cluster_options(ClusterOptions::default())
+    }
+
+    /// A [cluster](Builder::cluster) with these options (nodes, client rates).
+    pub fn cluster_options(mut self, options: ClusterOptions) -> Self {
+        self.cluster = Some(options);
+        self
+    }
+
+    /// Use these cluster binaries instead of [`ClusterAssets::beside`]; implies [`Builder::cluster`] unless
+    /// options were given.
+    pub fn cluster_assets(mut self, assets: ClusterAssets) -> Self {
+        self.cluster_assets = Some(assets);
+        self.cluster.get_or_insert_with(ClusterOptions::default);
+        self
+    }
+
+    /// Starts etcd and kube-apiserver and waits until both are ready; for a [cluster](Builder::cluster), then
+    /// kube-controller-manager, kube-scheduler and kwok, each until it works. On any error every process already
     /// started is stopped. Random ports that turn out to be taken by the time a process binds them are
     /// retried with new ones.
     pub async fn start(self) -> Result<ControlPlane, Error> {
@@ -132,10 +162,15 @@ impl Builder {
             Some(assets) => assets.clone(),
             None => Assets::locate()?,
         };
+        let cluster_assets = match (&self.cluster, &self.cluster_assets) {
+            (None, _) => None,
+            (Some(_), Some(given)) => Some(given.clone()),
+            (Some(_), None) => Some(ClusterAssets::beside(&assets)?),
+        };
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match self.start_once(&assets).await {
+            match self.start_once(&assets, cluster_assets.as_ref()).await {
                 Err(Error::PortInUse { .. })
                     if attempt < 3 && self.etcd_port.is_none() && self.apiserver_port.is_none() =>
                 {
@@ -146,7 +181,11 @@ impl Builder {
         }
     }
 
-    async fn start_once(&self, assets: &Assets) -> Result<ControlPlane, Error> {
+    async fn start_once(
+        &self,
+        assets: &Assets,
+        cluster_assets: Option<&ClusterAssets>,
+    ) -> Result<ControlPlane, Error> {
         let prefix = match &self.name {
             Some(name) => format!("operator-envtest-{name}-"),
             None => "operator-envtest-".to_string(),
@@ -175,6 +214,13 @@ impl Builder {
 
         let started = Instant::now();
         let mut args = apiserver_args(dir.path(), &certs, &etcd_url, apiserver_port);
+        if self.cluster.is_some() {
+            // No node-lifecycle controller runs to lift the `not-ready` taint this plugin puts on a new Node:
+            // kwok's nodes start untainted instead.
+            args.push(
+                "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition".to_string(),
+            );
+        }
         args.extend(self.apiserver_args.iter().cloned());
         let mut apiserver = Process::spawn(
             "kube-apiserver",
@@ -194,6 +240,22 @@ impl Builder {
         let apiserver_ready = started.elapsed();
         tracing::info!(%url, ?etcd_ready, ?apiserver_ready, "control plane ready");
 
+        let (components, cluster) = match (&self.cluster, cluster_assets) {
+            (Some(options), Some(cluster_assets)) => {
+                let joining = cluster::Joining {
+                    dir: dir.path(),
+                    certs: &certs,
+                    config: &config,
+                    kubeconfig_yaml: &kubeconfig_yaml,
+                    timeout: self.start_timeout,
+                };
+                let (components, times) = cluster::start(joining, cluster_assets, options).await?;
+                tracing::info!(?times, "cluster components ready");
+                (components, Some(times))
+            }
+            _ => (Components::default(), None),
+        };
+
         Ok(ControlPlane {
             inner: Arc::new(Inner {
                 assets: assets.clone(),
@@ -205,8 +267,10 @@ impl Builder {
                 startup: StartupTimes {
                     etcd: etcd_ready,
                     apiserver: apiserver_ready,
+                    cluster,
                 },
                 running: Mutex::new(Running {
+                    components,
                     apiserver: Some(apiserver),
                     etcd: Some(etcd),
                     restarts: 0,
@@ -224,6 +288,8 @@ pub struct StartupTimes {
     pub etcd: Duration,
     /// From spawning kube-apiserver until `/readyz` answered `ok`.
     pub apiserver: Duration,
+    /// The cluster components, when they run.
+    pub cluster: Option<ClusterStartup>,
 }
 
 /// A running etcd and kube-apiserver. Cheap to clone; the processes stop when the last clone is dropped
@@ -247,6 +313,7 @@ struct Inner {
 
 #[derive(Debug)]
 struct Running {
+    components: Components,
     apiserver: Option<Process>,
     etcd: Option<Process>,
     restarts: usize,
@@ -254,8 +321,9 @@ struct Running {
 }
 
 impl Running {
-    /// Stops kube-apiserver, then etcd, then removes the directory. Safe to call twice.
+    /// Stops the cluster components, kube-apiserver, then etcd, then removes the directory. Safe to call twice.
     fn shutdown(&mut self) {
+        self.components.stop();
         if let Some(mut apiserver) = self.apiserver.take() {
             apiserver.stop(Duration::from_secs(5));
         }
@@ -280,6 +348,7 @@ impl Drop for Inner {
 }
 
 static SHARED: OnceLock<Result<ControlPlane, Arc<Error>>> = OnceLock::new();
+static SHARED_CLUSTER: OnceLock<Result<ControlPlane, Arc<Error>>> = OnceLock::new();
 
 impl ControlPlane {
     /// A builder, for ports, timeouts, binaries and extra flags.
@@ -292,26 +361,60 @@ impl ControlPlane {
         Builder::default().start().await
     }
 
+    /// Starts a control plane with kube-controller-manager, kube-scheduler and three simulated nodes
+    /// ([`Builder::cluster`]).
+    pub async fn cluster() -> Result<ControlPlane, Error> {
+        Builder::default().cluster().start().await
+    }
+
     /// One control plane for the whole test binary, started by the first caller; later callers (in any test
     /// and on any runtime) get a handle to the same one. It is stopped when the test binary exits.
     pub async fn shared() -> Result<ControlPlane, Error> {
-        let started = tokio::task::spawn_blocking(|| {
-            SHARED
-                .get_or_init(|| {
-                    let started = tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build()
-                        .map_err(|source| Error::Io {
-                            context: "starting a runtime for the shared control plane".into(),
-                            source,
-                        })
-                        .and_then(|rt| rt.block_on(ControlPlane::start()));
-                    if started.is_ok() {
-                        stop_shared_at_exit();
-                    }
-                    started.map_err(Arc::new)
-                })
-                .clone()
+        Self::shared_in(&SHARED, Builder::default()).await
+    }
+
+    /// One [cluster](ControlPlane::cluster) for the whole test binary, as [`ControlPlane::shared`] is one
+    /// bare control plane (the two are different control planes).
+    pub async fn shared_cluster() -> Result<ControlPlane, Error> {
+        Self::shared_in(
+            &SHARED_CLUSTER,
+            Builder::default().name("cluster").cluster(),
+        )
+        .await
+    }
+
+    /// For tests: the [shared cluster](ControlPlane::shared_cluster), or `None` after printing a visible
+    /// "skipped" line when no binaries are found and [`REQUIRE_ENV`] is not set.
+    ///
+    /// # Panics
+    /// When binaries are found but fail to start, or when none are found and [`REQUIRE_ENV`] is set.
+    pub async fn shared_cluster_or_skip(test: &str) -> Option<ControlPlane> {
+        match Self::shared_cluster().await {
+            Ok(cp) => Some(cp),
+            Err(e) => skip_or_panic(test, e),
+        }
+    }
+
+    async fn shared_in(
+        cell: &'static OnceLock<Result<ControlPlane, Arc<Error>>>,
+        builder: Builder,
+    ) -> Result<ControlPlane, Error> {
+        let started = tokio::task::spawn_blocking(move || {
+            cell.get_or_init(|| {
+                let started = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|source| Error::Io {
+                        context: "starting a runtime for the shared control plane".into(),
+                        source,
+                    })
+                    .and_then(|rt| rt.block_on(builder.start()));
+                if started.is_ok() {
+                    stop_shared_at_exit();
+                }
+                started.map_err(Arc::new)
+            })
+            .clone()
         })
         .await
         .map_err(|e| Error::Io {
@@ -386,30 +489,39 @@ impl ControlPlane {
         self.running().dir.as_ref().map(|d| d.path().to_path_buf())
     }
 
-    /// The process ids of etcd and kube-apiserver while they run.
+    /// The process ids of etcd, kube-apiserver and the cluster components while they run.
     pub fn pids(&self) -> Vec<u32> {
         let running = self.running();
         running
             .etcd
             .iter()
             .chain(running.apiserver.iter())
+            .chain(running.components.processes())
             .filter_map(Process::pid)
             .collect()
     }
 
-    /// The log files of the running processes (etcd, then kube-apiserver), for a failing test to show.
+    /// The log files of the running processes (etcd, kube-apiserver, then the cluster components), for a
+    /// failing test to show.
     pub fn logs(&self) -> Vec<PathBuf> {
         let running = self.running();
         running
             .etcd
             .iter()
             .chain(running.apiserver.iter())
+            .chain(running.components.processes())
             .map(|p| p.log().to_path_buf())
             .collect()
     }
 
+    /// Whether kube-controller-manager, kube-scheduler and kwok run beside kube-apiserver.
+    pub fn is_cluster(&self) -> bool {
+        self.inner.startup.cluster.is_some()
+    }
+
     /// Creates a namespace with a fresh name (`envtest-xxxxx`) and returns the name. Namespaces are never
-    /// deleted: without kube-controller-manager a deleted namespace stays `Terminating`.
+    /// deleted: without kube-controller-manager (not a [cluster](Builder::cluster)) a deleted namespace stays
+    /// `Terminating`.
     pub async fn namespace(&self) -> Result<String, Error> {
         let api: Api<Namespace> = Api::all(self.client()?);
         let mut ns = Namespace::default();
@@ -528,21 +640,26 @@ fn skip_or_panic<T>(test: &str, e: Error) -> Option<T> {
     None
 }
 
-/// Registers (once) a process-exit hook that stops the shared control plane: statics are never dropped, and
+/// Registers (once) a process-exit hook that stops the shared control planes: statics are never dropped, and
 /// the test harness exits through `exit`, which runs these hooks.
 fn stop_shared_at_exit() {
     extern "C" fn stop_shared() {
-        if let Some(Ok(cp)) = SHARED.get() {
-            cp.stop();
+        for cell in [&SHARED, &SHARED_CLUSTER] {
+            if let Some(Ok(cp)) = cell.get() {
+                cp.stop();
+            }
         }
     }
-    #[allow(unsafe_code)]
-    // SAFETY: `atexit` only stores the function pointer; `stop_shared` does not unwind (it only stops
-    // processes and removes a directory, ignoring errors).
-    let registered = unsafe { atexit(stop_shared) };
-    if registered != 0 {
-        tracing::warn!("could not register the shared control plane's exit hook");
-    }
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    REGISTERED.call_once(|| {
+        #[allow(unsafe_code)]
+        // SAFETY: `atexit` only stores the function pointer; `stop_shared` does not unwind (it only stops
+        // processes and removes a directory, ignoring errors).
+        let registered = unsafe { atexit(stop_shared) };
+        if registered != 0 {
+            tracing::warn!("could not register the shared control plane's exit hook");
+        }
+    });
 }
 
 #[allow(unsafe_code)]
@@ -551,7 +668,7 @@ unsafe extern "C" {
 }
 
 /// `requested` after checking that it is free, or a free port.
-fn port(binary: &'static str, flag: &str, requested: Option<u16>) -> Result<u16, Error> {
+pub(crate) fn port(binary: &'static str, flag: &str, requested: Option<u16>) -> Result<u16, Error> {
     let bind = |port| TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
     match requested {
         Some(port) => match bind(port) {

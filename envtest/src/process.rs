@@ -204,6 +204,16 @@ pub(crate) fn read_log(path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// The last `count` non-empty lines of the log at `path`, or a note that it is empty or unreadable.
+pub(crate) fn last_lines(path: &Path, count: usize) -> String {
+    let log = read_log(path);
+    let lines: Vec<&str> = log.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return "(the log is empty)".to_string();
+    }
+    lines[lines.len().saturating_sub(count)..].join("\n")
+}
+
 /// The log line that best explains a failure: Go's flag errors (`Error: unknown flag: --x`), else the last
 /// klog error or fatal line (`E1122 …`, `F1122 …`) or etcd's JSON error line, else the last line.
 pub(crate) fn telling_line(log: &str) -> String {

@@ -6,7 +6,7 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 use kubewright::reconcilers::Role;
 use kubewright::testing::ApiServer;
 use kubewright::testing::apiserver::Verb;
-use tests::tenants_scenario::{Cluster, run};
+use tests::tenants_scenario::run;
 
 #[test]
 fn namespaces_quotas_and_bindings_are_owned() {
@@ -78,11 +78,5 @@ async fn the_operator_keeps_tenants_on_the_embedded_cluster() {
                 .collect::<Vec<String>>()
         }
     };
-    run(
-        server.client(),
-        server.client(),
-        Cluster::WithControllers,
-        &writes,
-    )
-    .await;
+    run(server.client(), server.client(), &writes).await;
 }

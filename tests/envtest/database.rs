@@ -1,6 +1,6 @@
-//! The `database` example on a real kube-apiserver: the scenario of `tests::database_scenario`, with the test
-//! playing the StatefulSet controller (no kube-controller-manager runs here), and the operator's requests
-//! recorded to count its writes.
+//! The `database` example on a whole cluster (kube-controller-manager's StatefulSet controller, kube-scheduler
+//! and kwok's simulated nodes): the scenario of `tests::database_scenario`, Ready from the real StatefulSet
+//! status, and the operator's requests recorded to count its writes.
 
 use kubewright::testing::envtest::ControlPlane;
 
@@ -8,12 +8,11 @@ use crate::support::recording_client_for;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_operator_keeps_databases_on_a_real_kube_apiserver() {
-    let Some(cp) = ControlPlane::shared_or_skip("database scenario").await else {
+    let Some(cp) = ControlPlane::shared_cluster_or_skip("database scenario").await else {
         return;
     };
     let admin = cp.client().unwrap();
     let namespace = cp.namespace().await.unwrap();
-    let workloads = tests::workload_controllers::play(admin.clone());
     let (operator, log) = recording_client_for(cp.config().clone());
     // The shared control plane may hold other tests' Databases, which this operator reconciles too: only
     // its writes into the scenario's namespace count.
@@ -36,7 +35,6 @@ async fn the_operator_keeps_databases_on_a_real_kube_apiserver() {
         }
     };
     tests::database_scenario::run(admin, operator, &namespace, &writes).await;
-    workloads.abort();
     let forbidden: Vec<_> = log
         .lock()
         .unwrap()

@@ -1,11 +1,8 @@
-//! The `tenants` example on a real kube-apiserver, run under its own service account with the RBAC its
-//! manifests derive (`--authorization-mode=RBAC`): the scenario of `tests::tenants_scenario` with no forbidden
-//! request.
-//!
-//! What a bare kube-apiserver does not do, and the scenario asserts instead (`Cluster::Bare`): there is no
-//! namespace controller, so a Namespace the operator deletes keeps its `kubernetes` finalizer and stays
-//! Terminating (the operator deletes it once, lists it no more in status and does not hold Ready back for it);
-//! there is no garbage collector, so deleting the Tenant leaves its Namespaces, owner references and all.
+//! The `tenants` example on a whole cluster (kube-controller-manager's namespace controller and garbage
+//! collector, kube-scheduler, kwok's nodes), run under its own service account with the RBAC its manifests
+//! derive (`--authorization-mode=RBAC`): the scenario of `tests::tenants_scenario` with no forbidden request. A
+//! Namespace the operator deletes goes away, and deleting the Tenant takes its Namespaces with it (garbage
+//! collection), as on the embedded cluster.
 
 use examples::tenants::{OPERATOR_NAME, OPERATOR_NAMESPACE, installation};
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
@@ -14,7 +11,7 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::api::{Api, PostParams};
 use kube::config::AuthInfo;
 use kubewright::testing::envtest::{ControlPlane, assets_or_skip};
-use tests::tenants_scenario::{Cluster, run};
+use tests::tenants_scenario::run;
 
 use crate::support::recording_client_for;
 
@@ -24,10 +21,15 @@ async fn the_operator_keeps_tenants_under_its_own_service_account_with_no_forbid
     if assets_or_skip(name).is_none() {
         return;
     }
-    let cp = ControlPlane::builder().name(name).start().await.unwrap();
+    let cp = ControlPlane::builder()
+        .name(name)
+        .cluster()
+        .start()
+        .await
+        .unwrap();
     let admin = cp.client().unwrap();
 
-    // The installation as `manifests` prints it, but the Deployment: no kubelet runs here.
+    // The installation as `manifests` prints it, but the Deployment: the operator runs in the test.
     let manifests = installation();
     let pp = PostParams::default();
     let mut ns = Namespace::default();
@@ -87,7 +89,7 @@ async fn the_operator_keeps_tenants_under_its_own_service_account_with_no_forbid
         }
     };
 
-    run(admin, operator_client, Cluster::Bare, &writes).await;
+    run(admin, operator_client, &writes).await;
 
     let exchanges = log.lock().unwrap().clone();
     assert!(

@@ -1,8 +1,10 @@
 //! The WebApp operator (both examples: by hand and derived) on a real kube-apiserver, started through the
 //! examples' own command line with `--kubeconfig`, as a user would run it against a cluster.
 //!
-//! Each run gets its own control plane: an operator watches every namespace, so two operators on one
-//! control plane would reconcile each other's WebApps.
+//! Each run gets its own control plane, a whole cluster (kube-controller-manager, kube-scheduler and kwok's
+//! simulated nodes): the WebApp's Ready waits for its Deployment, which the real Deployment controller rolls out
+//! to Pods that kwok makes Ready. An operator watches every namespace, so two operators on one control plane
+//! would reconcile each other's WebApps.
 
 use std::time::Duration;
 
@@ -122,6 +124,17 @@ fn normalize(v: Value) -> Value {
             spec.remove("clusterIP");
             spec.remove("clusterIPs");
         }
+        // The Deployment controller's conditions say when it last looked.
+        for condition in o
+            .pointer_mut("/status/conditions")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(condition) = condition.as_object_mut() {
+                condition.remove("lastUpdateTime");
+            }
+        }
     }
     v
 }
@@ -164,11 +177,13 @@ async fn stop_operator(
 }
 
 async fn scenario(name: &str, variant: fn() -> App) -> Vec<Snapshot> {
-    let cp = ControlPlane::builder().name(name).start().await.unwrap();
+    let cp = ControlPlane::builder()
+        .name(name)
+        .cluster()
+        .start()
+        .await
+        .unwrap();
     let client = cp.client().unwrap();
-    // A bare kube-apiserver runs no Deployment controller: the test plays it, as the in-memory server does,
-    // so that the WebApp's Ready (which waits for its Deployment) means the same on both.
-    let workloads = tests::workload_controllers::play(client.clone());
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = dir.path().join("kubeconfig");
     cp.write_kubeconfig(&kubeconfig).unwrap();
@@ -248,7 +263,7 @@ async fn scenario(name: &str, variant: fn() -> App) -> Vec<Snapshot> {
         // fields into the controller's Apply entry (checked after the scaling below).
         let mut expected = vec![("webapp-controller".into(), "Update".into(), String::new())];
         if child == "deployment" {
-            // The (played) Deployment controller reports the rollout through the status subresource.
+            // The Deployment controller reports the rollout through the status subresource.
             expected.push((
                 "kube-controller-manager".into(),
                 "Update".into(),
@@ -357,7 +372,6 @@ async fn scenario(name: &str, variant: fn() -> App) -> Vec<Snapshot> {
         "a restarted operator rewrote converged objects"
     );
     stop_operator(operator).await;
-    workloads.abort();
     snapshots
 }
 

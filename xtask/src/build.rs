@@ -1,8 +1,10 @@
-//! `cargo xtask envtest`: build etcd and kube-apiserver from Go modules into a cache keyed by version.
+//! `cargo xtask envtest`: build etcd and kube-apiserver, and the cluster components kube-controller-manager,
+//! kube-scheduler and kwok, from Go modules into a cache keyed by version.
 //!
-//! Neither builds with `go install`: `k8s.io/kubernetes` replaces its 31 staging modules with local paths,
+//! None builds with `go install`: `k8s.io/kubernetes` replaces its 31 staging modules with local paths,
 //! and etcd's server module has the same problem. Each is built from a scratch module that requires it (and,
-//! for kube-apiserver, replaces each staging module with its published `v0.x` release).
+//! for the Kubernetes binaries, replaces each staging module with its published `v0.x` release). kwok's
+//! default stages (`kustomize/stage` of its module) are copied beside it.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -10,8 +12,10 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use kubewright_envtest::cluster::KWOK_STAGES_FILE;
 use kubewright_envtest::{
-    ASSETS_ENV, Assets, ETCD_VERSION, KUBERNETES_VERSION, assets_dir_name, cache_root,
+    ASSETS_ENV, Assets, ClusterAssets, ETCD_VERSION, KUBERNETES_VERSION, KWOK_VERSION,
+    assets_dir_name, cache_root,
 };
 
 /// The staging modules `k8s.io/kubernetes` replaces with `./staging/src/k8s.io/<name>`.
@@ -49,8 +53,17 @@ pub(crate) const STAGING: [&str; 31] = [
     "sample-controller",
 ];
 
-/// The oldest Go that builds Kubernetes v1.35.
-const MIN_GO: (u32, u32) = (1, 25);
+/// The oldest Go that builds Kubernetes v1.35 and kwok v0.8 (which declares `go 1.26.0`).
+const MIN_GO: (u32, u32) = (1, 26);
+
+/// kwok's default stages, in its module: nodes become `Ready`; pods `Running` and `Ready`, a Job's pods
+/// `Succeeded`, deleted pods gone. (Node heartbeats are left out: no node-lifecycle controller runs.)
+const KWOK_STAGES: [&str; 4] = [
+    "kustomize/stage/node/fast/node-initialize.yaml",
+    "kustomize/stage/pod/fast/pod-ready.yaml",
+    "kustomize/stage/pod/fast/pod-complete.yaml",
+    "kustomize/stage/pod/fast/pod-delete.yaml",
+];
 
 /// Options of `cargo xtask envtest`.
 #[derive(Debug, Default, clap::Args)]
@@ -64,8 +77,148 @@ pub struct Args {
     rebuild: bool,
 }
 
-/// Finds or builds the binaries; progress goes to stderr.
+/// Finds or builds the binaries, the control plane's and the cluster's; progress goes to stderr.
 pub fn run(args: &Args) -> anyhow::Result<Assets> {
+    let assets = control_plane(args)?;
+    cluster(args, &assets)?;
+    Ok(assets)
+}
+
+fn root(args: &Args) -> anyhow::Result<PathBuf> {
+    match &args.cache_dir {
+        Some(dir) => Ok(dir.clone()),
+        None => cache_root().context("no cache directory: set HOME or OPERATOR_ENVTEST_CACHE"),
+    }
+}
+
+/// Finds or builds kube-controller-manager, kube-scheduler and kwok: beside the control plane's binaries,
+/// else in (or into) the cache.
+fn cluster(args: &Args, assets: &Assets) -> anyhow::Result<ClusterAssets> {
+    if !args.rebuild
+        && let Ok(found) = ClusterAssets::beside(assets)
+    {
+        progress(&format!(
+            "reusing {} (kube-controller-manager and kube-scheduler {}, kwok {})",
+            found.dir.display(),
+            found.kubernetes_version,
+            found.kwok_version
+        ));
+        return Ok(found);
+    }
+    let root = root(args)?;
+    let target = root.join(assets_dir_name());
+    let go = check_go("build kube-controller-manager, kube-scheduler and kwok")?;
+    let started = Instant::now();
+    progress(&format!(
+        "building kube-controller-manager and kube-scheduler {KUBERNETES_VERSION} and kwok {KWOK_VERSION} with \
+         {go} into {}",
+        target.display()
+    ));
+    std::fs::create_dir_all(&target).with_context(|| format!("creating {}", target.display()))?;
+    let kwok = GoBinary {
+        name: "kwok",
+        module: "sigs.k8s.io/kwok",
+        version: KWOK_VERSION,
+        package: "sigs.k8s.io/kwok/cmd/kwok",
+        replaces: Vec::new(),
+        ldflags: Vec::new(),
+    };
+    let binaries = [
+        kubernetes_binary("kube-controller-manager"),
+        kubernetes_binary("kube-scheduler"),
+        kwok,
+    ];
+    for binary in &binaries {
+        let src = root.join("src").join(binary.name);
+        let partial = target.join(format!("{}.partial", binary.name));
+        binary.build(&src, &partial)?;
+        let out = target.join(binary.name);
+        std::fs::rename(&partial, &out)
+            .with_context(|| format!("moving {} to {}", partial.display(), out.display()))?;
+        if binary.name == "kwok" {
+            write_kwok_stages(&src, &target.join(KWOK_STAGES_FILE))?;
+        }
+    }
+    let found =
+        ClusterAssets::in_dir(&target).context("checking the cluster binaries just built")?;
+    progress(&format!(
+        "built kube-controller-manager and kube-scheduler {} and kwok {} in {:.0?}",
+        found.kubernetes_version,
+        found.kwok_version,
+        started.elapsed()
+    ));
+    Ok(found)
+}
+
+/// Concatenates kwok's default stages from its module (resolved in the scratch module `src`) into `out`.
+fn write_kwok_stages(src: &Path, out: &Path) -> anyhow::Result<()> {
+    let output = Command::new("go")
+        .args(["list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kwok"])
+        .current_dir(src)
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOTOOLCHAIN", "local")
+        .output()
+        .context("running go list -m sigs.k8s.io/kwok")?;
+    if !output.status.success() {
+        bail!(
+            "`go list -m sigs.k8s.io/kwok` failed in {}: {}",
+            src.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    let module = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    let mut stages = String::new();
+    for file in KWOK_STAGES {
+        let path = module.join(file);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading kwok's stage {}", path.display()))?;
+        stages.push_str("---\n");
+        stages.push_str(&text);
+        if !text.ends_with('\n') {
+            stages.push('\n');
+        }
+    }
+    std::fs::write(out, stages).with_context(|| format!("writing {}", out.display()))
+}
+
+/// A binary of `k8s.io/kubernetes` (`cmd/<name>`), with the staging modules replaced by their releases and
+/// the version stamped as Kubernetes' own build stamps it.
+fn kubernetes_binary(name: &'static str) -> GoBinary {
+    let staging_version = KUBERNETES_VERSION.replacen("v1.", "v0.", 1);
+    let (major, minor) = kubernetes_major_minor();
+    GoBinary {
+        name,
+        module: "k8s.io/kubernetes",
+        version: KUBERNETES_VERSION,
+        package: match name {
+            "kube-controller-manager" => "k8s.io/kubernetes/cmd/kube-controller-manager",
+            "kube-scheduler" => "k8s.io/kubernetes/cmd/kube-scheduler",
+            _ => "k8s.io/kubernetes/cmd/kube-apiserver",
+        },
+        replaces: STAGING
+            .iter()
+            .map(|m| format!("k8s.io/{m} => k8s.io/{m} {staging_version}"))
+            .collect(),
+        ldflags: [
+            ("gitVersion", KUBERNETES_VERSION.to_string()),
+            ("gitMajor", major),
+            ("gitMinor", minor),
+            ("gitTreeState", "clean".to_string()),
+            ("buildDate", "1970-01-01T00:00:00Z".to_string()),
+        ]
+        .into_iter()
+        .flat_map(|(var, value)| {
+            [
+                format!("-X k8s.io/component-base/version.{var}={value}"),
+                format!("-X k8s.io/client-go/pkg/version.{var}={value}"),
+            ]
+        })
+        .collect(),
+    }
+}
+
+/// Finds or builds etcd and kube-apiserver.
+fn control_plane(args: &Args) -> anyhow::Result<Assets> {
     if !args.rebuild
         && let Some(dir) = std::env::var_os(ASSETS_ENV).filter(|d| !d.is_empty())
     {
@@ -81,10 +234,7 @@ pub fn run(args: &Args) -> anyhow::Result<Assets> {
         ));
         return Ok(assets);
     }
-    let root = match &args.cache_dir {
-        Some(dir) => dir.clone(),
-        None => cache_root().context("no cache directory: set HOME or OPERATOR_ENVTEST_CACHE")?,
-    };
+    let root = root(args)?;
     let target = root.join(assets_dir_name());
     if !args.rebuild
         && let Ok(assets) = Assets::in_dir(&target)
@@ -122,33 +272,7 @@ fn build(root: &Path, target: &Path) -> anyhow::Result<Assets> {
         replaces: Vec::new(),
         ldflags: Vec::new(),
     };
-    let staging_version = KUBERNETES_VERSION.replacen("v1.", "v0.", 1);
-    let (major, minor) = kubernetes_major_minor();
-    let apiserver = GoBinary {
-        name: "kube-apiserver",
-        module: "k8s.io/kubernetes",
-        version: KUBERNETES_VERSION,
-        package: "k8s.io/kubernetes/cmd/kube-apiserver",
-        replaces: STAGING
-            .iter()
-            .map(|m| format!("k8s.io/{m} => k8s.io/{m} {staging_version}"))
-            .collect(),
-        ldflags: [
-            ("gitVersion", KUBERNETES_VERSION.to_string()),
-            ("gitMajor", major),
-            ("gitMinor", minor),
-            ("gitTreeState", "clean".to_string()),
-            ("buildDate", "1970-01-01T00:00:00Z".to_string()),
-        ]
-        .into_iter()
-        .flat_map(|(var, value)| {
-            [
-                format!("-X k8s.io/component-base/version.{var}={value}"),
-                format!("-X k8s.io/client-go/pkg/version.{var}={value}"),
-            ]
-        })
-        .collect(),
-    };
+    let apiserver = kubernetes_binary("kube-apiserver");
     for binary in [&etcd, &apiserver] {
         binary.build(
             &root.join("src").join(binary.name),

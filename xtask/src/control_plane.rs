@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use kubewright_envtest::{Assets, ControlPlane};
+use kubewright_envtest::{Assets, ClusterAssets, ClusterOptions, ControlPlane};
 
 /// Options of `cargo xtask control-plane`.
 #[derive(Debug, clap::Args)]
@@ -17,11 +17,24 @@ pub struct Args {
     /// etcd's client port (default: a free port).
     #[arg(long)]
     etcd_port: Option<u16>,
+    /// Also run kube-controller-manager, kube-scheduler and kwok with simulated nodes: a whole cluster
+    /// without containers.
+    #[arg(long)]
+    cluster: bool,
+    /// How many simulated nodes a --cluster has.
+    #[arg(long, default_value_t = 3, requires = "cluster")]
+    nodes: usize,
 }
 
 /// Finds (or builds) the binaries, starts them, waits for Ctrl-C or SIGTERM, and stops them.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let assets = match Assets::locate() {
+    let located = Assets::locate().and_then(|assets| {
+        if args.cluster {
+            ClusterAssets::beside(&assets)?;
+        }
+        Ok(assets)
+    });
+    let assets = match located {
         Ok(assets) => assets,
         Err(e) if e.is_no_assets() => {
             eprintln!("xtask control-plane: {e}; building them now");
@@ -38,6 +51,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(port) = args.etcd_port {
             builder = builder.etcd_port(port);
         }
+        if args.cluster {
+            builder = builder.cluster_options(ClusterOptions {
+                nodes: args.nodes,
+                ..ClusterOptions::default()
+            });
+        }
         let cp = builder.start().await?;
         let times = cp.startup_times();
         eprintln!(
@@ -47,6 +66,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             times.etcd,
             times.apiserver
         );
+        if let Some(cluster) = times.cluster {
+            eprintln!(
+                "xtask control-plane: cluster ready: kube-controller-manager in {:.1?}, kube-scheduler in {:.1?}, \
+                 {} kwok nodes Ready in {:.1?}",
+                cluster.controller_manager, cluster.scheduler, args.nodes, cluster.nodes
+            );
+        }
         for log in cp.logs() {
             eprintln!("xtask control-plane: log {}", log.display());
         }

@@ -1,8 +1,9 @@
 //! Development tasks.
 //!
 //! ```text
-//! cargo xtask envtest                                  # build etcd and kube-apiserver (or reuse them)
+//! cargo xtask envtest                                  # build the control plane and cluster binaries (or reuse them)
 //! cargo xtask control-plane --write-kubeconfig FILE    # run a control plane until Ctrl-C
+//! cargo xtask control-plane --cluster                  # … with controller-manager, scheduler and kwok nodes
 //! cargo xtask openapi-fields zz_generated.openapi.go > apiserver/src/openapi/fields.json
 //! cargo xtask protobuf-schema > apiserver/src/protobuf/schema.json
 //! cargo xtask bench-cluster --example webapp --parents 1000   # an example on a real control plane
@@ -28,10 +29,11 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Task {
-    /// Build etcd and kube-apiserver from Go modules into the cache (or reuse them) and print, on the last
-    /// line, the directory to use as KUBEBUILDER_ASSETS.
+    /// Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok from Go modules into the
+    /// cache (or reuse them) and print, on the last line, the directory to use as KUBEBUILDER_ASSETS.
     Envtest(build::Args),
-    /// Run a control plane (etcd and kube-apiserver) until Ctrl-C, building it first when needed.
+    /// Run a control plane (etcd and kube-apiserver; with --cluster also kube-controller-manager,
+    /// kube-scheduler and kwok's simulated nodes) until Ctrl-C, building it first when needed.
     ControlPlane(control_plane::Args),
     /// Measure the webapp example converging WebApps on a fresh real control plane (release build): wall
     /// time, CPU, memory, requests by verb, idle and restart writes, patch-to-update latency.

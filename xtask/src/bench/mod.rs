@@ -18,7 +18,15 @@
 //! whole measurement on a fresh control plane each time and prints the median and range of every figure;
 //! `--against BINARY` (another build of the same example, e.g. from an earlier commit) interleaves its runs with
 //! this build's (this, other, this, other, ...), so both meet the same load on a shared machine.
+//!
+//! `--cluster` runs the whole cluster instead (kube-controller-manager, kube-scheduler and kwok's simulated
+//! nodes): every Deployment the operator creates gets a ReplicaSet, Pods that become Ready and status updates,
+//! converged means Ready too, and the run also reports the operator's own requests and 409 conflicts (from its
+//! client metrics, as the API server's count holds the controllers' requests too), the 409s the API server
+//! answered by verb and resource (whose writes met them), passes per parent, and the pods by phase at the end of
+//! the converge (a node simulation that did not keep up shows there).
 
+mod cluster;
 mod requests;
 
 use std::path::{Path, PathBuf};
@@ -61,6 +69,12 @@ pub struct Args {
     /// compare two versions on the same machine).
     #[arg(long, value_name = "PATH")]
     binary: Option<PathBuf>,
+    /// Run the whole cluster: kube-controller-manager, kube-scheduler and kwok's simulated nodes.
+    #[arg(long)]
+    cluster: bool,
+    /// How long the converged operator is watched idle before the patches (writes and conflicts counted).
+    #[arg(long, default_value_t = 10)]
+    idle_seconds: u64,
 }
 
 /// The example operators the benchmark knows.
@@ -107,10 +121,18 @@ impl Example {
         }
     }
 
-    /// Whether a parent's status describes its generation and names its children.
-    fn converged(self, parent: &DynamicObject) -> bool {
+    /// Whether a parent's status describes its generation and names its children (and, on a whole cluster,
+    /// says `Ready=True`: its workload rolled out).
+    fn converged(self, parent: &DynamicObject, cluster: bool) -> bool {
         let status = &parent.data["status"];
-        status["observedGeneration"].as_i64() == parent.metadata.generation
+        let ready = || {
+            status["conditions"].as_array().is_some_and(|cs| {
+                cs.iter()
+                    .any(|c| c["type"] == "Ready" && c["status"] == "True")
+            })
+        };
+        (!cluster || ready())
+            && status["observedGeneration"].as_i64() == parent.metadata.generation
             && match self {
                 Example::Webapp => {
                     status["deployment"].is_string() && status["service"].is_string()
@@ -179,6 +201,10 @@ struct Figures {
     /// Writes while idle and after a restart, all verbs together.
     idle_writes: u64,
     restart_writes: u64,
+    /// On a whole cluster: the operator's 409 answers while converging and while idle.
+    conflicts: Option<(u64, u64)>,
+    /// Passes per parent while converging.
+    passes_per_parent: f64,
 }
 
 /// Prints the median and range of every figure of `runs`.
@@ -202,6 +228,7 @@ fn summarize(name: &str, runs: &[Figures]) {
     line("steady resident memory", "MiB", |f| f.steady_mib);
     line("peak after a restart", "MiB", |f| f.restart_peak_mib);
     line("passes while converging", "", |f| f.passes as f64);
+    line("  per parent", "", |f| f.passes_per_parent);
     line("spec patch -> workload p50", "ms", |f| f.p50_ms);
     line("spec patch -> workload p99", "ms", |f| f.p99_ms);
     line("  back to back, p99", "ms", |f| f.busy_p99_ms);
@@ -210,6 +237,16 @@ fn summarize(name: &str, runs: &[Figures]) {
     let idle: u64 = runs.iter().map(|f| f.idle_writes).sum();
     let restart: u64 = runs.iter().map(|f| f.restart_writes).sum();
     println!("writes idle / restarted   {idle} / {restart} (all runs together)");
+    let conflicts: Vec<(u64, u64)> = runs.iter().filter_map(|f| f.conflicts).collect();
+    if !conflicts.is_empty() {
+        let converge: Vec<String> = conflicts.iter().map(|c| c.0.to_string()).collect();
+        let idle: Vec<String> = conflicts.iter().map(|c| c.1.to_string()).collect();
+        println!(
+            "409s converge / idle      {} / {} (each run)",
+            converge.join(", "),
+            idle.join(", ")
+        );
+    }
 }
 
 /// `cargo build --release -p examples --example NAME` (with `--no-default-features` unless `with_embedded`:
@@ -234,11 +271,21 @@ fn build_example(name: &str, with_embedded: bool) -> anyhow::Result<PathBuf> {
 }
 
 async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<Figures> {
-    let cp = ControlPlane::builder()
-        .assets(assets)
-        .name("bench-cluster")
-        .start()
-        .await?;
+    let mut builder = ControlPlane::builder().assets(assets).name("bench-cluster");
+    if args.cluster {
+        builder = builder.cluster();
+    }
+    let cp = builder.start().await?;
+    if let Some(times) = cp.startup_times().cluster {
+        eprintln!(
+            "bench-cluster: cluster ready: kube-apiserver in {:.1?}, kube-controller-manager in {:.1?}, \
+             kube-scheduler in {:.1?}, nodes in {:.1?}",
+            cp.startup_times().apiserver,
+            times.controller_manager,
+            times.scheduler,
+            times.nodes
+        );
+    }
     let dir = tempfile::tempdir().context("a temporary directory")?;
     let kubeconfig = dir.path().join("kubeconfig");
     cp.write_kubeconfig(&kubeconfig)?;
@@ -267,11 +314,15 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
 
     let before = request_counts(&client).await?;
     let lists_before = list_counts(&client).await?;
+    let conflicts_before = cluster::server_conflicts(&client).await?;
     let started = Instant::now();
     let metrics_port = free_port()?;
     let mut operator = spawn(binary, &kubeconfig, Some(metrics_port))?;
-    let (own_lists, own_watches) = wait_converged(&parents, args.parents, example).await?;
+    let (own_lists, own_watches) =
+        wait_converged(&parents, args.parents, example, args.cluster).await?;
     let converge = started.elapsed();
+    let own_converged = cluster::client_requests(&metrics_page(metrics_port).await?);
+    let conflicts_converged = cluster::server_conflicts(&client).await?;
     let mut converged = request_counts(&client).await?;
     let lists = delta(&lists_before, &list_counts(&client).await?, |_| true);
     // The benchmark's own polling is not the operator's.
@@ -284,9 +335,17 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     let usage_converged = usage(operator.id())?;
     let passes = passes(metrics_port).await?;
 
-    tokio::time::sleep(Duration::from_secs(10)).await;
+    let pods = if args.cluster {
+        Some(cluster::pod_phases(&client, NAMESPACE).await?)
+    } else {
+        None
+    };
+
+    tokio::time::sleep(Duration::from_secs(args.idle_seconds)).await;
     let idle = request_counts(&client).await?;
     let usage_idle = usage(operator.id())?;
+    let own_idle = cluster::client_requests(&metrics_page(metrics_port).await?);
+    let conflicts_idle = cluster::server_conflicts(&client).await?;
 
     // The first patch opens the benchmark's own connection for writes (its watches hold the idle ones): a TLS
     // handshake the operator has no part in. One patch of another parent takes it, printed apart rather than
@@ -317,17 +376,24 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     stop(&mut operator)?;
 
     let before_restart = request_counts(&client).await?;
-    let mut restarted = spawn(binary, &kubeconfig, None)?;
+    let restart_metrics = free_port()?;
+    let mut restarted = spawn(binary, &kubeconfig, Some(restart_metrics))?;
     tokio::time::sleep(Duration::from_secs(15)).await;
     let after_restart = request_counts(&client).await?;
+    let own_restart = cluster::client_requests(&metrics_page(restart_metrics).await?);
     let usage_restarted = usage(restarted.id())?;
     stop(&mut restarted)?;
 
     println!(
-        "bench-cluster: {} example, {} {kind}s, kube-apiserver {}, release build ({})",
+        "bench-cluster: {} example, {} {kind}s, kube-apiserver {}{}, release build ({})",
         example.name(),
         args.parents,
         cp.assets().kubernetes_version,
+        if args.cluster {
+            " with kube-controller-manager, kube-scheduler and kwok nodes"
+        } else {
+            ""
+        },
         match (&args.binary, args.with_embedded) {
             _ if args.binary.as_deref() != Some(binary)
                 && args.against.as_deref() == Some(binary) =>
@@ -347,8 +413,8 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         usage_idle.peak_mib
     );
     println!(
-        "steady resident memory    {:>10.1} MiB (after 10 s idle)",
-        usage_idle.rss_mib
+        "steady resident memory    {:>10.1} MiB (after {} s idle)",
+        usage_idle.rss_mib, args.idle_seconds
     );
     println!(
         "peak after a restart      {:>10.1} MiB (the converged objects listed again)",
@@ -368,8 +434,64 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     );
     let idle_writes = delta(&converged, &idle, is_write);
     let restart_writes = delta(&before_restart, &after_restart, is_write);
-    println!("writes while idle (10 s)  {}", describe(&idle_writes));
-    println!("writes after a restart    {}", describe(&restart_writes));
+    let own_idle_delta = cluster::client_delta(&own_converged, &own_idle);
+    let (idle_count, restart_count, conflict_counts) = if args.cluster {
+        // The API server's counts hold the controllers' requests: the operator's own are its client's.
+        println!(
+            "  (the API server's counts above include kube-controller-manager's, kube-scheduler's and kwok's)"
+        );
+        println!(
+            "the operator's requests  {} (its client's rest_client_requests_total, by method; GET holds lists and watches)",
+            describe(&cluster::by_method(&own_converged))
+        );
+        let own_conflicts = cluster::conflicts(&own_converged);
+        let idle_conflicts = cluster::conflicts(&own_idle_delta);
+        println!(
+            "409 conflicts, operator   converging {}, idle ({} s) {}",
+            describe(&own_conflicts),
+            args.idle_seconds,
+            describe(&idle_conflicts)
+        );
+        println!(
+            "409 answers, API server   converging {}, idle {} (all clients, by verb and resource: the \
+             deployments/status and replicasets/status PUTs are kube-controller-manager's)",
+            cluster::describe_pairs(&cluster::server_delta(
+                &conflicts_before,
+                &conflicts_converged
+            )),
+            cluster::describe_pairs(&cluster::server_delta(
+                &conflicts_converged,
+                &conflicts_idle
+            )),
+        );
+        if let Some(pods) = &pods {
+            println!("pods at converge          {}", describe(pods));
+        }
+        let idle_own = cluster::client_writes(&own_idle_delta);
+        let restart_own = cluster::client_writes(&own_restart);
+        println!(
+            "writes while idle ({} s)  {idle_own} (the operator's own)",
+            args.idle_seconds
+        );
+        println!("writes after a restart    {restart_own} (the operator's own, 15 s)");
+        (
+            idle_own,
+            restart_own,
+            Some((own_conflicts.values().sum(), idle_conflicts.values().sum())),
+        )
+    } else {
+        println!(
+            "writes while idle ({} s)  {}",
+            args.idle_seconds,
+            describe(&idle_writes)
+        );
+        println!("writes after a restart    {}", describe(&restart_writes));
+        (
+            idle_writes.values().sum(),
+            restart_writes.values().sum(),
+            None,
+        )
+    };
     println!(
         "spec patch -> workload    p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} patches, each to an idle operator)",
         percentile(latencies, 0.50),
@@ -431,8 +553,10 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         busy_p99_ms: percentile(busy_latencies, 0.99),
         seen_p50_ms: percentile(seen_latencies, 0.50),
         seen_p99_ms: percentile(seen_latencies, 0.99),
-        idle_writes: idle_writes.values().sum(),
-        restart_writes: restart_writes.values().sum(),
+        idle_writes: idle_count,
+        restart_writes: restart_count,
+        conflicts: conflict_counts,
+        passes_per_parent: passes as f64 / args.parents.max(1) as f64,
     })
 }
 
@@ -516,8 +640,8 @@ async fn passes(port: u16) -> anyhow::Result<u64> {
     Ok(total as u64)
 }
 
-/// The sum over every series of each named metric of the operator's (`name{...} value` or `name value`).
-async fn metric_sums<const N: usize>(port: u16, names: [&str; N]) -> anyhow::Result<[f64; N]> {
+/// The operator's metrics page.
+async fn metrics_page(port: u16) -> anyhow::Result<String> {
     use http_body_util::BodyExt;
     let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
         .build_http::<http_body_util::Empty<bytes::Bytes>>();
@@ -527,7 +651,12 @@ async fn metric_sums<const N: usize>(port: u16, names: [&str; N]) -> anyhow::Res
         .await
         .context("reading the operator's metrics")?;
     let body = response.into_body().collect().await?.to_bytes();
-    let text = String::from_utf8_lossy(&body);
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
+/// The sum over every series of each named metric of the operator's (`name{...} value` or `name value`).
+async fn metric_sums<const N: usize>(port: u16, names: [&str; N]) -> anyhow::Result<[f64; N]> {
+    let text = metrics_page(port).await?;
     let mut sums = [0.0; N];
     for line in text.lines() {
         for (name, sum) in names.iter().zip(sums.iter_mut()) {
@@ -564,6 +693,7 @@ async fn wait_converged(
     parents: &Api<DynamicObject>,
     n: usize,
     example: Example,
+    cluster: bool,
 ) -> anyhow::Result<(u64, u64)> {
     let deadline = Instant::now() + Duration::from_secs(1200);
     let mut converged = std::collections::HashSet::new();
@@ -584,7 +714,7 @@ async fn wait_converged(
             watcher::Event::Init => lists += 1,
             watcher::Event::InitApply(p) | watcher::Event::Apply(p) => {
                 let name = p.metadata.name.clone().unwrap_or_default();
-                if example.converged(&p) {
+                if example.converged(&p, cluster) {
                     converged.insert(name);
                 } else {
                     converged.remove(&name);
