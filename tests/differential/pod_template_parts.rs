@@ -167,3 +167,45 @@ async fn rules(client: Client, ns: String) -> Transcript {
 async fn pod_template_parts_refuse_alike() {
     run("pod_template_parts_refuse_alike", &[], rules).await;
 }
+
+/// A StatefulSet's mounts may name its volume claim templates (kube-apiserver validates its template with a
+/// volume per claim); a mount naming neither a volume nor a claim is refused.
+async fn claim_mounts(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let sets = format!("/apis/apps/v1/namespaces/{ns}/statefulsets");
+    for (name, mount) in [("claimed", "data"), ("unclaimed", "logs")] {
+        let set = json!({
+            "apiVersion": "apps/v1",
+            "kind": "StatefulSet",
+            "metadata": {"name": name},
+            "spec": {
+                "serviceName": name,
+                "selector": {"matchLabels": {"app": name}},
+                "template": {
+                    "metadata": {"labels": {"app": name}},
+                    "spec": {"containers": [{
+                        "name": "db", "image": "postgres:16",
+                        "volumeMounts": [{"name": mount, "mountPath": "/var/lib/data"}],
+                    }]},
+                },
+                "volumeClaimTemplates": [{
+                    "metadata": {"name": "data"},
+                    "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+                }],
+            },
+        });
+        t.post(&format!("a mount of {mount}"), &sets, &set).await;
+        summarize(&mut t);
+    }
+    t
+}
+
+#[tokio::test]
+async fn stateful_set_mounts_may_name_claim_templates() {
+    run(
+        "stateful_set_mounts_may_name_claim_templates",
+        &[],
+        claim_mounts,
+    )
+    .await;
+}

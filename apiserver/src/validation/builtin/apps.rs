@@ -95,6 +95,41 @@ pub(super) fn update(kind: Kind, obj: &Value, old: &Value) -> Errors {
     errs
 }
 
+/// The template a StatefulSet's is validated as (kube-apiserver's `ValidateStatefulSetSpec`): without
+/// `subdomain` and `hostname` (the controller sets them), and with a volume per claim template (a
+/// `persistentVolumeClaim` of its name) in place of any volume of that name, so that mounts can name them.
+fn template_for_stateful_set(spec: &Value) -> Value {
+    let mut template = spec["template"].clone();
+    let claims: Vec<&str> = spec["volumeClaimTemplates"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter_map(|c| c["metadata"]["name"].as_str())
+        .collect();
+    if let Some(pod) = template.get_mut("spec").and_then(Value::as_object_mut) {
+        pod.remove("subdomain");
+        pod.remove("hostname");
+        if !claims.is_empty() {
+            let mut volumes: Vec<Value> = claims
+                .iter()
+                .map(|name| {
+                    serde_json::json!({"name": name, "persistentVolumeClaim": {"claimName": name}})
+                })
+                .collect();
+            let others = pod
+                .get("volumes")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .filter(|v| !v["name"].as_str().is_some_and(|n| claims.contains(&n)))
+                .cloned();
+            volumes.extend(others);
+            pod.insert("volumes".into(), Value::Array(volumes));
+        }
+    }
+    template
+}
+
 /// The spec's rules: the selector and the template, with what each kind checks before them.
 fn spec(kind: Kind, spec: &Value, create: bool) -> Errors {
     let mut errs = Errors::new();
@@ -125,7 +160,13 @@ fn spec(kind: Kind, spec: &Value, create: bool) -> Errors {
         }
     }
     let selector = &spec["selector"];
-    let template = &spec["template"];
+    let stateful_template;
+    let template = if kind == Kind::StatefulSet {
+        stateful_template = template_for_stateful_set(spec);
+        &stateful_template
+    } else {
+        &spec["template"]
+    };
     let template_labels = template["metadata"]["labels"].as_object();
     let empty = selector.is_object()
         && selector["matchLabels"]
