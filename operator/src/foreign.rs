@@ -32,11 +32,13 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Mutex;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
-use kube::Resource;
 use kube::core::object::HasStatus;
+use kube::{Resource, ResourceExt};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::conditions::{ConditionUpdate, ReconcilerStatus};
+use crate::context::Context;
+use crate::reconciler::{ParentKind, Reconciler};
 
 /// A parent of kind `K` whose status the runtime does not write (see the [module documentation](self)).
 ///
@@ -240,6 +242,27 @@ impl LastReady {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .retain(|uid, _| keep(uid));
+    }
+}
+
+impl<P: ParentKind> Reconciler<P> {
+    /// For a parent whose status is not written ([`crate::Foreign`]): tells a change of its `Ready`
+    /// condition as an event (Warning when it turns `False`, Normal `Ready` when it turns `True` again) and
+    /// counts the parents not ready.
+    pub(crate) async fn tell_ready(&self, parent: &P, ready: &ConditionUpdate, cx: &mut Context) {
+        let Some(uid) = parent.uid() else { return };
+        match self.last_ready.record(&uid, ready) {
+            ReadyChange::Same => {}
+            ReadyChange::Ready => {
+                cx.event(false, "Ready", "Reconcile", "ready".to_string())
+                    .await;
+            }
+            ReadyChange::NotReady { reason, message } => {
+                cx.event(true, &reason, "Reconcile", message).await;
+            }
+        }
+        crate::metrics::Metrics::global()
+            .foreign_not_ready(self.name(), self.last_ready.not_ready());
     }
 }
 

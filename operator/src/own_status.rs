@@ -9,6 +9,7 @@
 use std::sync::Mutex;
 
 use kube::Resource;
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::answer::Answer;
@@ -112,6 +113,41 @@ impl OwnStatus {
     pub(crate) fn len(&self) -> usize {
         self.written.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
+}
+
+/// The stored status and the computed one as JSON values, when their content differs. Equal text is equal
+/// content, and the common case (a converged pass), which so reads no `Value`; different text may still be the
+/// same content (a map printed in another order), which the values decide.
+pub(crate) fn changed_status<S: Serialize>(
+    before: &S,
+    after: &S,
+) -> crate::error::Result<Option<(Value, Value)>> {
+    let (before, after) = (
+        serde_json::to_string(before)?,
+        serde_json::to_string(after)?,
+    );
+    if before == after {
+        return Ok(None);
+    }
+    let before: Value = serde_json::from_str(&before)?;
+    let after: Value = serde_json::from_str(&after)?;
+    Ok((before != after).then_some((before, after)))
+}
+
+/// `after`, with `null` for every field `before` has and `after` lacks (in nested objects too), so that a JSON
+/// merge patch of `after` over `before` gives exactly `after`.
+pub(crate) fn with_removals(before: &Value, mut after: Value) -> Value {
+    if let (Value::Object(b), Value::Object(a)) = (before, &mut after) {
+        for (key, old) in b {
+            match a.get_mut(key) {
+                None => {
+                    a.insert(key.clone(), Value::Null);
+                }
+                Some(new) => *new = with_removals(old, std::mem::take(new)),
+            }
+        }
+    }
+    after
 }
 
 #[cfg(test)]

@@ -20,9 +20,10 @@ use crate::conditions::{self, ConditionUpdate, READY, ReconcilerStatus};
 use crate::context::{Context, Settings};
 use crate::echoes::Echoes;
 use crate::error::{Error, Result};
-use crate::foreign::{LastReady, ReadyChange};
+use crate::foreign::LastReady;
 use crate::outcome::Outcome;
 use crate::own_status::OwnStatus;
+use crate::own_status::{changed_status, with_removals};
 use crate::reconcilers::written::Written;
 use crate::reconcilers::{Sequence, SubReconciler, Wiring, WiringFn};
 
@@ -76,7 +77,7 @@ pub struct Reconciler<P: CachedKind> {
     /// The longest a pass may run ([`Reconciler::timeout`]).
     pub(crate) timeout: Option<Duration>,
     /// The `Ready` condition of each parent whose status is not written ([`crate::Foreign`]).
-    last_ready: Arc<LastReady>,
+    pub(crate) last_ready: Arc<LastReady>,
 }
 
 impl<P: CachedKind> std::fmt::Debug for Reconciler<P> {
@@ -559,27 +560,6 @@ impl<P: ParentKind> Reconciler<P> {
     }
 }
 
-impl<P: ParentKind> Reconciler<P> {
-    /// For a parent whose status is not written ([`crate::Foreign`]): tells a change of its `Ready`
-    /// condition as an event (Warning when it turns `False`, Normal `Ready` when it turns `True` again) and
-    /// counts the parents not ready.
-    async fn tell_ready(&self, parent: &P, ready: &ConditionUpdate, cx: &mut Context) {
-        let Some(uid) = parent.uid() else { return };
-        match self.last_ready.record(&uid, ready) {
-            ReadyChange::Same => {}
-            ReadyChange::Ready => {
-                cx.event(false, "Ready", "Reconcile", "ready".to_string())
-                    .await;
-            }
-            ReadyChange::NotReady { reason, message } => {
-                cx.event(true, &reason, "Reconcile", message).await;
-            }
-        }
-        crate::metrics::Metrics::global()
-            .foreign_not_ready(self.name(), self.last_ready.not_ready());
-    }
-}
-
 /// The reason of the `Ready=False` condition (and the Warning event) of a pass that failed with `e`.
 fn failure_reason(e: &Error) -> &'static str {
     match e {
@@ -613,39 +593,6 @@ fn panic_message(panic: &(dyn Any + Send)) -> String {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic without a message".to_string())
-}
-
-/// The stored status and the computed one as JSON values, when their content differs. Equal text is equal
-/// content, and the common case (a converged pass), which so reads no `Value`; different text may still be the
-/// same content (a map printed in another order), which the values decide.
-fn changed_status<S: Serialize>(before: &S, after: &S) -> Result<Option<(Value, Value)>> {
-    let (before, after) = (
-        serde_json::to_string(before)?,
-        serde_json::to_string(after)?,
-    );
-    if before == after {
-        return Ok(None);
-    }
-    let before: Value = serde_json::from_str(&before)?;
-    let after: Value = serde_json::from_str(&after)?;
-    Ok((before != after).then_some((before, after)))
-}
-
-/// `after`, with `null` for every field `before` has and `after` lacks (in nested objects too), so that a JSON
-/// merge patch of `after` over `before` gives exactly `after`.
-fn with_removals(before: &serde_json::Value, mut after: serde_json::Value) -> serde_json::Value {
-    use serde_json::Value;
-    if let (Value::Object(b), Value::Object(a)) = (before, &mut after) {
-        for (key, old) in b {
-            match a.get_mut(key) {
-                None => {
-                    a.insert(key.clone(), Value::Null);
-                }
-                Some(new) => *new = with_removals(old, std::mem::take(new)),
-            }
-        }
-    }
-    after
 }
 
 /// Every parent in the cache, for a trigger stream that missed changes (its channel lagged): reconciling them
