@@ -4,6 +4,7 @@ pub mod cronjob;
 pub mod database;
 pub mod domains;
 pub mod expose;
+pub mod notes;
 pub mod teams;
 pub mod tenants;
 pub mod webapp;

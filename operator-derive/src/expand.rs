@@ -10,7 +10,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, LitStr};
 
-use crate::items::{declared, signature, stash_consts, webhooks_signature};
+use crate::items::{declared, signature, stash_consts, versions_signature, webhooks_signature};
 use crate::model::{Child, Children, Declaration, Model, Root, Step};
 
 /// The generated `impl` (nothing when the root kind is unknown: kube reports why).
@@ -72,6 +72,7 @@ pub fn expand(model: &Model) -> TokenStream {
         None => quote!(#(#steps)*),
     };
     let webhooks = webhooks(model, root);
+    let versions = versions(model, root);
     let declared = declared(model, root);
     quote! {
         #[automatically_derived]
@@ -79,6 +80,8 @@ pub fn expand(model: &Model) -> TokenStream {
             #(#consts)*
 
             #webhooks
+
+            #versions
 
             #signature {
                 #status_check
@@ -379,6 +382,37 @@ fn webhooks(model: &Model, root: &Root) -> Option<TokenStream> {
     Some(quote! {
         #signature {
             #krate::admission::Webhooks::<#ident>::new() #(#calls)*
+        }
+    })
+}
+
+/// `versions()`: a `.version::<V>()` call per `#[version(V, ..)]`, spanned on `V` so that a missing
+/// conversion is reported there, and the storage version and deprecations.
+fn versions(model: &Model, root: &Root) -> Option<TokenStream> {
+    let signature = versions_signature(model, root)?;
+    let krate = &model.krate;
+    let ident = &root.ident;
+    let version_of = |ty: &dyn ToTokens| quote!(<#ty as #krate::kube::Resource>::version(&()));
+    let hub_storage = model.container.storage.is_present().then(|| {
+        let v = version_of(ident);
+        quote!(.storage(#v))
+    });
+    let calls = model.versions.iter().filter_map(|(_, ty, opts)| {
+        let ty = ty.as_ref()?;
+        let v = version_of(ty);
+        let storage = opts.storage.is_present().then(|| quote!(.storage(#v)));
+        let deprecated = opts.deprecated.as_ref().map(|d| {
+            let warning = match d {
+                darling::util::Override::Explicit(w) => LitStr::new(w.as_str(), w.span()),
+                darling::util::Override::Inherit => LitStr::new("", ty.span()),
+            };
+            quote!(.deprecated(#v, #warning))
+        });
+        Some(quote_spanned!(ty.span()=> .version::<#ty>() #storage #deprecated))
+    });
+    Some(quote! {
+        #signature {
+            #krate::conversion::Versions::<#ident>::new() #hub_storage #(#calls)*
         }
     })
 }

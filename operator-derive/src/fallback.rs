@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::items::{declared, signature, stash_consts, webhooks_signature};
+use crate::items::{declared, signature, stash_consts, versions_signature, webhooks_signature};
 use crate::model::Model;
 
 /// The errors and the stubs.
@@ -38,6 +38,13 @@ pub fn expand(model: &Model, errors: darling::Error) -> TokenStream {
             }
         }
     });
+    let versions = versions_signature(model, root).map(|signature| {
+        quote! {
+            #signature {
+                ::core::unimplemented!("#[derive(Reconciler)] failed; see the errors on its attributes")
+            }
+        }
+    });
     let declared = usable.then(|| declared(model, root)).flatten();
     quote! {
         #errors
@@ -47,6 +54,7 @@ pub fn expand(model: &Model, errors: darling::Error) -> TokenStream {
             #(#consts)*
             #reconciler
             #webhooks
+            #versions
         }
 
         #declared

@@ -78,6 +78,26 @@ pub fn webhooks_signature(model: &Model, root: &Root) -> Option<TokenStream> {
     })
 }
 
+/// `pub fn versions() -> kubewright::conversion::Versions<Root>`, with its documentation, when the input has
+/// `#[version(..)]`.
+pub fn versions_signature(model: &Model, root: &Root) -> Option<TokenStream> {
+    // Refused with a foreign parent (`valid::versions`).
+    if model.versions.is_empty() || root.parent.is_some() {
+        return None;
+    }
+    let krate = &model.krate;
+    let ident = &root.ident;
+    let vis = &root.vis;
+    let doc = format!(
+        "The versions of `{ident}` declared by `#[version(..)]` on `{}`: serve them with `kubewright::cli::App::versions`.",
+        model.input.ident
+    );
+    Some(quote! {
+        #[doc = #doc]
+        #vis fn versions() -> #krate::conversion::Versions<#ident>
+    })
+}
+
 /// `impl kubewright::Declared for Root`, which hands `reconciler()` and `webhooks()` to `App::operate`, when
 /// the reconciler takes no `data` (an operator binary must pass that itself).
 pub fn declared(model: &Model, root: &Root) -> Option<TokenStream> {
@@ -92,6 +112,13 @@ pub fn declared(model: &Model, root: &Root) -> Option<TokenStream> {
     } else {
         quote!(::core::option::Option::Some(#ident::webhooks()))
     };
+    let versions = (!model.versions.is_empty()).then(|| {
+        quote! {
+            fn declared_versions() -> ::core::option::Option<#krate::conversion::Versions<#ident>> {
+                ::core::option::Option::Some(#ident::versions())
+            }
+        }
+    });
     Some(quote! {
         #[automatically_derived]
         impl #krate::Declared for #ident {
@@ -101,6 +128,7 @@ pub fn declared(model: &Model, root: &Root) -> Option<TokenStream> {
             fn declared_webhooks() -> ::core::option::Option<#krate::admission::Webhooks<#ident>> {
                 #webhooks
             }
+            #versions
         }
     })
 }

@@ -31,7 +31,8 @@ mod valid;
 #[proc_macro_derive(
     Reconciler,
     attributes(
-        reconciler, child, children, owns, tracks, watches, sync, finalize, stash, admission
+        reconciler, child, children, owns, tracks, watches, sync, finalize, stash, admission,
+        version
     )
 )]
 pub fn derive_reconciler(input: proc_macro::TokenStream) -> proc_macro::TokenStream {

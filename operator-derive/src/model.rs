@@ -7,7 +7,7 @@ use syn::{DeriveInput, Ident, Path, Type, Visibility};
 
 use crate::attr::{
     AdmissionOpts, ContainerOpts, FieldName, Flow, FnPath, Item, KubeAttr, Parsed, StashEntry,
-    StatusField,
+    StatusField, VersionOpts,
 };
 
 /// The whole reconciler.
@@ -32,6 +32,8 @@ pub struct Model<'a> {
     pub stash: Vec<StashEntry>,
     /// `#[admission(..)]`, in order, with the keys written (readable or not).
     pub admission: Vec<(Span, AdmissionOpts, Vec<String>)>,
+    /// `#[version(..)]`, in order (the type is `None` when it was left out, which is reported).
+    pub versions: Vec<(Span, Option<Type>, VersionOpts)>,
 }
 
 /// The root kind: the type `reconciler()` and the stash keys are generated on.
@@ -195,8 +197,10 @@ impl<'a> Model<'a> {
         let mut declarations = Vec::new();
         let mut stash = Vec::new();
         let mut admission = Vec::new();
+        let mut versions = Vec::new();
         for item in items {
             match item {
+                Item::Version { span, ty, opts } => versions.push((span, ty, opts)),
                 Item::Child {
                     span,
                     ty,
@@ -290,6 +294,7 @@ impl<'a> Model<'a> {
             declarations,
             stash,
             admission,
+            versions,
         }
     }
 

@@ -21,6 +21,63 @@ pub fn check(model: &Model, errors: &mut Errors) {
     something_to_do(model, errors);
     non_empty_strings(model, errors);
     admission(model, errors);
+    versions(model, errors);
+}
+
+/// With `#[version(..)]`, exactly one version is stored: one `#[version(.., storage)]` or this kind's own
+/// with `#[reconciler(storage)]`; without, `storage` has nothing to choose from. A deprecation warning, when
+/// written, is not empty. A `parent = ..` kind has no CRD of the operator's to declare versions of.
+fn versions(model: &Model, errors: &mut Errors) {
+    let hub = model.container.storage.is_present();
+    if model.versions.is_empty() {
+        if hub {
+            errors.push(error_at(
+                model.container.storage.span(),
+                "reconciler",
+                "`storage` chooses the stored version among several: declare the others with `#[version(v1::Kind)]`, or remove `storage` (a kind with one version stores it)",
+            ));
+        }
+        return;
+    }
+    if model.container.parent.is_some() {
+        for (span, _, _) in &model.versions {
+            errors.push(error_at(
+                *span,
+                "version",
+                "versions are declared on the operator's own kinds; a `parent = ..` kind has no CRD here",
+            ));
+        }
+        return;
+    }
+    let mut stored = usize::from(hub);
+    for (_, _, opts) in &model.versions {
+        if opts.storage.is_present() {
+            stored += 1;
+            if stored > 1 {
+                errors.push(error_at(
+                    opts.storage.span(),
+                    "version",
+                    "a second storage version: the API server stores exactly one; keep `storage` on one version",
+                ));
+            }
+        }
+        if let Some(darling::util::Override::Explicit(w)) = &opts.deprecated {
+            if w.is_empty() {
+                errors.push(error_at(
+                    w.span(),
+                    "version",
+                    "an empty warning: write it, or `deprecated` alone for the API server's default",
+                ));
+            }
+        }
+    }
+    if stored == 0 {
+        errors.push(error_at(
+            model.versions[0].0,
+            "version",
+            "no storage version: mark one with `#[version(.., storage)]`, or this kind's own with `#[reconciler(storage)]`",
+        ));
+    }
 }
 
 /// `#[admission(..)]` names a validator or a defaulter; `deletes` needs a validator; the failure policy is

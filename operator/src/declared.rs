@@ -52,4 +52,10 @@ pub trait Declared: CachedKind {
 
     /// The admission webhooks (what `Kind::webhooks()` returns), when the kind declares any.
     fn declared_webhooks() -> Option<Webhooks<Self>>;
+
+    /// The kind's versions (what `Kind::versions()` returns), when it declares other versions with
+    /// `#[version(..)]`; `None` (the default) for a kind with one version.
+    fn declared_versions() -> Option<crate::conversion::Versions<Self>> {
+        None
+    }
 }

@@ -25,6 +25,7 @@ pub mod command;
 pub mod conditions;
 pub mod context;
 pub mod controller;
+pub mod conversion;
 mod declared;
 mod echoes;
 pub mod error;

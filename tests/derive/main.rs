@@ -12,6 +12,7 @@ mod cronjob_table;
 mod database;
 mod database_table;
 mod expose;
+mod notes;
 mod runs;
 mod site;
 mod teams;

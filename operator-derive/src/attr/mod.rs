@@ -20,7 +20,7 @@ use syn::spanned::Spanned;
 use forms::{function, leading_type, list_items, parse_kube, stash, types};
 pub use opts::{
     AdmissionOpts, ChildOpts, ChildrenOpts, ContainerOpts, Flow, Item, KubeAttr, Parsed,
-    StashEntry, WatchesOpts,
+    StashEntry, VersionOpts, WatchesOpts,
 };
 pub use values::{FieldName, FnPath, StatusField};
 
@@ -95,6 +95,21 @@ pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> Parsed {
                         opts,
                         written,
                     });
+                }
+            }
+            "version" => {
+                if let Some((ty, items)) = leading_type(attr, "version", VersionOpts::KEYS, errors)
+                {
+                    if ty.is_none() {
+                        errors.push(error_at(
+                            span,
+                            "version",
+                            "name the version's type first, as in `#[version(v1::WebApp, deprecated)]`",
+                        ));
+                    }
+                    let (opts, _) =
+                        lenient::<VersionOpts>("version", &items, VersionOpts::KEYS, errors);
+                    parsed.items.push(Item::Version { span, ty, opts });
                 }
             }
             "watches" => {

@@ -29,6 +29,8 @@ pub struct ContainerOpts {
     /// The parent is this kind, whose status is not the operator's (`kubewright::Foreign<K>`); the derive is
     /// on a marker struct that `reconciler()` is generated on.
     pub parent: Option<TypeArg>,
+    /// This kind's own version (the hub) is the storage version, beside `#[version(..)]`s.
+    pub storage: Flag,
     /// The runtime crate's path.
     #[darling(rename = "crate")]
     pub krate: Option<CratePath>,
@@ -46,8 +48,23 @@ impl ContainerOpts {
         "data",
         "root",
         "parent",
+        "storage",
         "crate",
     ];
+}
+
+/// `#[version(Type, ..)]` after its type: another served version of the kind.
+#[derive(Debug, Default, FromMeta)]
+pub struct VersionOpts {
+    /// This version is the storage version.
+    pub storage: Flag,
+    /// Requests to this version get a warning: `deprecated` (kube-apiserver's) or `deprecated = ".."`.
+    pub deprecated: Option<darling::util::Override<SpannedValue<String>>>,
+}
+
+impl VersionOpts {
+    /// The keys, for suggestions on a typo (kept in step with the fields by a test).
+    pub const KEYS: &[&str] = &["storage", "deprecated"];
 }
 
 /// `#[child(..)]` after its optional leading type.
@@ -214,6 +231,15 @@ pub struct KubeAttr {
 /// One of the step or declaration attributes, in the order written.
 #[derive(Debug)]
 pub enum Item {
+    /// `#[version(Type, ..)]`.
+    Version {
+        /// The attribute.
+        span: Span,
+        /// The version's type (required; its absence is reported).
+        ty: Option<Type>,
+        /// The options.
+        opts: VersionOpts,
+    },
     /// `#[child(..)]`.
     Child {
         /// The attribute.

@@ -123,6 +123,7 @@ fn key_lists_match_the_receivers() {
     known::<ChildrenOpts>(ChildrenOpts::KEYS);
     known::<WatchesOpts>(WatchesOpts::KEYS);
     known::<AdmissionOpts>(AdmissionOpts::KEYS);
+    known::<VersionOpts>(VersionOpts::KEYS);
 }
 
 #[test]

@@ -23,6 +23,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use super::config::{self, ClientConfig, Scope, WebhookSpec, path};
 use super::review::{ErasedWebhooks, Hook};
 use super::{CertificateError, Certificates, Webhooks};
+use crate::conversion::ErasedConversion;
 
 /// The largest AdmissionReview read (kube-apiserver's objects are at most 3 MiB, plus the old object).
 const MAX_BODY: usize = 8 << 20;
@@ -51,10 +52,12 @@ pub enum WebhookServerError {
     },
 }
 
-/// The webhooks of every kind an operator admits, with the certificates they are served with.
+/// The webhooks of every kind an operator admits (and the conversions of every kind with several versions),
+/// with the certificates they are served with.
 #[derive(Clone)]
 pub struct WebhookServer {
     hooks: Vec<Arc<dyn ErasedWebhooks>>,
+    conversions: Vec<Arc<dyn ErasedConversion>>,
     certs: Certificates,
     namespace_selector: Option<LabelSelector>,
 }
@@ -63,6 +66,7 @@ impl std::fmt::Debug for WebhookServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WebhookServer")
             .field("kinds", &self.hooks.len())
+            .field("conversions", &self.conversions.len())
             .finish_non_exhaustive()
     }
 }
@@ -72,6 +76,7 @@ impl WebhookServer {
     pub fn new(certs: Certificates) -> Self {
         WebhookServer {
             hooks: Vec::new(),
+            conversions: Vec::new(),
             certs,
             namespace_selector: None,
         }
@@ -151,6 +156,19 @@ impl WebhookServer {
         self
     }
 
+    /// Answers the ConversionReviews of a kind with several versions at its
+    /// [`path`](ErasedConversion::path).
+    #[must_use]
+    pub fn conversion(mut self, conversion: Arc<dyn ErasedConversion>) -> Self {
+        self.conversions.push(conversion);
+        self
+    }
+
+    /// The conversions served.
+    pub fn conversions(&self) -> &[Arc<dyn ErasedConversion>] {
+        &self.conversions
+    }
+
     /// The declared kinds' webhooks.
     pub fn hooks(&self) -> &[Arc<dyn ErasedWebhooks>] {
         &self.hooks
@@ -223,10 +241,17 @@ impl WebhookServer {
         )
     }
 
-    /// Answers one AdmissionReview (JSON) sent to `path`, as the server does; `None` when no webhook is
-    /// served there.
+    /// Answers one AdmissionReview or ConversionReview (JSON) sent to `path`, as the server does; `None`
+    /// when no webhook is served there.
     pub fn answer(&self, path: &str, body: &[u8]) -> Option<Vec<u8>> {
-        route(&self.hooks, path).map(|(hook, w)| w.review(hook, body))
+        self.route(path).map(|route| route.answer(body))
+    }
+
+    fn route(&self, p: &str) -> Option<Route<'_>> {
+        if let Some(c) = self.conversions.iter().find(|c| c.path() == p) {
+            return Some(Route::Convert(c.as_ref()));
+        }
+        route(&self.hooks, p).map(|(hook, w)| Route::Admit(hook, w))
     }
 
     /// Binds `addr` (port 0 picks a free one).
@@ -242,7 +267,7 @@ impl WebhookServer {
             listener,
             local,
             acceptor: tokio_rustls::TlsAcceptor::from(config),
-            hooks: Arc::new(self.hooks),
+            server: Arc::new(self),
         })
     }
 }
@@ -252,7 +277,7 @@ pub struct BoundWebhookServer {
     listener: tokio::net::TcpListener,
     local: SocketAddr,
     acceptor: tokio_rustls::TlsAcceptor,
-    hooks: Arc<Vec<Arc<dyn ErasedWebhooks>>>,
+    server: Arc<WebhookServer>,
 }
 
 impl std::fmt::Debug for BoundWebhookServer {
@@ -280,7 +305,7 @@ impl BoundWebhookServer {
                 }
             };
             let acceptor = self.acceptor.clone();
-            let hooks = self.hooks.clone();
+            let server = self.server.clone();
             tokio::spawn(async move {
                 let tls =
                     match tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream))
@@ -297,8 +322,8 @@ impl BoundWebhookServer {
                         }
                     };
                 let service = service_fn(move |request: Request<hyper::body::Incoming>| {
-                    let hooks = hooks.clone();
-                    async move { Ok::<_, Infallible>(handle(&hooks, request).await) }
+                    let server = server.clone();
+                    async move { Ok::<_, Infallible>(handle(&server, request).await) }
                 });
                 if let Err(e) = hyper::server::conn::http1::Builder::new()
                     .serve_connection(TokioIo::new(tls), service)
@@ -307,6 +332,21 @@ impl BoundWebhookServer {
                     tracing::debug!(%peer, error = %e, "webhook connection ended");
                 }
             });
+        }
+    }
+}
+
+/// Where a request path leads.
+enum Route<'s> {
+    Admit(Hook, &'s dyn ErasedWebhooks),
+    Convert(&'s dyn ErasedConversion),
+}
+
+impl Route<'_> {
+    fn answer(&self, body: &[u8]) -> Vec<u8> {
+        match self {
+            Route::Admit(hook, w) => w.review(*hook, body),
+            Route::Convert(c) => c.review(body),
         }
     }
 }
@@ -328,7 +368,7 @@ fn route<'h>(
 }
 
 async fn handle(
-    hooks: &[Arc<dyn ErasedWebhooks>],
+    server: &WebhookServer,
     request: Request<hyper::body::Incoming>,
 ) -> Response<Full<Bytes>> {
     let reply = |status: StatusCode, body: Vec<u8>| {
@@ -341,7 +381,7 @@ async fn handle(
         r
     };
     let path = request.uri().path().to_string();
-    let Some((hook, w)) = route(hooks, &path) else {
+    let Some(route) = server.route(&path) else {
         return reply(StatusCode::NOT_FOUND, b"{}".to_vec());
     };
     if request.method() != Method::POST {
@@ -350,11 +390,11 @@ async fn handle(
     let body = match Limited::new(request.into_body(), MAX_BODY).collect().await {
         Ok(b) => b.to_bytes(),
         Err(e) => {
-            tracing::warn!(%path, error = %e, "reading an AdmissionReview failed");
+            tracing::warn!(%path, error = %e, "reading a review failed");
             return reply(StatusCode::BAD_REQUEST, b"{}".to_vec());
         }
     };
-    let answer = w.review(hook, &body);
-    tracing::debug!(%path, ?hook, "answered an AdmissionReview");
+    let answer = route.answer(&body);
+    tracing::debug!(%path, "answered a review");
     reply(StatusCode::OK, answer)
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, ApiResource, DynamicObject, PostParams};
+use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::runtime::wait::await_condition;
 use kube::{Client, ResourceExt};
@@ -91,16 +91,29 @@ pub async fn ensure_served(
 pub async fn ensure_crd(client: &Client, crd: CustomResourceDefinition) -> Result<(), CliError> {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let name = crd.name_any();
-    if crds
+    match crds
         .get_opt(&name)
         .await
         .with_context(|| format!("cannot read CRD {name}"))?
-        .is_none()
     {
-        crds.create(&PostParams::default(), &crd)
-            .await
-            .with_context(|| format!("cannot create CRD {name}"))?;
-        tracing::info!(crd = %name, "installed the CRD");
+        None => {
+            crds.create(&PostParams::default(), &crd)
+                .await
+                .with_context(|| format!("cannot create CRD {name}"))?;
+            tracing::info!(crd = %name, "installed the CRD");
+        }
+        Some(live) if lacks_versions(&live, &crd) => {
+            // A kind with a new version, or its conversion webhook elsewhere: the versions and the conversion
+            // are the operator's; the rest of the live CRD is left as it is.
+            let patch = serde_json::json!({
+                "spec": {"versions": crd.spec.versions, "conversion": crd.spec.conversion},
+            });
+            crds.patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+                .with_context(|| format!("cannot update the versions of CRD {name}"))?;
+            tracing::info!(crd = %name, "updated the CRD's versions and conversion");
+        }
+        Some(_) => {}
     }
     // Watched as a `DynamicObject`, whose watch the caches compile already: a typed watch of CRDs would add a
     // copy of their large deserializer for the watch's buffered events (see `crate::json`).
@@ -114,6 +127,28 @@ pub async fn ensure_crd(client: &Client, crd: CustomResourceDefinition) -> Resul
     .with_context(|| format!("CRD {name} not established within 30s"))?
     .with_context(|| format!("cannot watch CRD {name}"))?;
     Ok(())
+}
+
+/// Whether `live` lacks a version `desired` declares, or converts otherwise than `desired` says (when it
+/// says anything).
+fn lacks_versions(live: &CustomResourceDefinition, desired: &CustomResourceDefinition) -> bool {
+    let names = |c: &CustomResourceDefinition| -> Vec<(String, bool, bool)> {
+        c.spec
+            .versions
+            .iter()
+            .map(|v| (v.name.clone(), v.served, v.storage))
+            .collect()
+    };
+    let mut live_names = names(live);
+    live_names.sort();
+    let mut desired_names = names(desired);
+    desired_names.sort();
+    live_names != desired_names
+        || desired
+            .spec
+            .conversion
+            .as_ref()
+            .is_some_and(|c| live.spec.conversion.as_ref() != Some(c))
 }
 
 /// Whether a CRD's `Established` condition is `True` (kube's `is_crd_established`, on the CRD's JSON).

@@ -110,8 +110,9 @@ pub(crate) async fn run(
         None => None,
     };
     let client = server.client();
-    for crd in &app.crds {
-        super::ensure_crd(&client, crd.clone()).await?;
+    let config = super::webhooks::embedded_client_config(&app.webhooks);
+    for crd in app.webhooks.point_crds(&app.crds, &config, "") {
+        super::ensure_crd(&client, crd).await?;
     }
     super::webhooks::start_embedded(&app.webhooks, &server, &client).await?;
     create_samples(&client, &app.samples).await?;

@@ -40,6 +40,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::admission::ErasedWebhooks;
+use crate::conversion::{ErasedConversion, VersionKind, Versions};
 use crate::manifests::Manifests;
 use crate::{Operator, ParentKind, Reconciler};
 
@@ -215,6 +216,10 @@ impl App {
         K: crate::Declared + ParentKind + kube::CustomResourceExt,
     {
         let app = self.reconciler(K::declared_reconciler()).crd(K::crd());
+        let app = match K::declared_versions() {
+            Some(versions) => app.versions(versions),
+            None => app,
+        };
         match K::declared_webhooks() {
             Some(webhooks) => app.webhooks(webhooks),
             None => app,
@@ -239,6 +244,48 @@ impl App {
             self.webhooks.name = format!("{}-webhooks", crd.spec.names.plural);
         }
         self.crds.push(crd);
+        self
+    }
+
+    /// The versions of a kind (`Kind::versions()`, or a [`Versions`] written by hand): their merged CRD
+    /// replaces the kind's, and when there are several, the operator serves their conversion webhook
+    /// (in-process on the embedded cluster, over HTTPS with `--webhook-bind-address`, and in the manifests
+    /// behind the webhook Service, which then needs cert-manager).
+    ///
+    /// ```
+    /// # use kubewright::prelude::*;
+    /// # use kubewright::conversion::Versions;
+    /// # #[derive(CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+    /// # #[kube(group = "example.dev", version = "v1", kind = "Note", namespaced)]
+    /// # pub struct NoteSpec { pub text: String }
+    /// let app = App::new("note-operator").versions(Versions::<Note>::new().storage("v1"));
+    /// assert_eq!(app.installation().crds()[0].spec.versions.len(), 1);
+    /// ```
+    pub fn versions<K>(mut self, versions: Versions<K>) -> Self
+    where
+        K: VersionKind,
+        Versions<K>: Send + Sync,
+    {
+        match versions.crd() {
+            Ok(crd) => {
+                if let Some(same) = self
+                    .crds
+                    .iter_mut()
+                    .find(|c| c.metadata.name == crd.metadata.name)
+                {
+                    *same = crd.clone();
+                    self.manifests = self.manifests.crd(crd);
+                } else {
+                    self = self.crd(crd);
+                }
+            }
+            Err(e) => self.invalid.push(CliError::msg(e.to_string())),
+        }
+        if versions.converts() {
+            let conversion: Arc<dyn ErasedConversion> = Arc::new(versions);
+            self.manifests = self.manifests.conversion(conversion.as_ref());
+            self.webhooks.conversions.push(conversion);
+        }
         self
     }
 
@@ -439,14 +486,26 @@ impl App {
         webhook_flags: &WebhookFlags,
         shutdown: impl Future<Output = ()> + Send,
     ) -> Result<(), CliError> {
-        for crd in &self.crds {
+        let serving = webhooks::start_on_cluster(&self.webhooks, &client, webhook_flags).await?;
+        let crds = match &serving {
+            Some(serving) => serving.point_crds(&self.webhooks, &self.crds),
+            None => self.crds.clone(),
+        };
+        if install_crds && serving.is_none() {
+            if let Some(c) = self.webhooks.conversions.first() {
+                return Err(CliError::msg(format!(
+                    "{} has several versions: installing its CRD needs the conversion webhook served, with --webhook-bind-address",
+                    c.crd_name()
+                )));
+            }
+        }
+        for crd in &crds {
             if install_crds {
                 ensure_crd(&client, crd.clone()).await?;
             } else {
                 ensure_served(&client, crd, &flags.namespaces).await?;
             }
         }
-        let serving = webhooks::start_on_cluster(&self.webhooks, &client, webhook_flags).await?;
         let ran = run_operator(
             self.operator(flags.operator(client.clone())),
             flags,

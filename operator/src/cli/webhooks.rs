@@ -8,12 +8,17 @@ use std::sync::Arc;
 use kube::Client;
 
 use super::error::{CliError, Context as _};
-use crate::admission::{Certificates, ClientConfig, ErasedWebhooks, WebhookServer};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
-/// The webhooks of an [`App`](super::App), one entry per kind, and the name of their configurations.
+use crate::admission::{Certificates, ClientConfig, ErasedWebhooks, WebhookServer};
+use crate::conversion::{ErasedConversion, webhook_conversion};
+
+/// The webhooks of an [`App`](super::App), one entry per kind, the conversions of its kinds with several
+/// versions, and the name of their configurations.
 #[derive(Clone, Default)]
 pub(crate) struct Webhooks {
     pub(crate) kinds: Vec<Arc<dyn ErasedWebhooks>>,
+    pub(crate) conversions: Vec<Arc<dyn ErasedConversion>>,
     /// `PLURAL-webhooks`, after the first CRD's plural.
     pub(crate) name: String,
 }
@@ -37,17 +42,47 @@ pub struct WebhookFlags {
     pub webhook_cert_dir: Option<PathBuf>,
 }
 
+impl Webhooks {
+    /// Whether there is anything to serve.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.kinds.is_empty() && self.conversions.is_empty()
+    }
+
+    /// `crds` with those of kinds this operator converts pointed at `client_config` (trusting `ca_bundle`).
+    pub(crate) fn point_crds(
+        &self,
+        crds: &[CustomResourceDefinition],
+        client_config: &ClientConfig,
+        ca_bundle: &str,
+    ) -> Vec<CustomResourceDefinition> {
+        crds.iter()
+            .map(|crd| {
+                let name = crd.metadata.name.as_deref().unwrap_or_default();
+                match self.conversions.iter().find(|c| c.crd_name() == name) {
+                    Some(c) => webhook_conversion(crd.clone(), client_config, &c.path(), ca_bundle),
+                    None => crd.clone(),
+                }
+            })
+            .collect()
+    }
+}
+
 /// The webhooks as a server with `certs` (`None`: there are none).
 fn webhook_server(webhooks: &Webhooks, certs: Certificates) -> Option<WebhookServer> {
-    if webhooks.kinds.is_empty() {
+    if webhooks.is_empty() {
         return None;
     }
+    let server = webhooks
+        .kinds
+        .iter()
+        .cloned()
+        .fold(WebhookServer::new(certs), WebhookServer::erased);
     Some(
         webhooks
-            .kinds
+            .conversions
             .iter()
             .cloned()
-            .fold(WebhookServer::new(certs), WebhookServer::erased),
+            .fold(server, WebhookServer::conversion),
     )
 }
 
@@ -78,6 +113,18 @@ pub(crate) async fn serve_in_cluster(
     Ok(Some(tokio::spawn(bound.serve())))
 }
 
+/// The namespace of the Service the embedded cluster reaches the webhooks behind.
+const EMBEDDED_NAMESPACE: &str = "kube-system";
+
+/// How the embedded cluster reaches the webhooks: the in-process Service named after them.
+pub(crate) fn embedded_client_config(hooks: &Webhooks) -> ClientConfig {
+    ClientConfig::Service {
+        namespace: EMBEDDED_NAMESPACE.into(),
+        name: hooks.name.clone(),
+        port: 443,
+    }
+}
+
 /// On the embedded cluster: answers the operator's webhooks in-process, behind a Service of that name in
 /// `kube-system`, and installs their configurations.
 #[cfg(feature = "testing")]
@@ -93,17 +140,13 @@ pub(crate) async fn start_embedded(
     let name = hooks.name.clone();
     let answering = webhooks.clone();
     server.serve_webhook(
-        "kube-system",
+        EMBEDDED_NAMESPACE,
         &name,
         std::sync::Arc::new(move |path: &str, body: &[u8]| {
             answering.answer(path, body).unwrap_or_default()
         }),
     );
-    let service = ClientConfig::Service {
-        namespace: "kube-system".into(),
-        name: name.clone(),
-        port: 443,
-    };
+    let service = embedded_client_config(hooks);
     webhooks
         .install(client, &name, &service, FIELD_MANAGER)
         .await
@@ -118,9 +161,23 @@ pub(crate) struct Serving {
     task: tokio::task::JoinHandle<()>,
     server: WebhookServer,
     name: String,
+    url: String,
 }
 
 impl Serving {
+    /// `crds` with those of kinds the operator converts pointed at this server.
+    pub(crate) fn point_crds(
+        &self,
+        hooks: &Webhooks,
+        crds: &[CustomResourceDefinition],
+    ) -> Vec<CustomResourceDefinition> {
+        hooks.point_crds(
+            crds,
+            &ClientConfig::Url(self.url.clone()),
+            self.server.certificates().ca_bundle(),
+        )
+    }
+
     /// Stops serving and deletes the configurations.
     pub(crate) async fn stop(self, client: &Client) {
         self.task.abort();
@@ -137,10 +194,7 @@ pub(crate) async fn start_on_cluster(
     client: &Client,
     flags: &WebhookFlags,
 ) -> Result<Option<Serving>, CliError> {
-    let Some(addr) = flags
-        .webhook_bind_address
-        .filter(|_| !hooks.kinds.is_empty())
-    else {
+    let Some(addr) = flags.webhook_bind_address.filter(|_| !hooks.is_empty()) else {
         return Ok(None);
     };
     if addr.ip().is_unspecified() {
@@ -175,10 +229,11 @@ pub(crate) async fn start_on_cluster(
         )
         .await
         .context("cannot install the webhook configurations")?;
-    tracing::info!(%name, %url, "serving the admission webhooks");
+    tracing::info!(%name, %url, "serving the webhooks");
     Ok(Some(Serving {
         task: serving,
         server: webhooks,
         name,
+        url,
     }))
 }

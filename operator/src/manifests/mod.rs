@@ -69,6 +69,8 @@ pub struct Manifests {
     extra: Vec<PolicyRule>,
     bind_only: Option<Vec<(String, String)>>,
     webhooks: Vec<crate::admission::WebhookSpec>,
+    /// The CRDs (by name) whose objects the operator's webhook converts, with the path it serves them at.
+    conversions: Vec<(String, String)>,
 }
 
 impl Manifests {
@@ -90,6 +92,7 @@ impl Manifests {
             extra: Vec::new(),
             bind_only: None,
             webhooks: Vec::new(),
+            conversions: Vec::new(),
         }
     }
 
@@ -101,6 +104,21 @@ impl Manifests {
         self
     }
 
+    /// Adds the conversion webhook of a kind with several versions: the Deployment serves it (as it serves
+    /// admission webhooks, behind the same Service and certificate), and the kind's CRD gets a
+    /// `spec.conversion` sending the API server there, its `caBundle` injected by cert-manager. Applying the
+    /// manifests then needs cert-manager.
+    pub fn conversion(mut self, conversion: &dyn crate::conversion::ErasedConversion) -> Self {
+        self.conversions
+            .push((conversion.crd_name(), conversion.path()));
+        self
+    }
+
+    /// Whether the Deployment serves webhooks (admission or conversion).
+    fn serves_webhooks(&self) -> bool {
+        !self.webhooks.is_empty() || !self.conversions.is_empty()
+    }
+
     /// Adds the rules a reconciler needs, and its CRD when the parent kind has one.
     pub fn reconciler<P: ParentKind>(mut self, reconciler: &Reconciler<P>) -> Self {
         let status = <P::ParentStatus as crate::ReconcilerStatus>::WRITTEN;
@@ -109,9 +127,16 @@ impl Manifests {
         self
     }
 
-    /// Adds a CustomResourceDefinition (`Kind::crd()`).
+    /// Adds a CustomResourceDefinition (`Kind::crd()`), replacing one of the same name.
     pub fn crd(mut self, crd: CustomResourceDefinition) -> Self {
-        self.crds.push(crd);
+        match self
+            .crds
+            .iter_mut()
+            .find(|c| c.metadata.name == crd.metadata.name)
+        {
+            Some(same) => *same = crd,
+            None => self.crds.push(crd),
+        }
         self
     }
 
@@ -247,10 +272,16 @@ impl Manifests {
     fn split_rules(&self) -> (Vec<PolicyRule>, Vec<PolicyRule>) {
         let mut rules = self.rules.clone();
         if self.install_crds {
+            // A kind with several versions may need its CRD's versions and conversion updated.
+            let verbs: &[&str] = if self.conversions.is_empty() {
+                &["get", "list", "watch", "create"]
+            } else {
+                &["get", "list", "watch", "create", "patch"]
+            };
             rules.add(
                 "apiextensions.k8s.io",
                 "customresourcedefinitions",
-                &["get", "list", "watch", "create"],
+                verbs,
                 false,
             );
         }

@@ -116,7 +116,7 @@ impl Manifests {
         if let Some(p) = self.metrics_port {
             ports.push(port("metrics", p));
         }
-        if !self.webhooks.is_empty() {
+        if self.serves_webhooks() {
             ports.push(port("webhook", super::WEBHOOK_PORT));
         }
         ports
@@ -321,8 +321,8 @@ impl Manifests {
     /// into); the ClusterRole and its binding only when some rule needs them.
     pub fn objects(&self) -> serde_json::Result<Vec<serde_json::Value>> {
         let mut out: Vec<serde_json::Value> = Vec::new();
-        for crd in &self.crds {
-            out.push(typed(crd)?);
+        for crd in self.served_crds() {
+            out.push(typed(&crd)?);
         }
         if let Some(namespace) = self.namespace_object() {
             out.push(typed(&namespace)?);

@@ -10,8 +10,14 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde_json::{Value, json};
 
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
 use super::Manifests;
 use crate::admission::{self, ClientConfig, Scope};
+use crate::conversion;
+
+/// cert-manager's CA injector annotation.
+const INJECT_CA: &str = "cert-manager.io/inject-ca-from";
 
 /// The container port the webhooks are served on.
 pub const WEBHOOK_PORT: i32 = 9443;
@@ -30,7 +36,7 @@ impl Manifests {
 
     /// The Service in front of the webhook port (`<name>-webhook`, port 443), when webhooks are declared.
     pub fn webhook_service(&self) -> Option<Service> {
-        if self.webhooks.is_empty() {
+        if !self.serves_webhooks() {
             return None;
         }
         Some(Service {
@@ -49,18 +55,49 @@ impl Manifests {
         })
     }
 
-    /// The validating and mutating configurations (named `<name>`), sending the API server to the webhook
-    /// Service, with cert-manager's `inject-ca-from` annotation for their `caBundle`.
-    pub fn webhook_configurations(&self) -> serde_json::Result<Vec<Value>> {
-        let service = ClientConfig::Service {
+    /// The CRDs, those of kinds with a conversion webhook pointing at the webhook Service with cert-manager's
+    /// `inject-ca-from` annotation for their `caBundle`.
+    pub fn served_crds(&self) -> Vec<CustomResourceDefinition> {
+        let service = self.webhook_client_config();
+        self.crds
+            .iter()
+            .map(|crd| {
+                let name = crd.metadata.name.clone().unwrap_or_default();
+                match self.conversions.iter().find(|(n, _)| *n == name) {
+                    Some((_, path)) => {
+                        let mut crd =
+                            conversion::webhook_conversion(crd.clone(), &service, path, "");
+                        crd.metadata
+                            .annotations
+                            .get_or_insert_with(Default::default)
+                            .insert(INJECT_CA.into(), self.certificate_ref());
+                        crd
+                    }
+                    None => crd.clone(),
+                }
+            })
+            .collect()
+    }
+
+    fn webhook_client_config(&self) -> ClientConfig {
+        ClientConfig::Service {
             namespace: self.namespace.clone(),
             name: self.webhook_name(),
             port: 443,
-        };
+        }
+    }
+
+    /// `NAMESPACE/NAME` of the serving Certificate.
+    fn certificate_ref(&self) -> String {
+        format!("{}/{}", self.namespace, self.webhook_name())
+    }
+
+    /// The validating and mutating configurations (named `<name>`), sending the API server to the webhook
+    /// Service, with cert-manager's `inject-ca-from` annotation for their `caBundle`.
+    pub fn webhook_configurations(&self) -> serde_json::Result<Vec<Value>> {
+        let service = self.webhook_client_config();
         let scope = Scope::default();
-        let inject = json!({
-            "cert-manager.io/inject-ca-from": format!("{}/{}", self.namespace, self.webhook_name())
-        });
+        let inject = json!({ INJECT_CA: self.certificate_ref() });
         let mut out = Vec::new();
         if let Some(v) = admission::validating(&self.name, &self.webhooks, &service, "", &scope) {
             out.push(serde_json::to_value(v)?);
@@ -78,7 +115,7 @@ impl Manifests {
     /// cert-manager's self-signed Issuer and the Certificate for the webhook Service's names, stored in the
     /// Secret the Deployment mounts.
     pub fn webhook_certificate(&self) -> Vec<Value> {
-        if self.webhooks.is_empty() {
+        if !self.serves_webhooks() {
             return Vec::new();
         }
         let issuer = format!("{}-selfsigned", self.name);
@@ -107,7 +144,7 @@ impl Manifests {
 
     /// The flags that make the operator serve its webhooks in the pod.
     pub(super) fn webhook_args(&self) -> Vec<String> {
-        if self.webhooks.is_empty() {
+        if !self.serves_webhooks() {
             return Vec::new();
         }
         vec![
@@ -118,7 +155,7 @@ impl Manifests {
 
     /// The Secret volume and its mount holding the serving certificate.
     pub(super) fn webhook_volume(&self) -> Option<(Volume, VolumeMount)> {
-        if self.webhooks.is_empty() {
+        if !self.serves_webhooks() {
             return None;
         }
         Some((
