@@ -14,6 +14,7 @@ mod runtime;
 mod support;
 mod teams;
 mod tenants;
+mod versions;
 mod webapp;
 mod webapp_rules;
 mod webapp_webhooks;
