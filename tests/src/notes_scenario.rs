@@ -32,7 +32,10 @@ spec:
 
     // Stored at v2: read there, the title is a field and the annotation is gone.
     let v2 = get(k, ns, "v2").await;
-    assert_eq!(v2["spec"], json!({"lines": ["milk", "eggs"], "title": "shopping"}));
+    assert_eq!(
+        v2["spec"],
+        json!({"lines": ["milk", "eggs"], "title": "shopping"})
+    );
     assert!(
         v2["metadata"]["annotations"]
             .get("versions.example.dev/title")
@@ -67,15 +70,27 @@ spec:
 
     // Listed at v1: converted, the title in its annotation.
     let list: Value = serde_json::from_str(
-        &k.ok(&["get", "notes.v1.versions.example.dev", "-n", ns, "-o", "json"])
-            .await,
+        &k.ok(&[
+            "get",
+            "notes.v1.versions.example.dev",
+            "-n",
+            ns,
+            "-o",
+            "json",
+        ])
+        .await,
     )
     .unwrap();
-    let items = list["items"].as_array().unwrap();
-    assert_eq!(items.len(), 1, "{list}");
-    assert_eq!(items[0]["spec"]["text"], "milk\neggs\nbread");
+    let item = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["metadata"]["name"] == "list")
+        .unwrap_or_else(|| panic!("no Note `list` listed: {list}"));
+    assert_eq!(item["apiVersion"], "versions.example.dev/v1");
+    assert_eq!(item["spec"]["text"], "milk\neggs\nbread");
     assert_eq!(
-        items[0]["metadata"]["annotations"]["versions.example.dev/title"],
+        item["metadata"]["annotations"]["versions.example.dev/title"],
         "shopping"
     );
 
@@ -93,8 +108,11 @@ spec:
 /// The Note `list` at `version`, as JSON.
 async fn get(k: &Kubectl, ns: &str, version: &str) -> Value {
     let resource = format!("notes.{version}.versions.example.dev");
-    serde_json::from_str(&k.ok(&["get", &resource, "list", "-n", ns, "-o", "json"]).await)
-        .unwrap()
+    serde_json::from_str(
+        &k.ok(&["get", &resource, "list", "-n", ns, "-o", "json"])
+            .await,
+    )
+    .unwrap()
 }
 
 /// Waits (about 60 s) until the Note's ConfigMap holds `lines`.

@@ -119,6 +119,11 @@ pub enum CliCommand {
         #[arg(long)]
         webhooks: bool,
     },
+    /// Rewrite every stored object of the operator's CRDs at the storage version, then drop the other
+    /// versions from each CRD's `status.storedVersions` (after a new storage version ships, before an old
+    /// version is removed). Needs a cluster (`--kubeconfig`, `KUBECONFIG` or `--in-cluster`) whose CRDs are
+    /// served with their conversion webhook running; safe to run twice and to run again after an interruption.
+    Migrate,
 }
 
 /// What `--help` says of where the operator runs, after the app's own description.
@@ -452,6 +457,21 @@ impl App {
                 .write_all(yaml.as_bytes())
                 .context("cannot write the manifests");
         }
+        if cli.command == Some(CliCommand::Migrate) {
+            let client = match (&cli.kubeconfig, cli.in_cluster) {
+                (Some(path), _) => from_kubeconfig(path).await?,
+                (None, true) => in_cluster().await?,
+                (None, false) if std::env::var_os("KUBECONFIG").is_some_and(|v| !v.is_empty()) => {
+                    from_env().await?
+                }
+                _ => {
+                    return Err(CliError::msg(
+                        "migrate needs a cluster: --kubeconfig FILE, KUBECONFIG or --in-cluster",
+                    ));
+                }
+            };
+            return self.migrate(&client).await;
+        }
         if cli.in_cluster {
             let client = in_cluster().await?;
             // The manifests install the CRDs and the webhook configurations, and the ClusterRole they bind
@@ -473,6 +493,33 @@ impl App {
         };
         self.run_on_cluster(client, cli.install_crds, &cli.run, &cli.webhooks, shutdown)
             .await
+    }
+
+    /// The `migrate` subcommand: [`crate::conversion::migrate`] for each CRD, one line each on stdout.
+    pub async fn migrate(self, client: &Client) -> Result<(), CliError> {
+        let names: Vec<String> = self
+            .crds
+            .iter()
+            .filter_map(|crd| crd.metadata.name.clone())
+            .collect();
+        for name in names {
+            let done = crate::conversion::migrate(client, &name)
+                .await
+                .with_context(|| format!("cannot migrate {name}"))?;
+            let line = format!(
+                "{}: {} objects read, {} rewritten at {}; storedVersions {:?} -> [{:?}]\n",
+                done.crd,
+                done.objects,
+                done.rewritten,
+                done.storage,
+                done.stored_before,
+                done.storage
+            );
+            std::io::stdout()
+                .write_all(line.as_bytes())
+                .context("cannot write to stdout")?;
+        }
+        Ok(())
     }
 
     /// Runs the operator against a real cluster: with `install_crds`, installs the CRDs first if they are

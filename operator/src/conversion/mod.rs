@@ -14,7 +14,8 @@
 //! [`Versions::crd`] merges the versions' CRDs into one (`spec.versions` with exactly one storage version);
 //! [`Versions::convert`] converts one object to any version through the hub; and, as an
 //! [`ErasedConversion`], the declaration answers ConversionReview v1 requests on the operator's webhook
-//! server at [`ErasedConversion::path`]. [`webhook_conversion`] points a CRD's `spec.conversion` there.
+//! server at [`ErasedConversion::path`]. [`webhook_conversion`] points a CRD's `spec.conversion` there, and
+//! [`migrate`] (the `migrate` subcommand of an operator binary) moves stored objects to a new storage version.
 //!
 //! A conversion changes the object's `apiVersion` and its contents, never its identity: the converted object
 //! always keeps the input's metadata (name, namespace, uid, resourceVersion, ...) except `labels` and
@@ -68,6 +69,7 @@
 //! ```
 
 mod crd;
+mod migrate;
 mod review;
 
 use std::fmt::Display;
@@ -82,6 +84,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use crd::webhook_conversion;
+pub use migrate::{MigrateError, Migrated, migrate};
 pub use review::ErasedConversion;
 
 /// Why a declaration of versions does not make a CRD.
