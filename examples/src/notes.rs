@@ -81,10 +81,13 @@ impl TryFrom<v1::Note> for v2::Note {
         }
         let mut metadata = old.metadata;
         let title = metadata.annotations.as_mut().and_then(|a| a.remove(TITLE));
+        if metadata.annotations.as_ref().is_some_and(|a| a.is_empty()) {
+            metadata.annotations = None;
+        }
         Ok(v2::Note {
             metadata,
             spec: v2::NoteSpec {
-                lines: old.spec.text.lines().map(String::from).collect(),
+                lines: lines(&old.spec.text),
                 title,
             },
             status: old.status,
@@ -109,6 +112,15 @@ impl From<v2::Note> for v1::Note {
             status: new.status,
         }
     }
+}
+
+/// A text's lines: none for an empty text, else every line between newlines (a trailing newline makes an
+/// empty last line, so that joining them gives the text back).
+fn lines(text: &str) -> Vec<String> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    text.split('\n').map(String::from).collect()
 }
 
 /// The ConfigMap `NAME-lines` with one key per line.

@@ -16,11 +16,14 @@
 //! [`ErasedConversion`], the declaration answers ConversionReview v1 requests on the operator's webhook
 //! server at [`ErasedConversion::path`]. [`webhook_conversion`] points a CRD's `spec.conversion` there, and
 //! [`migrate`] (the `migrate` subcommand of an operator binary) moves stored objects to a new storage version.
+//! In tests, [`Versions::check_round_trip`] shows a conversion loses nothing and [`Versions::check_crd`]
+//! that a CRD kept elsewhere (a checked-in YAML, a chart) matches the Rust types.
 //!
 //! A conversion changes the object's `apiVersion` and its contents, never its identity: the converted object
-//! always keeps the input's metadata (name, namespace, uid, resourceVersion, ...) except `labels` and
-//! `annotations`, which a conversion may set (e.g. an annotation that keeps a field the older version cannot
-//! express, as kube-apiserver does for `autoscaling/v1`).
+//! always keeps the input's metadata (name, namespace, uid, resourceVersion, ...). Its `labels` and
+//! `annotations` are the conversion's when it carried the input's metadata over (e.g. an annotation that keeps
+//! a field the older version cannot express, as kube-apiserver does for `autoscaling/v1`); a conversion that
+//! built new metadata leaves the input's.
 //!
 //! ```
 //! use kube::CustomResource;
@@ -68,6 +71,7 @@
 //! assert_eq!(new["spec"]["lines"], serde_json::json!(["one", "two"]));
 //! ```
 
+mod check;
 mod crd;
 mod migrate;
 mod review;
@@ -83,6 +87,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub use check::CheckError;
 pub use crd::webhook_conversion;
 pub use migrate::{MigrateError, Migrated, migrate};
 pub use review::ErasedConversion;
@@ -440,17 +445,22 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "(no message)".into())
 }
 
-/// The converted object with the input's metadata (labels and annotations from the conversion when it set
-/// them) and `apiVersion`.
+/// The converted object with the input's metadata and `apiVersion`. A conversion that carried the metadata
+/// over (its result has the object's name) decides the labels and annotations, absent meaning none; one that
+/// built new metadata (no name) leaves the input's.
 fn keep_identity(mut converted: Value, metadata: Option<Value>, api_version: &str) -> Value {
     if let Some(Value::Object(mut meta)) = metadata {
-        for key in ["labels", "annotations"] {
-            if let Some(v) = converted
-                .get("metadata")
-                .and_then(|m| m.get(key))
-                .filter(|v| !v.is_null())
-            {
-                meta.insert(key.into(), v.clone());
+        let carried = converted.get("metadata").filter(|m| {
+            m.get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| !n.is_empty())
+        });
+        if let Some(out) = carried {
+            for key in ["labels", "annotations"] {
+                match out.get(key).filter(|v| !v.is_null()) {
+                    Some(v) => meta.insert(key.into(), v.clone()),
+                    None => meta.remove(key),
+                };
             }
         }
         converted["metadata"] = Value::Object(meta);

@@ -49,31 +49,26 @@ impl TryFrom<v1::Box> for v2::Box {
     }
 }
 
+/// A conversion that carries the metadata over (and so decides the annotations) when it has something to
+/// keep, and one that builds new metadata (leaving the input's) otherwise.
 impl TryFrom<v2::Box> for v1::Box {
     type Error = String;
     fn try_from(new: v2::Box) -> Result<Self, String> {
+        let spec = v1::BoxSpec {
+            size: new.spec.width,
+        };
         if new.spec.width != new.spec.height {
-            let mut old = v1::Box::new(
-                "",
-                v1::BoxSpec {
-                    size: new.spec.width,
-                },
-            );
-            old.metadata.annotations = Some(
-                [(
+            let mut metadata = new.metadata;
+            metadata
+                .annotations
+                .get_or_insert_with(Default::default)
+                .insert(
                     "example.dev/height".to_string(),
                     new.spec.height.to_string(),
-                )]
-                .into(),
-            );
-            return Ok(old);
+                );
+            return Ok(v1::Box { metadata, spec });
         }
-        Ok(v1::Box::new(
-            "",
-            v1::BoxSpec {
-                size: new.spec.width,
-            },
-        ))
+        Ok(v1::Box::new("", spec))
     }
 }
 
