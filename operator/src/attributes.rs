@@ -9,7 +9,8 @@
 //!   order they are written;
 //! - one `pub const NAME: kubewright::StashKey<T>` per `#[stash(name: T)]`;
 //! - with `#[admission(..)]`, `pub fn webhooks() -> kubewright::admission::Webhooks<Root>`;
-//! - without `data = T`, `impl kubewright::Declared for Root`, which hands those two to an operator binary's
+//! - with `#[version(..)]`, `pub fn versions() -> kubewright::conversion::Versions<Root>`;
+//! - without `data = T`, `impl kubewright::Declared for Root`, which hands those to an operator binary's
 //!   `App::operate::<Root>()` (feature `cli`) with the CRD.
 //!
 //! Nothing else: the generated code is a handful of calls to the public builder API, each documented below
@@ -140,6 +141,7 @@
 //! | `data = Settings` | `reconciler(data)` takes a `Settings` or `None` (`data: impl Into<Option<Settings>>`: a binary that only prints manifests passes `None`); steps read it with [`Context::data`](crate::Context::data), `None` when none was given | `.data_opt(data.into())` |
 //! | `root` | the derive is on the root type itself | |
 //! | `parent = Service` | the parent is that kind, whose status is not written; the derive is on a marker struct | `Reconciler::<Foreign<Service>>::new(..)` |
+//! | `storage` | with `#[version(..)]`: this kind's own version is the one stored | `Versions::new().storage(version)` |
 //! | `crate = "::kubewright"` | where the runtime crate is (for re-exports) | |
 //!
 //! Several `#[reconciler]` attributes are merged; a key given twice is an error. A misspelt key is one error
@@ -301,6 +303,71 @@
 //! The attribute may be repeated (validators run in order, the first denial wins). `Root::webhooks()` builds
 //! `kubewright::admission::Webhooks::<Root>::new()` with those calls; serve it with
 //! `kubewright::admission::WebhookServer::new(certs).kind(Root::webhooks())` (see [`crate::admission`]).
+//!
+//! # `#[version(Type, ..)]`: other versions of the kind
+//!
+//! The kind the derive is on is the hub: the version its reconciler reads and writes. Each `#[version(V)]`
+//! serves another version `V` (its own `#[derive(CustomResource)]` type, same group and kind), converted with
+//! `TryFrom<V> for Root` and `TryFrom<Root> for V` (a `From` impl gives both; a missing one is an error on `V`
+//! in the attribute). Exactly one version is stored: `#[version(V, storage)]` or `#[reconciler(storage)]` for
+//! the hub's own; none, or two, is an error.
+//!
+//! | key | meaning | builder call |
+//! | --- | --- | --- |
+//! | `storage` | the API server stores objects at `V`'s version | `.storage(V::version(&()))` |
+//! | `deprecated` | requests to `V`'s version get the API server's deprecation warning | `.deprecated(V::version(&()), "")` |
+//! | `deprecated = "use v2"` | ... with this warning | `.deprecated(V::version(&()), "use v2")` |
+//!
+//! `Root::versions()` builds [`Versions::<Root>::new()`](crate::conversion::Versions) with those calls: the
+//! merged CRD, the conversion webhook `App::operate` serves, and the checks a test can call (lossless round
+//! trips, a CRD kept elsewhere against the types). The `examples::notes` crate module shows one:
+//!
+//! ```
+//! # use k8s_openapi::api::core::v1::ConfigMap;
+//! # use kube::{CustomResource, ResourceExt};
+//! # use kubewright::{Context, Reconciler};
+//! # use schemars::JsonSchema;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+//! # pub struct S { observed_generation: Option<i64>, conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> }
+//! # impl kubewright::ReconcilerStatus for S {
+//! #     fn conditions(&self) -> &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] { &self.conditions }
+//! #     fn conditions_mut(&mut self) -> &mut Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> { &mut self.conditions }
+//! #     fn observed_generation(&self) -> Option<i64> { self.observed_generation }
+//! #     fn set_observed_generation(&mut self, g: Option<i64>) { self.observed_generation = g }
+//! # }
+//! mod v1 {
+//!     # use super::*;
+//!     #[derive(CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+//!     #[kube(group = "example.dev", version = "v1", kind = "Note", namespaced, status = "S")]
+//!     pub struct NoteSpec { pub text: String }
+//! }
+//!
+//! #[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+//! #[kube(group = "example.dev", version = "v2", kind = "Note", namespaced, status = "S")]
+//! #[reconciler(storage)]                                       // v2 is stored
+//! #[version(v1::Note, deprecated = "example.dev/v1 Note is deprecated; use v2")]
+//! #[owns(ConfigMap)]
+//! pub struct NoteSpec { pub lines: Vec<String> }
+//!
+//! impl From<v1::Note> for Note {
+//!     fn from(old: v1::Note) -> Self {
+//!         let lines = old.spec.text.split('\n').map(String::from).collect();
+//!         Note { metadata: old.metadata, spec: NoteSpec { lines }, status: old.status }
+//!     }
+//! }
+//! impl From<Note> for v1::Note {
+//!     fn from(new: Note) -> Self {
+//!         let text = new.spec.lines.join("\n");
+//!         v1::Note { metadata: new.metadata, spec: v1::NoteSpec { text }, status: new.status }
+//!     }
+//! }
+//!
+//! # fn main() {
+//! let crd = Note::versions().crd().unwrap();
+//! assert_eq!(crd.spec.versions.len(), 2);
+//! # }
+//! ```
 //!
 //! # `#[stash(name: Type, ..)]`: typed stash keys
 //!
