@@ -21,9 +21,11 @@ use crate::context::{Context, Settings};
 use crate::echoes::Echoes;
 use crate::error::{Error, Result};
 use crate::foreign::LastReady;
+use crate::limits::{panic_message, timed_out, within};
 use crate::outcome::Outcome;
 use crate::own_status::OwnStatus;
 use crate::own_status::{changed_status, with_removals};
+use crate::pause::{self, Pause};
 use crate::reconcilers::written::Written;
 use crate::reconcilers::{Sequence, SubReconciler, Wiring, WiringFn};
 
@@ -78,6 +80,8 @@ pub struct Reconciler<P: CachedKind> {
     pub(crate) timeout: Option<Duration>,
     /// The `Ready` condition of each parent whose status is not written ([`crate::Foreign`]).
     pub(crate) last_ready: Arc<LastReady>,
+    /// Which annotation pauses a parent, and whether a paused parent is finalized ([`crate::pause`]).
+    pub(crate) pause: Pause,
 }
 
 impl<P: CachedKind> std::fmt::Debug for Reconciler<P> {
@@ -119,6 +123,7 @@ impl<P: CachedKind> Reconciler<P> {
             resync: None,
             timeout: None,
             last_ready: Arc::default(),
+            pause: Pause::default(),
         }
     }
 
@@ -443,7 +448,8 @@ impl<P: ParentKind> Reconciler<P> {
                 .finalizers()
                 .iter()
                 .any(|f| parent.finalizers().contains(f));
-            let result = if ours {
+            let paused = self.pause.paused(parent).is_some();
+            let result = if ours && (!paused || self.pause.finalize) {
                 let finalize = self.steps.finalize(&mut working, &mut cx);
                 match within(self.timeout, finalize).await {
                     Ok(result) => result,
@@ -452,6 +458,29 @@ impl<P: ParentKind> Reconciler<P> {
             } else {
                 Ok(Outcome::Halt)
             };
+            cx.remember_echoes();
+            return Pass {
+                result,
+                context: cx,
+            };
+        }
+        let was_paused = pause::is_marked(before.conditions());
+        if let Some(annotation) = self.pause.paused(parent) {
+            // Already marked paused: nothing at all is written.
+            if was_paused {
+                return Pass {
+                    result: Ok(Outcome::Halt),
+                    context: cx,
+                };
+            }
+            cx.set_condition(pause::condition(&annotation));
+            let result = self
+                .finish(parent, &mut working, &before, Ok(Outcome::Halt), &mut cx)
+                .await;
+            if result.is_ok() && <P::ParentStatus as ReconcilerStatus>::WRITTEN {
+                let note = format!("paused by the annotation {annotation}");
+                cx.event(false, pause::PAUSED, "Pause", note).await;
+            }
             cx.remember_echoes();
             return Pass {
                 result,
@@ -473,6 +502,10 @@ impl<P: ParentKind> Reconciler<P> {
         let result = self
             .finish(parent, &mut working, &before, result, &mut cx)
             .await;
+        if was_paused && result.is_ok() {
+            cx.event(false, "Resumed", "Pause", "the pause annotation is gone")
+                .await;
+        }
         cx.remember_echoes();
         Pass {
             result,
@@ -488,7 +521,12 @@ impl<P: ParentKind> Reconciler<P> {
         result: Result<Outcome>,
         cx: &mut Context,
     ) -> Result<Outcome> {
+        let paused = cx.conditions().iter().any(|c| c.type_ == pause::PAUSED);
         let ready = match &result {
+            // A paused pass reconciled nothing: Ready speaks of the generation last reconciled.
+            Ok(_) if paused => {
+                ConditionUpdate::false_(READY, pause::PAUSED, "reconciling is paused")
+            }
             Ok(_) => conditions::ready_from(cx.conditions()),
             Err(Error::InvalidSpec { reason, message }) => {
                 ConditionUpdate::false_(READY, reason, message)
@@ -499,7 +537,9 @@ impl<P: ParentKind> Reconciler<P> {
             Err(e) => ConditionUpdate::false_(READY, failure_reason(e), e.to_string()),
         };
         if !<P::ParentStatus as ReconcilerStatus>::WRITTEN {
-            self.tell_ready(parent, &ready, cx).await;
+            if !paused {
+                self.tell_ready(parent, &ready, cx).await;
+            }
             return result;
         }
         let generation = parent.meta().generation;
@@ -514,9 +554,14 @@ impl<P: ParentKind> Reconciler<P> {
             .iter()
             .find(|c| c.type_ == READY)
             .cloned();
-        conditions::set_condition(status.conditions_mut(), &ready, now, generation);
-        if result.is_ok() || matches!(result, Err(Error::InvalidSpec { .. })) {
-            status.set_observed_generation(generation);
+        if !paused || was_ready.is_none() {
+            conditions::set_condition(status.conditions_mut(), &ready, now, generation);
+        }
+        if !paused {
+            pause::clear(status.conditions_mut());
+            if result.is_ok() || matches!(result, Err(Error::InvalidSpec { .. })) {
+                status.set_observed_generation(generation);
+            }
         }
         if let Some((stored, after)) = changed_status(before, &*status)? {
             let target = Target::of(parent);
@@ -566,33 +611,6 @@ fn failure_reason(e: &Error) -> &'static str {
         Error::TimedOut { .. } => "ReconcileTimeout",
         _ => "ReconcileError",
     }
-}
-
-/// Runs `work`, or cuts it after `limit` (answering the limit).
-async fn within<T>(
-    limit: Option<Duration>,
-    work: impl std::future::Future<Output = T>,
-) -> std::result::Result<T, Duration> {
-    match limit {
-        None => Ok(work.await),
-        Some(limit) => tokio::time::timeout(limit, work).await.map_err(|_| limit),
-    }
-}
-
-/// The error of a pass cut after `after`, naming the step it was in.
-fn timed_out(cx: &Context, after: Duration) -> Error {
-    let step = cx.step().unwrap_or("(before the first step)").to_string();
-    tracing::warn!(step = %step, timeout = ?after, "the pass took too long; cancelled");
-    Error::TimedOut { step, after }
-}
-
-/// The text a panic carried (`panic!("..")` or `panic!("{}", ..)`).
-fn panic_message(panic: &(dyn Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
 /// Every parent in the cache, for a trigger stream that missed changes (its channel lagged): reconciling them

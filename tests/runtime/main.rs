@@ -11,6 +11,7 @@ mod images;
 mod leader;
 mod lifecycle;
 mod lists;
+mod pause;
 mod references;
 mod selected_caches;
 mod smoke;
