@@ -61,14 +61,14 @@ fn versions(model: &Model, errors: &mut Errors) {
                 ));
             }
         }
-        if let Some(darling::util::Override::Explicit(w)) = &opts.deprecated {
-            if w.is_empty() {
-                errors.push(error_at(
-                    w.span(),
-                    "version",
-                    "an empty warning: write it, or `deprecated` alone for the API server's default",
-                ));
-            }
+        if let Some(darling::util::Override::Explicit(w)) = &opts.deprecated
+            && w.is_empty()
+        {
+            errors.push(error_at(
+                w.span(),
+                "version",
+                "an empty warning: write it, or `deprecated` alone for the API server's default",
+            ));
         }
     }
     if stored == 0 {
