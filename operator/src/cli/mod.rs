@@ -538,13 +538,14 @@ impl App {
             Some(serving) => serving.point_crds(&self.webhooks, &self.crds),
             None => self.crds.clone(),
         };
-        if install_crds && serving.is_none() {
-            if let Some(c) = self.webhooks.conversions.first() {
-                return Err(CliError::msg(format!(
-                    "{} has several versions: installing its CRD needs the conversion webhook served, with --webhook-bind-address",
-                    c.crd_name()
-                )));
-            }
+        if install_crds
+            && serving.is_none()
+            && let Some(c) = self.webhooks.conversions.first()
+        {
+            return Err(CliError::msg(format!(
+                "{} has several versions: installing its CRD needs the conversion webhook served, with --webhook-bind-address",
+                c.crd_name()
+            )));
         }
         for crd in &crds {
             if install_crds {
