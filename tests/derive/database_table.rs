@@ -125,3 +125,56 @@ async fn a_deleted_database_deletes_its_stateful_set_and_waits() -> anyhow::Resu
         .await?;
     Ok(())
 }
+
+/// The Database with `example.dev/paused: "true"`.
+fn paused(db: &Database) -> Database {
+    let mut db = db.clone();
+    db.metadata
+        .annotations
+        .get_or_insert_with(Default::default)
+        .insert("example.dev/paused".into(), "true".into());
+    db
+}
+
+#[tokio::test]
+async fn a_paused_database_writes_only_its_paused_condition() -> anyhow::Result<()> {
+    let fx = database("16");
+    // No child exists, yet none is created: only the status says why.
+    case("paused, nothing in place")
+        .given(&paused(fx.parent()))
+        .expect_status_update(json!({
+            "conditions": [
+                {"type": "Paused", "status": "True", "reason": "Paused",
+                 "message": "reconciling is paused by the annotation example.dev/paused; remove it to resume"},
+                {"type": "Ready", "status": "False", "reason": "Paused"},
+            ],
+        }))
+        .expect_event(EventExpectation::normal("Paused"))
+        .expect_outcome(Outcome::Halt)
+        .run(Database::reconciler())
+        .await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_paused_database_is_still_finalized_unless_the_author_opts_out() -> anyhow::Result<()> {
+    let fx = database("16");
+    let mut db = paused(fx.parent());
+    db.metadata.deletion_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+        kubewright::testing::table::default_time(),
+    ));
+    case("paused and deleted")
+        .given(&db)
+        .given(fx.child::<StatefulSet, _, _>(desired_stateful_set).await?)
+        .expect_delete::<StatefulSet>(Some("default"), "sample")
+        .expect_outcome(Outcome::RequeueAfter(std::time::Duration::from_secs(2)))
+        .run(Database::reconciler())
+        .await?;
+    case("paused and deleted, finalizing opted out")
+        .given(&db)
+        .given(fx.child::<StatefulSet, _, _>(desired_stateful_set).await?)
+        .expect_outcome(Outcome::Halt)
+        .run(Database::reconciler().finalize_while_paused(false))
+        .await?;
+    Ok(())
+}
