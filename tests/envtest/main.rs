@@ -9,6 +9,7 @@ mod deploy;
 mod harness;
 mod idle;
 mod leader;
+mod pause;
 mod quantities;
 mod runtime;
 mod support;
