@@ -65,6 +65,7 @@ pub struct Metrics {
     events: Family<Labels, Counter>,
     corrections: Family<Labels, Counter>,
     foreign_not_ready: Family<Labels, Gauge>,
+    certificate_reloads: Family<Labels, Counter>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -106,6 +107,7 @@ impl Metrics {
             events: Family::default(),
             corrections: Family::default(),
             foreign_not_ready: Family::default(),
+            certificate_reloads: Family::default(),
         };
         // Counters are registered without `_total`: the OpenMetrics encoding adds it.
         let r = &mut registry;
@@ -189,10 +191,23 @@ impl Metrics {
             "Parents whose status the operator does not write (built-in and foreign kinds) that are not ready",
             m.foreign_not_ready.clone(),
         );
+        r.register(
+            "operator_certificate_reloads",
+            "Changes of a served certificate's files, by result (success: served; error: unusable, the previous one kept)",
+            m.certificate_reloads.clone(),
+        );
         Metrics {
             registry: Arc::new(registry),
             ..m
         }
+    }
+
+    /// Counts a change of a served certificate's files: used (`ok`) or not.
+    pub(crate) fn certificate_reloaded(&self, ok: bool) {
+        let result = if ok { "success" } else { "error" };
+        self.certificate_reloads
+            .get_or_create(&vec![("result", result.to_string())])
+            .inc();
     }
 
     /// Every metric in the OpenMetrics text format.

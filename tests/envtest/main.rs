@@ -2,6 +2,7 @@
 //! `cargo xtask envtest` cache). Without binaries they are skipped with a message, unless
 //! `OPERATOR_REQUIRE_CONTROL_PLANE` is set, which makes them fail.
 
+mod cert_rotation;
 mod cluster;
 mod cronjob;
 mod database;

@@ -4,12 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::reload::{Reloading, certified};
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DistinguishedName, DnType,
     ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose,
 };
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 /// Why the webhook certificates could not be made or read.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +43,8 @@ pub struct Certificates {
     cert_pem: String,
     key_pem: String,
     ca_pem: String,
+    /// The directory they were read from: the server then reads them again when they change.
+    dir: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Certificates {
@@ -83,11 +84,15 @@ impl Certificates {
             cert_pem: cert.pem(),
             key_pem: key.serialize_pem(),
             ca_pem: ca.pem(),
+            dir: None,
         })
     }
 
     /// `tls.crt`, `tls.key` and `ca.crt` from `dir`, as cert-manager writes them into a Secret mounted there.
-    /// Without `ca.crt` the bundle is `tls.crt` itself (a self-signed certificate).
+    /// Without `ca.crt` the bundle is `tls.crt` itself (a self-signed certificate). A server with these
+    /// certificates reads `tls.crt` and `tls.key` again when they change (a renewal), without a restart or a
+    /// dropped connection; a changed pair that cannot be used is logged and counted, and the previous one
+    /// keeps serving.
     pub fn from_dir(dir: &Path) -> Result<Self, CertificateError> {
         let read = |name: &str| {
             let path = dir.join(name);
@@ -108,8 +113,9 @@ impl Certificates {
             cert_pem,
             key_pem,
             ca_pem,
+            dir: Some(dir.to_path_buf()),
         };
-        certs.server_config_from(dir)?;
+        certs.server_config()?;
         Ok(certs)
     }
 
@@ -123,36 +129,25 @@ impl Certificates {
         &self.cert_pem
     }
 
-    /// The rustls server configuration (HTTP/1.1).
+    /// The rustls server configuration (HTTP/1.1); for certificates read from a directory, one that serves
+    /// the files' new pair once they change.
     pub fn server_config(&self) -> Result<Arc<rustls::ServerConfig>, CertificateError> {
-        self.server_config_from(Path::new("<generated>"))
-    }
-
-    fn server_config_from(
-        &self,
-        dir: &Path,
-    ) -> Result<Arc<rustls::ServerConfig>, CertificateError> {
-        let chain: Vec<CertificateDer<'static>> =
-            CertificateDer::pem_slice_iter(self.cert_pem.as_bytes())
-                .filter_map(Result::ok)
-                .collect();
-        if chain.is_empty() {
-            return Err(CertificateError::Pem {
-                path: dir.join("tls.crt"),
-                what: "certificate",
-            });
-        }
-        let key = PrivateKeyDer::from_pem_slice(self.key_pem.as_bytes()).map_err(|_| {
-            CertificateError::Pem {
-                path: dir.join("tls.key"),
-                what: "private key",
-            }
-        })?;
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        let dir = self.dir.as_deref().unwrap_or(Path::new("<generated>"));
+        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()?
-            .with_no_client_auth()
-            .with_single_cert(chain, key)?;
+            .with_no_client_auth();
+        let mut config = match &self.dir {
+            Some(dir) => builder.with_cert_resolver(Arc::new(Reloading::new(
+                dir,
+                &self.cert_pem,
+                &self.key_pem,
+                provider,
+            )?)),
+            None => builder.with_cert_resolver(Arc::new(rustls::sign::SingleCertAndKey::from(
+                certified(dir, &self.cert_pem, &self.key_pem, &provider)?,
+            ))),
+        };
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(Arc::new(config))
     }

@@ -30,6 +30,7 @@
 
 mod certs;
 mod config;
+mod reload;
 mod review;
 mod server;
 
@@ -39,6 +40,7 @@ use kube::core::admission::Operation;
 
 pub use certs::{CertificateError, Certificates};
 pub use config::{ClientConfig, FailurePolicy, Scope, WebhookSpec, mutating, validating};
+pub use reload::CHECK_EVERY as CERTIFICATE_CHECK_EVERY;
 pub use review::ErasedWebhooks;
 pub use server::{WebhookServer, WebhookServerError};
 
