@@ -48,6 +48,7 @@ mod own_status;
 pub mod pause;
 pub mod prelude;
 pub mod probes;
+mod process_metrics;
 pub mod quantity;
 pub mod readiness;
 pub mod reconciler;

@@ -191,6 +191,7 @@ impl Metrics {
             "Parents whose status the operator does not write (built-in and foreign kinds) that are not ready",
             m.foreign_not_ready.clone(),
         );
+        r.register_collector(Box::new(crate::process_metrics::ProcessCollector));
         r.register(
             "operator_certificate_reloads",
             "Changes of a served certificate's files, by result (success: served; error: unusable, the previous one kept)",
