@@ -171,3 +171,30 @@ async fn a_paused_webapp_writes_nothing_until_the_annotation_goes() {
     let _ = stop.send(());
     task.await.unwrap().unwrap();
 }
+
+/// The explorer knows pausing: a WebApp paused, changed, and resumed, under a crash before and after each
+/// write, API faults, lost watches and stale caches, settles where the unperturbed run does.
+#[tokio::test]
+async fn a_paused_and_resumed_webapp_survives_every_perturbation() {
+    use examples::webapp::sample_config_map;
+    use kube::CustomResourceExt;
+    use kubewright::testing::explore::{Explore, Scenario};
+    let paused = |value: serde_json::Value| json!({"metadata": {"annotations": {"example.dev/paused": value}}});
+    let scenario = Scenario::new()
+        .apply(&sample_config_map("web-config"))
+        .apply(&sample("web", Some("web-config")))
+        .settle()
+        .patch::<WebApp>(Some("default"), "web", paused(json!("true")))
+        .settle()
+        .patch::<WebApp>(Some("default"), "web", json!({"spec": {"replicas": 3}}))
+        .settle()
+        .patch::<WebApp>(Some("default"), "web", paused(serde_json::Value::Null))
+        .settle();
+    let explored = Explore::new(reconciler)
+        .crd(WebApp::crd())
+        .scenario(scenario)
+        .run()
+        .await
+        .unwrap();
+    println!("paused webapp: {explored:#}");
+}
