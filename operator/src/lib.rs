@@ -41,6 +41,7 @@ mod limits;
 pub mod manifests;
 pub mod meta;
 pub mod metrics;
+mod metrics_auth;
 pub mod object;
 mod operator;
 pub mod outcome;

@@ -365,6 +365,8 @@ pub enum MetricsError {
     },
 }
 
+pub use crate::metrics_auth::{REVIEW_TTL, serve_secure};
+
 /// Binds `addr` and returns the server, to spawn: `/metrics` answers `metrics` in the OpenMetrics text
 /// format (404 for any other path) until dropped. A port in use is an error here, before anything runs.
 pub async fn serve(
@@ -380,7 +382,7 @@ pub async fn serve(
     }))
 }
 
-fn answer(metrics: &Metrics, path: &str) -> Response<Full<Bytes>> {
+pub(crate) fn answer(metrics: &Metrics, path: &str) -> Response<Full<Bytes>> {
     let mut response = match path {
         "/metrics" => {
             let mut r = Response::new(Full::new(Bytes::from(metrics.encode())));

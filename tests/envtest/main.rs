@@ -10,6 +10,7 @@ mod deploy;
 mod harness;
 mod idle;
 mod leader;
+mod metrics_secure;
 mod pause;
 mod quantities;
 mod runtime;

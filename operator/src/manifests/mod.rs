@@ -63,6 +63,7 @@ pub struct Manifests {
     install_crds: bool,
     probe_port: Option<i32>,
     metrics_port: Option<i32>,
+    metrics_secure: bool,
     watch_namespaces: Vec<String>,
     crds: Vec<CustomResourceDefinition>,
     rules: Rules,
@@ -86,6 +87,7 @@ impl Manifests {
             install_crds: false,
             probe_port: None,
             metrics_port: None,
+            metrics_secure: false,
             watch_namespaces: Vec::new(),
             crds: Vec::new(),
             rules: Rules::default(),
@@ -186,6 +188,14 @@ impl Manifests {
         self
     }
 
+    /// Serves the metrics with `--metrics-secure` (HTTPS, for the callers the cluster allows): the ClusterRole
+    /// may create TokenReviews and SubjectAccessReviews, and a ClusterRole `<name>-metrics-reader` (to bind to
+    /// the scraper, e.g. Prometheus' ServiceAccount) may `get` `/metrics`.
+    pub fn metrics_secure(mut self, on: bool) -> Self {
+        self.metrics_secure = on;
+        self
+    }
+
     /// Metrics on `port`: the operator runs with `--metrics-bind-address=:PORT` (the examples' flag, served
     /// by [`crate::metrics`]), the container has a `metrics` port, and a Service `<name>-metrics` exposes it
     /// for Prometheus to scrape.
@@ -271,6 +281,15 @@ impl Manifests {
     /// (ClusterRole rules, per-namespace Role rules).
     fn split_rules(&self) -> (Vec<PolicyRule>, Vec<PolicyRule>) {
         let mut rules = self.rules.clone();
+        if self.metrics_secure && self.metrics_port.is_some() {
+            rules.add("authentication.k8s.io", "tokenreviews", &["create"], false);
+            rules.add(
+                "authorization.k8s.io",
+                "subjectaccessreviews",
+                &["create"],
+                false,
+            );
+        }
         if self.install_crds {
             // A kind with several versions may need its CRD's versions and conversion updated.
             let verbs: &[&str] = if self.conversions.is_empty() {

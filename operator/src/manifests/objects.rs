@@ -65,6 +65,24 @@ impl Manifests {
         }
     }
 
+    /// With [`metrics_secure`](Self::metrics_secure): the ClusterRole `<name>-metrics-reader`, which lets its
+    /// subjects `get` `/metrics`.
+    pub fn metrics_reader_role(&self) -> Option<ClusterRole> {
+        (self.metrics_secure && self.metrics_port.is_some()).then(|| {
+            let mut metadata = self.meta(false);
+            metadata.name = Some(format!("{}-metrics-reader", self.name));
+            ClusterRole {
+                metadata,
+                rules: Some(vec![k8s_openapi::api::rbac::v1::PolicyRule {
+                    non_resource_urls: Some(vec!["/metrics".into()]),
+                    verbs: vec!["get".into()],
+                    ..Default::default()
+                }]),
+                ..Default::default()
+            }
+        })
+    }
+
     /// Binds the ClusterRole to the ServiceAccount.
     // `.into()` converts to `Option<T>` before Kubernetes 1.37 and to `T` itself from 1.37 on.
     #[allow(clippy::useless_conversion)]
@@ -95,6 +113,9 @@ impl Manifests {
         }
         if let Some(port) = self.metrics_port {
             args.push(format!("--metrics-bind-address=:{port}"));
+            if self.metrics_secure {
+                args.push("--metrics-secure".into());
+            }
         }
         for namespace in &self.watch_namespaces {
             args.push(format!("--namespace={namespace}"));
@@ -341,6 +362,9 @@ impl Manifests {
         out.push(typed(&self.deployment())?);
         if let Some(service) = self.metrics_service() {
             out.push(typed(&service)?);
+        }
+        if let Some(reader) = self.metrics_reader_role() {
+            out.push(typed(&reader)?);
         }
         if let Some(service) = self.webhook_service() {
             out.push(typed(&service)?);

@@ -405,3 +405,30 @@ fn webhooks_are_served_fronted_configured_and_certified_consistently() {
         assert!(client.get("caBundle").is_none(), "{client}");
     }
 }
+
+#[test]
+fn secured_metrics_get_the_review_rules_a_flag_and_a_reader_role() {
+    let m = Manifests::new("op").metrics(8080).metrics_secure(true);
+    assert!(m.container_args().contains(&"--metrics-secure".to_string()));
+    let rules = m.rules();
+    assert_eq!(
+        verbs(&rules, "authentication.k8s.io", "tokenreviews"),
+        ["create"]
+    );
+    assert_eq!(
+        verbs(&rules, "authorization.k8s.io", "subjectaccessreviews"),
+        ["create"]
+    );
+    let reader = m.metrics_reader_role().unwrap();
+    assert_eq!(reader.metadata.name.as_deref(), Some("op-metrics-reader"));
+    let rule = &reader.rules.unwrap()[0];
+    assert_eq!(
+        rule.non_resource_urls.as_deref(),
+        Some(&["/metrics".to_string()][..])
+    );
+    assert_eq!(rule.verbs, ["get"]);
+    // Off by default: no reviews, no reader.
+    let plain = Manifests::new("op").metrics(8080);
+    assert!(verbs(&plain.rules(), "authentication.k8s.io", "tokenreviews").is_empty());
+    assert!(plain.metrics_reader_role().is_none());
+}
