@@ -7,6 +7,8 @@ use serde_json::{Value, json};
 
 use super::registry::{Registry, ResourceType};
 
+pub mod aggregated;
+
 /// The Kubernetes version the server reports.
 pub const KUBERNETES_MINOR: &str = "35";
 

@@ -1,5 +1,7 @@
 //! Turning a request path and query into what the server should do.
 
+pub mod timeout;
+
 use std::collections::HashMap;
 use std::fmt;
 

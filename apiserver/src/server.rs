@@ -425,6 +425,10 @@ impl ApiServer {
             _ => None,
         };
         let encoding = Encoding::new(&route, &accept, custom);
+        if let Err(e) = request::timeout::check(&route, &query) {
+            log(e.code, Some(e.to_status()));
+            return encoding.error(&e);
+        }
         // Built-in resources are routed by go-restful, which refuses some requests before any handler runs.
         if let (Route::Resource(rr), Some(false)) = (&route, custom)
             && let Some(e) = restful::refusal(rr, &header(::http::header::CONTENT_TYPE), &accept)
@@ -442,6 +446,25 @@ impl ApiServer {
                 .header(::http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
                 .header("X-Content-Type-Options", "nosniff")
                 .body(ResponseBody::full(Bytes::from(text)))
+                .unwrap_or_else(|_| ::http::Response::new(ResponseBody::empty()));
+        }
+        if matches!(route, Route::Groups | Route::CoreVersions)
+            && parts.method == ::http::Method::GET
+            && discovery::aggregated::wanted(&accept)
+        {
+            let doc = discovery::aggregated::document(
+                &relock(&self.shared.state).registry,
+                route == Route::CoreVersions,
+            );
+            log(200, None);
+            return ::http::Response::builder()
+                .status(200)
+                .header(
+                    ::http::header::CONTENT_TYPE,
+                    discovery::aggregated::CONTENT_TYPE,
+                )
+                .header(::http::header::VARY, "Accept")
+                .body(ResponseBody::full(Bytes::from(doc.to_string())))
                 .unwrap_or_else(|_| ::http::Response::new(ResponseBody::empty()));
         }
         if route == Route::OpenApiV2 {

@@ -11,7 +11,7 @@ use tokio::time::{Instant, Interval, Sleep};
 use super::error::ApiError;
 use super::registry::ResourceType;
 use super::store::{State, WatchItem};
-use super::table::Render;
+use super::table::{Include, Render};
 
 /// A watch event in JSON, its fields in kube-apiserver's order.
 #[derive(serde::Serialize)]
@@ -143,7 +143,33 @@ impl WatchStream {
                     "apiVersion": api_version,
                     "metadata": metadata,
                 });
-                self.line("BOOKMARK", obj)
+                if !matches!(self.render, Render::Table(..)) {
+                    return self.line("BOOKMARK", obj);
+                }
+                // A Table watch's bookmarks are Tables too: kube-apiserver converts every object of the
+                // watch, so a bookmark is a row of the empty object (headers only when it comes first), and
+                // the row of the initial events' end carries its metadata even when `includeObject=None`.
+                let mut table = self
+                    .render
+                    .watch_object(&self.rtype, &obj, !self.sent_event);
+                self.sent_event = true;
+                // Go's printers read the missing name as "".
+                if table["rows"][0]["cells"][0].is_null()
+                    && let Some(cell) = table["rows"][0]["cells"].get_mut(0)
+                {
+                    *cell = json!("");
+                }
+                if initial_end
+                    && matches!(self.render, Render::Table(Include::None, _))
+                    && let Some(row) = table["rows"].get_mut(0)
+                {
+                    row["object"] = json!({
+                        "kind": "PartialObjectMetadata",
+                        "apiVersion": "meta.k8s.io/v1",
+                        "metadata": obj["metadata"],
+                    });
+                }
+                self.line("BOOKMARK", table)
             }
         }
     }

@@ -363,6 +363,27 @@ async fn uncompiled(client: Client, ns: String) -> Transcript {
             ),
         ),
         (
+            "variables typed by their expressions",
+            policy(
+                "typed",
+                json!({
+            "variables": [{"name": "replicas", "expression": "object.spec.replicas"},
+                          {"name": "odd", "expression": "variables.replicas % 2 == 1"},
+                          {"name": "names", "expression": "['a', 'b']"},
+                          {"name": "name", "expression": "variables.names[0]"},
+                          {"name": "count", "expression": "size(variables.names)"},
+                          {"name": "user", "expression": "request.userInfo"},
+                          {"name": "broken", "expression": "1 +"}],
+            "validations": [{"expression": "variables.odd"},
+                            {"expression": "variables.replicas > 1"},
+                            {"expression": "variables.broken"},
+                            {"expression": "variables.user"},
+                            {"expression": "variables.name"},
+                            {"expression": "variables.count"},
+                            {"expression": "variables.names"}]}),
+            ),
+        ),
+        (
             "compiles",
             policy(
                 "fine",

@@ -1,7 +1,7 @@
 //! Behaviours of kube-apiserver that Kubernetes' API-machinery e2e specs meet (`cargo xtask
 //! e2e-apimachinery`): the health endpoints' check lists; bodies without `apiVersion` or `kind`; duplicate
 //! keys of a create or update; a
-//! namespace's `status` and `finalize` subresources.
+//! namespace's `status` and `finalize` subresources; an invalid `timeout` parameter.
 
 use kube::Client;
 use serde_json::{Value, json};
@@ -31,6 +31,53 @@ async fn health(client: Client, _ns: String) -> Transcript {
 #[tokio::test]
 async fn health_endpoints_list_their_checks() {
     run("health_endpoints_list_their_checks", &[], health).await;
+}
+
+async fn timeouts(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    let cms = configmaps(&ns);
+    for timeout in [
+        "invalid",
+        "5",
+        "1e3s",
+        "%201s",
+        "1x",
+        "1h1m",
+        ".5s",
+        "1.s",
+        "-0",
+        "0",
+        "",
+        "99999999999h",
+    ] {
+        t.get(
+            &format!("list, timeout {timeout:?}"),
+            &format!("{cms}?timeout={timeout}"),
+        )
+        .await;
+    }
+    t.get("discovery, invalid timeout", "/apis?timeout=bad")
+        .await;
+    t.get("version, invalid timeout", "/version?timeout=bad")
+        .await;
+    t.get("health, invalid timeout", "/healthz?timeout=bad")
+        .await;
+    t.post(
+        "create, invalid timeout",
+        &format!("{cms}?timeout=1y"),
+        &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "t"}}),
+    )
+    .await;
+    t.get("get of what it did not create", &format!("{cms}/t"))
+        .await;
+    t
+}
+
+/// A `timeout` query parameter Go cannot read as a duration is refused with 400 on every request but a
+/// watch, before the request is carried out.
+#[tokio::test]
+async fn an_invalid_timeout_is_a_bad_request() {
+    run("an_invalid_timeout_is_a_bad_request", &[], timeouts).await;
 }
 
 /// `body` without the fields named.

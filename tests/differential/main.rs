@@ -109,6 +109,7 @@
 //! applied to objects read from storage. `cel_runtime_cost`: the runtime cost limit of CRD rules.
 
 mod admission_policies;
+mod aggregated_discovery;
 mod apply;
 mod builtin_validation;
 mod cel;

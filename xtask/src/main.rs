@@ -8,6 +8,7 @@
 //! cargo xtask protobuf-schema > apiserver/src/protobuf/schema.json
 //! cargo xtask bench-cluster --example webapp --parents 1000   # an example on a real control plane
 //! cargo xtask e2e-apimachinery [--content-type json]           # Kubernetes' API-machinery e2e specs on both servers
+//! cargo xtask e2e-apimachinery --ci                           # the CI part: fast specs, embedded cluster, checked
 //! ```
 
 mod bench;

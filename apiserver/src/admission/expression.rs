@@ -181,22 +181,23 @@ pub(crate) enum Wanted {
 
 /// Compiles an expression of a `ValidatingAdmissionPolicy` (already trimmed): the webhooks' environment
 /// with `params` (`dyn`, declared when the policy has a `paramKind`) and `variables` (an object whose
-/// fields are the names of `variables`, each `dyn`); `Err` with kube-apiserver's detail.
+/// fields are the variables declared before, each of the type [`variable_type`] gives its expression's);
+/// the expression's type as a variable of that type is declared, or `Err` with kube-apiserver's detail.
 pub(crate) fn check_policy(
     expression: &str,
     params: bool,
-    variable_names: &[String],
+    variables_declared: &[(String, Type)],
     wanted: Wanted,
-) -> Result<(), String> {
+) -> Result<Type, String> {
     let program = Program::compile(expression)
         .map_err(|e| format!("compilation failed: {}", parse_error(&e.to_string())))?;
     let mut declared = variables();
     if params {
         declared.push(("params".into(), Type::Dyn));
     }
-    let fields: Vec<(&str, Rc<Decl>)> = variable_names
+    let fields: Vec<(&str, Rc<Decl>)> = variables_declared
         .iter()
-        .map(|n| (n.as_str(), Decl::of(Type::Dyn)))
+        .map(|(n, t)| (n.as_str(), Decl::of(t.clone())))
         .collect();
     declared.push((
         "variables".into(),
@@ -211,7 +212,7 @@ pub(crate) fn check_policy(
                 Wanted::Any => true,
             };
             if ok {
-                Ok(())
+                Ok(variable_type(&t))
             } else {
                 let name = if wanted == Wanted::Bool {
                     "bool"
@@ -224,7 +225,27 @@ pub(crate) fn check_policy(
                 ))
             }
         }
-        Ok(None) => Ok(()),
+        Ok(None) => Ok(Type::Dyn),
+    }
+}
+
+/// The type a policy's variable is declared with, from its expression's (apiserver's
+/// `convertCelTypeToDeclType`): primitive types, and lists and maps of them, as they are; any other
+/// (objects, Kubernetes' library types) `dyn`.
+pub(crate) fn variable_type(t: &Type) -> Type {
+    match t {
+        Type::Bool
+        | Type::Bytes
+        | Type::Double
+        | Type::Duration
+        | Type::Int
+        | Type::Null
+        | Type::String
+        | Type::Timestamp
+        | Type::Uint => t.clone(),
+        Type::List(e) => Type::List(Box::new(variable_type(e))),
+        Type::Map(k, v) => Type::Map(Box::new(variable_type(k)), Box::new(variable_type(v))),
+        _ => Type::Dyn,
     }
 }
 

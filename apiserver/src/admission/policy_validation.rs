@@ -9,36 +9,37 @@ use serde_json::Value;
 
 use super::expression::{Wanted, check_policy};
 use crate::error::Cause;
+use crate::schema::CelType as Type;
 
 /// The causes kube-apiserver refuses the policy `obj` with for expressions that do not compile.
 pub(crate) fn validate_policy(obj: &Value) -> Vec<Cause> {
     let spec = &obj["spec"];
     let params = spec["paramKind"].is_object();
-    let names: Vec<String> = spec["variables"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v["name"].as_str().map(str::to_string))
-        .collect();
     let mut causes = Vec::new();
-    let mut check = |path: String, expression: &Value, declared: &[String], wanted: Wanted| {
-        let Some(text) = expression.as_str() else {
-            return;
+    // The type of what was checked (`dyn` when it did not compile, or was empty).
+    let mut check =
+        |path: String, expression: &Value, declared: &[(String, Type)], wanted: Wanted| -> Type {
+            let Some(text) = expression.as_str() else {
+                return Type::Dyn;
+            };
+            if text.trim().is_empty() {
+                return Type::Dyn;
+            }
+            match check_policy(text, params, declared, wanted) {
+                Ok(t) => t,
+                Err(detail) => {
+                    causes.push(Cause {
+                        reason: "FieldValueInvalid".into(),
+                        message: format!(
+                            "Invalid value: {}: {detail}",
+                            serde_json::to_string(text).unwrap_or_default()
+                        ),
+                        field: path,
+                    });
+                    Type::Dyn
+                }
+            }
         };
-        if text.trim().is_empty() {
-            return;
-        }
-        if let Err(detail) = check_policy(text, params, declared, wanted) {
-            causes.push(Cause {
-                reason: "FieldValueInvalid".into(),
-                message: format!(
-                    "Invalid value: {}: {detail}",
-                    serde_json::to_string(text).unwrap_or_default()
-                ),
-                field: path,
-            });
-        }
-    };
     for (i, c) in spec["matchConditions"]
         .as_array()
         .into_iter()
@@ -52,18 +53,23 @@ pub(crate) fn validate_policy(obj: &Value) -> Vec<Cause> {
             Wanted::Bool,
         );
     }
+    // Each variable is declared, for those after it and the validations, with its expression's type.
+    let mut variables: Vec<(String, Type)> = Vec::new();
     for (i, v) in spec["variables"]
         .as_array()
         .into_iter()
         .flatten()
         .enumerate()
     {
-        check(
+        let t = check(
             format!("spec.variables[{i}].expression"),
             &v["expression"],
-            &names[..i.min(names.len())],
+            &variables,
             Wanted::Any,
         );
+        if let Some(name) = v["name"].as_str() {
+            variables.push((name.to_string(), t));
+        }
     }
     for (i, v) in spec["validations"]
         .as_array()
@@ -74,13 +80,13 @@ pub(crate) fn validate_policy(obj: &Value) -> Vec<Cause> {
         check(
             format!("spec.validations[{i}].expression"),
             &v["expression"],
-            &names,
+            &variables,
             Wanted::Bool,
         );
         check(
             format!("spec.validations[{i}].messageExpression"),
             &v["messageExpression"],
-            &names,
+            &variables,
             Wanted::String,
         );
     }
