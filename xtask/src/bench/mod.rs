@@ -77,6 +77,10 @@ pub struct Args {
     /// How long the converged operator is watched idle before the patches (writes and conflicts counted).
     #[arg(long, default_value_t = 10)]
     idle_seconds: u64,
+    /// On a whole cluster, how long to wait after the last patch for the patched parent's status to report
+    /// its workload rolled out before the operator is stopped and restarted (0: stop at once).
+    #[arg(long, default_value_t = 60)]
+    settle_seconds: u64,
 }
 
 /// The example operators the benchmark knows.
@@ -375,14 +379,33 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         &idle_patches.seen_to_workload,
     );
     let busy_latencies = &busy_patches.patch_to_workload;
+    // On a whole cluster the last patch's workload is still rolling out: the operator stops once its status
+    // has caught up, so that the restart finds nothing changed while it was down.
+    let settled = if args.cluster && args.settle_seconds > 0 {
+        Some(
+            cluster::settle(
+                &parents,
+                "app-0",
+                Duration::from_secs(args.settle_seconds),
+            )
+            .await?,
+        )
+    } else {
+        None
+    };
     stop(&mut operator)?;
 
     let before_restart = request_counts(&client).await?;
+    let server_before_restart = cluster::server_writes(&client).await?;
     let restart_metrics = free_port()?;
     let mut restarted = spawn(binary, &kubeconfig, Some(restart_metrics))?;
     tokio::time::sleep(Duration::from_secs(15)).await;
     let after_restart = request_counts(&client).await?;
     let own_restart = cluster::client_requests(&metrics_page(restart_metrics).await?);
+    let server_restart = cluster::server_delta(
+        &server_before_restart,
+        &cluster::server_writes(&client).await?,
+    );
     let usage_restarted = usage(restarted.id())?;
     stop(&mut restarted)?;
 
@@ -475,7 +498,25 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
             "writes while idle ({} s)  {idle_own} (the operator's own)",
             args.idle_seconds
         );
-        println!("writes after a restart    {restart_own} (the operator's own, 15 s)");
+        println!(
+            "writes after a restart    {restart_own} (the operator's own, 15 s: {}){}",
+            describe(&cluster::by_method(&cluster::client_writes_by_code(&own_restart))),
+            match settled {
+                Some(Some(waited)) => format!(
+                    ", stopped {:.1} s after the last patch, once app-0's status had caught up",
+                    waited.as_secs_f64()
+                ),
+                Some(None) => format!(
+                    ", stopped with app-0's status not caught up {} s after the last patch",
+                    args.settle_seconds
+                ),
+                None => ", stopped right after the last patch".into(),
+            }
+        );
+        println!(
+            "  the API server's writes meanwhile, all clients: {}",
+            cluster::describe_pairs(&server_restart)
+        );
         (
             idle_own,
             restart_own,
