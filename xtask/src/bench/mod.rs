@@ -577,6 +577,13 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
             (queued_after[0] - queued_before[0]) * 1000.0 / queued,
         );
     }
+    let timed = queued_after[3] - queued_before[3];
+    if timed > 0.0 {
+        println!(
+            "  and in its passes: {:.2} ms per pass, its writes' requests included ({timed} passes, its controller_runtime_reconcile_time_seconds)",
+            (queued_after[2] - queued_before[2]) * 1000.0 / timed,
+        );
+    }
     println!(
         "  patches back to back    p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms (the previous pass may still run)",
         percentile(busy_latencies, 0.50),
@@ -669,11 +676,13 @@ fn free_port() -> anyhow::Result<u16> {
         .port())
 }
 
-/// The time passes waited in the operator's work queue, and how many: the metric controller-runtime and
-/// this framework both expose.
-const QUEUE_WAIT: [&str; 2] = [
+/// The time passes waited in the operator's work queue and how many, and the time passes took and how many:
+/// the metrics controller-runtime and this framework both expose.
+const QUEUE_WAIT: [&str; 4] = [
     "workqueue_queue_duration_seconds_sum",
     "workqueue_queue_duration_seconds_count",
+    "controller_runtime_reconcile_time_seconds_sum",
+    "controller_runtime_reconcile_time_seconds_count",
 ];
 
 /// The passes the operator ran so far, all controllers and results together, from its own metrics
