@@ -150,14 +150,21 @@ async fn the_cluster_runs_the_cronjobs_jobs_to_completion() {
     let admin = cp.client().unwrap();
     let namespace = cp.namespace().await.unwrap();
     let (operator, log) = crate::support::recording_client_for(cp.config().clone());
-    let [first, second] = tests::cronjob_scenario::run_on_cluster(admin, operator, &namespace).await;
+    let [first, second] =
+        tests::cronjob_scenario::run_on_cluster(admin, operator, &namespace).await;
     let scope = format!("/apis/batch/v1/namespaces/{namespace}/jobs");
     let job_writes: Vec<String> = log
         .lock()
         .unwrap()
         .iter()
         .filter(|e| e.method != "GET" && e.path.contains(&scope))
-        .map(|e| format!("{} {}", e.method, e.path.split('?').next().unwrap_or_default()))
+        .map(|e| {
+            format!(
+                "{} {}",
+                e.method,
+                e.path.split('?').next().unwrap_or_default()
+            )
+        })
         .collect();
     assert_eq!(
         job_writes,

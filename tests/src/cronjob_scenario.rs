@@ -241,7 +241,11 @@ async fn completed(jobs: &Api<Job>, pods: &Api<Pod>, name: &str) {
         }
     })
     .await;
-    assert_eq!(pod_phases(pods, name).await, ["Succeeded"], "the Pod of {name}");
+    assert_eq!(
+        pod_phases(pods, name).await,
+        ["Succeeded"],
+        "the Pod of {name}"
+    );
 }
 
 /// The scenario on a whole cluster, in `namespace`: with a history of one successful Job, the run due at the

@@ -382,14 +382,7 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     // On a whole cluster the last patch's workload is still rolling out: the operator stops once its status
     // has caught up, so that the restart finds nothing changed while it was down.
     let settled = if args.cluster && args.settle_seconds > 0 {
-        Some(
-            cluster::settle(
-                &parents,
-                "app-0",
-                Duration::from_secs(args.settle_seconds),
-            )
-            .await?,
-        )
+        Some(cluster::settle(&parents, "app-0", Duration::from_secs(args.settle_seconds)).await?)
     } else {
         None
     };
@@ -500,7 +493,9 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         );
         println!(
             "writes after a restart    {restart_own} (the operator's own, 15 s: {}){}",
-            describe(&cluster::by_method(&cluster::client_writes_by_code(&own_restart))),
+            describe(&cluster::by_method(&cluster::client_writes_by_code(
+                &own_restart
+            ))),
             match settled {
                 Some(Some(waited)) => format!(
                     ", stopped {:.1} s after the last patch, once app-0's status had caught up",
