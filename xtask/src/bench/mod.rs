@@ -24,7 +24,10 @@
 //! converged means Ready too, and the run also reports the operator's own requests and 409 conflicts (from its
 //! client metrics, as the API server's count holds the controllers' requests too), the 409s the API server
 //! answered by verb and resource (whose writes met them), passes per parent, and the pods by phase at the end of
-//! the converge (a node simulation that did not keep up shows there).
+//! the converge (a node simulation that did not keep up shows there). Before the restart the operator is stopped
+//! once the last patched parent's status reports its rollout finished (`--settle-seconds`), so that the restart
+//! finds nothing that changed while it was down, and the API server's writes of the restart's window are printed
+//! by verb and resource.
 
 mod cluster;
 mod latency;
