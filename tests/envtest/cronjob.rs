@@ -1,7 +1,8 @@
 //! The `cronjob` example on a real kube-apiserver (`tests::cronjob_scenario`), where a Job's `spec.template`
 //! is immutable: the test plays the Job controller ([`tests::workload_controllers::play_jobs`]), and
 //! kube-apiserver's own request metrics show that the create-once Job set created and deleted Jobs and wrote
-//! none.
+//! none. On a whole cluster (`run_on_cluster`) nothing is played: kube-controller-manager's Job controller and
+//! kwok's simulated nodes run the Jobs to completion.
 
 use std::collections::BTreeMap;
 
@@ -136,4 +137,42 @@ async fn a_job_template_kube_apiserver_refuses_is_an_invalid_spec() {
     assert_eq!(warnings, 1, "one Warning event");
     let _ = stop.send(());
     let _ = tokio::time::timeout(Duration::from_secs(10), running).await;
+}
+
+/// On a whole cluster: the real Job controller runs each Job's Pod on a simulated node to completion, the CronJob's
+/// status follows (`Ready`, its last schedule, nothing active), and the operator's only Job writes are its two
+/// creations and the history limit's one deletion.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cluster_runs_the_cronjobs_jobs_to_completion() {
+    let Some(cp) = ControlPlane::shared_cluster_or_skip("cronjob on the cluster").await else {
+        return;
+    };
+    let admin = cp.client().unwrap();
+    let namespace = cp.namespace().await.unwrap();
+    let (operator, log) = crate::support::recording_client_for(cp.config().clone());
+    let [first, second] =
+        tests::cronjob_scenario::run_on_cluster(admin, operator, &namespace).await;
+    let scope = format!("/apis/batch/v1/namespaces/{namespace}/jobs");
+    let job_writes: Vec<String> = log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| e.method != "GET" && e.path.contains(&scope))
+        .map(|e| {
+            format!(
+                "{} {}",
+                e.method,
+                e.path.split('?').next().unwrap_or_default()
+            )
+        })
+        .collect();
+    assert_eq!(
+        job_writes,
+        [
+            format!("POST {scope}"),
+            format!("POST {scope}"),
+            format!("DELETE {scope}/{first}"),
+        ],
+        "the operator's Job writes (the second is {second})"
+    );
 }

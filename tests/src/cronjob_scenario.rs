@@ -9,19 +9,24 @@
 //! The steps: a due run creates its Job; a new `jobTemplate` while it runs (still desired) leaves that Job as
 //! it is (the caller counts that no Job is written but created and deleted), and it completes; the next period's Job has the new template;
 //! a lower `successfulJobsHistoryLimit` deletes the older Job; suspended, a due run creates nothing.
+//!
+//! [`run_on_cluster`] is the shorter scenario of a whole cluster, where nothing is played: kube-controller-manager's
+//! Job controller runs each Job's Pod, kwok's simulated node completes it, the Job controller marks the Job
+//! `Complete`, and the CronJob's status follows; the history limit's deletion is finished by the garbage collector.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use examples::cronjob::{CronJob, sample};
 use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kube::{Client, CustomResourceExt};
 use kubewright::Operator;
 use serde_json::json;
 
-use crate::tenants_scenario::eventually;
+use crate::tenants_scenario::{eventually, eventually_within};
 
 /// The CronJob's name (in `default`).
 pub const NAME: &str = "hello";
@@ -201,4 +206,113 @@ pub async fn run(admin: Client, operator: Client) {
         .await
         .expect("the operator stops")
         .expect("the operator ran");
+}
+
+/// Whether a Job's status has the condition `type_` at `True`.
+fn has_condition(job: &Job, type_: &str) -> bool {
+    let conditions = job.status.as_ref().and_then(|s| s.conditions.as_ref());
+    conditions.is_some_and(|cs| cs.iter().any(|c| c.type_ == type_ && c.status == "True"))
+}
+
+/// The phases of the Pods of the Job `job`, by the label the Job controller gives them.
+async fn pod_phases(pods: &Api<Pod>, job: &str) -> Vec<String> {
+    let selector = format!("batch.kubernetes.io/job-name={job}");
+    let list = pods
+        .list(&ListParams::default().labels(&selector))
+        .await
+        .expect("list Pods");
+    list.items
+        .into_iter()
+        .map(|p| p.status.and_then(|s| s.phase).unwrap_or_default())
+        .collect()
+}
+
+/// Waits until the real Job controller has marked the Job `name` `Complete` with one Pod succeeded, and its one
+/// Pod ran on a simulated node to `Succeeded`.
+async fn completed(jobs: &Api<Job>, pods: &Api<Pod>, name: &str) {
+    eventually(&format!("Job {name} Complete"), async || {
+        let job = jobs.get_opt(name).await.expect("get the Job");
+        let done = job.as_ref().is_some_and(|j| {
+            has_condition(j, "Complete") && j.status.as_ref().and_then(|s| s.succeeded) == Some(1)
+        });
+        match done {
+            true => Ok(()),
+            false => Err(job.and_then(|j| j.status)),
+        }
+    })
+    .await;
+    assert_eq!(
+        pod_phases(pods, name).await,
+        ["Succeeded"],
+        "the Pod of {name}"
+    );
+}
+
+/// The scenario on a whole cluster, in `namespace`: with a history of one successful Job, the run due at the
+/// operator's first clock time creates a Job that the cluster runs to completion, and the CronJob is `Ready` with
+/// it as its last schedule and nothing active; a period later the next Job completes the same way, the older is
+/// deleted and the garbage collector removes its Pod. `admin` installs the CRD and plays the user, the operator
+/// runs with `operator`; returns the Jobs' names.
+pub async fn run_on_cluster(admin: Client, operator: Client, namespace: &str) -> [String; 2] {
+    kubewright::cli::ensure_crd(&admin, CronJob::crd())
+        .await
+        .expect("install the CronJob CRD");
+    let cronjobs: Api<CronJob> = Api::namespaced(admin.clone(), namespace);
+    let jobs: Api<Job> = Api::namespaced(admin.clone(), namespace);
+    let pods: Api<Pod> = Api::namespaced(admin.clone(), namespace);
+
+    let wall = Timestamp::now().as_second();
+    let t0 = Timestamp::from_second((wall / 60 + 2) * 60).expect("a time");
+    let clock = Arc::new(Mutex::new(t0));
+    let reconciler = {
+        let clock = clock.clone();
+        CronJob::reconciler().clock(move || *clock.lock().expect("the clock"))
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(Operator::new(operator).controller(reconciler).run_until(
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+
+    let mut cj = sample(NAME, "* * * * *");
+    cj.metadata.namespace = Some(namespace.into());
+    cj.spec.successful_jobs_history_limit = 1;
+    cronjobs
+        .create(&PostParams::default(), &cj)
+        .await
+        .expect("create the CronJob");
+    completed(&jobs, &pods, &job_name(t0)).await;
+    settled(&cronjobs, t0).await;
+
+    let t1 = {
+        let mut t = clock.lock().expect("the clock");
+        *t += SignedDuration::from_mins(1);
+        *t
+    };
+    poke(&cronjobs, 1).await;
+    completed(&jobs, &pods, &job_name(t1)).await;
+    settled(&cronjobs, t1).await;
+    // One successful Job kept: the older is deleted, and the garbage collector takes its Pod.
+    eventually_within(
+        "the older Job and its Pod gone",
+        crate::tenants_scenario::GARBAGE_COLLECTION_BOUND,
+        async || {
+            let names = job_names(&jobs).await;
+            let pods = pod_phases(&pods, &job_name(t0)).await;
+            match names == [job_name(t1)] && pods.is_empty() {
+                true => Ok(()),
+                false => Err((names, pods)),
+            }
+        },
+    )
+    .await;
+    settled(&cronjobs, t1).await;
+
+    let _ = stop.send(());
+    running
+        .await
+        .expect("the operator task")
+        .expect("the operator ran");
+    [job_name(t0), job_name(t1)]
 }

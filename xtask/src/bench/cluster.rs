@@ -3,10 +3,11 @@
 //! holds the controllers' too), the 409 conflicts by writer, and whether the simulated nodes kept up.
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use kube::Client;
-use kube::api::{Api, ListParams};
-use kubewright_envtest::metrics::{samples, scrape};
+use kube::api::{Api, DynamicObject, ListParams};
+use kubewright_envtest::metrics::{is_write, samples, scrape};
 
 /// Requests by method and response code, from a client's `rest_client_requests_total` (the metric both this
 /// framework and controller-runtime expose for their clients).
@@ -52,6 +53,15 @@ pub(super) fn client_writes(requests: &ClientRequests) -> u64 {
         .sum()
 }
 
+/// The writes (every method but `GET`), by method and code.
+pub(super) fn client_writes_by_code(requests: &ClientRequests) -> ClientRequests {
+    requests
+        .iter()
+        .filter(|((method, _), _)| method != "GET")
+        .map(|(k, n)| (k.clone(), *n))
+        .collect()
+}
+
 /// The 409 answers, by method.
 pub(super) fn conflicts(requests: &ClientRequests) -> BTreeMap<String, u64> {
     requests
@@ -67,20 +77,37 @@ pub(super) fn conflicts(requests: &ClientRequests) -> BTreeMap<String, u64> {
 pub(super) async fn server_conflicts(
     client: &Client,
 ) -> anyhow::Result<BTreeMap<(String, String), u64>> {
+    server_requests(client, |_, code| code == "409").await
+}
+
+/// The writes kube-apiserver served so far, by verb, resource and subresource, whoever asked (on a quiet
+/// cluster, the controllers' are their leader leases and kwok's node heartbeats: the rest are the operator's).
+pub(super) async fn server_writes(
+    client: &Client,
+) -> anyhow::Result<BTreeMap<(String, String), u64>> {
+    server_requests(client, |verb, _| is_write(verb)).await
+}
+
+/// kube-apiserver's `apiserver_request_total` by verb and `resource[/subresource]`, for the verbs and codes
+/// `keep` admits.
+async fn server_requests(
+    client: &Client,
+    keep: impl Fn(&str, &str) -> bool,
+) -> anyhow::Result<BTreeMap<(String, String), u64>> {
     let page = scrape(client).await?;
     let mut out = BTreeMap::new();
     for sample in samples(&page, "apiserver_request_total") {
-        if sample.label("code") != Some("409") {
+        let verb = sample.label("verb").unwrap_or_default();
+        if !keep(verb, sample.label("code").unwrap_or_default()) {
             continue;
         }
-        let verb = sample.label("verb").unwrap_or_default().to_string();
         let resource = match sample.label("subresource") {
             Some(sub) if !sub.is_empty() => {
                 format!("{}/{sub}", sample.label("resource").unwrap_or_default())
             }
             _ => sample.label("resource").unwrap_or_default().to_string(),
         };
-        *out.entry((verb, resource)).or_default() += sample.value as u64;
+        *out.entry((verb.to_string(), resource)).or_default() += sample.value as u64;
     }
     Ok(out)
 }
@@ -127,6 +154,36 @@ pub(super) async fn pod_phases(
         *out.entry(phase).or_default() += 1;
     }
     Ok(out)
+}
+
+/// Waits until the parent `name`'s status describes its generation and reports its workload rolled out
+/// (`Ready=True`, and `status.availableReplicas` equal to `spec.replicas` where the status has it), at most `limit`; returns how long that
+/// took, or `None` when it did not happen. On a whole cluster a patched workload keeps rolling out after the
+/// patch's write: an operator stopped before its status caught up has that change to reflect when restarted,
+/// which is no write of an idle operator's.
+pub(super) async fn settle(
+    parents: &Api<DynamicObject>,
+    name: &str,
+    limit: Duration,
+) -> anyhow::Result<Option<Duration>> {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        let parent = parents.get(name).await?;
+        let status = &parent.data["status"];
+        let ready = status["conditions"].as_array().is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c["type"] == "Ready" && c["status"] == "True")
+        });
+        if ready
+            && status["observedGeneration"].as_i64() == parent.metadata.generation
+            && (status.get("availableReplicas").is_none()
+                || status["availableReplicas"].as_i64() == parent.data["spec"]["replicas"].as_i64())
+        {
+            return Ok(Some(started.elapsed()));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    Ok(None)
 }
 
 #[cfg(test)]

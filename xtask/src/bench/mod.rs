@@ -24,7 +24,10 @@
 //! converged means Ready too, and the run also reports the operator's own requests and 409 conflicts (from its
 //! client metrics, as the API server's count holds the controllers' requests too), the 409s the API server
 //! answered by verb and resource (whose writes met them), passes per parent, and the pods by phase at the end of
-//! the converge (a node simulation that did not keep up shows there).
+//! the converge (a node simulation that did not keep up shows there). Before the restart the operator is stopped
+//! once the last patched parent's status reports its rollout finished (`--settle-seconds`), so that the restart
+//! finds nothing that changed while it was down, and the API server's writes of the restart's window are printed
+//! by verb and resource.
 
 mod cluster;
 mod latency;
@@ -77,6 +80,10 @@ pub struct Args {
     /// How long the converged operator is watched idle before the patches (writes and conflicts counted).
     #[arg(long, default_value_t = 10)]
     idle_seconds: u64,
+    /// On a whole cluster, how long to wait after the last patch for the patched parent's status to report
+    /// its workload rolled out before the operator is stopped and restarted (0: stop at once).
+    #[arg(long, default_value_t = 60)]
+    settle_seconds: u64,
 }
 
 /// The example operators the benchmark knows.
@@ -375,14 +382,26 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         &idle_patches.seen_to_workload,
     );
     let busy_latencies = &busy_patches.patch_to_workload;
+    // On a whole cluster the last patch's workload is still rolling out: the operator stops once its status
+    // has caught up, so that the restart finds nothing changed while it was down.
+    let settled = if args.cluster && args.settle_seconds > 0 {
+        Some(cluster::settle(&parents, "app-0", Duration::from_secs(args.settle_seconds)).await?)
+    } else {
+        None
+    };
     stop(&mut operator)?;
 
     let before_restart = request_counts(&client).await?;
+    let server_before_restart = cluster::server_writes(&client).await?;
     let restart_metrics = free_port()?;
     let mut restarted = spawn(binary, &kubeconfig, Some(restart_metrics))?;
     tokio::time::sleep(Duration::from_secs(15)).await;
     let after_restart = request_counts(&client).await?;
     let own_restart = cluster::client_requests(&metrics_page(restart_metrics).await?);
+    let server_restart = cluster::server_delta(
+        &server_before_restart,
+        &cluster::server_writes(&client).await?,
+    );
     let usage_restarted = usage(restarted.id())?;
     stop(&mut restarted)?;
 
@@ -475,7 +494,27 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
             "writes while idle ({} s)  {idle_own} (the operator's own)",
             args.idle_seconds
         );
-        println!("writes after a restart    {restart_own} (the operator's own, 15 s)");
+        println!(
+            "writes after a restart    {restart_own} (the operator's own, 15 s: {}){}",
+            describe(&cluster::by_method(&cluster::client_writes_by_code(
+                &own_restart
+            ))),
+            match settled {
+                Some(Some(waited)) => format!(
+                    ", stopped {:.1} s after the last patch, once app-0's status had caught up",
+                    waited.as_secs_f64()
+                ),
+                Some(None) => format!(
+                    ", stopped with app-0's status not caught up {} s after the last patch",
+                    args.settle_seconds
+                ),
+                None => ", stopped right after the last patch".into(),
+            }
+        );
+        println!(
+            "  the API server's writes meanwhile, all clients: {}",
+            cluster::describe_pairs(&server_restart)
+        );
         (
             idle_own,
             restart_own,
@@ -534,6 +573,13 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         println!(
             "  of which in the operator's work queue: {:.2} ms per pass ({queued} passes, its workqueue_queue_duration_seconds)",
             (queued_after[0] - queued_before[0]) * 1000.0 / queued,
+        );
+    }
+    let timed = queued_after[3] - queued_before[3];
+    if timed > 0.0 {
+        println!(
+            "  and in its passes: {:.2} ms per pass, its writes' requests included ({timed} passes, its controller_runtime_reconcile_time_seconds)",
+            (queued_after[2] - queued_before[2]) * 1000.0 / timed,
         );
     }
     println!(
@@ -628,11 +674,13 @@ fn free_port() -> anyhow::Result<u16> {
         .port())
 }
 
-/// The time passes waited in the operator's work queue, and how many: the metric controller-runtime and
-/// this framework both expose.
-const QUEUE_WAIT: [&str; 2] = [
+/// The time passes waited in the operator's work queue and how many, and the time passes took and how many:
+/// the metrics controller-runtime and this framework both expose.
+const QUEUE_WAIT: [&str; 4] = [
     "workqueue_queue_duration_seconds_sum",
     "workqueue_queue_duration_seconds_count",
+    "controller_runtime_reconcile_time_seconds_sum",
+    "controller_runtime_reconcile_time_seconds_count",
 ];
 
 /// The passes the operator ran so far, all controllers and results together, from its own metrics
