@@ -123,10 +123,16 @@
 //!     completions, completion mode, pod failure policy, backoff limit per index, `managedBy` and success
 //!     policy never changing; a CronJob's schedule (as robfig/cron's standard parser reads it, without
 //!     `TZ=`) and name length;
-//!   - a Service's ports (required, names, numbers, protocols, target ports, duplicates, no node port on a
-//!     `ClusterIP` Service), type and session affinity, `clusterIP` agreeing with `clusterIPs` and each IP of
-//!     its family (checked first and alone, as kube-apiserver's allocator does), cluster IPs and IP families
-//!     that may not change; an update that leaves out the allocated cluster IPs and IP families keeps them;
+//!   - a Service's ports (required, names, numbers, protocols, target ports, app protocols, duplicate ports
+//!     and node ports, no node port on a `ClusterIP` Service), type, session affinity and its timeout,
+//!     external IPs, an `ExternalName` Service's name (and no cluster IPs or families), the load balancer
+//!     fields (source ranges, class, node port allocation, only on a `LoadBalancer` Service), external and
+//!     internal traffic policies, health check node port and traffic distribution; checked first and alone,
+//!     as kube-apiserver's allocator does: `clusterIP` agreeing with `clusterIPs`, addresses, IP families
+//!     and policies (this single-stack IPv4 cluster refusing IPv6 and dual stack), each IP of its family,
+//!     and a requested node port in 30000-32767 and not asked twice; cluster IPs, IP families, the load
+//!     balancer class and health check node port that may not change; an update that leaves out the
+//!     allocated cluster IPs and IP families keeps them;
 //!   - a PersistentVolumeClaim's spec immutable (but a bound claim's requests);
 //!   - a Namespace's `spec.finalizers` (qualified names, fully qualified unless standard);
 //!   - a Lease's duration (above 0) and transitions (not negative);
@@ -140,8 +146,8 @@
 //!   fields of the other volume sources, init containers' probes and restart policies, security contexts,
 //!   label selector syntax, a Job's selector being set (this server generates none, see
 //!   below), a CronJob's time zone and the location of a `TZ=` schedule, a ClusterRole's aggregation
-//!   selectors, a Service's IP addresses,
-//!   load balancer, node port and traffic policy fields, a gated Pod's node selector and affinity), the other
+//!   selectors, a Service's cluster IP range, node ports held by other Services (this server allocates no
+//!   node ports nor a health check node port), a gated Pod's node selector and affinity), the other
 //!   kinds' own rules (Ingresses, NetworkPolicies,
 //!   HorizontalPodAutoscalers and the rest: their metadata only; a ServiceAccount has no rules but its
 //!   metadata's, which run), and the rules of

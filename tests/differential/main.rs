@@ -140,6 +140,7 @@ mod protobuf_wire;
 mod protobuf_writes;
 mod quantities;
 mod secrets;
+mod service_validation;
 mod support;
 mod tables;
 mod webhook_conditions;

@@ -13,6 +13,7 @@ mod coordination;
 mod core;
 mod field;
 mod formats;
+mod ip;
 mod meta;
 mod policy;
 mod rbac;
