@@ -113,7 +113,11 @@
 //!     volume mounts (naming a valid volume, a mount path unique in the container, `subPath` and
 //!     `subPathExpr`); the regular containers' probes (one handler, its port and scheme or command, non-negative
 //!     numbers, a success threshold of 1 for liveness and startup probes, no grace period on a readiness
-//!     probe); volumes (names, unique, one source, the required fields, modes and item paths of `secret`,
+//!     probe); pod and container security contexts (user and group IDs, sysctl names, duplicates and
+//!     namespaces beside host networking or IPC, `shareProcessNamespace` with `hostPID`, the fsGroup,
+//!     supplemental groups and SELinux change policies, seccomp and AppArmor profiles, Windows options'
+//!     GMSA credential spec name and the user name's emptiness and backslashes, `procMount`, privilege
+//!     escalation refused with `privileged` or `CAP_SYS_ADMIN`); volumes (names, unique, one source, the required fields, modes and item paths of `secret`,
 //!     `configMap`, `persistentVolumeClaim` and `hostPath`); a Pod's spec immutable but for images, a lowered `activeDeadlineSeconds`, tolerations and scheduling gates;
 //!   - the `apps` selectors (required, not empty, matching the template's labels, immutable), a StatefulSet's
 //!     `serviceName` and forbidden spec updates, non-negative replica counts, min ready seconds and history
@@ -143,7 +147,8 @@
 //!     namespace), with kube-apiserver's defaults of the groups.
 //!
 //!   Not validated: every other field of these kinds (`envFrom`, volume devices, lifecycle hooks, the
-//!   fields of the other volume sources, init containers' probes and restart policies, security contexts,
+//!   fields of the other volume sources, init containers' probes and restart policies, a Windows user
+//!   name's domain and characters, the seccomp and AppArmor pod annotations,
 //!   label selector syntax, a Job's selector being set (this server generates none, see
 //!   below), a CronJob's time zone and the location of a `TZ=` schedule, a ClusterRole's aggregation
 //!   selectors, a Service's cluster IP range, node ports held by other Services (this server allocates no
@@ -152,7 +157,8 @@
 //!   HorizontalPodAutoscalers and the rest: their metadata only; a ServiceAccount has no rules but its
 //!   metadata's, which run), and the rules of
 //!   status updates. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
-//!   template) the value is printed as the object's JSON, and the immutable spec messages of a
+//!   template) the value is printed as the object's JSON (a container's security context with Go's field
+//!   names, but its nested structs other than the capabilities as their JSON), and the immutable spec messages of a
 //!   PersistentVolumeClaim and a Pod have no diff of the two specs.
 //! - Request bodies are JSON, YAML, or protobuf for every built-in kind (client-go's typed clients and
 //!   kubectl's `create <generator>` send protobuf; `kubectl run` and `expose` send JSON): ConfigMap, Secret,

@@ -149,3 +149,4 @@ mod webhook_match_policy;
 mod webhook_reinvocation;
 mod webhook_warnings;
 mod webhooks;
+mod workload_validation;

@@ -17,6 +17,7 @@ mod ip;
 mod meta;
 mod policy;
 mod rbac;
+mod security;
 mod service;
 mod volumes;
 
