@@ -119,6 +119,9 @@
 //!     GMSA credential spec name and the user name's emptiness and backslashes, `procMount`, privilege
 //!     escalation refused with `privileged` or `CAP_SYS_ADMIN`); volumes (names, unique, one source, the required fields, modes and item paths of `secret`,
 //!     `configMap`, `persistentVolumeClaim` and `hostPath`); a Pod's spec immutable but for images, a lowered `activeDeadlineSeconds`, tolerations and scheduling gates;
+//!   - label selectors' syntax (match labels, expressions' operators, keys and values) in the `apps`
+//!     workloads, PodDisruptionBudgets and Jobs with `manualSelector`; an `apps` selector that does not
+//!     parse refuses the write without checking the template, as kube-apiserver does;
 //!   - the `apps` selectors (required, not empty, matching the template's labels, immutable), a StatefulSet's
 //!     `serviceName` and forbidden spec updates, non-negative replica counts, min ready seconds and history
 //!     limits, a Deployment's strategy (its type, `maxSurge` and `maxUnavailable` as numbers or
@@ -149,7 +152,7 @@
 //!   Not validated: every other field of these kinds (`envFrom`, volume devices, lifecycle hooks, the
 //!   fields of the other volume sources, init containers' probes and restart policies, a Windows user
 //!   name's domain and characters, the seccomp and AppArmor pod annotations,
-//!   label selector syntax, a Job's selector being set (this server generates none, see
+//!   a Job's selector being set (this server generates none, see
 //!   below), a CronJob's time zone and the location of a `TZ=` schedule, a ClusterRole's aggregation
 //!   selectors, a Service's cluster IP range, node ports held by other Services (this server allocates no
 //!   node ports nor a health check node port), a gated Pod's node selector and affinity), the other

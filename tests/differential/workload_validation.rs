@@ -1,5 +1,6 @@
 //! Rules of pod templates and workloads beyond `builtin_validation`'s: pod and container security contexts,
-//! each with a valid control, an invalid create and a forbidden update, on both servers.
+//! and label selectors' syntax in the `apps` workloads, Jobs and PodDisruptionBudgets, each with a valid
+//! control, an invalid create and a forbidden update, on both servers.
 
 use kube::Client;
 use serde_json::{Value, json};
@@ -79,4 +80,95 @@ async fn security(client: Client, ns: String) -> Transcript {
 #[tokio::test]
 async fn security_context_rules_refuse_alike() {
     run("security_context_rules_refuse_alike", &[], security).await;
+}
+
+fn bad_expressions() -> Value {
+    json!([
+        {"key": "bad key", "operator": "In", "values": []},
+        {"key": "tier", "operator": "Exists", "values": ["x"]},
+        {"key": "t", "operator": "Has"},
+        {"key": "u", "operator": "NotIn", "values": ["-bad"]},
+    ])
+}
+
+fn workload(kind: &str, name: &str, selector: Value) -> Value {
+    json!({"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": name},
+        "spec": {"selector": selector,
+            "template": {"metadata": {"labels": {"app": "a", "tier": "web"}},
+                "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}})
+}
+
+fn selector_cases() -> Vec<Case> {
+    let good = json!({"matchLabels": {"app": "a"}, "matchExpressions": [{"key": "tier", "operator": "In", "values": ["web"]}]});
+    let bad = json!({"matchLabels": {"app": "a"}, "matchExpressions": bad_expressions()});
+    let changed = json!({"spec": {"selector": {"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["db"]}]}}});
+    vec![
+        Case {
+            name: "deployment selector syntax",
+            collection: |ns| format!("/apis/apps/v1/namespaces/{ns}/deployments"),
+            valid: workload("Deployment", "sel", good.clone()),
+            invalid: Some(workload("Deployment", "sel-bad", bad.clone())),
+            forbidden: Some(changed.clone()),
+        },
+        Case {
+            name: "replicaset selector syntax",
+            collection: |ns| format!("/apis/apps/v1/namespaces/{ns}/replicasets"),
+            valid: workload("ReplicaSet", "sel", good.clone()),
+            invalid: Some(workload("ReplicaSet", "sel-bad", bad.clone())),
+            forbidden: Some(changed.clone()),
+        },
+        Case {
+            name: "statefulset selector syntax",
+            collection: |ns| format!("/apis/apps/v1/namespaces/{ns}/statefulsets"),
+            valid: workload("StatefulSet", "sel", good.clone()),
+            invalid: Some(workload("StatefulSet", "sel-bad", bad.clone())),
+            forbidden: Some(changed.clone()),
+        },
+        Case {
+            name: "daemonset selector syntax",
+            collection: |ns| format!("/apis/apps/v1/namespaces/{ns}/daemonsets"),
+            valid: workload("DaemonSet", "sel", good.clone()),
+            invalid: Some(workload("DaemonSet", "sel-bad", bad.clone())),
+            forbidden: Some(changed.clone()),
+        },
+        Case {
+            name: "job manual selector syntax",
+            collection: |ns| format!("/apis/batch/v1/namespaces/{ns}/jobs"),
+            valid: json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "sel"},
+                "spec": {"manualSelector": true, "selector": good.clone(),
+                    "template": {"metadata": {"labels": {"app": "a", "tier": "web"}},
+                        "spec": {"restartPolicy": "Never", "containers": [{"name": "w", "image": "busybox:1.36"}]}}}}),
+            invalid: Some(
+                json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "sel-bad"},
+                "spec": {"manualSelector": true, "selector": bad.clone(),
+                    "template": {"metadata": {"labels": {"app": "a", "tier": "web"}},
+                        "spec": {"restartPolicy": "Never", "containers": [{"name": "w", "image": "busybox:1.36"}]}}}}),
+            ),
+            forbidden: Some(changed),
+        },
+        Case {
+            name: "poddisruptionbudget selector syntax",
+            collection: |ns| format!("/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets"),
+            valid: json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "sel"},
+                "spec": {"minAvailable": 1, "selector": good}}),
+            invalid: Some(
+                json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "sel-bad"},
+                "spec": {"minAvailable": 1, "selector": bad}}),
+            ),
+            forbidden: Some(
+                json!({"spec": {"selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": []}]}}}),
+            ),
+        },
+    ]
+}
+
+async fn selectors(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    run_cases(&mut t, &ns, selector_cases()).await;
+    t
+}
+
+#[tokio::test]
+async fn selector_rules_refuse_alike() {
+    run("selector_rules_refuse_alike", &[], selectors).await;
 }

@@ -30,7 +30,12 @@ pub(super) fn job_update(obj: &Value, old: &Value) -> Errors {
             strip_nulls(old_spec[field].clone()),
         );
         (new != before).then(|| {
-            FieldError::invalid_printed(format!("spec.{field}"), go_json(&spec[field]), IMMUTABLE)
+            let printed = if field == "selector" {
+                super::meta::selector_json(&spec[field])
+            } else {
+                go_json(&spec[field])
+            };
+            FieldError::invalid_printed(format!("spec.{field}"), printed, IMMUTABLE)
         })
     };
     if spec["completionMode"] != "Indexed" {
@@ -91,6 +96,13 @@ fn drop_empty_objects(v: Value) -> Value {
 fn job_spec(spec: &Value, path: &str) -> Errors {
     let mut errs = job_template_spec(spec, path);
     let selector = &spec["selector"];
+    // A selector of the user's own (`manualSelector`); kube-apiserver replaces any other by its own.
+    if spec["manualSelector"] == true {
+        errs.extend(super::meta::label_selector(
+            selector,
+            &format!("{path}.selector"),
+        ));
+    }
     if selector.is_object()
         && LabelSelector::from_label_selector(selector)
             .is_ok_and(|s| !s.matches(spec["template"]["metadata"]["labels"].as_object()))
