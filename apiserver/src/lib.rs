@@ -129,7 +129,8 @@
 //!   - a Job's template (but the scheduling directives of a Job suspended before it started), selector,
 //!     completions, completion mode, pod failure policy, backoff limit per index, `managedBy` and success
 //!     policy never changing; a CronJob's schedule (as robfig/cron's standard parser reads it, without
-//!     `TZ=`) and name length;
+//!     `TZ=`), time zone (a name of the system's time zone database, where kube-apiserver has its own
+//!     copy) and name length;
 //!   - a Service's ports (required, names, numbers, protocols, target ports, app protocols, duplicate ports
 //!     and node ports, no node port on a `ClusterIP` Service), type, session affinity and its timeout,
 //!     external IPs, an `ExternalName` Service's name (and no cluster IPs or families), the load balancer
@@ -153,7 +154,7 @@
 //!   fields of the other volume sources, init containers' probes and restart policies, a Windows user
 //!   name's domain and characters, the seccomp and AppArmor pod annotations,
 //!   a Job's selector being set (this server generates none, see
-//!   below), a CronJob's time zone and the location of a `TZ=` schedule, a ClusterRole's aggregation
+//!   below), a ClusterRole's aggregation
 //!   selectors, a Service's cluster IP range, node ports held by other Services (this server allocates no
 //!   node ports nor a health check node port), a gated Pod's node selector and affinity), the other
 //!   kinds' own rules (Ingresses, NetworkPolicies,

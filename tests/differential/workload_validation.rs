@@ -172,3 +172,39 @@ async fn selectors(client: Client, ns: String) -> Transcript {
 async fn selector_rules_refuse_alike() {
     run("selector_rules_refuse_alike", &[], selectors).await;
 }
+
+fn cron_job(name: &str, time_zone: &str) -> Value {
+    json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": name},
+        "spec": {"schedule": "0 * * * *", "timeZone": time_zone, "jobTemplate": {"spec": {"template": {
+            "spec": {"restartPolicy": "Never", "containers": [{"name": "w", "image": "busybox:1.36"}]}}}}}})
+}
+
+fn time_zone_cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "cronjob time zone",
+            collection: |ns| format!("/apis/batch/v1/namespaces/{ns}/cronjobs"),
+            valid: cron_job("tz", "Europe/Berlin"),
+            invalid: Some(cron_job("tz-bad", "Mars/Olympus_Mons")),
+            forbidden: Some(json!({"spec": {"timeZone": "Local"}})),
+        },
+        Case {
+            name: "cronjob time zone syntax",
+            collection: |ns| format!("/apis/batch/v1/namespaces/{ns}/cronjobs"),
+            valid: cron_job("tz2", "UTC"),
+            invalid: Some(cron_job("tz2-bad", "-bad/..")),
+            forbidden: Some(json!({"spec": {"timeZone": ""}})),
+        },
+    ]
+}
+
+async fn time_zones(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    run_cases(&mut t, &ns, time_zone_cases()).await;
+    t
+}
+
+#[tokio::test]
+async fn cron_job_time_zones_refuse_alike() {
+    run("cron_job_time_zones_refuse_alike", &[], time_zones).await;
+}
