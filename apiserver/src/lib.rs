@@ -143,6 +143,9 @@
 //!     allocated cluster IPs and IP families keeps them;
 //!   - a PersistentVolumeClaim's spec immutable (but a bound claim's requests);
 //!   - a Namespace's `spec.finalizers` (qualified names, fully qualified unless standard);
+//!   - a NetworkPolicy's pod selector, ports (protocol, number or name, end port), peers (selectors, or an
+//!     IP block alone whose exceptions are strict subsets of its CIDR, CIDRs already stored kept) and policy
+//!     types;
 //!   - a Lease's duration (above 0) and transitions (not negative);
 //!   - a PodDisruptionBudget's `minAvailable` and `maxUnavailable` (not both, numbers or percentages up to
 //!     100%) and unhealthy pod eviction policy (checked before its metadata, as kube-apiserver does);
@@ -157,7 +160,7 @@
 //!   below), a ClusterRole's aggregation
 //!   selectors, a Service's cluster IP range, node ports held by other Services (this server allocates no
 //!   node ports nor a health check node port), a gated Pod's node selector and affinity), the other
-//!   kinds' own rules (Ingresses, NetworkPolicies,
+//!   kinds' own rules (Ingresses,
 //!   HorizontalPodAutoscalers and the rest: their metadata only; a ServiceAccount has no rules but its
 //!   metadata's, which run), and the rules of
 //!   status updates. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable

@@ -2,7 +2,7 @@
 //! fields, node ports (kube-apiserver's allocator checks a requested one's range before validation), an
 //! `ExternalName` Service, IP addresses, IP families and policies on a single-stack cluster, session affinity,
 //! external IPs and the traffic policies, each with a valid control, an invalid create and a forbidden
-//! update, on both servers.
+//! update, on both servers; and a NetworkPolicy's rules (selectors, ports, peers, IP blocks, policy types).
 
 use kube::Client;
 use serde_json::{Value, json};
@@ -147,4 +147,45 @@ async fn rules(client: Client, ns: String) -> Transcript {
 #[tokio::test]
 async fn service_rules_refuse_alike() {
     run("service_rules_refuse_alike", &[], rules).await;
+}
+
+fn network_policy(name: &str, spec: Value) -> Value {
+    json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": name}, "spec": spec})
+}
+
+fn network_policy_cases() -> Vec<Case> {
+    vec![Case {
+        name: "network policy",
+        collection: |ns| format!("/apis/networking.k8s.io/v1/namespaces/{ns}/networkpolicies"),
+        valid: network_policy(
+            "np",
+            json!({"podSelector": {"matchLabels": {"app": "a"}}, "policyTypes": ["Ingress", "Egress"],
+                "ingress": [{"ports": [{"port": 80, "endPort": 90}, {"port": "http"}],
+                    "from": [{"podSelector": {}, "namespaceSelector": {"matchLabels": {"team": "x"}}},
+                        {"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16"]}}]}],
+                "egress": [{"to": [{"ipBlock": {"cidr": "fd00::/64"}}]}]}),
+        ),
+        invalid: Some(network_policy(
+            "np-bad",
+            json!({"podSelector": {"matchExpressions": [{"key": "app", "operator": "Is"}]},
+                "policyTypes": ["Ingress", "Sideways"],
+                "ingress": [{"ports": [{"protocol": "HTTP", "port": 0, "endPort": 70000}, {"port": "Not_A_Name", "endPort": 5},
+                        {"endPort": 5}, {"port": 90, "endPort": 80}],
+                    "from": [{}, {"ipBlock": {"cidr": "10.0.0.0/8", "except": ["11.0.0.0/16", "10.0.0.0/8", "x"]},
+                        "podSelector": {"matchLabels": {"a": "-b"}}}]}],
+                "egress": [{"to": [{"ipBlock": {"cidr": "10.0.0.0/40"}}, {"ipBlock": {"cidr": ""}}]}]}),
+        )),
+        forbidden: Some(json!({"spec": {"policyTypes": ["Ingress", "Egress", "Ingress"]}})),
+    }]
+}
+
+async fn network_policies(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    run_cases(&mut t, &ns, network_policy_cases()).await;
+    t
+}
+
+#[tokio::test]
+async fn network_policy_rules_refuse_alike() {
+    run("network_policy_rules_refuse_alike", &[], network_policies).await;
 }
