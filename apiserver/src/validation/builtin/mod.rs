@@ -20,6 +20,7 @@ mod policy;
 mod rbac;
 mod security;
 mod service;
+mod service_allocator;
 mod volumes;
 
 use serde_json::Value;
