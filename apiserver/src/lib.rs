@@ -113,8 +113,15 @@
 //!     volume mounts (naming a valid volume, a mount path unique in the container, `subPath` and
 //!     `subPathExpr`); the regular containers' probes (one handler, its port and scheme or command, non-negative
 //!     numbers, a success threshold of 1 for liveness and startup probes, no grace period on a readiness
-//!     probe); volumes (names, unique, one source, the required fields, modes and item paths of `secret`,
+//!     probe); pod and container security contexts (user and group IDs, sysctl names, duplicates and
+//!     namespaces beside host networking or IPC, `shareProcessNamespace` with `hostPID`, the fsGroup,
+//!     supplemental groups and SELinux change policies, seccomp and AppArmor profiles, Windows options'
+//!     GMSA credential spec name and the user name's emptiness and backslashes, `procMount`, privilege
+//!     escalation refused with `privileged` or `CAP_SYS_ADMIN`); volumes (names, unique, one source, the required fields, modes and item paths of `secret`,
 //!     `configMap`, `persistentVolumeClaim` and `hostPath`); a Pod's spec immutable but for images, a lowered `activeDeadlineSeconds`, tolerations and scheduling gates;
+//!   - label selectors' syntax (match labels, expressions' operators, keys and values) in the `apps`
+//!     workloads, PodDisruptionBudgets and Jobs with `manualSelector`; an `apps` selector that does not
+//!     parse refuses the write without checking the template, as kube-apiserver does;
 //!   - the `apps` selectors (required, not empty, matching the template's labels, immutable), a StatefulSet's
 //!     `serviceName` and forbidden spec updates, non-negative replica counts, min ready seconds and history
 //!     limits, a Deployment's strategy (its type, `maxSurge` and `maxUnavailable` as numbers or
@@ -122,13 +129,23 @@
 //!   - a Job's template (but the scheduling directives of a Job suspended before it started), selector,
 //!     completions, completion mode, pod failure policy, backoff limit per index, `managedBy` and success
 //!     policy never changing; a CronJob's schedule (as robfig/cron's standard parser reads it, without
-//!     `TZ=`) and name length;
-//!   - a Service's ports (required, names, numbers, protocols, target ports, duplicates, no node port on a
-//!     `ClusterIP` Service), type and session affinity, `clusterIP` agreeing with `clusterIPs` and each IP of
-//!     its family (checked first and alone, as kube-apiserver's allocator does), cluster IPs and IP families
-//!     that may not change; an update that leaves out the allocated cluster IPs and IP families keeps them;
+//!     `TZ=`), time zone (a name of the system's time zone database, where kube-apiserver has its own
+//!     copy) and name length;
+//!   - a Service's ports (required, names, numbers, protocols, target ports, app protocols, duplicate ports
+//!     and node ports, no node port on a `ClusterIP` Service), type, session affinity and its timeout,
+//!     external IPs, an `ExternalName` Service's name (and no cluster IPs or families), the load balancer
+//!     fields (source ranges, class, node port allocation, only on a `LoadBalancer` Service), external and
+//!     internal traffic policies, health check node port and traffic distribution; checked first and alone,
+//!     as kube-apiserver's allocator does: `clusterIP` agreeing with `clusterIPs`, addresses, IP families
+//!     and policies (this single-stack IPv4 cluster refusing IPv6 and dual stack), each IP of its family,
+//!     and a requested node port in 30000-32767 and not asked twice; cluster IPs, IP families, the load
+//!     balancer class and health check node port that may not change; an update that leaves out the
+//!     allocated cluster IPs and IP families keeps them;
 //!   - a PersistentVolumeClaim's spec immutable (but a bound claim's requests);
 //!   - a Namespace's `spec.finalizers` (qualified names, fully qualified unless standard);
+//!   - a NetworkPolicy's pod selector, ports (protocol, number or name, end port), peers (selectors, or an
+//!     IP block alone whose exceptions are strict subsets of its CIDR, CIDRs already stored kept) and policy
+//!     types;
 //!   - a Lease's duration (above 0) and transitions (not negative);
 //!   - a PodDisruptionBudget's `minAvailable` and `maxUnavailable` (not both, numbers or percentages up to
 //!     100%) and unhealthy pod eviction policy (checked before its metadata, as kube-apiserver does);
@@ -137,16 +154,18 @@
 //!     namespace), with kube-apiserver's defaults of the groups.
 //!
 //!   Not validated: every other field of these kinds (`envFrom`, volume devices, lifecycle hooks, the
-//!   fields of the other volume sources, init containers' probes and restart policies, security contexts,
-//!   label selector syntax, a Job's selector being set (this server generates none, see
-//!   below), a CronJob's time zone and the location of a `TZ=` schedule, a ClusterRole's aggregation
-//!   selectors, a Service's IP addresses,
-//!   load balancer, node port and traffic policy fields, a gated Pod's node selector and affinity), the other
-//!   kinds' own rules (Ingresses, NetworkPolicies,
+//!   fields of the other volume sources, init containers' probes and restart policies, a Windows user
+//!   name's domain and characters, the seccomp and AppArmor pod annotations,
+//!   a Job's selector being set (this server generates none, see
+//!   below), a ClusterRole's aggregation
+//!   selectors, a Service's cluster IP range, node ports held by other Services (this server allocates no
+//!   node ports nor a health check node port), a gated Pod's node selector and affinity), the other
+//!   kinds' own rules (Ingresses,
 //!   HorizontalPodAutoscalers and the rest: their metadata only; a ServiceAccount has no rules but its
 //!   metadata's, which run), and the rules of
 //!   status updates. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
-//!   template) the value is printed as the object's JSON, and the immutable spec messages of a
+//!   template) the value is printed as the object's JSON (a container's security context with Go's field
+//!   names, but its nested structs other than the capabilities as their JSON), and the immutable spec messages of a
 //!   PersistentVolumeClaim and a Pod have no diff of the two specs.
 //! - Request bodies are JSON, YAML, or protobuf for every built-in kind (client-go's typed clients and
 //!   kubectl's `create <generator>` send protobuf; `kubectl run` and `expose` send JSON): ConfigMap, Secret,

@@ -455,11 +455,36 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
             }
             set_default(spec, "type", json!("ClusterIP"));
             set_default(spec, "sessionAffinity", json!("None"));
+            if spec["sessionAffinity"] == "None"
+                && let Some(s) = spec.as_object_mut()
+            {
+                s.remove("sessionAffinityConfig");
+            }
+            if spec["sessionAffinity"] == "ClientIP"
+                && spec["sessionAffinityConfig"]["clientIP"]["timeoutSeconds"].is_null()
+            {
+                spec["sessionAffinityConfig"] = json!({"clientIP": {"timeoutSeconds": 10800}});
+            }
+            let external = matches!(spec["type"].as_str(), Some("NodePort" | "LoadBalancer"))
+                || (spec["type"] == "ClusterIP"
+                    && spec["externalIPs"]
+                        .as_array()
+                        .is_some_and(|a| !a.is_empty()));
+            if external
+                && spec["externalTrafficPolicy"]
+                    .as_str()
+                    .is_none_or(str::is_empty)
+            {
+                spec["externalTrafficPolicy"] = json!("Cluster");
+            }
             if matches!(
                 spec["type"].as_str(),
                 Some("ClusterIP" | "NodePort" | "LoadBalancer")
             ) {
                 set_default(spec, "internalTrafficPolicy", json!("Cluster"));
+            }
+            if spec["type"] == "LoadBalancer" {
+                set_default(spec, "allocateLoadBalancerNodePorts", json!(true));
             }
             if let Some(ports) = spec["ports"].as_array_mut() {
                 for p in ports.iter_mut().filter(|p| p.is_object()) {

@@ -173,6 +173,14 @@ pub(crate) fn allocate_cluster_ip(obj: &mut Value) {
         }
         return;
     }
+    // A family other than IPv4 is refused by validation (this cluster serves IPv4 only): nothing to allocate.
+    if spec["ipFamilies"]
+        .as_array()
+        .and_then(|f| f.first())
+        .is_some_and(|f| f != "IPv4")
+    {
+        return;
+    }
     let meta = &obj["metadata"];
     let id = format!(
         "{}/{}",

@@ -55,15 +55,15 @@ fn workload(kind: &str, name: &str, selector: Value, template: Value) -> Value {
 
 /// One rule: where its objects live, a valid object, an invalid one, and a patch of the valid one the rule
 /// refuses (a merge patch, unless the case says otherwise).
-struct Case {
-    name: &'static str,
-    collection: fn(&str) -> String,
-    valid: Value,
-    invalid: Option<Value>,
-    forbidden: Option<Value>,
+pub(crate) struct Case {
+    pub(crate) name: &'static str,
+    pub(crate) collection: fn(&str) -> String,
+    pub(crate) valid: Value,
+    pub(crate) invalid: Option<Value>,
+    pub(crate) forbidden: Option<Value>,
 }
 
-fn core(resource: &'static str) -> impl Fn(&str) -> String {
+pub(crate) fn core(resource: &'static str) -> impl Fn(&str) -> String {
     move |ns| format!("/api/v1/namespaces/{ns}/{resource}")
 }
 
@@ -389,17 +389,17 @@ impl Tap for Value {
     }
 }
 
-async fn rules(client: Client, ns: String) -> Transcript {
-    let mut t = Transcript::new(client);
-    for case in cases() {
-        let path = (case.collection)(&ns);
+/// Each case's valid control, invalid create and forbidden update, summarized.
+pub(crate) async fn run_cases(t: &mut Transcript, ns: &str, cases: Vec<Case>) {
+    for case in cases {
+        let path = (case.collection)(ns);
         t.post(&format!("{}: valid", case.name), &path, &case.valid)
             .await;
-        summarize(&mut t);
+        summarize(t);
         if let Some(invalid) = &case.invalid {
             t.post(&format!("{}: invalid create", case.name), &path, invalid)
                 .await;
-            summarize(&mut t);
+            summarize(t);
         }
         if let Some(patch) = &case.forbidden {
             let name = case.valid["metadata"]["name"].as_str().expect("a name");
@@ -410,9 +410,14 @@ async fn rules(client: Client, ns: String) -> Transcript {
                 patch,
             )
             .await;
-            summarize(&mut t);
+            summarize(t);
         }
     }
+}
+
+async fn rules(client: Client, ns: String) -> Transcript {
+    let mut t = Transcript::new(client);
+    run_cases(&mut t, &ns, cases()).await;
     // Cluster-scoped objects outlive the scenario's namespace on the shared control plane.
     t.delete(
         "delete the cluster role binding",

@@ -47,7 +47,7 @@ pub(super) fn update(kind: Kind, obj: &Value, old: &Value) -> Errors {
     let immutable_selector = || {
         FieldError::invalid_printed(
             "spec.selector",
-            go_json(&obj["spec"]["selector"]),
+            meta::selector_json(&obj["spec"]["selector"]),
             IMMUTABLE,
         )
     };
@@ -183,7 +183,9 @@ fn spec(kind: Kind, spec: &Value, create: bool) -> Errors {
             "`selector` does not match template `labels`",
         )
     };
+    let parse_error = !selector.is_null() && LabelSelector::from_label_selector(selector).is_err();
     if kind == Kind::DaemonSet {
+        errs.extend(meta::label_selector(selector, "spec.selector"));
         // A missing selector selects nothing, so it never matches.
         let matches = selector.is_object()
             && LabelSelector::from_label_selector(selector)
@@ -199,20 +201,37 @@ fn spec(kind: Kind, spec: &Value, create: bool) -> Errors {
     } else {
         if selector.is_null() {
             errs.push(FieldError::required("spec.selector", ""));
-        } else if empty {
-            errs.push(empty_selector(kind, selector));
+        } else {
+            errs.extend(meta::label_selector(selector, "spec.selector"));
+            if empty {
+                errs.push(empty_selector(kind, selector));
+            }
         }
-        // A missing selector selects nothing (so never matches); an empty one everything.
-        let mismatched = selector.is_null()
-            || LabelSelector::from_label_selector(selector)
-                .is_ok_and(|s| !s.is_empty() && !s.matches(template_labels));
-        if mismatched {
-            errs.push(mismatch());
+        if parse_error {
+            // `LabelSelectorAsSelector` failed: the template is not checked (a StatefulSet's restart policy is).
+            let detail = if kind == Kind::StatefulSet {
+                ""
+            } else {
+                "invalid label selector"
+            };
+            errs.push(FieldError::invalid_printed(
+                "spec.selector",
+                meta::selector_json(selector),
+                detail,
+            ));
+        } else {
+            // A missing selector selects nothing (so never matches); an empty one everything.
+            let mismatched = selector.is_null()
+                || LabelSelector::from_label_selector(selector)
+                    .is_ok_and(|s| !s.is_empty() && !s.matches(template_labels));
+            if mismatched {
+                errs.push(mismatch());
+            }
+            errs.extend(pod_template(template, "spec.template"));
         }
-        errs.extend(pod_template(template, "spec.template"));
     }
     let policy = template["spec"]["restartPolicy"].as_str().unwrap_or("");
-    if policy != "Always" {
+    if policy != "Always" && !(parse_error && kind != Kind::StatefulSet) {
         errs.push(FieldError::not_supported(
             "spec.template.spec.restartPolicy",
             policy,
@@ -262,7 +281,7 @@ fn spec(kind: Kind, spec: &Value, create: bool) -> Errors {
 fn empty_selector(kind: Kind, selector: &Value) -> FieldError {
     FieldError::invalid_printed(
         "spec.selector",
-        go_json(selector),
+        meta::selector_json(selector),
         format!("empty selector is invalid for {}", kind.lower()),
     )
 }

@@ -30,7 +30,12 @@ pub(super) fn job_update(obj: &Value, old: &Value) -> Errors {
             strip_nulls(old_spec[field].clone()),
         );
         (new != before).then(|| {
-            FieldError::invalid_printed(format!("spec.{field}"), go_json(&spec[field]), IMMUTABLE)
+            let printed = if field == "selector" {
+                super::meta::selector_json(&spec[field])
+            } else {
+                go_json(&spec[field])
+            };
+            FieldError::invalid_printed(format!("spec.{field}"), printed, IMMUTABLE)
         })
     };
     if spec["completionMode"] != "Indexed" {
@@ -91,6 +96,13 @@ fn drop_empty_objects(v: Value) -> Value {
 fn job_spec(spec: &Value, path: &str) -> Errors {
     let mut errs = job_template_spec(spec, path);
     let selector = &spec["selector"];
+    // A selector of the user's own (`manualSelector`); kube-apiserver replaces any other by its own.
+    if spec["manualSelector"] == true {
+        errs.extend(super::meta::label_selector(
+            selector,
+            &format!("{path}.selector"),
+        ));
+    }
     if selector.is_object()
         && LabelSelector::from_label_selector(selector)
             .is_ok_and(|s| !s.matches(spec["template"]["metadata"]["labels"].as_object()))
@@ -131,6 +143,7 @@ fn job_template_spec(spec: &Value, path: &str) -> Errors {
 pub(super) fn cron_job(obj: &Value) -> Errors {
     let mut errs = meta::object(obj);
     errs.extend(schedule(&obj["spec"], None));
+    errs.extend(time_zone(&obj["spec"], None));
     errs.extend(job_template_spec(
         &obj["spec"]["jobTemplate"]["spec"],
         "spec.jobTemplate.spec",
@@ -151,6 +164,7 @@ pub(super) fn cron_job(obj: &Value) -> Errors {
 pub(super) fn cron_job_update(obj: &Value, old: &Value) -> Errors {
     let mut errs = meta::object_update(obj);
     errs.extend(schedule(&obj["spec"], Some(&old["spec"])));
+    errs.extend(time_zone(&obj["spec"], Some(&old["spec"])));
     errs.extend(job_template_spec(
         &obj["spec"]["jobTemplate"]["spec"],
         "spec.jobTemplate.spec",
@@ -186,6 +200,52 @@ fn schedule(spec: &Value, old_spec: Option<&Value>) -> Errors {
                 "cannot use both timeZone field and TZ or CRON_TZ in schedule",
             ));
         }
+    }
+    errs
+}
+
+/// `validateTimeZone` (on create, or when the time zone changed): a name of the IANA time zone database.
+fn time_zone(spec: &Value, old_spec: Option<&Value>) -> Errors {
+    let mut errs = Errors::new();
+    let path = "spec.timeZone";
+    let Some(tz) = spec["timeZone"].as_str() else {
+        return errs;
+    };
+    if old_spec.is_some_and(|o| o["timeZone"] == spec["timeZone"]) {
+        return errs;
+    }
+    if tz.is_empty() {
+        errs.push(FieldError::invalid(
+            path,
+            tz,
+            "timeZone must be nil or non-empty string",
+        ));
+        return errs;
+    }
+    let part_ok = |p: &str| {
+        p != "."
+            && p != ".."
+            && !p.starts_with('-')
+            && (1..=14).contains(&p.len())
+            && p.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_' | b'+'))
+    };
+    let unknown = format!("unknown time zone {tz}");
+    if !tz.split('/').all(part_ok) {
+        errs.push(FieldError::invalid(path, tz, unknown));
+        return errs;
+    }
+    if tz.eq_ignore_ascii_case("Local") {
+        errs.push(FieldError::invalid(
+            path,
+            tz,
+            "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones",
+        ));
+    }
+    // Go's `time.LoadLocation`: "UTC", "Local" and the names of the time zone database (kube-apiserver's
+    // own copy; here the system's).
+    if tz != "UTC" && tz != "Local" && jiff::tz::TimeZone::get(tz).is_err() {
+        errs.push(FieldError::invalid(path, tz, unknown));
     }
     errs
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::container::{self, Probe};
 use super::field::{Errors, FieldError, child, index, key};
-use super::{formats, meta, volumes};
+use super::{formats, meta, security, volumes};
 
 /// `core.MaxSecretSize`: 1 MiB of data.
 const MAX_SECRET_SIZE: usize = 1024 * 1024;
@@ -251,6 +251,7 @@ pub(super) fn pod_template(template: &Value, path: &str) -> Errors {
 /// policy.
 pub(super) fn pod_spec(spec: &Value, path: &str) -> Errors {
     let (volumes, mut errs) = volumes::volumes(&spec["volumes"], &child(path, "volumes"));
+    let host_users = spec["securityContext"]["hostUsers"] != false;
     let containers = spec["containers"].as_array().map_or(&[][..], Vec::as_slice);
     let containers_path = child(path, "containers");
     if containers.is_empty() {
@@ -259,7 +260,7 @@ pub(super) fn pod_spec(spec: &Value, path: &str) -> Errors {
         let mut names: Vec<&str> = Vec::new();
         for (i, c) in containers.iter().enumerate() {
             let at = index(&containers_path, i);
-            errs.extend(container(c, &volumes, &at));
+            errs.extend(container(c, &volumes, host_users, &at));
             let name = c["name"].as_str().unwrap_or("");
             if names.contains(&name) {
                 errs.push(FieldError::duplicate(child(&at, "name"), name));
@@ -283,7 +284,7 @@ pub(super) fn pod_spec(spec: &Value, path: &str) -> Errors {
         let init_path = child(path, "initContainers");
         for (i, c) in init.iter().enumerate() {
             let at = index(&init_path, i);
-            errs.extend(container(c, &volumes, &at));
+            errs.extend(container(c, &volumes, host_users, &at));
             let name = c["name"].as_str().unwrap_or("");
             if names.contains(&name) {
                 errs.push(FieldError::duplicate(child(&at, "name"), name));
@@ -303,12 +304,13 @@ pub(super) fn pod_spec(spec: &Value, path: &str) -> Errors {
             &["Always", "OnFailure", "Never"],
         )),
     }
+    errs.extend(security::pod(spec, &child(path, "securityContext")));
     errs
 }
 
 /// `validateContainerCommon`: the name, the image, the ports, the environment, the volume mounts (naming
 /// `volumes`, the pod's valid volumes) and the resources of one container.
-fn container(c: &Value, volumes: &[String], path: &str) -> Errors {
+fn container(c: &Value, volumes: &[String], host_users: bool, path: &str) -> Errors {
     let mut errs = Errors::new();
     let name = c["name"].as_str().unwrap_or("");
     let name_path = child(path, "name");
@@ -330,6 +332,11 @@ fn container(c: &Value, volumes: &[String], path: &str) -> Errors {
         &child(path, "volumeMounts"),
     ));
     errs.extend(resources(&c["resources"], &child(path, "resources")));
+    errs.extend(security::container(
+        &c["securityContext"],
+        &child(path, "securityContext"),
+        host_users,
+    ));
     errs
 }
 

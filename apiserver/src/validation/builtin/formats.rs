@@ -143,6 +143,11 @@ pub(super) fn path_segment(value: &str) -> Vec<String> {
         .collect()
 }
 
+/// `IsQualifiedName`: an optional DNS subdomain prefix and `/`, then a name of at most 63 characters.
+pub(super) fn qualified_name(value: &str) -> Vec<String> {
+    crate::selector::qualified_name_errors(value)
+}
+
 /// `IsValidPortName`: an IANA service name.
 pub(super) fn port_name(port: &str) -> Vec<String> {
     let mut errs = Vec::new();

@@ -1,10 +1,10 @@
 //! The metadata rules every kind shares (apimachinery's `ValidateObjectMeta` and `ValidateObjectMetaUpdate`,
 //! less what the write pipeline checks itself: names, owner references, finalizers): label keys and
-//! values, annotation keys and their total size.
+//! values, annotation keys and their total size; and label selectors (`ValidateLabelSelector`).
 
 use serde_json::Value;
 
-use super::field::{Errors, FieldError, child};
+use super::field::{Errors, FieldError, child, go_json};
 use super::formats;
 
 /// `TotalAnnotationSizeLimitB`: 256 kB of keys and values.
@@ -66,4 +66,92 @@ pub(super) fn object(obj: &Value) -> Errors {
 /// pipeline, which copies them from the stored object).
 pub(super) fn object_update(obj: &Value) -> Errors {
     labels_and_annotations(&obj["metadata"], "metadata")
+}
+
+/// `ValidateLabelSelector` (strict: label values in expressions checked): the match labels, then each
+/// expression's operator and values, key and values.
+pub(super) fn label_selector(selector: &Value, path: &str) -> Errors {
+    let mut errs = Errors::new();
+    if selector.is_null() {
+        return errs;
+    }
+    errs.extend(labels(
+        &selector["matchLabels"],
+        &child(path, "matchLabels"),
+    ));
+    let expressions = selector["matchExpressions"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    for (i, expr) in expressions.iter().enumerate() {
+        let at = format!("{path}.matchExpressions[{i}]");
+        let values = expr["values"].as_array().map_or(&[][..], Vec::as_slice);
+        let operator = expr["operator"].as_str().unwrap_or("");
+        match operator {
+            "In" | "NotIn" if values.is_empty() => errs.push(FieldError::required(
+                child(&at, "values"),
+                "must be specified when `operator` is 'In' or 'NotIn'",
+            )),
+            "Exists" | "DoesNotExist" if !values.is_empty() => {
+                errs.push(FieldError::forbidden(
+                    child(&at, "values"),
+                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                ));
+            }
+            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            other => errs.push(FieldError::invalid(
+                child(&at, "operator"),
+                other,
+                "not a valid selector operator",
+            )),
+        }
+        let key = expr["key"].as_str().unwrap_or("");
+        for msg in formats::qualified_name(key) {
+            errs.push(FieldError::invalid(child(&at, "key"), key, msg));
+        }
+        for (j, v) in values.iter().enumerate() {
+            let v = v.as_str().unwrap_or("");
+            for msg in crate::selector::label_value_errors(v) {
+                errs.push(FieldError::invalid(format!("{at}.values[{j}]"), v, msg));
+            }
+        }
+    }
+    errs
+}
+
+/// A `metav1.LabelSelector` as Go marshals it: `matchLabels`, then `matchExpressions` (each `key`,
+/// `operator`, `values`), empty fields left out.
+pub(super) fn selector_json(selector: &Value) -> String {
+    if selector.is_null() {
+        return "null".into();
+    }
+    let mut fields = Vec::new();
+    if selector["matchLabels"]
+        .as_object()
+        .is_some_and(|m| !m.is_empty())
+    {
+        fields.push(format!(
+            "\"matchLabels\":{}",
+            go_json(&selector["matchLabels"])
+        ));
+    }
+    if let Some(exprs) = selector["matchExpressions"]
+        .as_array()
+        .filter(|a| !a.is_empty())
+    {
+        let printed: Vec<String> = exprs
+            .iter()
+            .map(|e| {
+                let mut f = vec![
+                    format!("\"key\":{}", go_json(&e["key"])),
+                    format!("\"operator\":{}", go_json(&e["operator"])),
+                ];
+                if e["values"].as_array().is_some_and(|a| !a.is_empty()) {
+                    f.push(format!("\"values\":{}", go_json(&e["values"])));
+                }
+                format!("{{{}}}", f.join(","))
+            })
+            .collect();
+        fields.push(format!("\"matchExpressions\":[{}]", printed.join(",")));
+    }
+    format!("{{{}}}", fields.join(","))
 }

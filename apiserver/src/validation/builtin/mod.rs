@@ -13,10 +13,14 @@ mod coordination;
 mod core;
 mod field;
 mod formats;
+mod ip;
 mod meta;
+mod networking;
 mod policy;
 mod rbac;
+mod security;
 mod service;
+mod service_allocator;
 mod volumes;
 
 use serde_json::Value;
@@ -76,6 +80,7 @@ fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Er
         ("apps", "DaemonSet", _) => app(Kind::DaemonSet),
         ("apps", "StatefulSet", _) => app(Kind::StatefulSet),
         ("policy", "PodDisruptionBudget", old) => policy::pod_disruption_budget(obj, old.is_some()),
+        ("networking.k8s.io", "NetworkPolicy", old) => networking::network_policy(obj, old),
         ("coordination.k8s.io", "Lease", old) => coordination::lease(obj, old.is_some()),
         ("batch", "Job", None) => batch::job(obj),
         ("batch", "Job", Some(old)) => batch::job_update(obj, old),

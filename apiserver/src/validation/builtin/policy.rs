@@ -21,7 +21,7 @@ pub(super) fn pod_disruption_budget(obj: &Value, update: bool) -> Errors {
             format!(
                 "{{\"MinAvailable\":{},\"Selector\":{},\"MaxUnavailable\":{},\"UnhealthyPodEvictionPolicy\":{}}}",
                 field("minAvailable"),
-                field("selector"),
+                meta::selector_json(&spec["selector"]),
                 field("maxUnavailable"),
                 field("unhealthyPodEvictionPolicy")
             ),
@@ -35,6 +35,7 @@ pub(super) fn pod_disruption_budget(obj: &Value, update: bool) -> Errors {
             errs.extend(not_more_than_100_percent(&spec[field], &path));
         }
     }
+    errs.extend(meta::label_selector(&spec["selector"], "spec.selector"));
     if let Some(policy) = spec["unhealthyPodEvictionPolicy"].as_str()
         && !matches!(policy, "AlwaysAllow" | "IfHealthyBudget")
     {

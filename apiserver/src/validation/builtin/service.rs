@@ -1,57 +1,58 @@
-//! The core group's Service rules (`validateService`, `ValidateServiceUpdate`), the part this server has: the
-//! ports (required, names, numbers, protocols, target ports, duplicates; no node port on a `ClusterIP`
-//! Service), the type and session affinity, `clusterIP` agreeing with `clusterIPs`, and on update the
-//! cluster IPs and IP families that may not change once set.
+//! The core group's Service rules (`validateService`, `ValidateServiceUpdate`) and the checks kube-apiserver's
+//! Service storage makes before them (`ValidateServiceClusterIPsRelatedFields`, the IP families a
+//! single-stack IPv4 cluster serves, a requested node port's range): the ports, type, session affinity,
+//! cluster IPs and IP families, external IPs, an `ExternalName` Service's name, the load balancer fields,
+//! the traffic policies and distribution, and on update the cluster IPs, IP families, load balancer class
+//! and health check node port that may not change once set.
+//!
+//! Not here: the cluster IP range and node ports already allocated to other Services (this server allocates
+//! no node ports).
 
 use serde_json::Value;
 
-use super::field::{Errors, FieldError, child, go_json, index};
-use super::{formats, meta};
+use super::field::{Errors, FieldError, child, go_json, go_value, index, key};
+use super::{formats, ip, meta, service_allocator};
 
-// The IP addresses themselves are not checked (`IsValidIPForLegacyField`).
+pub(crate) use service_allocator::keep_allocated;
+
+/// `core.MaxClientIPServiceAffinitySeconds`.
+const MAX_AFFINITY_SECONDS: i64 = 86400;
+const TOPOLOGY_MODE: &str = "service.kubernetes.io/topology-mode";
+const TOPOLOGY_HINTS: &str = "service.kubernetes.io/topology-aware-hints";
+const SOURCE_RANGES: &str = "service.beta.kubernetes.io/load-balancer-source-ranges";
 
 const TYPES: [&str; 4] = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
 
-fn strings(v: &Value) -> Vec<&str> {
+pub(super) fn strings(v: &Value) -> Vec<&str> {
     v.as_array()
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
 }
 
 /// `isHeadlessService`: the only cluster IP is `None`.
-fn headless(spec: &Value) -> bool {
+pub(super) fn headless(spec: &Value) -> bool {
     strings(&spec["clusterIPs"]) == ["None"]
 }
 
-fn is_external_name(spec: &Value) -> bool {
+pub(super) fn is_external_name(spec: &Value) -> bool {
     spec["type"] == "ExternalName"
-}
-
-/// The cluster IP allocator's check before it allocates (`ValidateServiceClusterIPsRelatedFields`, run by
-/// kube-apiserver's Service storage before the strategy validates): its errors alone refuse the write.
-fn allocator(spec: &Value) -> Errors {
-    if is_external_name(spec) {
-        Errors::new()
-    } else {
-        cluster_ips(spec)
-    }
 }
 
 /// `ValidateService`, after the allocator's check.
 pub(super) fn create(obj: &Value) -> Errors {
-    let pre = allocator(&obj["spec"]);
+    let pre = service_allocator::check(&obj["spec"], None);
     if !pre.is_empty() {
         return pre;
     }
     let mut errs = meta::object(obj);
-    errs.extend(service(&obj["spec"]));
+    errs.extend(service(obj, None));
     errs
 }
 
 /// `ValidateServiceUpdate` after the allocator's check: the metadata's update rules, the cluster IPs and IP
 /// families, then the Service.
 pub(super) fn update(obj: &Value, old: &Value) -> Errors {
-    let pre = allocator(&obj["spec"]);
+    let pre = service_allocator::check(&obj["spec"], Some(&old["spec"]));
     if !pre.is_empty() {
         return pre;
     }
@@ -61,8 +62,18 @@ pub(super) fn update(obj: &Value, old: &Value) -> Errors {
         errs.extend(cluster_ips_update(spec, old_spec));
         errs.extend(ip_families_update(spec, old_spec));
     }
+    errs.extend(load_balancer_class(spec, Some(old_spec)));
+    if needs_health_check(spec)
+        && needs_health_check(old_spec)
+        && spec["healthCheckNodePort"] != old_spec["healthCheckNodePort"]
+    {
+        errs.push(FieldError::forbidden(
+            "spec.healthCheckNodePort",
+            "field is immutable",
+        ));
+    }
     errs.extend(meta::object(obj));
-    errs.extend(service(spec));
+    errs.extend(service(obj, Some(old_spec)));
     errs
 }
 
@@ -173,14 +184,28 @@ fn ip_families_update(spec: &Value, old_spec: &Value) -> Errors {
     errs
 }
 
-/// `validateService`, less the load balancer, external IP and traffic policy rules.
-fn service(spec: &Value) -> Errors {
+/// `validateService` (`old` being the stored spec on update).
+fn service(obj: &Value, old: Option<&Value>) -> Errors {
+    let spec = &obj["spec"];
     let mut errs = Errors::new();
+    let annotations = &obj["metadata"]["annotations"];
+    if let (Some(mode), Some(hints)) = (
+        annotations[TOPOLOGY_MODE].as_str(),
+        annotations[TOPOLOGY_HINTS].as_str(),
+    ) && mode != hints
+    {
+        errs.push(FieldError::invalid(
+            key("metadata.annotations", TOPOLOGY_MODE),
+            mode,
+            format!("must match annotations[{TOPOLOGY_HINTS}] when both are specified"),
+        ));
+    }
     let ports = spec["ports"].as_array().map_or(&[][..], Vec::as_slice);
     let external = is_external_name(spec);
     if ports.is_empty() && !headless(spec) && !external {
         errs.push(FieldError::required("spec.ports", ""));
     }
+    errs.extend(type_fields(spec));
     let mut names: Vec<&str> = Vec::new();
     for (i, p) in ports.iter().enumerate() {
         errs.extend(port(
@@ -193,7 +218,8 @@ fn service(spec: &Value) -> Errors {
     if !spec["selector"].is_null() {
         errs.extend(meta::labels(&spec["selector"], "spec.selector"));
     }
-    match spec["sessionAffinity"].as_str().unwrap_or("") {
+    let affinity = spec["sessionAffinity"].as_str().unwrap_or("");
+    match affinity {
         "" => errs.push(FieldError::required("spec.sessionAffinity", "")),
         "ClientIP" | "None" => {}
         other => errs.push(FieldError::not_supported(
@@ -202,7 +228,18 @@ fn service(spec: &Value) -> Errors {
             &["ClientIP", "None"],
         )),
     }
+    errs.extend(affinity_config(spec, affinity));
     // (`ValidateServiceClusterIPsRelatedFields` again: the allocator's check passed.)
+    let old_external: Vec<&str> = old.map(|o| strings(&o["externalIPs"])).unwrap_or_default();
+    for (i, address) in strings(&spec["externalIPs"]).into_iter().enumerate() {
+        let path = index("spec.externalIPs", i);
+        let bad = ip::legacy_ip(&path, address, &old_external);
+        if bad.is_empty() {
+            errs.extend(ip::endpoint_ip(&path, address));
+        } else {
+            errs.extend(bad);
+        }
+    }
     let kind = spec["type"].as_str().unwrap_or("");
     if kind.is_empty() {
         errs.push(FieldError::required("spec.type", ""));
@@ -218,6 +255,21 @@ fn service(spec: &Value) -> Errors {
                 ));
             }
         }
+    }
+    let mut node_ports: Vec<(&str, i64)> = Vec::new();
+    for (i, p) in ports.iter().enumerate() {
+        let node_port = p["nodePort"].as_i64().unwrap_or(0);
+        if node_port == 0 {
+            continue;
+        }
+        let key = (p["protocol"].as_str().unwrap_or(""), node_port);
+        if node_ports.contains(&key) {
+            errs.push(FieldError::duplicate_printed(
+                child(&index("spec.ports", i), "nodePort"),
+                node_port.to_string(),
+            ));
+        }
+        node_ports.push(key);
     }
     let mut seen: Vec<(&str, i64)> = Vec::new();
     for (i, p) in ports.iter().enumerate() {
@@ -235,6 +287,264 @@ fn service(spec: &Value) -> Errors {
             ));
         }
         seen.push((protocol, number));
+    }
+    errs.extend(source_ranges(obj, old));
+    let load_balancer = kind == "LoadBalancer";
+    if !spec["allocateLoadBalancerNodePorts"].is_null() && !load_balancer {
+        errs.push(FieldError::forbidden(
+            "spec.allocateLoadBalancerNodePorts",
+            "may only be used when `type` is 'LoadBalancer'",
+        ));
+    }
+    if load_balancer && spec["allocateLoadBalancerNodePorts"].is_null() {
+        errs.push(FieldError::required("allocateLoadBalancerNodePorts", ""));
+    }
+    errs.extend(load_balancer_class(spec, None));
+    errs.extend(traffic_policies(spec));
+    errs
+}
+
+/// The rules of `validateService`'s switch on the type: no headless `LoadBalancer` or `NodePort` Service, no
+/// cluster IPs or IP families on an `ExternalName` one, whose `externalName` is a DNS subdomain.
+fn type_fields(spec: &Value) -> Errors {
+    let mut errs = Errors::new();
+    match spec["type"].as_str().unwrap_or("") {
+        kind @ ("LoadBalancer" | "NodePort") if headless(spec) => {
+            errs.push(FieldError::invalid(
+                "spec.clusterIPs[0]",
+                "None",
+                format!("may not be set to 'None' for {kind} services"),
+            ));
+        }
+        "ExternalName" => {
+            // kube-apiserver's strategy copies a `clusterIP` into the empty `clusterIPs` first.
+            if !strings(&spec["clusterIPs"]).is_empty()
+                || spec["clusterIP"].as_str().is_some_and(|ip| !ip.is_empty())
+            {
+                errs.push(FieldError::forbidden(
+                    "spec.clusterIPs",
+                    "may not be set for ExternalName services",
+                ));
+            }
+            if !strings(&spec["ipFamilies"]).is_empty() {
+                errs.push(FieldError::forbidden(
+                    "spec.ipFamilies",
+                    "may not be set for ExternalName services",
+                ));
+            }
+            if !spec["ipFamilyPolicy"].is_null() {
+                errs.push(FieldError::forbidden(
+                    "spec.ipFamilyPolicy",
+                    "may not be set for ExternalName services",
+                ));
+            }
+            let name = spec["externalName"].as_str().unwrap_or("");
+            let cname = name.strip_suffix('.').unwrap_or(name);
+            if cname.is_empty() {
+                errs.push(FieldError::required("spec.externalName", ""));
+            } else {
+                for msg in formats::dns1123_subdomain(cname) {
+                    errs.push(FieldError::invalid("spec.externalName", cname, msg));
+                }
+            }
+        }
+        _ => {}
+    }
+    errs
+}
+
+/// `validateClientIPAffinityConfig` for `ClientIP` (the defaults fill the config in), none for `None`.
+fn affinity_config(spec: &Value, affinity: &str) -> Errors {
+    let mut errs = Errors::new();
+    let config = &spec["sessionAffinityConfig"];
+    let path = "spec.sessionAffinityConfig";
+    if affinity == "ClientIP" {
+        let required = "when session affinity type is ClientIP";
+        if config.is_null() {
+            errs.push(FieldError::required(path, required));
+        } else if config["clientIP"].is_null() {
+            errs.push(FieldError::required(child(path, "clientIP"), required));
+        } else if config["clientIP"]["timeoutSeconds"].is_null() {
+            errs.push(FieldError::required(
+                "spec.sessionAffinityConfig.clientIP.timeoutSeconds",
+                required,
+            ));
+        } else {
+            let timeout = config["clientIP"]["timeoutSeconds"].as_i64().unwrap_or(0);
+            if timeout <= 0 || timeout > MAX_AFFINITY_SECONDS {
+                errs.push(FieldError::invalid_printed(
+                    "spec.sessionAffinityConfig.clientIP.timeoutSeconds",
+                    timeout.to_string(),
+                    format!("must be greater than 0 and less than {MAX_AFFINITY_SECONDS}"),
+                ));
+            }
+        }
+    } else if affinity == "None" && !config.is_null() {
+        errs.push(FieldError::forbidden(
+            path,
+            "must not be set when session affinity is None",
+        ));
+    }
+    errs
+}
+
+/// The load balancer's source ranges, from the field (at Go's path `spec.LoadBalancerSourceRanges`) or
+/// else the annotation: only on a `LoadBalancer` Service, each a CIDR (surrounding spaces allowed).
+fn source_ranges(obj: &Value, old: Option<&Value>) -> Errors {
+    let mut errs = Errors::new();
+    let spec = &obj["spec"];
+    let load_balancer = spec["type"] == "LoadBalancer";
+    let ranges = strings(&spec["loadBalancerSourceRanges"]);
+    let only_lb = "may only be used when `type` is 'LoadBalancer'";
+    if !ranges.is_empty() {
+        let path = "spec.LoadBalancerSourceRanges";
+        if !load_balancer {
+            errs.push(FieldError::forbidden(path, only_lb));
+        }
+        let existing: Vec<&str> = old
+            .map(|o| strings(&o["loadBalancerSourceRanges"]))
+            .unwrap_or_default()
+            .into_iter()
+            .map(str::trim)
+            .collect();
+        for (i, value) in ranges.iter().enumerate() {
+            errs.extend(ip::legacy_cidr(&index(path, i), value.trim(), &existing));
+        }
+    } else if let Some(value) = obj["metadata"]["annotations"][SOURCE_RANGES].as_str() {
+        let path = key("metadata.annotations", SOURCE_RANGES);
+        if !load_balancer {
+            errs.push(FieldError::forbidden(&path, only_lb));
+        }
+        let _ = old; // The stored object's annotation is not at hand here: every value is checked.
+        let value = value.trim();
+        if !value.is_empty() {
+            for cidr in value.split(',') {
+                errs.extend(ip::legacy_cidr(&path, cidr.trim(), &[]));
+            }
+        }
+    }
+    errs
+}
+
+/// `validateLoadBalancerClassField`: a qualified name, only on a `LoadBalancer` Service, and (on update, both
+/// being load balancers) unchanged.
+fn load_balancer_class(spec: &Value, old: Option<&Value>) -> Errors {
+    let mut errs = Errors::new();
+    let class = &spec["loadBalancerClass"];
+    let load_balancer = spec["type"] == "LoadBalancer";
+    if let Some(old) = old
+        && old["type"] == "LoadBalancer"
+        && load_balancer
+        && old["loadBalancerClass"] != *class
+    {
+        errs.push(FieldError::invalid_printed(
+            "spec.loadBalancerClass",
+            printed_pointer(class),
+            "may not change once set",
+        ));
+    }
+    if load_balancer {
+        if let Some(c) = class.as_str() {
+            for msg in formats::qualified_name(c) {
+                errs.push(FieldError::invalid("spec.loadBalancerClass", c, msg));
+            }
+        }
+    } else if !class.is_null() {
+        errs.push(FieldError::forbidden(
+            "spec.loadBalancerClass",
+            "may only be used when `type` is 'LoadBalancer'",
+        ));
+    }
+    errs
+}
+
+/// A pointer field's value as `field.Error` prints it: dereferenced, or `null` when nil.
+fn printed_pointer(v: &Value) -> String {
+    if v.is_null() {
+        "null".into()
+    } else {
+        go_value(v)
+    }
+}
+
+/// `apiservice.ExternallyAccessible`.
+fn externally_accessible(spec: &Value) -> bool {
+    match spec["type"].as_str() {
+        Some("LoadBalancer" | "NodePort") => true,
+        Some("ClusterIP") => !strings(&spec["externalIPs"]).is_empty(),
+        _ => false,
+    }
+}
+
+/// `apiservice.NeedsHealthCheck`: a `LoadBalancer` Service with a `Local` external traffic policy.
+fn needs_health_check(spec: &Value) -> bool {
+    spec["type"] == "LoadBalancer" && spec["externalTrafficPolicy"] == "Local"
+}
+
+/// `validateServiceExternalTrafficPolicy`, `validateServiceInternalTrafficFieldsValue` and
+/// `validateServiceTrafficDistribution`. A health check node port is allocated by kube-apiserver when left
+/// out; this server allocates none, and so does not require it.
+fn traffic_policies(spec: &Value) -> Errors {
+    let mut errs = Errors::new();
+    let external = spec["externalTrafficPolicy"].as_str().unwrap_or("");
+    if !externally_accessible(spec) {
+        if !external.is_empty() {
+            errs.push(FieldError::invalid(
+                "spec.externalTrafficPolicy",
+                external,
+                "may only be set for externally-accessible services",
+            ));
+        }
+    } else if external.is_empty() {
+        errs.push(FieldError::required("spec.externalTrafficPolicy", ""));
+    } else if !matches!(external, "Cluster" | "Local") {
+        errs.push(FieldError::not_supported(
+            "spec.externalTrafficPolicy",
+            external,
+            &["Cluster", "Local"],
+        ));
+    }
+    let health = spec["healthCheckNodePort"].as_i64().unwrap_or(0);
+    if !needs_health_check(spec) {
+        if health != 0 {
+            errs.push(FieldError::invalid_printed(
+                "spec.healthCheckNodePort",
+                health.to_string(),
+                "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'",
+            ));
+        }
+    } else if health != 0 && !(1..=65535).contains(&health) {
+        errs.push(FieldError::invalid_printed(
+            "spec.healthCheckNodePort",
+            health.to_string(),
+            "must be between 1 and 65535, inclusive",
+        ));
+    }
+    match spec["internalTrafficPolicy"].as_str() {
+        None if matches!(
+            spec["type"].as_str(),
+            Some("NodePort" | "LoadBalancer" | "ClusterIP")
+        ) =>
+        {
+            errs.push(FieldError::required("spec.internalTrafficPolicy", ""));
+        }
+        Some(p) if !matches!(p, "Cluster" | "Local") => {
+            errs.push(FieldError::not_supported(
+                "spec.internalTrafficPolicy",
+                p,
+                &["Cluster", "Local"],
+            ));
+        }
+        _ => {}
+    }
+    if let Some(d) = spec["trafficDistribution"].as_str()
+        && !matches!(d, "PreferClose" | "PreferSameZone" | "PreferSameNode")
+    {
+        errs.push(FieldError::not_supported(
+            "spec.trafficDistribution",
+            d,
+            &["PreferClose", "PreferSameZone", "PreferSameNode"],
+        ));
     }
     errs
 }
@@ -274,6 +584,7 @@ fn port<'a>(p: &'a Value, require_name: bool, names: &mut Vec<&'a str>, path: &s
         )),
     }
     let target_path = child(path, "targetPort");
+
     match &p["targetPort"] {
         Value::Number(n) if !(1..=65535).contains(&n.as_i64().unwrap_or(0)) => {
             errs.push(FieldError::invalid_value(
@@ -289,89 +600,10 @@ fn port<'a>(p: &'a Value, require_name: bool, names: &mut Vec<&'a str>, path: &s
         }
         _ => {}
     }
-    errs
-}
-
-/// `ValidateServiceClusterIPsRelatedFields`: `clusterIP` is the first of `clusterIPs`.
-fn cluster_ips(spec: &Value) -> Errors {
-    let mut errs = Errors::new();
-    let ip = spec["clusterIP"].as_str().unwrap_or("");
-    let ips = strings(&spec["clusterIPs"]);
-    if !ip.is_empty() {
-        if ips.is_empty() {
-            errs.push(FieldError::required("spec.clusterIPs", ""));
-        } else if ips[0] != ip {
-            errs.push(FieldError::invalid_printed(
-                "spec.clusterIPs",
-                go_json(&spec["clusterIPs"]),
-                "first value must match `clusterIP`",
-            ));
-        }
-    } else if !ips.is_empty() {
-        errs.push(FieldError::invalid_printed(
-            "spec.clusterIPs",
-            go_json(&spec["clusterIPs"]),
-            "must be empty when `clusterIP` is not specified",
-        ));
-    }
-    // Each cluster IP is of the family at its index.
-    let families = strings(&spec["ipFamilies"]);
-    if !headless(spec) {
-        for (i, (ip, family)) in ips.iter().zip(&families).enumerate() {
-            let v6 = ip.contains(':');
-            let expected = match *family {
-                "IPv4" if v6 => "IPv4",
-                "IPv6" if !v6 => "IPv6",
-                _ => continue,
-            };
-            errs.push(FieldError::invalid(
-                index("spec.clusterIPs", i),
-                ip,
-                format!("expected an {expected} value as indicated by `ipFamilies[{i}]`"),
-            ));
+    if let Some(a) = p["appProtocol"].as_str() {
+        for msg in formats::qualified_name(a) {
+            errs.push(FieldError::invalid(child(path, "appProtocol"), a, msg));
         }
     }
     errs
-}
-
-/// What kube-apiserver's Service storage does before validating an update: a Service that keeps needing a
-/// cluster IP keeps the one it was given when the update leaves it out (`patchAllocatedValues`), and
-/// `clusterIPs` follows a changed `clusterIP` when the update left it as it was (`normalizeClusterIPs`).
-pub(crate) fn keep_allocated(new: &mut Value, old: &Value) {
-    if !new["spec"].is_object() {
-        return;
-    }
-    let ip = |v: &Value| v["spec"]["clusterIP"].as_str().unwrap_or("").to_string();
-    if !is_external_name(&new["spec"]) && !is_external_name(&old["spec"]) {
-        if ip(new).is_empty() && !ip(old).is_empty() {
-            new["spec"]["clusterIP"] = old["spec"]["clusterIP"].clone();
-        }
-        if strings(&new["spec"]["clusterIPs"]).is_empty()
-            && !strings(&old["spec"]["clusterIPs"]).is_empty()
-        {
-            new["spec"]["clusterIPs"] = old["spec"]["clusterIPs"].clone();
-        }
-        // The allocator's `initIPFamilyFields` sets the families and policy left out again.
-        for field in ["ipFamilies", "ipFamilyPolicy"] {
-            if new["spec"][field].is_null() && !old["spec"][field].is_null() {
-                new["spec"][field] = old["spec"][field].clone();
-            }
-        }
-    }
-    let same_ips = strings(&new["spec"]["clusterIPs"]) == strings(&old["spec"]["clusterIPs"]);
-    if !strings(&old["spec"]["clusterIPs"]).is_empty()
-        && strings(&new["spec"]["clusterIPs"]).is_empty()
-        && ip(old) == ip(new)
-    {
-        new["spec"]["clusterIPs"] = old["spec"]["clusterIPs"].clone();
-    }
-    if ip(old) != ip(new) && same_ips {
-        if ip(new).is_empty() {
-            if let Some(spec) = new["spec"].as_object_mut() {
-                spec.remove("clusterIPs");
-            }
-        } else {
-            new["spec"]["clusterIPs"] = serde_json::json!([ip(new)]);
-        }
-    }
 }
