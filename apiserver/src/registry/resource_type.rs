@@ -1,13 +1,10 @@
-//! The kinds the server knows: built-in ones and those registered by CRDs or by the user.
+//! A kind the server serves ([`ResourceType`]): its names, scope, subresources, checks and schema.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::schema::Schema;
-
-mod builtins;
+use crate::schema::Schema;
 
 /// Where a `scale` subresource reads and writes its fields (JSON paths without the leading dot).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -185,22 +182,22 @@ impl ResourceType {
         self
     }
 
-    fn typed(mut self, check: TypedCheck) -> Self {
+    pub(super) fn typed(mut self, check: TypedCheck) -> Self {
         self.typed = Some(check);
         self
     }
 
-    fn openapi(mut self, source: OpenApiSource) -> Self {
+    pub(super) fn openapi(mut self, source: OpenApiSource) -> Self {
         self.openapi = Some(source);
         self
     }
 
-    fn without_delete_collection(mut self) -> Self {
+    pub(super) fn without_delete_collection(mut self) -> Self {
         self.delete_collection = false;
         self
     }
 
-    fn field_selector(mut self, field: &str, path: &str) -> Self {
+    pub(super) fn field_selector(mut self, field: &str, path: &str) -> Self {
         self.field_selectors
             .push((field.to_string(), path.to_string()));
         self
@@ -231,8 +228,8 @@ impl ResourceType {
     }
 
     /// The target of status messages about this type.
-    pub fn target(&self) -> super::error::Target<'_> {
-        super::error::Target {
+    pub fn target(&self) -> crate::error::Target<'_> {
+        crate::error::Target {
             group: &self.group,
             resource: &self.plural,
         }
@@ -245,79 +242,5 @@ pub fn api_version(group: &str, version: &str) -> String {
         version.to_string()
     } else {
         format!("{group}/{version}")
-    }
-}
-
-/// All served types, by (group, version, plural).
-#[derive(Debug, Clone, Default)]
-pub struct Registry {
-    types: BTreeMap<(String, String, String), Arc<ResourceType>>,
-}
-
-impl Registry {
-    /// A registry with the built-in kinds.
-    pub fn with_builtins() -> Self {
-        let mut r = Self::default();
-        for t in builtins::all() {
-            r.insert(t);
-        }
-        r
-    }
-
-    /// Adds or replaces a type.
-    pub fn insert(&mut self, t: ResourceType) {
-        self.types.insert(
-            (t.group.clone(), t.version.clone(), t.plural.clone()),
-            Arc::new(t),
-        );
-    }
-
-    /// Removes every version of a group's resource.
-    pub fn remove_resource(&mut self, group: &str, plural: &str) {
-        self.types
-            .retain(|(g, _, p), _| !(g == group && p == plural));
-    }
-
-    /// Looks a type up by its URL coordinates.
-    pub fn get(&self, group: &str, version: &str, plural: &str) -> Option<Arc<ResourceType>> {
-        self.types
-            .get(&(group.to_string(), version.to_string(), plural.to_string()))
-            .cloned()
-    }
-
-    /// Looks a type up by group, version and kind.
-    pub fn by_kind(&self, group: &str, version: &str, kind: &str) -> Option<Arc<ResourceType>> {
-        self.types
-            .values()
-            .find(|t| t.group == group && t.version == version && t.kind == kind)
-            .cloned()
-    }
-
-    /// The type that owns storage for (group, plural) in its storage version.
-    pub fn storage_type(&self, storage: &(String, String)) -> Option<Arc<ResourceType>> {
-        self.types
-            .values()
-            .find(|t| {
-                &t.storage == storage && t.version == t.storage_version && (t.group == storage.0)
-            })
-            .cloned()
-    }
-
-    /// Any type stored under (group, plural), preferring the storage version.
-    pub fn find_storage(&self, storage: &(String, String)) -> Option<Arc<ResourceType>> {
-        self.storage_type(storage)
-            .or_else(|| self.types.values().find(|t| &t.storage == storage).cloned())
-    }
-
-    /// Every type.
-    pub fn all(&self) -> impl Iterator<Item = &Arc<ResourceType>> {
-        self.types.values()
-    }
-
-    /// Whether any version of the group is served.
-    pub fn has_group_version(&self, group: &str, version: &str) -> bool {
-        self.types
-            .keys()
-            .any(|(g, v, _)| g == group && v == version)
     }
 }
