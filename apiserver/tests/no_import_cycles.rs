@@ -436,7 +436,7 @@ fn graph(krate: &Crate) -> BTreeMap<PathBuf, BTreeMap<PathBuf, usize>> {
                         .find_map(|n| bound.get(&(p.scope[..n].to_vec(), first.to_owned())))?;
                     segs.next();
                     let mut b = found.clone();
-                    b.extend(segs.map(|s| s.clone()));
+                    b.extend(segs.cloned());
                     return Some(b);
                 }
                 None => return None,
@@ -454,10 +454,10 @@ fn graph(krate: &Crate) -> BTreeMap<PathBuf, BTreeMap<PathBuf, usize>> {
         };
         // `use` bindings first (they hold in their whole scope), then every path.
         for p in &found.paths {
-            if let (Some(name), Some(target)) = (&p.binds, resolve(p, &bound)) {
-                if krate.module_file.contains_key(&target) {
-                    bound.insert((p.scope.clone(), name.clone()), target);
-                }
+            if let (Some(name), Some(target)) = (&p.binds, resolve(p, &bound))
+                && krate.module_file.contains_key(&target)
+            {
+                bound.insert((p.scope.clone(), name.clone()), target);
             }
         }
         for p in &found.paths {
@@ -467,10 +467,10 @@ fn graph(krate: &Crate) -> BTreeMap<PathBuf, BTreeMap<PathBuf, usize>> {
             let owner = (0..=target.len())
                 .rev()
                 .find_map(|n| krate.module_file.get(&target[..n]));
-            if let Some(owner) = owner {
-                if owner != file {
-                    out.entry(owner.clone()).or_insert(p.line);
-                }
+            if let Some(owner) = owner
+                && owner != file
+            {
+                out.entry(owner.clone()).or_insert(p.line);
             }
         }
     }
