@@ -11,8 +11,7 @@ use super::store::{State, StorageKey, key_of};
 
 pub mod status;
 
-/// The finalizer the server puts on every CRD so that its objects are deleted before it.
-pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
+pub use status::CLEANUP_FINALIZER;
 
 fn cause(field: &str, reason: &str, message: String) -> Cause {
     Cause {

@@ -280,6 +280,7 @@
 mod admission;
 mod body;
 mod cel;
+mod clock;
 mod convert;
 mod crd;
 mod discovery;
@@ -310,6 +311,7 @@ mod watch;
 mod workloads;
 
 pub use body::ResponseBody;
+pub use clock::Clock;
 pub use error::ApiError;
 pub use faults::{Fault, FaultAction};
 pub use http::Serving;
@@ -317,6 +319,6 @@ pub use log::RequestRecord;
 pub use protobuf::{ProtobufError, encode as encode_protobuf};
 pub use registry::{PrinterColumn, ResourceType, ScaleSpec};
 pub use request::Verb;
-pub use server::{ApiServer, ApiServerBuilder, Clock};
+pub use server::{ApiServer, ApiServerBuilder};
 pub use workloads::job::{FAIL_ANNOTATION, RUN_TIME_ANNOTATION, job_finishes_at, job_status};
 pub use workloads::workload_status;

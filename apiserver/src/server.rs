@@ -2,9 +2,8 @@
 //! to the resource handlers, with its configuration, its clock, fault injection and the request log.
 
 mod admit;
-mod advance;
-mod clock;
 mod encoding;
+mod job_timer;
 mod jobs;
 mod mutate;
 mod restful;
@@ -24,6 +23,7 @@ use http_body_util::BodyExt;
 use serde_json::{Value, json};
 
 use crate::body::ResponseBody;
+use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::faults::{self, Fault, FaultAction};
 use crate::handlers::{self, Call, Reply};
@@ -32,7 +32,6 @@ use crate::registry::{self, ResourceType};
 use crate::request::{self, Query, Route, Verb};
 use crate::store::{self, State};
 use crate::{convert, discovery, lifecycle, openapi};
-pub use clock::Clock;
 use encoding::{Encoding, json_response};
 
 /// Configures an [`ApiServer`].
@@ -171,7 +170,7 @@ impl ApiServerBuilder {
             shared: Arc::new(Shared {
                 state: Arc::new(Mutex::new(state)),
                 clock: self.clock,
-                jobs: jobs::JobTimer::new(),
+                jobs: job_timer::JobTimer::new(),
                 bookmark_interval: self.bookmark_interval,
                 faults: Mutex::new(faults::Faults::default()),
                 webhooks: Mutex::new(HashMap::new()),
@@ -195,7 +194,7 @@ struct Shared {
     state: Arc<Mutex<State>>,
     clock: Clock,
     /// The timer that finishes Jobs on the system clock.
-    jobs: jobs::JobTimer,
+    jobs: job_timer::JobTimer,
     bookmark_interval: Duration,
     faults: Mutex<faults::Faults>,
     /// In-process admission webhooks, by Service namespace and name.

@@ -11,27 +11,12 @@ use super::error::{ApiError, ApiResult};
 use super::registry::{Registry, ResourceType};
 use super::selector::{FieldSelector, LabelSelector};
 
+pub(crate) mod key;
+
+pub use key::ObjKey;
+
 /// (group, plural) of a stored resource.
 pub type StorageKey = (String, String);
-
-/// The key of an object within its resource: namespace (empty when cluster-scoped) and name.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ObjKey {
-    /// Namespace, empty for cluster-scoped objects.
-    pub namespace: String,
-    /// Name.
-    pub name: String,
-}
-
-impl ObjKey {
-    /// A key.
-    pub fn new(namespace: &str, name: &str) -> Self {
-        Self {
-            namespace: namespace.to_string(),
-            name: name.to_string(),
-        }
-    }
-}
 
 /// The type of a watch event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

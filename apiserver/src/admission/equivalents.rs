@@ -3,30 +3,11 @@
 //! group and of `events.k8s.io`, `horizontalpodautoscalers` of `autoscaling/v1` and `v2`), and the object as
 //! a webhook matched through one of them sees it (converted to that version) and returns it.
 
-use std::sync::Arc;
-
 use serde_json::Value;
 
-use super::Review;
+use super::equivalent::Equivalent;
+use super::review::Review;
 use crate::registry::{Registry, ResourceType};
-
-/// A resource stored with the requested one (another version of a custom resource, `events` of
-/// `events.k8s.io` and of the core group, ...), which kube-apiserver's `matchPolicy: Equivalent` matches.
-#[derive(Clone)]
-pub(crate) struct Equivalent {
-    /// Its type: group, version, resource and kind.
-    pub rt: Arc<ResourceType>,
-}
-
-impl std::fmt::Debug for Equivalent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}/{}/{}",
-            self.rt.group, self.rt.version, self.rt.plural
-        )
-    }
-}
 
 /// The resources equivalent to `rt` (with `subresource`, which they must serve too), `rt` included, in the
 /// order kube-apiserver registers them: a custom resource's versions as its CRD (`crd`) lists them, built-in
@@ -114,7 +95,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::admission::hook;
+    use crate::admission::review::hook;
 
     /// A registry serving `things.example.dev` in `v1` (storage) and `v1beta1`.
     fn registry() -> Registry {

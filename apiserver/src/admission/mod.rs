@@ -43,6 +43,7 @@
 mod authorizer;
 mod conditions;
 mod defaults;
+mod equivalent;
 mod equivalents;
 mod expression;
 mod policies;
@@ -53,7 +54,7 @@ mod validation;
 
 pub(crate) use conditions::{Decision, Inputs, decide};
 pub(crate) use defaults::{default_configuration, default_policy};
-pub(crate) use equivalents::{Equivalent, default_in, equivalents, unversioned, versioned};
+pub(crate) use equivalents::{default_in, equivalents, unversioned, versioned};
 pub(crate) use policies::{ParamObjects, Policies, enforce};
 pub(crate) use policy_validation::validate_policy;
 pub(crate) use review::{

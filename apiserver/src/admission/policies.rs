@@ -29,8 +29,9 @@ use kube_cel::cel::{Context, Value as Cel};
 use serde_json::{Value, json};
 
 use super::conditions::{aggregate, evaluate, request_value};
+use super::equivalent::Equivalent;
+use super::equivalents::versioned;
 use super::review::{Review, hook, request};
-use super::{Equivalent, versioned};
 use crate::cel::values::{json as cel_json, map};
 use crate::error::{ApiError, Target};
 use crate::selector::LabelSelector;

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::Equivalent;
+use super::equivalent::Equivalent;
 use crate::selector::LabelSelector;
 
 /// A mutating or validating webhook from a stored configuration.

@@ -13,7 +13,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::Value;
 
-use super::Hook;
+use super::review::Hook;
 
 /// An in-process webhook behind a Service: the request path and AdmissionReview in, the AdmissionReview
 /// answer out.

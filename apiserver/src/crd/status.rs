@@ -7,6 +7,9 @@ use serde_json::{Map, Value, json};
 use crate::error::Cause;
 use crate::validation;
 
+/// The finalizer the server puts on every CRD so that its objects are deleted before it.
+pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
+
 /// `SetDefaults_CustomResourceDefinition`: the singular name and list kind, the conversion strategy, the
 /// stored versions; and the conditions as their Go type writes them back (`type` and `status` always, a
 /// missing `lastTransitionTime` as `null`).
@@ -266,9 +269,9 @@ pub fn mark_terminating(crd: &mut Value, now: &str) {
         .or_insert_with(|| json!(now));
     let finalizers = meta.entry("finalizers").or_insert_with(|| json!([]));
     if let Some(f) = finalizers.as_array_mut()
-        && !f.iter().any(|f| f == super::CLEANUP_FINALIZER)
+        && !f.iter().any(|f| f == CLEANUP_FINALIZER)
     {
-        f.push(json!(super::CLEANUP_FINALIZER));
+        f.push(json!(CLEANUP_FINALIZER));
     }
     if !crd["status"].is_object() {
         crd["status"] = json!({});

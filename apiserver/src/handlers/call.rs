@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::Call;
+use super::context::Call;
 use crate::error::{ApiError, ApiResult};
 use crate::lifecycle::{Part, WriteOpts};
 use crate::registry::ResourceType;
@@ -81,8 +81,8 @@ pub(super) fn write_opts(call: &Call<'_>, applied: bool) -> ApiResult<WriteOpts>
         strict,
         warn_unknown,
         part: part(call),
-        applied: applied || call.admission == super::Admission::Mutated,
-        validate: call.admission != super::Admission::Probe,
+        applied: applied || call.admission == super::context::Admission::Mutated,
+        validate: call.admission != super::context::Admission::Probe,
         patch: None,
         body_errors: body_errors(call, strict || warn_unknown),
     })
@@ -91,7 +91,7 @@ pub(super) fn write_opts(call: &Call<'_>, applied: bool) -> ApiResult<WriteOpts>
 /// The duplicate keys of a JSON create or update body, when `fieldValidation` asks for them (`checked`).
 fn body_errors(call: &Call<'_>, checked: bool) -> Vec<String> {
     let json_body = matches!(call.req.verb, Verb::Create | Verb::Update)
-        && call.admission == super::Admission::None
+        && call.admission == super::context::Admission::None
         && !call.content_type.contains("yaml")
         && !crate::protobuf::is_protobuf(call.content_type)
         && call.req.subresource.as_deref() != Some("scale");

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::call::key;
+use super::context::{Call, Reply, lock};
 use super::options::delete_options;
 use super::read::filter;
-use super::{Call, Reply, lock};
 use crate::convert::from_storage;
 use crate::error::{ApiResult, success_status};
 use crate::lifecycle::{self, Deleted};

@@ -5,8 +5,8 @@
 
 use serde_json::{Value, json};
 
-use super::Call;
 use super::call::{json_type, parse_yaml};
+use super::context::Call;
 use crate::error::{ApiError, ApiResult, Cause};
 use crate::lifecycle::Propagation;
 

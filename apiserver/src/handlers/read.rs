@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::call::{key, render};
+use super::context::{Call, Reply, lock};
 use super::scale::scale_of;
-use super::{Call, Reply, lock};
 use crate::convert::from_storage;
 use crate::error::{ApiError, ApiResult, Cause};
 use crate::registry::ResourceType;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::call::{key, write_opts};
-use super::{Call, Reply, lock};
+use super::context::{Call, Reply, lock};
 use crate::convert::from_storage;
 use crate::error::{ApiError, ApiResult, Cause};
 use crate::lifecycle::{self, Part};

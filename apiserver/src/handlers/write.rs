@@ -9,8 +9,8 @@ use super::call::{
     check_applied_type, check_type, decode, key, parse_yaml, part, reconcile_name,
     reconcile_namespace, write_opts,
 };
+use super::context::{Call, Reply, lock};
 use super::scale::write_scale;
-use super::{Call, Reply, lock};
 use crate::convert::from_storage;
 use crate::error::{ApiError, ApiResult, Cause};
 use crate::lifecycle::{self, Part};

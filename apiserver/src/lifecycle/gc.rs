@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::delete::mark_deleted;
+use super::marking::{Marking, marked};
 use super::metadata::{finalizers, is_deleting, meta, meta_mut, set_finalizers_value};
-use super::{FOREGROUND, ORPHAN, Propagation};
+use super::options::{Deleted, FOREGROUND, ORPHAN, Propagation};
 use crate::crd;
 use crate::store::{ObjKey, State, StorageKey, owner_uids};
 
@@ -308,4 +308,53 @@ pub(super) fn crd_cleanup(state: &mut State, name: &str, work: &mut VecDeque<Tas
             work.push_back(Task::Removed(crd_storage, gone));
         }
     }
+}
+
+/// Starts deleting a stored object and runs whatever that triggers.
+pub(super) fn mark_deleted(
+    state: &mut State,
+    storage: &StorageKey,
+    key: &ObjKey,
+    propagation: Propagation,
+) -> Deleted {
+    let Some(obj) = state.get(storage, key) else {
+        return Deleted::Gone(Arc::new(Value::Null));
+    };
+    let is_namespace = storage.0.is_empty() && storage.1 == "namespaces";
+    let is_crd = storage.0 == "apiextensions.k8s.io" && storage.1 == "customresourcedefinitions";
+    let now = state.now.clone();
+    match marked(&obj, propagation, &now, storage) {
+        Marking::Remove => {
+            let gone = remove(state, storage, key);
+            return Deleted::Gone(gone.unwrap_or(obj));
+        }
+        Marking::Mark(next) => {
+            state.put(storage, next);
+        }
+        Marking::Unchanged => {}
+    }
+    let mut work = VecDeque::new();
+    if is_crd {
+        work.push_back(Task::CrdCleanup(key.name.clone()));
+    }
+    if state.controllers {
+        if is_namespace {
+            work.push_back(Task::EmptyNamespace(key.name.clone()));
+        }
+        work.push_back(Task::Check(storage.clone(), key.clone()));
+    }
+    run(state, work);
+    match state.get(storage, key) {
+        Some(o) => Deleted::Pending(o),
+        None => Deleted::Gone(obj),
+    }
+}
+
+/// Removes an object from storage and queues the consequences.
+pub(super) fn remove(state: &mut State, storage: &StorageKey, key: &ObjKey) -> Option<Arc<Value>> {
+    let gone = state.remove(storage, key)?;
+    let mut work = VecDeque::new();
+    work.push_back(Task::Removed(storage.clone(), gone.clone()));
+    run(state, work);
+    Some(gone)
 }

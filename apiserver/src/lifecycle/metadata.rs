@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Part, WriteOpts};
+use super::options::{Part, WriteOpts};
 use crate::error::{ApiError, ApiResult, Cause};
 use crate::managed_fields::{self, Scope};
 use crate::registry::ResourceType;

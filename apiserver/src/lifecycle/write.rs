@@ -6,13 +6,12 @@ use std::sync::Arc;
 use k8s_openapi::jiff::Timestamp;
 use serde_json::{Value, json};
 
-use super::delete::remove;
-use super::gc::{Task, run};
+use super::gc::{Task, remove, run};
 use super::metadata::{
     check_content, comparable, field_schema, finalizers, is_deleting, meta, meta_mut, name_causes,
     namespace_check, owner_reference_causes, scope, spec_content,
 };
-use super::{Part, WriteOpts, Written};
+use super::options::{Part, WriteOpts, Written};
 use crate::convert::{from_storage, to_storage};
 use crate::crd;
 use crate::error::{ApiError, ApiResult, Cause};

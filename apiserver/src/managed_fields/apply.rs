@@ -7,9 +7,11 @@ use serde_json::{Map, Value};
 
 use super::conflicts::{Conflict, build_conflicts};
 use super::entries::{Entry, decode_entries, managed_fields_of, write_entries};
+use super::field_set::empty_object;
 use super::field_set::{FieldSet, is_keyed, item_pe, strip_meta};
-use super::walk::{Ctx, Pos, copy_identity, empty_object, is_empty_container};
-use super::{ListType, Operation, Schema, Scope};
+use super::schema::{ListType, Schema};
+use super::scope::{Operation, Scope};
+use super::walk::{Ctx, Pos, copy_identity, is_empty_container};
 
 /// Server-side apply of `applied` (the partial object sent by the client) onto `live` (`None` on
 /// create) for `manager`.

@@ -5,9 +5,9 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::Operation;
 use super::entries::{Entry, manager_identity};
 use super::field_set::{FieldSet, go_quote, path_string};
+use super::scope::Operation;
 
 /// A field whose value an apply would change while another manager owns it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,9 +2,9 @@
 
 use serde_json::{Map, Value};
 
-use super::Operation;
+use super::field_set::empty_object;
 use super::field_set::{FieldSet, json_string};
-use super::walk::empty_object;
+use super::scope::Operation;
 
 #[derive(Debug, Clone)]
 pub(super) struct Entry {

@@ -4,8 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::ListType;
-use super::walk::empty_object;
+use super::schema::ListType;
 
 /// A set of field paths, as a tree keyed by encoded path elements (`f:x`, `k:{..}`, `v:..`,
 /// `i:N`). `member` says the path leading to this node is itself in the set.
@@ -304,4 +303,9 @@ pub(super) fn pe_string(pe: &str) -> String {
         return format!("[{index}]");
     }
     pe.to_owned()
+}
+
+/// A new empty JSON object.
+pub(super) fn empty_object() -> Value {
+    Value::Object(Map::new())
 }

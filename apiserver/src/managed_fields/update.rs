@@ -6,8 +6,9 @@ use serde_json::Value;
 
 use super::entries::{Entry, decode_entries, is_reset, managed_fields_of, write_entries};
 use super::field_set::{field_pe, is_keyed, strip_meta};
+use super::schema::{ListType, Schema};
+use super::scope::{Operation, Scope};
 use super::walk::{Ctx, Diff, Kind, Pos, empty_or_absent, group_items, kind};
-use super::{ListType, Operation, Schema, Scope};
 
 /// Field tracking for every write that is not an apply (create, update/PUT, JSON patch, merge
 /// patch, strategic merge patch).

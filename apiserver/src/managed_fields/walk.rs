@@ -6,8 +6,11 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::field_set::{FieldSet, KeyDefaults, field_pe, is_keyed, item_pe, value_pe};
-use super::{ListType, Schema, Scope};
+use super::field_set::{
+    FieldSet, KeyDefaults, empty_object, field_pe, is_keyed, item_pe, value_pe,
+};
+use super::schema::{ListType, Schema};
+use super::scope::Scope;
 
 /// Fields never tracked in `metadata`.
 pub(super) const UNMANAGED_METADATA: &[&str] = &[
@@ -53,10 +56,6 @@ pub(super) fn kind(value: &Value) -> Kind {
         Value::Array(_) => Kind::Array,
         _ => Kind::Scalar,
     }
-}
-
-pub(super) fn empty_object() -> Value {
-    Value::Object(Map::new())
 }
 
 pub(super) fn is_empty_container(value: &Value) -> bool {

@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 
-use super::{fields, gvk_extension};
+use super::fields;
+use super::kind::gvk_extension;
 use crate::registry::{OpenApiSource, ResourceType};
 
 /// The generator every document uses: references point into `#/components/schemas/`.

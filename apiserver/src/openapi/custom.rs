@@ -10,7 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{self as meta, ObjectMeta};
 use serde_json::{Map, Value, json};
 
 use super::builtin::{generator, ref_name};
-use super::gvk_extension;
+use super::kind::gvk_extension;
 use crate::registry::{OpenApiSource, ResourceType};
 
 /// The name kube-apiserver gives the schema of a custom resource: the group's labels reversed, the version,

@@ -16,18 +16,12 @@ use super::registry::{OpenApiSource, Registry, ResourceType};
 mod builtin;
 mod custom;
 mod fields;
+mod kind;
 mod meta;
 mod paths;
 pub mod v2;
 
-/// The URL path of a group-version under `/apis` or `/api`, without the leading slash.
-fn gv_path(group: &str, version: &str) -> String {
-    if group.is_empty() {
-        format!("api/{version}")
-    } else {
-        format!("apis/{group}/{version}")
-    }
-}
+use kind::gv_path;
 
 /// `/openapi/v3`: where each group-version's document is.
 pub fn v3_root(reg: &Registry) -> Value {
@@ -114,22 +108,4 @@ fn schema_of(schemas: &Map<String, Value>, t: &ResourceType) -> Option<String> {
             });
         marked.then(|| name.clone())
     })
-}
-
-/// The patch types kube-apiserver accepts for a resource: strategic merge patches for built-in kinds only.
-fn patch_types(t: &ResourceType) -> Vec<&'static str> {
-    let mut types = vec![
-        "application/json-patch+json",
-        "application/merge-patch+json",
-    ];
-    if matches!(t.openapi, Some(OpenApiSource::Builtin(_))) {
-        types.push("application/strategic-merge-patch+json");
-    }
-    types.push("application/apply-patch+yaml");
-    types
-}
-
-/// The `x-kubernetes-group-version-kind` extension naming one kind.
-fn gvk_extension(t: &ResourceType) -> Value {
-    json!([{ "group": t.group, "kind": t.kind, "version": t.version }])
 }

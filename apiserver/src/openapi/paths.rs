@@ -278,7 +278,7 @@ pub(super) fn builtin(
     kinds: &[(&ResourceType, String)],
 ) -> Map<String, Value> {
     let (gv, tag) = gv_names(group, version);
-    let base = format!("/{}", super::gv_path(group, version));
+    let base = format!("/{}", super::kind::gv_path(group, version));
     let mut paths = Map::new();
     paths.insert(
         format!("{base}/"),
@@ -311,7 +311,7 @@ pub(super) fn custom(
     kinds: &[(&ResourceType, String)],
 ) -> Map<String, Value> {
     let (gv, tag) = gv_names(group, version);
-    let base = format!("/{}", super::gv_path(group, version));
+    let base = format!("/{}", super::kind::gv_path(group, version));
     let mut paths = Map::new();
     for (t, schema) in kinds {
         Resource {

@@ -11,7 +11,7 @@ use k8s_pb::api::core::v1::{
 };
 use serde_json::Value;
 
-use super::Result;
+use super::error::Result;
 use super::json::{Obj, Ptr, list, opt, refuse};
 use super::meta::{int_or_string, object_meta, quantities};
 

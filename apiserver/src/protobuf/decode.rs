@@ -10,8 +10,8 @@
 use base64::Engine;
 use serde_json::{Map, Value, json};
 
+use super::error::{ProtobufError, Result};
 use super::schema::{self, Field, Form, Label};
-use super::{ProtobufError, Result};
 
 /// The JSON of `raw`, an object of message `name`; a zero-valued `status` is left out unless `keep_status`.
 pub(super) fn object(name: &str, raw: &[u8], keep_status: bool) -> Result<Value> {

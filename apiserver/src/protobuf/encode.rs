@@ -14,8 +14,8 @@ use bytes::BufMut;
 use prost::encoding::{WireType, encode_key, encode_varint};
 use serde_json::{Map, Value};
 
+use super::error::{MAGIC, ProtobufError, Result};
 use super::schema::{self, Field, Form, Label};
-use super::{MAGIC, ProtobufError, Result};
 
 /// Encodes the JSON of an object of a built-in kind (or a `metav1.Status`) in kube-apiserver's protobuf
 /// encoding, as a body or an answer: `k8s\0`, then a `runtime.Unknown` naming its kind around the bytes

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::{ProtobufError, Result};
+use super::error::{ProtobufError, Result};
 
 /// A field value that may be absent from the JSON.
 pub(super) trait Field {

@@ -9,7 +9,7 @@ use k8s_pb::apimachinery::pkg::apis::meta::v1::{
 use k8s_pb::apimachinery::pkg::util::intstr::IntOrString;
 use serde_json::Value;
 
-use super::Result;
+use super::error::Result;
 use super::json::{Obj, Ptr, list, opt, refuse};
 
 /// `metadata`.

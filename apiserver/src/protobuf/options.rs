@@ -8,8 +8,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::error::{MAGIC, ProtobufError, Result};
 use super::gogo::{self, GoField, GoMessage, GoType, GoValue};
-use super::{MAGIC, ProtobufError, Result};
 
 const TYPE_META: GoMessage = GoMessage {
     name: "TypeMeta",

@@ -8,7 +8,7 @@ use k8s_pb::api::policy::v1::{PodDisruptionBudget, PodDisruptionBudgetSpec};
 use k8s_pb::api::scheduling::v1::PriorityClass;
 use serde_json::Value;
 
-use super::Result;
+use super::error::Result;
 use super::json::{Obj, Ptr, list, opt};
 use super::meta::{int_or_string, object_meta, opt_selector, quantities};
 

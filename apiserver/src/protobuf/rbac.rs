@@ -6,7 +6,7 @@ use k8s_pb::api::rbac::v1::{
 };
 use serde_json::Value;
 
-use super::Result;
+use super::error::Result;
 use super::json::{Obj, list, opt};
 use super::meta::{label_selector, object_meta};
 

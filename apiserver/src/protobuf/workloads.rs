@@ -7,8 +7,8 @@ use k8s_pb::api::apps::v1::{
 use k8s_pb::api::batch::v1::{CronJob, CronJobSpec, Job, JobSpec, JobTemplateSpec};
 use serde_json::Value;
 
-use super::Result;
 use super::core::pod_template;
+use super::error::Result;
 use super::json::{Obj, Ptr, opt, refuse};
 use super::meta::{int_or_string, object_meta, opt_selector};
 

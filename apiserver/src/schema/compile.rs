@@ -1,107 +1,17 @@
 //! Schema compilation: the tree of nodes parsed from a CRD version's `openAPIV3Schema`.
 
-use std::collections::BTreeMap;
-
 use regex::Regex;
 use serde_json::{Map, Value};
 
 use super::errors::SchemaError;
+use super::formats::{STRING_FORMATS, normalize_format};
 use super::go_format::go_quote;
 use super::go_regex::translate_go_regex;
-use super::rules::{Rule, parse_rules};
-
-#[derive(Debug, Clone)]
-pub(super) struct Pattern {
-    pub(super) source: String,
-    pub(super) regex: Regex,
-}
-
-#[derive(Debug, Clone)]
-pub(super) enum Additional {
-    Bool(bool),
-    Schema(Box<Node>),
-}
-
-impl Additional {
-    /// The structural schema of additional properties (`None` for `true`/`false`).
-    pub(super) fn schema(&self) -> Option<&Node> {
-        match self {
-            Additional::Bool(_) => None,
-            Additional::Schema(s) => Some(s),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Default)]
-pub(super) struct Node {
-    pub(super) types: Vec<String>,
-    pub(super) nullable: bool,
-    /// The format after the server's post-processing (unsupported formats are dropped).
-    pub(super) format: String,
-    pub(super) maximum: Option<f64>,
-    pub(super) exclusive_maximum: bool,
-    pub(super) minimum: Option<f64>,
-    pub(super) exclusive_minimum: bool,
-    pub(super) max_length: Option<i64>,
-    pub(super) min_length: Option<i64>,
-    pub(super) pattern: Option<Pattern>,
-    pub(super) max_items: Option<i64>,
-    pub(super) min_items: Option<i64>,
-    pub(super) unique_items: bool,
-    pub(super) multiple_of: Option<f64>,
-    pub(super) max_properties: Option<i64>,
-    pub(super) min_properties: Option<i64>,
-    pub(super) required: Vec<String>,
-    pub(super) enumeration: Vec<Value>,
-    pub(super) default: Option<Value>,
-    pub(super) properties: BTreeMap<String, Node>,
-    pub(super) additional_properties: Option<Additional>,
-    pub(super) items: Option<Box<Node>>,
-    pub(super) all_of: Vec<Node>,
-    pub(super) any_of: Vec<Node>,
-    pub(super) one_of: Vec<Node>,
-    pub(super) not: Option<Box<Node>>,
-    pub(super) preserve_unknown_fields: bool,
-    pub(super) embedded_resource: bool,
-    pub(super) list_type: Option<String>,
-    pub(super) list_map_keys: Vec<String>,
-    pub(super) map_type: Option<String>,
-    /// `x-kubernetes-validations`, compiled.
-    pub(super) rules: Vec<Rule>,
-}
+use super::node::{Additional, Node, Pattern};
+use super::rules::parse_rules;
 
 pub(super) const KNOWN_TYPES: &[&str] =
     &["object", "array", "string", "integer", "number", "boolean"];
-
-/// String formats the 1.35 server validates (names normalized by dropping `-`).
-pub(super) const STRING_FORMATS: &[&str] = &[
-    "bsonobjectid",
-    "uri",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "cidr",
-    "mac",
-    "uuid",
-    "uuid3",
-    "uuid4",
-    "uuid5",
-    "isbn",
-    "isbn10",
-    "isbn13",
-    "creditcard",
-    "ssn",
-    "hexcolor",
-    "rgbcolor",
-    "byte",
-    "password",
-    "date",
-    "duration",
-    "datetime",
-    "k8sshortname",
-    "k8slongname",
-];
 
 pub(super) fn schema_err(path: &str, message: impl Into<String>) -> SchemaError {
     SchemaError::Invalid {
@@ -390,16 +300,6 @@ pub(super) fn regex_error_message(e: &regex::Error, pattern: &str) -> String {
     format!("error parsing regexp: {reason}: `{pattern}`")
 }
 
-pub(super) fn normalize_format(f: &str) -> String {
-    f.replace('-', "")
-}
-
 pub(super) fn is_meta_key(k: &str) -> bool {
     matches!(k, "apiVersion" | "kind" | "metadata")
-}
-
-pub(super) fn sorted_keys(m: &Map<String, Value>) -> Vec<String> {
-    let mut keys: Vec<String> = m.keys().cloned().collect();
-    keys.sort();
-    keys
 }

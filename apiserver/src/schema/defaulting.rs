@@ -2,7 +2,9 @@
 
 use serde_json::Value;
 
-use super::compile::{Additional, Node, is_meta_key, sorted_keys};
+use super::compile::is_meta_key;
+use super::go_format::sorted_keys;
+use super::node::{Additional, Node};
 
 pub(super) fn default_value(x: &mut Value, s: &Node, root: bool) {
     match x {

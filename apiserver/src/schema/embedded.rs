@@ -3,11 +3,13 @@
 
 use serde_json::{Map, Value};
 
-use super::compile::{Node, is_meta_key, sorted_keys};
+use super::compile::is_meta_key;
 use super::errors::FieldError;
+use super::go_format::sorted_keys;
 use super::go_regex::{dns1035_re, dns1123_label_re, dns1123_subdomain_re, re_match};
+use super::node::Node;
 use super::pruning::{go_json_type, object_meta_decode_error};
-use super::validation::{child, index_path, key_path};
+use super::verdict::{child, index_path, key_path};
 
 pub(super) fn embedded_validate(
     x: &Value,

@@ -1,6 +1,5 @@
 //! String formats (`format`): the checks the 1.35 server knows, as in kube-openapi's strfmt.
 
-use super::compile::normalize_format;
 use super::go_regex::{
     base64_re, creditcard_re, datetime_re, dns1123_label_re, dns1123_subdomain_re, duration_re,
     hexcolor_re, hostname_label_re, hostname_single_re, hostname_tld_re, isbn10_re, isbn13_re,
@@ -583,4 +582,39 @@ pub(super) fn unescapes(s: &str, host: bool) -> bool {
         i += 1;
     }
     true
+}
+
+/// String formats the 1.35 server validates (names normalized by dropping `-`).
+pub(super) const STRING_FORMATS: &[&str] = &[
+    "bsonobjectid",
+    "uri",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "cidr",
+    "mac",
+    "uuid",
+    "uuid3",
+    "uuid4",
+    "uuid5",
+    "isbn",
+    "isbn10",
+    "isbn13",
+    "creditcard",
+    "ssn",
+    "hexcolor",
+    "rgbcolor",
+    "byte",
+    "password",
+    "date",
+    "duration",
+    "datetime",
+    "k8sshortname",
+    "k8slongname",
+];
+
+/// A format name as kube-openapi compares it: without dashes.
+pub(super) fn normalize_format(f: &str) -> String {
+    f.replace('-', "")
 }

@@ -1,10 +1,8 @@
 //! Go formatting (fmt, strconv, encoding/json) of values in the server's messages.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::compile::sorted_keys;
 use super::go_regex::{printable_re, re_match};
-use super::validation::{Num, num};
 
 /// A field error's value as apimachinery prints it: `%v` for numbers and booleans, `%q` for
 /// strings, JSON for everything else.
@@ -201,4 +199,26 @@ pub(crate) fn go_quote(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// The keys of a JSON object in Go's order (sorted, as `encoding/json` writes a map).
+pub(super) fn sorted_keys(m: &Map<String, Value>) -> Vec<String> {
+    let mut keys: Vec<String> = m.keys().cloned().collect();
+    keys.sort();
+    keys
+}
+
+/// A JSON number as the server decodes it: integers that fit in int64 stay integers, everything
+/// else is a float64.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+pub(super) fn num(n: &serde_json::Number) -> Num {
+    match n.as_i64() {
+        Some(i) => Num::Int(i),
+        None => Num::Float(n.as_f64().unwrap_or(0.0)),
+    }
 }

@@ -4,10 +4,13 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::compile::{Additional, Node, is_meta_key, sorted_keys};
+use super::compile::is_meta_key;
 use super::errors::FieldError;
+use super::go_format::sorted_keys;
+use super::go_format::{Num, num};
 use super::go_format::{go_float_v, go_json};
-use super::validation::{Num, child, index_path, key_path, num};
+use super::node::{Additional, Node};
+use super::verdict::{child, index_path, key_path};
 
 pub(super) fn list_validate_map(
     m: &Map<String, Value>,

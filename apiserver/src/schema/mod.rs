@@ -44,22 +44,24 @@ mod errors;
 mod formats;
 pub(crate) mod go_format;
 mod go_regex;
-mod keywords;
 mod list_types;
+mod node;
 mod pruning;
 mod rules;
 #[cfg(test)]
 mod tests;
 mod validation;
+mod verdict;
 
 use serde_json::Value;
 
-use compile::{Additional, Node, parse_node};
+use compile::parse_node;
 use defaulting::default_value;
 pub(crate) use embedded::dns1035_label_errors;
 use embedded::embedded_validate;
 pub use errors::{FieldError, ListType, SchemaError};
 use list_types::list_validate_map;
+use node::{Additional, Node};
 use pruning::{Tracker, coerce, prune_nulls, prune_rec};
 pub(crate) use rules::{Decl as CelDecl, Type as CelType, check_declared as check_cel};
 use validation::{to_field_error, validate_schema};

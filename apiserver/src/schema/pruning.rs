@@ -2,8 +2,10 @@
 
 use serde_json::{Map, Value};
 
-use super::compile::{Additional, Node, is_meta_key, sorted_keys};
-use super::validation::{child, index_path, key_path};
+use super::compile::is_meta_key;
+use super::go_format::sorted_keys;
+use super::node::{Additional, Node};
+use super::verdict::{child, index_path, key_path};
 
 /// Builds unknown-field paths the way the server does (`a.b[0].c`).
 #[derive(Default)]

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::SelectorError;
+use super::error::SelectorError;
 
 /// A field selector: a conjunction of `field=value` / `field!=value` terms.
 ///

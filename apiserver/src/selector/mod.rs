@@ -4,10 +4,12 @@
 //! `metav1.LabelSelector`; [`FieldSelector`] covers `?fieldSelector=`. Parse failures carry the
 //! message the real server puts in its 400 `BadRequest` status.
 
+mod error;
 mod field;
 mod label;
 mod messages;
 mod parse;
+mod requirement;
 #[cfg(test)]
 mod tests;
 
@@ -19,25 +21,3 @@ pub(crate) use messages::{
     is_dns1123_subdomain, label_value_errors, label_value_with, max_len_error,
     qualified_name_errors, qualified_name_with, regex_error,
 };
-
-/// A selector that could not be parsed or converted.
-///
-/// Its `Display` text is the message the real API server returns in the `BadRequest` status.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct SelectorError {
-    message: String,
-}
-
-impl SelectorError {
-    fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-        }
-    }
-
-    /// The error message, as it appears in `Status.message`.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}

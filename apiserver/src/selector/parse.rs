@@ -2,9 +2,9 @@
 
 use std::collections::BTreeSet;
 
-use super::SelectorError;
-use super::label::{Operator, Requirement};
+use super::error::SelectorError;
 use super::messages::{go_quote, invalid, joined, qualified_name_errors};
+use super::requirement::{Operator, Requirement};
 
 // --- lexer -----------------------------------------------------------------------------------
 

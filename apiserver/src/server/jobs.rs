@@ -4,7 +4,7 @@
 //! server is dropped. Every request also finishes the Jobs due before it is served, so no answer shows a Job
 //! running past its time.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -13,21 +13,6 @@ use tokio::sync::watch;
 
 use super::{ApiServer, Shared, relock};
 use crate::lifecycle;
-
-/// The system clock's timer: the next due time, told to the task that waits for it.
-pub(super) struct JobTimer {
-    next: watch::Sender<Option<Timestamp>>,
-    spawned: AtomicBool,
-}
-
-impl JobTimer {
-    pub(super) fn new() -> Self {
-        Self {
-            next: watch::channel(None).0,
-            spawned: AtomicBool::new(false),
-        }
-    }
-}
 
 impl ApiServer {
     /// Finishes the Jobs due at the clock's time, each in a write of its own.

@@ -3,14 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::PatchError;
-use super::go_errors::{bad_arg_type, go_fmt, go_fmt_list, go_fmt_map};
-use super::lists::{
-    element_kind, go_type_name, merge_key_value_equal, normalize_order, partition_maps,
-    partition_scalars,
-};
-use super::maps::merge_list_field;
-use super::strategies::{Smp, Ty, lookup};
+use super::error::PatchError;
+use super::go_errors::{go_fmt, go_fmt_map};
+use super::go_types::go_type_name;
 
 pub(super) const DIRECTIVE: &str = "$patch";
 pub(super) const RETAIN_KEYS: &str = "$retainKeys";
@@ -91,120 +86,6 @@ pub(super) fn apply_retain_keys(
         }
     }
     original.retain(|key, _| retained(key));
-    Ok(())
-}
-
-/// `$setElementOrder/<field>`: merges `<field>` and puts it in the given order.
-pub(super) fn merge_set_element_order(
-    original: &mut Map<String, Value>,
-    patch: &mut Map<String, Value>,
-    ty: Ty,
-) -> Result<(), PatchError> {
-    let mut directives: Vec<String> = patch
-        .keys()
-        .filter(|k| k.starts_with(SET_ELEMENT_ORDER))
-        .cloned()
-        .collect();
-    directives.sort();
-    for directive in directives {
-        let Some(order) = patch.remove(&directive) else {
-            continue;
-        };
-        let Value::Array(order) = order else {
-            return Err(bad_arg_type("[]interface {}", &order));
-        };
-        let key = extract_key(&directive, SET_ELEMENT_ORDER)?;
-        let original_list = match original.get(&key) {
-            None => None,
-            Some(Value::Array(list)) => Some(list.clone()),
-            Some(other) => return Err(bad_arg_type("[]interface {}", other)),
-        };
-        let patch_list = match patch.get(&key) {
-            None => None,
-            Some(Value::Array(list)) => Some(list.clone()),
-            Some(other) => return Err(bad_arg_type("[]interface {}", other)),
-        };
-        let field = lookup(ty, &key);
-        let merge_key = match field.smp {
-            Smp::Merge(k) => k,
-            _ => "",
-        };
-        validate_patch_with_order(patch_list.as_deref().unwrap_or(&[]), &order, merge_key)?;
-
-        let merged = match (&original_list, &patch_list) {
-            (Some(current), None) => current.clone(),
-            (None, Some(list)) => clean_list(list.clone(), Clean::Drop),
-            (Some(current), Some(list)) => {
-                merge_list_field(current.clone(), list.clone(), field, false)?
-            }
-            (None, None) => continue,
-        };
-
-        let (patch_items, server_only) = if merge_key.is_empty() {
-            partition_scalars(merged, &order)
-        } else {
-            partition_maps(merged, &order, merge_key)?
-        };
-        let server_order = original_list.unwrap_or_default();
-        let kind = element_kind(&[&server_order, patch_list.as_deref().unwrap_or(&[])])?;
-        let ordered = normalize_order(
-            patch_items,
-            server_only,
-            &order,
-            &server_order,
-            merge_key,
-            kind,
-        )?;
-        original.insert(key.clone(), Value::Array(ordered));
-        patch.remove(&key);
-    }
-    Ok(())
-}
-
-/// The items of the patch list (less deletions and directives) must come in the order of
-/// the `$setElementOrder` list.
-pub(super) fn validate_patch_with_order(
-    patch: &[Value],
-    order: &[Value],
-    merge_key: &str,
-) -> Result<(), PatchError> {
-    if order.is_empty() || patch.is_empty() {
-        return Ok(());
-    }
-    let kept: Vec<&Value> = if merge_key.is_empty() {
-        patch.iter().collect()
-    } else {
-        let mut kept = Vec::new();
-        for item in patch {
-            let Value::Object(map) = item else {
-                return Err(bad_arg_type("map[string]interface {}", item));
-            };
-            if map.get(DIRECTIVE).and_then(Value::as_str) != Some("delete") {
-                kept.push(item);
-            }
-        }
-        kept
-    };
-    let (mut p, mut o) = (0, 0);
-    while p < kept.len() && o < order.len() {
-        if kept[p]
-            .as_object()
-            .is_some_and(|m| m.contains_key(DIRECTIVE))
-        {
-            p += 1;
-            continue;
-        }
-        if merge_key_value_equal(kept[p], &order[o], merge_key)? {
-            p += 1;
-        }
-        o += 1;
-    }
-    if p < kept.len() && o >= order.len() {
-        return Err(PatchError::SetElementOrderMismatch {
-            patch: go_fmt_list(patch),
-            order: go_fmt_list(order),
-        });
-    }
     Ok(())
 }
 

@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use super::PatchError;
-use super::lists::go_type_name;
+use super::error::PatchError;
+use super::go_types::go_type_name;
 
 pub(super) fn bad_arg_type(expected: &'static str, actual: &Value) -> PatchError {
     PatchError::BadArgType {

@@ -1,13 +1,12 @@
-//! Merging lists: by merge key, as a union of scalars, or replaced; and the order apimachinery gives the
-//! result.
+//! What the list merge (`merge.rs`) works with: merge keys, the partitions and the order apimachinery
+//! gives the result, and the kind of a list's elements.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::PatchError;
-use super::directives::{Clean, DIRECTIVE, clean, clean_list, unknown_patch_type};
+use super::directives::DIRECTIVE;
+use super::error::PatchError;
 use super::go_errors::{bad_arg_type, go_fmt_list, no_merge_key};
-use super::maps::merge_map;
-use super::strategies::Ty;
+use super::go_types::{Kind, go_type};
 
 pub(super) fn merge_key_value_equal(
     left: &Value,
@@ -28,146 +27,6 @@ pub(super) fn merge_key_of<'a>(item: &'a Value, merge_key: &str) -> Result<&'a V
     };
     map.get(merge_key)
         .ok_or_else(|| no_merge_key(map, merge_key))
-}
-
-/// Merges two lists of a field with `patchStrategy:"merge"` (or a parallel delete list).
-pub(super) fn merge_list(
-    original: Vec<Value>,
-    patch: Vec<Value>,
-    ty: Ty,
-    merge_key: &str,
-    delete_list: bool,
-) -> Result<Vec<Value>, PatchError> {
-    if original.is_empty() && patch.is_empty() {
-        return Ok(original);
-    }
-    let kind = element_kind(&[&original, &patch])?;
-    let (server_order, patch_items_order, merged) = if kind != Kind::Map {
-        if delete_list {
-            return Ok(original
-                .into_iter()
-                .filter(|item| !patch.contains(item))
-                .collect());
-        }
-        let mut merged: Vec<Value> = Vec::with_capacity(original.len() + patch.len());
-        for item in original.iter().chain(patch.iter()) {
-            if !merged.contains(item) {
-                merged.push(item.clone());
-            }
-        }
-        (original, patch, merged)
-    } else {
-        if merge_key.is_empty() {
-            return Err(PatchError::Other(format!(
-                "cannot merge lists without merge key for {ty:?}"
-            )));
-        }
-        let (original, patch) = apply_special_items(original, patch, merge_key)?;
-        let merged = merge_items_by_key(original.clone(), &patch, ty, merge_key)?;
-        (original, patch, merged)
-    };
-
-    let (patch_items, server_only) = if merge_key.is_empty() {
-        partition_scalars(merged, &patch_items_order)
-    } else {
-        partition_maps(merged, &patch_items_order, merge_key)?
-    };
-    normalize_order(
-        patch_items,
-        server_only,
-        &patch_items_order,
-        &server_order,
-        merge_key,
-        kind,
-    )
-}
-
-/// Handles the `$patch` items of a keyed list: deletions shrink the original, a
-/// `replace` item makes the other patch items the whole list. Returns the new original
-/// and the patch without those items.
-pub(super) fn apply_special_items(
-    mut original: Vec<Value>,
-    patch: Vec<Value>,
-    merge_key: &str,
-) -> Result<(Vec<Value>, Vec<Value>), PatchError> {
-    let mut plain = Vec::with_capacity(patch.len());
-    let mut replace = false;
-    for item in patch {
-        let Value::Object(map) = &item else {
-            return Err(bad_arg_type("map[string]interface {}", &item));
-        };
-        let Some(directive) = map.get(DIRECTIVE) else {
-            plain.push(item);
-            continue;
-        };
-        match directive.as_str() {
-            Some("delete") => {
-                let value = map
-                    .get(merge_key)
-                    .ok_or_else(|| no_merge_key(map, merge_key))?;
-                let mut kept = Vec::with_capacity(original.len());
-                for existing in original {
-                    let Value::Object(existing_map) = &existing else {
-                        return Err(PatchError::Other(format!(
-                            "value for key {} is not a map",
-                            kept.len()
-                        )));
-                    };
-                    if existing_map.get(merge_key) != Some(value) {
-                        kept.push(existing);
-                    }
-                }
-                original = kept;
-            }
-            Some("replace") => replace = true,
-            Some("merge") => return Err(PatchError::MergingListsNotSupported),
-            _ => return Err(unknown_patch_type(directive, map)),
-        }
-    }
-    if replace {
-        return Ok((clean_list(plain, Clean::Strip), Vec::new()));
-    }
-    Ok((original, plain))
-}
-
-/// Merges each patch item into the original item with the same key, or appends it.
-pub(super) fn merge_items_by_key(
-    mut merged: Vec<Value>,
-    patch: &[Value],
-    ty: Ty,
-    merge_key: &str,
-) -> Result<Vec<Value>, PatchError> {
-    for item in patch {
-        let Value::Object(item_map) = item else {
-            return Err(bad_arg_type("map[string]interface {}", item));
-        };
-        let value = item_map
-            .get(merge_key)
-            .ok_or_else(|| no_merge_key(item_map, merge_key))?;
-        let mut found = None;
-        for (index, existing) in merged.iter().enumerate() {
-            let Value::Object(existing_map) = existing else {
-                return Err(PatchError::Other(format!(
-                    "value for key {index} is not a map"
-                )));
-            };
-            if existing_map.get(merge_key) == Some(value) {
-                found = Some(index);
-                break;
-            }
-        }
-        match found {
-            Some(index) => {
-                let current = match std::mem::take(&mut merged[index]) {
-                    Value::Object(map) => map,
-                    _ => Map::new(),
-                };
-                merged[index] = Value::Object(merge_map(current, item_map.clone(), ty)?);
-            }
-            None => merged.push(clean(item.clone(), Clean::Strip).unwrap_or(Value::Null)),
-        }
-    }
-    Ok(merged)
 }
 
 /// Splits scalars into those present in `by` and the rest, keeping their order.
@@ -287,53 +146,6 @@ pub(super) fn position(list: &[Value], item: &Value, merge_key: &str, kind: Kind
             .position(|candidate| key_of(candidate, merge_key) == wanted)
     } else {
         list.iter().position(|candidate| candidate == item)
-    }
-}
-
-/// The kind of JSON value, distinguishing integers from floats like Go's decoded types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
-    Null,
-    Bool,
-    Int,
-    Float,
-    String,
-    Map,
-    List,
-}
-
-pub(super) fn go_type(value: &Value) -> Kind {
-    match value {
-        Value::Null => Kind::Null,
-        Value::Bool(_) => Kind::Bool,
-        Value::Number(n) if n.is_f64() => Kind::Float,
-        Value::Number(_) => Kind::Int,
-        Value::String(_) => Kind::String,
-        Value::Array(_) => Kind::List,
-        Value::Object(_) => Kind::Map,
-    }
-}
-
-pub(super) fn go_type_name(value: &Value) -> &'static str {
-    match go_type(value) {
-        Kind::Null => "<nil>",
-        Kind::Bool => "bool",
-        Kind::Int => "int64",
-        Kind::Float => "float64",
-        Kind::String => "string",
-        Kind::List => "[]interface {}",
-        Kind::Map => "map[string]interface {}",
-    }
-}
-
-pub(super) fn json_type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

@@ -9,14 +9,16 @@ mod builtin;
 mod columns;
 mod custom;
 mod jsonpath;
+mod row;
 mod time;
 
 use serde_json::{Map, Value, json};
 
+use super::clock::Clock;
 use super::convert::from_storage;
 use super::registry::ResourceType;
-use super::server::Clock;
 use custom::CustomColumns;
+use row::Row;
 use time::Now;
 
 /// How objects are rendered in a response.
@@ -130,21 +132,6 @@ fn partial(obj: &Value) -> Value {
         "apiVersion": "meta.k8s.io/v1",
         "metadata": obj["metadata"].clone(),
     })
-}
-
-/// One row's cells, and the conditions kube-apiserver gives some rows (a finished Pod's `Completed`).
-struct Row {
-    cells: Vec<Value>,
-    conditions: Option<Value>,
-}
-
-impl From<Vec<Value>> for Row {
-    fn from(cells: Vec<Value>) -> Self {
-        Row {
-            cells,
-            conditions: None,
-        }
-    }
 }
 
 /// How the objects of one kind print.

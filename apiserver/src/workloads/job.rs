@@ -34,7 +34,7 @@ use std::time::Duration;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use serde_json::{Map, Value, json};
 
-use crate::store::ObjKey;
+use crate::store::key::ObjKey;
 
 /// The annotation that sets one Job's run time on the in-memory server, overriding
 /// [`ApiServerBuilder::job_run_time`](crate::ApiServerBuilder::job_run_time): a duration such as `"30s"`,

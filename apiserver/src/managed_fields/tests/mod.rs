@@ -6,12 +6,13 @@ mod edge_cases;
 mod encoding;
 mod update;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::apply::apply;
 use super::conflicts::conflict_message;
 use super::entries::managed_fields_of;
 use super::field_set::{FieldSet, path_string};
+use super::scope::Operation;
 use super::update::update;
 use super::*;
 

@@ -18,10 +18,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Map, Value, json};
 
-use super::{builtin, gv_path};
+use super::builtin;
+use super::kind::gv_path;
 use crate::discovery::KUBERNETES_MINOR;
 use crate::registry::{OpenApiSource, Registry, ResourceType};
 
+mod error;
 mod gnostic;
 mod paths;
 mod proto;
@@ -204,7 +206,7 @@ fn path_item(t: &ResourceType, definition: &str) -> (String, Value) {
             "patch",
             format!("partially update the specified {kind}"),
             writes(true),
-            super::patch_types(t),
+            super::kind::patch_types(t),
         ),
         "delete": op("delete", format!("delete a {kind}"), vec![query("dryRun", "string")], vec!["*/*"]),
     });

@@ -9,8 +9,8 @@
 use prost::Message;
 use serde_json::{Map, Value};
 
+use super::error::V2Error;
 use super::gnostic::openapi::v2 as pb;
-use super::serve::V2Error;
 
 /// The protobuf encoding of the v2 document `doc`.
 pub(super) fn encode(doc: &Value) -> Result<Vec<u8>, V2Error> {
@@ -59,7 +59,7 @@ fn integer(v: &Value, key: &str) -> i64 {
 fn any(v: &Value) -> pb::Any {
     pb::Any {
         value: None,
-        yaml: super::serve::yaml(v),
+        yaml: super::yaml::yaml(v),
     }
 }
 

@@ -167,7 +167,7 @@ pub(super) fn custom(t: &ResourceType, schema: &Value, common: &Common) -> Value
         out
     };
     super::super::custom::integral_numbers(&mut out);
-    out["x-kubernetes-group-version-kind"] = super::super::gvk_extension(t);
+    out["x-kubernetes-group-version-kind"] = super::super::kind::gvk_extension(t);
     out
 }
 

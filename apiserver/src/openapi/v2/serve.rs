@@ -9,7 +9,7 @@ use bytes::Bytes;
 use ring::digest::{SHA512, digest};
 use serde_json::Value;
 
-pub(super) use super::yaml::yaml;
+use super::error::V2Error;
 
 /// JSON.
 const JSON: &str = "application/json";
@@ -17,22 +17,6 @@ const JSON: &str = "application/json";
 const PROTOBUF_DEPRECATED: &str = "com.github.proto-openapi.spec.v2@v1.0+protobuf";
 /// The protobuf's name, the one answered.
 const PROTOBUF: &str = "com.github.proto-openapi.spec.v2.v1.0+protobuf";
-
-/// Why the v2 document could not be served.
-#[derive(Debug, thiserror::Error)]
-pub enum V2Error {
-    /// The document is not JSON the server can write.
-    #[error("writing the OpenAPI v2 document as JSON: {0}")]
-    Json(#[from] serde_json::Error),
-    /// A part of the document does not have the shape swagger 2.0 gives it.
-    #[error("the OpenAPI v2 document at {at:?} is not {expected}")]
-    Shape {
-        /// Where, as a path or a name.
-        at: String,
-        /// What was expected there.
-        expected: &'static str,
-    },
-}
 
 /// The HTTP answer to a `GET /openapi/v2`.
 #[derive(Debug, Clone)]

@@ -7,8 +7,8 @@ use k8s_openapi::api::{
     scheduling::v1 as scheduling, storage::v1 as storage,
 };
 
-use super::builtin;
-use crate::registry::{Conversion, ResourceType};
+use super::typed::builtin;
+use crate::registry::resource_type::{Conversion, ResourceType};
 
 /// The cluster machinery kinds.
 pub(super) fn kinds() -> Vec<ResourceType> {

@@ -2,8 +2,8 @@
 
 use k8s_openapi::api::core::v1 as core;
 
-use super::builtin;
-use crate::registry::ResourceType;
+use super::typed::builtin;
+use crate::registry::resource_type::ResourceType;
 
 /// The core kinds.
 pub(super) fn kinds() -> Vec<ResourceType> {

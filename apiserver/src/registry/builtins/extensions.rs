@@ -5,8 +5,8 @@ use k8s_openapi::api::admissionregistration::v1 as admission;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
 use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1 as apiregistration;
 
-use super::builtin;
-use crate::registry::ResourceType;
+use super::typed::builtin;
+use crate::registry::resource_type::ResourceType;
 
 /// The extension kinds.
 pub(super) fn kinds() -> Vec<ResourceType> {

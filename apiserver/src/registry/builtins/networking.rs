@@ -5,8 +5,8 @@ use k8s_openapi::api::{
     discovery::v1 as discovery, networking::v1 as networking, node::v1 as node,
 };
 
-use super::builtin;
-use crate::registry::ResourceType;
+use super::typed::builtin;
+use crate::registry::resource_type::ResourceType;
 
 /// The networking kinds.
 pub(super) fn kinds() -> Vec<ResourceType> {

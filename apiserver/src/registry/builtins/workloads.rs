@@ -2,8 +2,8 @@
 
 use k8s_openapi::api::{apps::v1 as apps, autoscaling, batch::v1 as batch, policy::v1 as policy};
 
-use super::builtin;
-use crate::registry::{Conversion, ResourceType};
+use super::typed::builtin;
+use crate::registry::resource_type::{Conversion, ResourceType};
 
 /// The workload kinds.
 pub(super) fn kinds() -> Vec<ResourceType> {

@@ -7,11 +7,12 @@
 
 use std::rc::Rc;
 
-use super::super::compile::{Additional, Node};
 use super::super::errors::SchemaError;
+use super::super::node::{Additional, Node};
 use super::check::check;
 use super::cost::estimate;
-use super::decls::{Decl, MAX_REQUEST_SIZE, decl_of};
+use super::decls::{MAX_REQUEST_SIZE, decl_of};
+use super::types::Decl;
 
 /// The most a single rule may cost, times its cardinality.
 pub(super) const STATIC_ESTIMATED_COST_LIMIT: u64 = 10_000_000;

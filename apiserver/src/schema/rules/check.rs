@@ -15,10 +15,10 @@ use std::rc::Rc;
 
 use kube_cel::cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
-use super::decls::Decl;
 use super::expand::expand;
 use super::functions::{fresh_pair, instantiate, overloads, type_ident};
 use super::positions::{keys, locate, render};
+use super::types::Decl;
 use super::types::{Subst, Type};
 use super::validators::validate;
 

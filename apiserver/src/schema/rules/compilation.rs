@@ -9,8 +9,8 @@ use std::rc::Rc;
 use crate::cel::program::Program;
 
 use super::check::check;
-use super::decls::Decl;
-use super::go_cel_error;
+use super::positions;
+use super::types::Decl;
 use super::types::Type;
 
 /// The compiled expressions of a rule, and the details of their failures.
@@ -97,4 +97,23 @@ pub(super) fn compile(
         message_error,
         uses_old_self,
     }
+}
+
+/// Parse errors of `source` as cel-go prints them: each error's location and message, then its source
+/// line and caret drawn as cel-go draws them ([`positions::render`]).
+pub(super) fn go_cel_error(source: &str, text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.starts_with('|'))
+        .map(|l| {
+            let located = l.strip_prefix("ERROR: <input>:").and_then(|rest| {
+                let mut parts = rest.splitn(3, ':');
+                let line = parts.next()?.parse::<usize>().ok()?;
+                let column = parts.next()?.parse::<usize>().ok()?;
+                let message = parts.next()?.strip_prefix(' ')?;
+                Some(positions::render(source, Some((line, column)), message))
+            });
+            located.unwrap_or_else(|| l.to_string())
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }

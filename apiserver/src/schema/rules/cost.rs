@@ -9,7 +9,7 @@ use std::rc::Rc;
 use kube_cel::cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
 use super::check::Checked;
-use super::decls::Decl;
+use super::types::Decl;
 use super::types::Type;
 
 pub(super) const STRING_TRAVERSAL: f64 = 0.1;

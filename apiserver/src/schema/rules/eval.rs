@@ -8,11 +8,11 @@ use kube_cel::cel::objects::OptionalValue;
 use kube_cel::cel::{Context, ExecutionError, Value as Cel};
 use serde_json::{Value, json};
 
-use super::super::compile::{Additional, Node};
 use super::super::errors::{FieldError, FieldErrorKind};
+use super::super::node::{Additional, Node};
+use super::rule::{Reason, Rule};
 use super::runtime_cost::{PER_CALL_LIMIT, RUNTIME_BUDGET, actual_cost};
 use super::values::to_cel;
-use super::{Reason, Rule};
 
 /// A rule failure on a value the update did not change: the server lets the write through and warns.
 #[derive(Debug, Clone, PartialEq, Eq)]

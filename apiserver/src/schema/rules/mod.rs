@@ -60,6 +60,7 @@ mod expand;
 mod functions;
 mod library_cost;
 mod positions;
+pub(super) mod rule;
 mod runtime_cost;
 #[cfg(test)]
 mod tests;
@@ -72,85 +73,16 @@ use std::sync::Arc;
 use crate::cel::program::Program;
 use serde_json::{Map, Value};
 
-use super::compile::Node;
 use super::errors::SchemaError;
 use super::go_format::{go_json, go_quote};
+use super::node::Node;
 
 pub(super) use budget::budget_errors;
 pub(crate) use check::check_declared;
-pub(crate) use decls::Decl;
 pub(super) use eval::{blocking_error, has_rules, is_blocking, validate};
+use rule::{Reason, Rule, RuleErrors};
+pub(crate) use types::Decl;
 pub(crate) use types::Type;
-
-/// The `reason` a rule's failures are reported with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Reason {
-    Invalid,
-    Forbidden,
-    Required,
-    Duplicate,
-}
-
-/// One compiled `x-kubernetes-validations` entry.
-#[derive(Clone)]
-pub(super) struct Rule {
-    /// The expression as written.
-    pub(super) source: String,
-    pub(super) message: Option<String>,
-    pub(super) reason: Option<Reason>,
-    /// Relative to the node, e.g. `.spec.mode` or `.items[0]`.
-    pub(super) field_path: Option<String>,
-    pub(super) optional_old_self: bool,
-    /// Whether the rule reads `oldSelf` (a transition rule).
-    pub(super) transition: bool,
-    pub(super) program: Arc<Program>,
-    pub(super) message_program: Option<Arc<Program>>,
-    /// The `messageExpression` as written, when it has one.
-    pub(super) message_expression: Option<String>,
-    /// What kube-apiserver's compilation of the rule reports.
-    pub(super) errors: RuleErrors,
-}
-
-/// The errors of a rule's compilation, reported (after the schema's own errors) by [`budget_errors`].
-#[derive(Clone, Debug, Default)]
-pub(super) struct RuleErrors {
-    /// The rule's: does not parse, does not type-check, is not a bool (`Invalid value: {...}: ...`).
-    pub(super) rule: Option<String>,
-    /// The messageExpression's, likewise (compiled only when the rule compiled).
-    pub(super) message_expression: Option<String>,
-    /// `optionalOldSelf` is set (to this) though the rule does not use `oldSelf`.
-    pub(super) optional_old_self: Option<bool>,
-}
-
-impl std::fmt::Debug for Rule {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Rule")
-            .field("rule", &self.source)
-            .field("message", &self.message)
-            .field("reason", &self.reason)
-            .field("field_path", &self.field_path)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Rule {
-    /// The rule as error messages name it: its message, else its expression (apiextensions'
-    /// `ruleErrorString`).
-    pub(super) fn error_string(&self) -> &str {
-        match &self.message {
-            Some(m) if !m.trim().is_empty() => m.trim(),
-            _ => self.source.trim(),
-        }
-    }
-
-    /// The detail of a failure without a usable `messageExpression` (`ruleMessageOrDefault`).
-    pub(super) fn message_or_default(&self) -> String {
-        match &self.message {
-            Some(m) if !m.trim().is_empty() => m.trim().to_string(),
-            _ => format!("failed rule: {}", self.source.trim()),
-        }
-    }
-}
 
 /// Parses and compiles the `x-kubernetes-validations` of the schema node `node` (parsed from `m`) at
 /// `path`; `resource` for the root or an embedded resource.
@@ -309,25 +241,6 @@ fn go_rule(m: &Map<String, Value>) -> String {
         string("fieldPath"),
         optional("optionalOldSelf"),
     )
-}
-
-/// Parse errors of `source` as cel-go prints them: each error's location and message, then its source
-/// line and caret drawn as cel-go draws them ([`positions::render`]).
-pub(super) fn go_cel_error(source: &str, text: &str) -> String {
-    text.lines()
-        .filter(|l| !l.starts_with('|'))
-        .map(|l| {
-            let located = l.strip_prefix("ERROR: <input>:").and_then(|rest| {
-                let mut parts = rest.splitn(3, ':');
-                let line = parts.next()?.parse::<usize>().ok()?;
-                let column = parts.next()?.parse::<usize>().ok()?;
-                let message = parts.next()?.strip_prefix(' ')?;
-                Some(positions::render(source, Some((line, column)), message))
-            });
-            located.unwrap_or_else(|| l.to_string())
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn rule_error(path: &str, reason: &'static str, message: String) -> SchemaError {

@@ -13,11 +13,12 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::super::compile::Node;
-use super::Rule;
+use super::super::node::Node;
 use super::check::check;
 use super::cost::estimate;
-use super::decls::{Decl, DeclKind, decl_of};
+use super::decls::decl_of;
+use super::rule::Rule;
+use super::types::{Decl, DeclKind};
 
 /// `PerCallLimit`: the most one evaluation of a rule may cost.
 pub(super) const PER_CALL_LIMIT: u64 = 1_000_000;

@@ -1,11 +1,9 @@
 //! CEL types as cel-go's type checker knows them, their names in its error messages, and the
 //! assignability (with type parameters) that overload resolution relies on.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::rc::Rc;
-
-use super::decls::Decl;
 
 /// A CEL type.
 #[derive(Clone, Debug)]
@@ -223,4 +221,99 @@ impl Subst {
             _ => false,
         }
     }
+}
+
+// A CEL type and its declaration refer to each other (an object's type is its declaration), so both are
+// declared here; `decls.rs` builds declarations from schema nodes.
+
+/// A declared CEL type with its size bounds (apiserver's `DeclType`).
+#[derive(Debug)]
+pub(crate) struct Decl {
+    /// What the value is.
+    pub(super) kind: DeclKind,
+    /// The most elements (characters, bytes, items, properties) a value may have.
+    pub(super) max_elements: u64,
+    /// The fewest bytes a value takes once serialized.
+    pub(super) min_size: i64,
+    /// The type's name in error messages (objects only).
+    pub(super) name: String,
+}
+
+/// The shape of a [`Decl`].
+#[derive(Debug)]
+pub(super) enum DeclKind {
+    /// A value of a CEL scalar type (or `dyn` for int-or-string).
+    Scalar(Type),
+    /// A list of the items' declaration.
+    List(Rc<Decl>),
+    /// A map from strings to the values' declaration.
+    Map(Rc<Decl>),
+    /// An object with declared fields (escaped names).
+    Object(BTreeMap<String, Rc<Decl>>),
+}
+
+impl Decl {
+    /// An object type named `name` (as cel-go's messages name it) with the declared `fields`, for an
+    /// environment's own types (the admission request's); its sizes are not bounded.
+    pub(crate) fn object(name: &str, fields: Vec<(&str, Rc<Decl>)>) -> Rc<Decl> {
+        let fields = fields
+            .into_iter()
+            .map(|(field, d)| (field.to_string(), d))
+            .collect();
+        Rc::new(Decl {
+            kind: DeclKind::Object(fields),
+            max_elements: 0,
+            min_size: 0,
+            name: name.to_string(),
+        })
+    }
+
+    /// A field of the CEL type `t` (a scalar, `dyn`, a list or map, an object's type), sizes not bounded.
+    pub(crate) fn of(t: Type) -> Rc<Decl> {
+        Rc::new(scalar(t, 0, 0))
+    }
+
+    /// The CEL type of values of this declaration.
+    pub(super) fn cel_type(self: &Rc<Self>) -> Type {
+        match &self.kind {
+            DeclKind::Scalar(t) => t.clone(),
+            DeclKind::List(e) => Type::list(e.cel_type()),
+            DeclKind::Map(v) => Type::Map(Box::new(Type::String), Box::new(v.cel_type())),
+            DeclKind::Object(_) => Type::Object(self.clone()),
+        }
+    }
+
+    /// The declaration of a field of an object.
+    pub(super) fn field(&self, name: &str) -> Option<&Rc<Decl>> {
+        match &self.kind {
+            DeclKind::Object(fields) => fields.get(name),
+            _ => None,
+        }
+    }
+
+    /// The declaration of list items or map values.
+    pub(super) fn element(&self) -> Option<&Rc<Decl>> {
+        match &self.kind {
+            DeclKind::List(e) | DeclKind::Map(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Whether map keys exist (a map).
+    pub(super) fn has_keys(&self) -> bool {
+        matches!(self.kind, DeclKind::Map(_))
+    }
+}
+
+pub(super) fn scalar(t: Type, min_size: i64, max_elements: i64) -> Decl {
+    Decl {
+        kind: DeclKind::Scalar(t),
+        max_elements: zero_if_negative(max_elements),
+        min_size,
+        name: String::new(),
+    }
+}
+
+pub(super) fn zero_if_negative(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
 }

@@ -15,7 +15,7 @@ use kube_cel::cel::Value as Cel;
 use kube_cel::cel::objects::{Key, Map as CelMap};
 use serde_json::Value;
 
-use super::super::compile::{Additional, Node};
+use super::super::node::{Additional, Node};
 
 /// CEL's reserved words, which a property name must not be (apiserver's `celReservedSymbols`).
 const RESERVED: &[&str] = &[

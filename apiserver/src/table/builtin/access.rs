@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::{int, len, text};
-use crate::table::Row;
+use super::cells::{int, len, text};
+use crate::table::row::Row;
 use crate::table::time::{self, Now};
 
 /// RoleBinding and ClusterRoleBinding: the role as `Kind/name`, and the subjects by kind.
@@ -95,7 +95,7 @@ pub(super) fn validating_admission_policy_binding(obj: &Value, now: Now) -> Row 
             } else if !name.is_empty() {
                 format!("*/{name}")
             } else if let Some(selector) = r.get("selector") {
-                super::selector(selector)
+                super::cells::selector(selector)
             } else {
                 "<unset>".to_string()
             }

@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use super::text;
-use crate::table::Row;
+use super::cells::text;
+use crate::table::row::Row;
 use crate::table::time::{self, Now};
 
 /// The roles of a node: `node-role.kubernetes.io/<role>` labels and the `kubernetes.io/role` label's value.

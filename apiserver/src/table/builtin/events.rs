@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::{int, text};
-use crate::table::Row;
+use super::cells::{int, text};
+use crate::table::row::Row;
 use crate::table::time::{self, Now};
 
 /// A time that is set (not absent, null or empty).

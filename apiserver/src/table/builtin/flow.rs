@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::text;
-use crate::table::Row;
+use super::cells::text;
+use crate::table::row::Row;
 use crate::table::time::{self, Now};
 
 /// A FlowSchema's row.

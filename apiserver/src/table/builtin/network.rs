@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::{format_labels, int, load_balancer, text};
-use crate::table::Row;
+use super::cells::{format_labels, int, load_balancer, text};
+use crate::table::row::Row;
 use crate::table::time::{self, Now};
 
 /// A comma-joined list of strings, empty when absent.
@@ -246,7 +246,7 @@ pub(super) fn service_cidr(obj: &Value, now: Now) -> Row {
 pub(super) fn network_policy(obj: &Value, now: Now) -> Row {
     vec![
         obj["metadata"]["name"].clone(),
-        json!(super::format_selector(&obj["spec"]["podSelector"])),
+        json!(super::cells::format_selector(&obj["spec"]["podSelector"])),
         time::age(obj, now),
     ]
     .into()

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::{int, text};
-use crate::table::Row;
+use super::cells::{int, text};
+use crate::table::row::Row;
 use crate::table::time::{self, Now};
 
 fn items(v: &Value) -> &[Value] {

@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::{access_modes, len, text};
-use crate::table::Row;
+use super::cells::{access_modes, len, text};
+use crate::table::row::Row;
 use crate::table::time::{self, Now};
 
 /// A PersistentVolume's row.

@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::{containers, format_labels, format_selector, int, len, selector, text};
-use crate::table::Row;
+use super::cells::{containers, format_labels, format_selector, int, len, selector, text};
+use crate::table::row::Row;
 use crate::table::time::{self, Now};
 
 /// `spec.replicas`, defaulted to 1.

@@ -1,10 +1,8 @@
-//! What a fixed [`Clock`] calls when it is advanced: each server on the clock acts on the time it reached (the
+//! What a fixed [`Clock`](super::Clock) calls when it is advanced: each server on the clock acts on the time it reached (the
 //! Jobs that came due finish) before `advance` returns, so a test that moves the clock sees the consequences
 //! at once, in order, without waiting for a task.
 
 use std::sync::{Arc, Mutex};
-
-use super::Clock;
 
 /// A callback that returns whether it is still wanted (its server is alive).
 type Hook = Arc<dyn Fn() -> bool + Send + Sync>;
@@ -21,6 +19,14 @@ impl std::fmt::Debug for AdvanceHooks {
 }
 
 impl AdvanceHooks {
+    /// Adds a hook, called on every advance until it returns `false`.
+    pub(crate) fn push(&self, hook: impl Fn() -> bool + Send + Sync + 'static) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Arc::new(hook));
+    }
+
     /// Calls every callback, outside the lock (a callback may read the clock), and forgets those no longer
     /// wanted.
     pub(crate) fn run(&self) {
@@ -32,22 +38,5 @@ impl AdvanceHooks {
                 .unwrap_or_else(|e| e.into_inner())
                 .retain(|hook| !gone.iter().any(|g| Arc::ptr_eq(g, hook)));
         }
-    }
-}
-
-impl Clock {
-    /// Calls `hook` after each [`advance`](Clock::advance) of this clock or any of its clones, until `hook`
-    /// returns `false`.
-    pub(crate) fn on_advance(&self, hook: impl Fn() -> bool + Send + Sync + 'static) {
-        self.advanced
-            .0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(Arc::new(hook));
-    }
-
-    /// Whether this is a fixed clock (it moves only when advanced).
-    pub(crate) fn is_fixed(&self) -> bool {
-        self.manual.is_some()
     }
 }

@@ -1,11 +1,13 @@
 //! The server's clock: the system's, or a manual one tests advance.
 
+mod advance;
+
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
-use super::advance;
+use advance::AdvanceHooks;
 
 /// The time the server stamps on objects (and counts the ages in `kubectl get` tables up to): the system clock,
 /// or a manual one for reproducible tests. Clones share one time: advancing one advances them all.
@@ -22,8 +24,8 @@ use super::advance;
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Clock {
-    pub(super) manual: Option<Arc<Mutex<Timestamp>>>,
-    pub(super) advanced: advance::AdvanceHooks,
+    manual: Option<Arc<Mutex<Timestamp>>>,
+    advanced: AdvanceHooks,
 }
 
 impl Clock {
@@ -76,7 +78,18 @@ impl Clock {
     }
 
     /// The current time as kube-apiserver stamps it on objects: RFC 3339 in whole seconds, in UTC.
-    pub(super) fn stamp(&self) -> String {
+    pub(crate) fn stamp(&self) -> String {
         self.now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    }
+
+    /// Calls `hook` after each [`advance`](Clock::advance) of this clock or any of its clones, until `hook`
+    /// returns `false`.
+    pub(crate) fn on_advance(&self, hook: impl Fn() -> bool + Send + Sync + 'static) {
+        self.advanced.push(hook);
+    }
+
+    /// Whether this is a fixed clock (it moves only when advanced).
+    pub(crate) fn is_fixed(&self) -> bool {
+        self.manual.is_some()
     }
 }
