@@ -21,6 +21,7 @@ mod rbac;
 mod security;
 mod service;
 mod service_allocator;
+mod service_spec;
 mod volumes;
 
 use serde_json::Value;

@@ -11,6 +11,7 @@
 use serde_json::Value;
 
 use super::field::{Errors, FieldError, child, go_json, go_value, index, key};
+use super::service_spec::{headless, is_external_name, strings};
 use super::{formats, ip, meta, service_allocator};
 
 pub(crate) use service_allocator::keep_allocated;
@@ -22,21 +23,6 @@ const TOPOLOGY_HINTS: &str = "service.kubernetes.io/topology-aware-hints";
 const SOURCE_RANGES: &str = "service.beta.kubernetes.io/load-balancer-source-ranges";
 
 const TYPES: [&str; 4] = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
-
-pub(super) fn strings(v: &Value) -> Vec<&str> {
-    v.as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
-}
-
-/// `isHeadlessService`: the only cluster IP is `None`.
-pub(super) fn headless(spec: &Value) -> bool {
-    strings(&spec["clusterIPs"]) == ["None"]
-}
-
-pub(super) fn is_external_name(spec: &Value) -> bool {
-    spec["type"] == "ExternalName"
-}
 
 /// `ValidateService`, after the allocator's check.
 pub(super) fn create(obj: &Value) -> Errors {

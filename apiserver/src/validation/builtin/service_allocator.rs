@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::field::{Errors, FieldError, child, go_json, index};
 use super::ip;
-use super::service::{headless, is_external_name, strings};
+use super::service_spec::{headless, is_external_name, strings};
 
 /// The node port range of kube-apiserver's default `--service-node-port-range`.
 const NODE_PORTS: std::ops::RangeInclusive<i64> = 30000..=32767;
