@@ -10,7 +10,6 @@ mod mutate;
 mod restful;
 mod warnings;
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -167,6 +166,7 @@ impl ApiServerBuilder {
         );
         state.workload_status = self.workload_status && self.controllers;
         state.jobs.settings = self.jobs;
+        let webhooks = state.webhook_handlers.clone();
         let server = ApiServer {
             shared: Arc::new(Shared {
                 state: Arc::new(Mutex::new(state)),
@@ -174,7 +174,7 @@ impl ApiServerBuilder {
                 jobs: jobs::JobTimer::new(),
                 bookmark_interval: self.bookmark_interval,
                 faults: Mutex::new(faults::Faults::default()),
-                webhooks: Mutex::new(HashMap::new()),
+                webhooks,
                 log: Mutex::new(Vec::new()),
                 log_enabled: self.log,
             }),
@@ -199,7 +199,8 @@ struct Shared {
     bookmark_interval: Duration,
     faults: Mutex<faults::Faults>,
     /// In-process admission webhooks, by Service namespace and name.
-    webhooks: Mutex<HashMap<(String, String), crate::admission::WebhookHandler>>,
+    /// Shared with the state, where CRDs' conversion webhooks find them.
+    webhooks: crate::registry::InProcessHandlers,
     log: Mutex<Vec<RequestRecord>>,
     log_enabled: bool,
 }
