@@ -156,6 +156,13 @@ pub fn validate(crd: &Value, name: &str) -> ApiResult<()> {
         }
     }
     causes.extend(versions::conversion_causes(spec));
+    causes.extend(versions::stored_versions_causes(
+        &crd["status"]["storedVersions"],
+        spec["versions"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default(),
+    ));
     if causes.is_empty() {
         Ok(())
     } else {

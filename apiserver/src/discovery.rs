@@ -185,10 +185,13 @@ fn resource_entries(t: &ResourceType) -> Vec<Value> {
         }));
     }
     if t.status_subresource {
-        out.push(json!({
+        let status = json!({
             "name": format!("{}/status", t.plural), "singularName": "", "namespaced": t.namespaced,
             "kind": t.kind, "verbs": ["get", "patch", "update"],
-        }));
+        });
+        // apiextensions-apiserver lists a custom resource's status before its scale.
+        let at = if t.custom { 1 } else { out.len() };
+        out.insert(at, status);
     }
     out
 }

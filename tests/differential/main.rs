@@ -114,6 +114,7 @@ mod builtin_validation;
 mod cel;
 mod cel_runtime_cost;
 mod compare;
+mod conversion;
 mod crd_defaults;
 mod crd_status;
 mod crud;

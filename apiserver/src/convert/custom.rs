@@ -48,7 +48,8 @@ pub fn to_version(
         objects[*first]["apiVersion"].as_str().unwrap_or(""),
         rt.kind
     );
-    let fail = |why: String| ApiError::internal(format!("conversion webhook for {gvk} {why}"));
+    // kube-apiserver answers a failed conversion with a bare 500 (no reason, the error as the message).
+    let fail = |why: String| ApiError::new(500, "", format!("conversion webhook for {gvk} {why}"));
     let sent: Vec<Value> = pending.iter().map(|i| objects[*i].clone()).collect();
     let converted = exchange(hook, &sent, api_version).map_err(fail)?;
     if converted.len() != sent.len() {
@@ -336,7 +337,7 @@ mod tests {
     fn a_failure_names_the_kind_and_the_reason() {
         let t = widget_type(|_| json!({"result": {"status": "Failure", "message": "no way"}}));
         let e = to_version(&t, vec![widget()], "example.dev/v2").expect_err("refused");
-        assert_eq!(e.code, 500);
+        assert_eq!((e.code, e.reason.as_str()), (500, ""));
         assert_eq!(
             e.message,
             "conversion webhook for example.dev/v1, Kind=Widget failed: no way"

@@ -93,6 +93,46 @@ pub fn names_repeat(versions: &[Value]) -> bool {
         .any(|v| !seen.insert(v["name"].as_str().unwrap_or("")))
 }
 
+/// `ValidateCustomResourceDefinitionStoredVersions`: `status.storedVersions` names the storage version and
+/// only versions in `spec.versions`.
+pub fn stored_versions_causes(stored: &Value, versions: &[Value]) -> Vec<Cause> {
+    let names: Vec<&str> = stored
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if names.is_empty() {
+        // Go's nil slice, as the create's status has it before a storage version is found.
+        return vec![Cause {
+            reason: "FieldValueInvalid".into(),
+            message: "Invalid value: null: must have at least one stored version".into(),
+            field: "status.storedVersions".into(),
+        }];
+    }
+    let mut causes = Vec::new();
+    for version in versions {
+        let name = version["name"].as_str().unwrap_or("");
+        if version["storage"].as_bool() == Some(true) && !names.contains(&name) {
+            causes.push(Cause {
+                reason: "FieldValueInvalid".into(),
+                message: format!("Invalid value: {stored}: must have the storage version {name}"),
+                field: "status.storedVersions".into(),
+            });
+        }
+    }
+    for (i, name) in names.iter().enumerate() {
+        if !versions.iter().any(|v| v["name"].as_str() == Some(name)) {
+            causes.push(invalid(
+                format!("status.storedVersions[{i}]"),
+                name,
+                &format!(
+                    "missing from spec.versions; {name} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in {name} and removes {name} from status.storedVersions"
+                ),
+            ));
+        }
+    }
+    causes
+}
+
 /// The checks of `spec.conversion` (`validateCustomResourceConversion`), with the field paths of
 /// kube-apiserver's internal form (`spec.conversion.webhookClientConfig`, `spec.conversion.conversionReviewVersions`).
 pub fn conversion_causes(spec: &Value) -> Vec<Cause> {
@@ -161,7 +201,7 @@ pub fn conversion_causes(spec: &Value) -> Vec<Cause> {
                 }
             }
             if !reviews.iter().any(|v| *v == "v1" || *v == "v1beta1") {
-                let listed = format!("[{}]", reviews.join(" "));
+                let listed = Value::from(reviews.clone());
                 causes.push(Cause {
                     reason: "FieldValueInvalid".into(),
                     message: format!(
@@ -238,7 +278,21 @@ pub fn deprecation_warning(spec: &Value, version: &Value) -> Option<String> {
     let group = spec["group"].as_str().unwrap_or("");
     let name = version["name"].as_str().unwrap_or("");
     let kind = spec["names"]["kind"].as_str().unwrap_or("");
-    Some(format!("{group}/{name} {kind} is deprecated"))
+    let message = format!("{group}/{name} {kind} is deprecated");
+    // `defaultDeprecationWarning`: the first served version not deprecated that kube-aware order puts
+    // before this one.
+    let newer = spec["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|v| v["served"].as_bool() == Some(true) && v["deprecated"].as_bool() != Some(true))
+        .filter_map(|v| v["name"].as_str())
+        .filter(|v| kube_aware_key(v) < kube_aware_key(name))
+        .min_by_key(|v| kube_aware_key(v));
+    Some(match newer {
+        Some(newer) => format!("{message}; use {group}/{newer} {kind}"),
+        None => message,
+    })
 }
 
 /// The conversion webhook of a CRD whose strategy is `Webhook`.

@@ -138,6 +138,8 @@ pub fn handle(call: Call<'_>) -> ApiResult<Reply> {
             warnings.insert(0, warning.clone());
             Ok(Reply::Json(code, body, warnings))
         }
+        // On a refusal too, as kube-apiserver adds the warning before it handles the request.
+        (Err(e), Some(warning)) => Ok(Reply::Json(e.code, e.to_status(), vec![warning.clone()])),
         (reply, _) => reply,
     }
 }
