@@ -485,3 +485,58 @@ async fn invalid_scenario(client: Client, _ns: String) -> Transcript {
 async fn conversion_invalid_crds() {
     run("conversion_invalid_crds", &[], invalid_scenario).await;
 }
+
+/// The managedFields entry of a manager that wrote another version: kube-apiserver converts its field set
+/// to the version read (fields that version lacks drop out), the in-memory server keeps it as written
+/// (`MANAGED_FIELDS_ACROSS_VERSIONS`, listed in the crate docs' known differences).
+#[tokio::test]
+async fn managed_fields_of_another_version_convert_on_kube_apiserver_only() {
+    let Some(sides) = crate::support::both("managed_fields_across_versions").await else {
+        return;
+    };
+    let group = "convmf.example.dev";
+    let name = format!("gears.{group}");
+    let mut field_sets = Vec::new();
+    for (client, ns) in sides {
+        let converter = Converter::start();
+        let webhook = json!({"strategy": "Webhook", "webhook": {
+            "clientConfig": converter.client_config, "conversionReviewVersions": ["v1"]}});
+        let mut t = Transcript::new(client.clone());
+        t.post(
+            "create the CRD",
+            CRDS,
+            &gear_crd(group, webhook, "v1", true),
+        )
+        .await;
+        let v1 = format!("/apis/{group}/v1/namespaces/{ns}/gears");
+        let v2 = format!("/apis/{group}/v2/namespaces/{ns}/gears");
+        until(&client, &v2, 200).await;
+        t.post(
+            "create at v1",
+            &v1,
+            &json!({"apiVersion": format!("{group}/v1"), "kind": "Gear",
+                    "metadata": {"name": "a"}, "spec": {"replicas": 2}}),
+        )
+        .await;
+        let patched = t
+            .patch(
+                "patch at v2",
+                &format!("{v2}/a"),
+                MERGE,
+                &json!({"spec": {"scale": {"replicas": 5}}}),
+            )
+            .await;
+        field_sets.push(patched["metadata"]["managedFields"][0]["fieldsV1"].clone());
+        remove_crd(&client, &name).await;
+    }
+    assert_eq!(
+        field_sets[0],
+        json!({"f:spec": {".": {}, "f:replicas": {}}}),
+        "in-memory: the v1 manager's fields as written"
+    );
+    assert_eq!(
+        field_sets[1],
+        json!({"f:spec": {}}),
+        "kube-apiserver: the v1 manager's fields converted"
+    );
+}
