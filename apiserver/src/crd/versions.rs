@@ -369,9 +369,6 @@ mod tests {
         );
     }
 
-    use super::*;
-    use serde_json::json;
-
     #[test]
     fn webhook_needs_a_client_and_review_versions() {
         let causes = conversion_causes(&json!({"conversion": {"strategy": "Webhook"}}));
