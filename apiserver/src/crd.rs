@@ -5,11 +5,12 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::error::{ApiError, ApiResult, Cause};
-use super::registry::{OpenApiSource, PrinterColumn, ResourceType, ScaleSpec};
+use super::registry::{InProcessHandlers, OpenApiSource, PrinterColumn, ResourceType, ScaleSpec};
 use super::schema::{Schema, SchemaError};
 use super::store::{State, StorageKey, key_of};
 
 pub mod status;
+pub mod versions;
 
 pub use status::CLEANUP_FINALIZER;
 
@@ -85,6 +86,17 @@ pub fn validate(crd: &Value, name: &str) -> ApiResult<()> {
                 .into(),
         ));
     } else {
+        causes.extend(versions::version_causes(&versions));
+        if versions::names_repeat(&versions) {
+            causes.push(cause(
+                "spec.versions",
+                "FieldValueInvalid",
+                format!(
+                    "Invalid value: {}: must contain unique version names",
+                    Value::Array(versions.clone())
+                ),
+            ));
+        }
         let storage = versions
             .iter()
             .filter(|v| v["storage"].as_bool() == Some(true))
@@ -142,6 +154,14 @@ pub fn validate(crd: &Value, name: &str) -> ApiResult<()> {
             }
         }
     }
+    causes.extend(versions::conversion_causes(spec));
+    causes.extend(versions::stored_versions_causes(
+        &crd["status"]["storedVersions"],
+        spec["versions"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default(),
+    ));
     if causes.is_empty() {
         Ok(())
     } else {
@@ -234,7 +254,7 @@ pub fn crd_of_storage(state: &State, storage: &StorageKey) -> Option<String> {
     t.custom.then(|| format!("{}.{}", storage.1, storage.0))
 }
 
-fn types_of(crd: &Value) -> Vec<ResourceType> {
+fn types_of(crd: &Value, handlers: &InProcessHandlers) -> Vec<ResourceType> {
     let spec = &crd["spec"];
     let (Some(group), Some(kind), Some(plural)) = (
         spec["group"].as_str(),
@@ -250,6 +270,14 @@ fn types_of(crd: &Value) -> Vec<ResourceType> {
         .find(|v| v["storage"].as_bool() == Some(true))
         .and_then(|v| v["name"].as_str())
         .unwrap_or("v1")
+        .to_string();
+    // kube-apiserver's discovery prefers the served version first in its order, not the storage version.
+    let preferred = versions
+        .iter()
+        .filter(|v| v["served"].as_bool() != Some(false))
+        .filter_map(|v| v["name"].as_str())
+        .min_by_key(|v| versions::kube_aware_key(v))
+        .unwrap_or("")
         .to_string();
     let strings = |v: &Value| -> Vec<String> {
         v.as_array()
@@ -275,7 +303,9 @@ fn types_of(crd: &Value) -> Vec<ResourceType> {
             t.generation = true;
             t.custom = true;
             t.storage_version = storage_version.clone();
-            t.preferred = version == storage_version;
+            t.preferred = version == preferred;
+            t.deprecation_warning = versions::deprecation_warning(spec, v);
+            t.conversion_webhook = versions::conversion_webhook(spec, handlers);
             t.status_subresource = v["subresources"]["status"].is_object();
             if let Some(scale) = v["subresources"]["scale"].as_object() {
                 let path = |k: &str| {
@@ -329,7 +359,7 @@ pub fn sync(state: &mut State, crd: &Value) {
         return;
     };
     state.registry.remove_resource(&storage.0, &storage.1);
-    for t in types_of(crd) {
+    for t in types_of(crd, &state.webhook_handlers) {
         state.registry.insert(t);
     }
     let Some(status) = status::controllers(crd, &state.now) else {

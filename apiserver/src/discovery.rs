@@ -88,8 +88,12 @@ fn groups_map(reg: &Registry) -> Vec<(String, GroupVersions)> {
         }
     }
     let mut groups: Vec<(String, GroupVersions)> = groups.into_iter().collect();
-    for (_, (versions, preferred)) in &mut groups {
+    for (group, (versions, preferred)) in &mut groups {
         versions.sort_by_key(|v| Some(v) != preferred.as_ref());
+        if reg.all().any(|t| &t.group == group && t.custom) {
+            // apiextensions-apiserver lists a CRD group's versions in kube-aware order.
+            versions.sort_by_key(|v| crate::crd::versions::kube_aware_key(v));
+        }
     }
     groups.sort_by(|(a, _), (b, _)| group_rank(a).cmp(&group_rank(b)));
     groups
@@ -183,10 +187,13 @@ fn resource_entries(t: &ResourceType) -> Vec<Value> {
         }));
     }
     if t.status_subresource {
-        out.push(json!({
+        let status = json!({
             "name": format!("{}/status", t.plural), "singularName": "", "namespaced": t.namespaced,
             "kind": t.kind, "verbs": ["get", "patch", "update"],
-        }));
+        });
+        // apiextensions-apiserver lists a custom resource's status before its scale.
+        let at = if t.custom { 1 } else { out.len() };
+        out.insert(at, status);
     }
     out
 }

@@ -88,6 +88,22 @@
 //!   server names them `selfType<nanoseconds>.<path>`. The runtime cost limits (per rule and per object)
 //!   count the cost estimator's cost for the values' actual sizes, an upper bound of cel-go's count: a rule
 //!   cel-go stops early (`exists`, a short-circuited `&&`) may be counted over a limit it stays within.
+//! - A CRD's versions are all served from one stored form at its storage version, and converted on every
+//!   read, list, watch event and write (create, update, every patch, server-side apply, `status` and `scale`):
+//!   with `strategy: None` only `apiVersion` changes; with `strategy: Webhook` a `ConversionReview` goes to
+//!   the CRD's webhook through the admission webhooks' transport (HTTPS to `clientConfig.url`, or in-process
+//!   for a Service registered with [`ApiServer::serve_webhook`]), its answer is checked and its failures
+//!   answered as kube-apiserver answers them (a bare 500 `conversion webhook for GROUP/VERSION, Kind=KIND
+//!   failed: ...`). `spec.versions` and `spec.conversion` are validated, deprecated versions send their
+//!   `Warning`, discovery lists versions in kube-aware order, `status.storedVersions` gains each new storage
+//!   version (see `convert/custom.rs`). Deviations: the webhook is called synchronously, the request waiting
+//!   for it (an HTTPS webhook must not be served by the single-threaded runtime that drives the server: serve
+//!   it in-process or from another thread); the managedFields entries of managers that wrote another version
+//!   are not converted to the version read (`MANAGED_FIELDS_ACROSS_VERSIONS`, pinned by
+//!   `managed_fields_of_another_version_convert_on_kube_apiserver_only`); messages quoting the whole
+//!   `spec.versions` print its JSON where kube-apiserver prints its internal Go structs; a version no longer
+//!   served answers its 404 as a JSON Status, not plain text; the `Warning` of a deprecated version is not
+//!   sent on watches.
 //! - Garbage collection and namespace termination run synchronously inside the request that triggers them
 //!   (a real cluster does this asynchronously in kube-controller-manager).
 //! - The workload controllers are played, not run, for Deployments, StatefulSets, ReplicaSets, DaemonSets and

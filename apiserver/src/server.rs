@@ -9,7 +9,6 @@ mod mutate;
 mod restful;
 mod warnings;
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -166,6 +165,7 @@ impl ApiServerBuilder {
         );
         state.workload_status = self.workload_status && self.controllers;
         state.jobs.settings = self.jobs;
+        let webhooks = state.webhook_handlers.clone();
         let server = ApiServer {
             shared: Arc::new(Shared {
                 state: Arc::new(Mutex::new(state)),
@@ -173,7 +173,7 @@ impl ApiServerBuilder {
                 jobs: job_timer::JobTimer::new(),
                 bookmark_interval: self.bookmark_interval,
                 faults: Mutex::new(faults::Faults::default()),
-                webhooks: Mutex::new(HashMap::new()),
+                webhooks,
                 log: Mutex::new(Vec::new()),
                 log_enabled: self.log,
             }),
@@ -198,7 +198,8 @@ struct Shared {
     bookmark_interval: Duration,
     faults: Mutex<faults::Faults>,
     /// In-process admission webhooks, by Service namespace and name.
-    webhooks: Mutex<HashMap<(String, String), crate::admission::WebhookHandler>>,
+    /// Shared with the state, where CRDs' conversion webhooks find them.
+    webhooks: crate::registry::InProcessHandlers,
     log: Mutex<Vec<RequestRecord>>,
     log_enabled: bool,
 }

@@ -304,6 +304,8 @@ pub struct State {
     pub ids: Ids,
     /// The current time for this request, RFC 3339.
     pub now: String,
+    /// The in-process webhooks (`ApiServer::serve_webhook`), which CRDs' conversion webhooks may name.
+    pub webhook_handlers: crate::registry::InProcessHandlers,
     next_watcher: u64,
 }
 
@@ -365,6 +367,7 @@ impl State {
             jobs: Default::default(),
             ids: Ids::new(seed),
             now: String::new(),
+            webhook_handlers: Default::default(),
             next_watcher: 0,
         }
     }

@@ -120,6 +120,15 @@ impl WatchStream {
     fn encode(&mut self, item: WatchItem) -> Bytes {
         match item {
             WatchItem::Event(kind, obj) => {
+                // A custom resource's conversion webhook converts each event's object; its failure ends
+                // the watch with the error.
+                let obj = match crate::convert::served(&self.rtype, &[&obj]) {
+                    Ok(mut converted) => converted.pop().unwrap_or_default(),
+                    Err(e) => {
+                        self.done = true;
+                        return self.line("ERROR", e.to_status());
+                    }
+                };
                 let rendered = self
                     .render
                     .watch_object(&self.rtype, &obj, !self.sent_event);

@@ -65,8 +65,8 @@ impl HookServer {
                     let Ok(tls) = acceptor.accept(stream).await else {
                         return;
                     };
-                    let service =
-                        service_fn(move |request: http::Request<hyper::body::Incoming>| {
+                    let service = service_fn(
+                        move |request: http::Request<hyper::body::Incoming>| {
                             let (answer, log) = (answer.clone(), log.clone());
                             async move {
                                 let path = request.uri().path().to_string();
@@ -91,9 +91,12 @@ impl HookServer {
                                 {
                                     tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
                                 }
+                                // An AdmissionReview is answered as one, a ConversionReview as one.
+                                let conversion = review["kind"] == "ConversionReview";
                                 let out = json!({
-                                    "apiVersion": "admission.k8s.io/v1",
-                                    "kind": "AdmissionReview",
+                                    "apiVersion": if conversion { review["apiVersion"].clone() }
+                                        else { json!("admission.k8s.io/v1") },
+                                    "kind": if conversion { "ConversionReview" } else { "AdmissionReview" },
                                     "response": response,
                                 });
                                 let bytes = serde_json::to_vec(&out).expect("JSON");
@@ -104,7 +107,8 @@ impl HookServer {
                                 );
                                 Ok::<_, Infallible>(reply)
                             }
-                        });
+                        },
+                    );
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(tls), service)
                         .await;

@@ -105,7 +105,10 @@
 //! create and update). `admission_policies`: ValidatingAdmissionPolicies and their bindings enforced
 //! (messages, reasons, params, match conditions, variables, Warn and Audit, failure policies, updates,
 //! deletes, dry runs) and compiled when written. `crd_status`: a CRD's own `/status` (updates and patches
-//! that stay, its defaults, invalid accepted names). `crd_defaults`: CRD schema defaults (and pruning)
+//! that stay, its defaults, invalid accepted names). `conversion`: a CRD in two versions converted by a
+//! conversion webhook (create, read, list, patch, scale, status and watch across versions, a failing
+//! conversion, `status.storedVersions` as the storage version moves, a version no longer served), with
+//! `strategy: None`, and invalid `spec.versions` and `spec.conversion`. `crd_defaults`: CRD schema defaults (and pruning)
 //! applied to objects read from storage. `cel_runtime_cost`: the runtime cost limit of CRD rules.
 
 mod admission_policies;
@@ -115,6 +118,7 @@ mod builtin_validation;
 mod cel;
 mod cel_runtime_cost;
 mod compare;
+mod conversion;
 mod crd_defaults;
 mod crd_status;
 mod crud;

@@ -48,8 +48,8 @@ mod equivalents;
 mod expression;
 mod policies;
 mod policy_validation;
-mod review;
-mod transport;
+pub(crate) mod review;
+pub(crate) mod transport;
 mod validation;
 
 pub(crate) use conditions::{Decision, Inputs, decide};

@@ -2,9 +2,35 @@
 
 use serde_json::{Map, Value};
 
+use super::error::ApiResult;
 use super::registry::{Conversion, ResourceType};
 
+mod custom;
 mod hpa;
+
+pub use custom::to_version;
+
+/// [`from_storage`] after the CRD's conversion webhook, if it has one, converted the object to `rt`'s version.
+pub fn try_from_storage(rt: &ResourceType, obj: &Value) -> ApiResult<Value> {
+    let mut converted = to_version(rt, vec![obj.clone()], &rt.api_version())?;
+    Ok(from_storage(rt, &converted.pop().unwrap_or_default()))
+}
+
+/// [`to_storage`] after the CRD's conversion webhook, if it has one, converted the object to the storage
+/// version.
+pub fn try_to_storage(rt: &ResourceType, obj: Value) -> ApiResult<Value> {
+    let mut converted = to_version(rt, vec![obj], &storage_api_version(rt))?;
+    Ok(to_storage(rt, converted.pop().unwrap_or_default()))
+}
+
+/// Stored objects at `rt`'s version, through the CRD's conversion webhook if it has one (one review for all).
+pub fn served(rt: &ResourceType, stored: &[&Value]) -> ApiResult<Vec<Value>> {
+    to_version(
+        rt,
+        stored.iter().map(|o| (*o).clone()).collect(),
+        &rt.api_version(),
+    )
+}
 
 /// The stored form of an object received for `rt`'s version.
 pub fn to_storage(rt: &ResourceType, mut obj: Value) -> Value {

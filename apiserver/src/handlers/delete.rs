@@ -8,22 +8,22 @@ use super::call::key;
 use super::context::{Call, Reply, lock};
 use super::options::delete_options;
 use super::read::filter;
-use crate::convert::from_storage;
+use crate::convert::try_from_storage;
 use crate::error::{ApiResult, success_status};
 use crate::lifecycle::{self, Deleted};
 use crate::registry::ResourceType;
 use crate::store::ObjKey;
 use crate::table::Render;
 
-pub(super) fn deleted_reply(rt: &ResourceType, deleted: Deleted) -> Value {
-    match deleted {
-        Deleted::Pending(obj) => from_storage(rt, &obj),
+pub(super) fn deleted_reply(rt: &ResourceType, deleted: Deleted) -> ApiResult<Value> {
+    Ok(match deleted {
+        Deleted::Pending(obj) => try_from_storage(rt, &obj)?,
         Deleted::Gone(obj) => success_status(
             rt.target(),
             obj["metadata"]["name"].as_str().unwrap_or(""),
             obj["metadata"]["uid"].as_str().unwrap_or(""),
         ),
-    }
+    })
 }
 
 pub(super) fn delete(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
@@ -38,7 +38,7 @@ pub(super) fn delete(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply
         opts.preconditions,
         opts.dry_run,
     )?;
-    Ok(Reply::Json(200, deleted_reply(rt, deleted), Vec::new()))
+    Ok(Reply::Json(200, deleted_reply(rt, deleted)?, Vec::new()))
 }
 
 pub(super) fn delete_collection(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {

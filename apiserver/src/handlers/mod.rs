@@ -61,7 +61,7 @@ pub fn handle(call: Call<'_>) -> ApiResult<Reply> {
             "the server does not allow this method on the requested resource",
         ));
     }
-    match req.verb {
+    let reply = match req.verb {
         Verb::Get => get(&call, &rt),
         Verb::List => list(&call, &rt),
         Verb::Watch => watch(&call, &rt),
@@ -70,5 +70,15 @@ pub fn handle(call: Call<'_>) -> ApiResult<Reply> {
         Verb::Patch => patch(&call, &rt),
         Verb::Delete => delete(&call, &rt),
         Verb::DeleteCollection => delete_collection(&call, &rt),
+    };
+    // A deprecated CRD version's requests carry its warning first.
+    match (reply, &rt.deprecation_warning) {
+        (Ok(Reply::Json(code, body, mut warnings)), Some(warning)) => {
+            warnings.insert(0, warning.clone());
+            Ok(Reply::Json(code, body, warnings))
+        }
+        // On a refusal too, as kube-apiserver adds the warning before it handles the request.
+        (Err(e), Some(warning)) => Ok(Reply::Json(e.code, e.to_status(), vec![warning.clone()])),
+        (reply, _) => reply,
     }
 }

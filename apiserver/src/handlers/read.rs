@@ -23,6 +23,9 @@ pub(super) fn get(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
     let obj = state
         .get(&rt.storage, &key(call))
         .ok_or_else(|| ApiError::not_found(rt.target(), call.req.name.as_deref().unwrap_or("")))?;
+    let obj = crate::convert::served(rt, &[&obj])?
+        .pop()
+        .unwrap_or_default();
     if call.req.subresource.as_deref() == Some("scale") {
         return Ok(Reply::Json(
             200,
@@ -194,6 +197,8 @@ pub(super) fn list(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> 
     }
     drop(state);
     let stored: Vec<&Value> = items.iter().map(|(_, o)| o.as_ref()).collect();
+    let converted = crate::convert::served(rt, &stored)?;
+    let stored: Vec<&Value> = converted.iter().collect();
     Ok(Reply::Json(
         200,
         render(call).list(rt, &stored, list_meta),

@@ -6,7 +6,6 @@ use serde_json::{Value, json};
 
 use super::call::{key, write_opts};
 use super::context::{Call, Reply, lock};
-use crate::convert::from_storage;
 use crate::error::{ApiError, ApiResult, Cause};
 use crate::lifecycle::{self, Part};
 use crate::registry::ResourceType;
@@ -78,7 +77,7 @@ pub(super) fn write_scale(
     let current = state
         .get(&rt.storage, &k)
         .ok_or_else(|| ApiError::not_found(rt.target(), &k.name))?;
-    let obj = from_storage(rt, &current);
+    let obj = crate::convert::try_from_storage(rt, &current)?;
     let scale = change(&scale_of(rt, &obj))?;
     let Some(replicas) = scale["spec"]["replicas"].as_i64() else {
         return Err(ApiError::invalid(

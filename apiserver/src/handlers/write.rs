@@ -11,7 +11,7 @@ use super::call::{
 };
 use super::context::{Call, Reply, lock};
 use super::scale::write_scale;
-use crate::convert::from_storage;
+use crate::convert::try_from_storage;
 use crate::error::{ApiError, ApiResult, Cause};
 use crate::lifecycle::{self, Part};
 use crate::managed_fields;
@@ -193,7 +193,7 @@ pub(super) fn patch(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply>
     let current = state
         .get(&rt.storage, &k)
         .ok_or_else(|| ApiError::not_found(rt.target(), &k.name))?;
-    let doc = from_storage(rt, &current);
+    let doc = try_from_storage(rt, &current)?;
     let mut opts = write_opts(call, false)?;
     let (mut patched, findings) =
         apply_patch(pt, rt, &doc, call.body, opts.strict || opts.warn_unknown)?;
@@ -261,7 +261,10 @@ pub(super) fn server_side_apply(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiR
     }
     let mut state = lock(call.state)?;
     state.now = call.now.clone();
-    let current = state.get(&rt.storage, &k).map(|c| from_storage(rt, &c));
+    let current = match state.get(&rt.storage, &k) {
+        Some(c) => Some(try_from_storage(rt, &c)?),
+        None => None,
+    };
     let live = current.as_ref();
     if live.is_none() && p == Part::Status {
         return Err(ApiError::not_found(rt.target(), &k.name));

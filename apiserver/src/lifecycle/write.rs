@@ -12,7 +12,7 @@ use super::metadata::{
     namespace_check, owner_reference_causes, scope, spec_content,
 };
 use super::options::{Part, WriteOpts, Written};
-use crate::convert::{from_storage, to_storage};
+use crate::convert::{from_storage, to_storage, try_from_storage, try_to_storage};
 use crate::crd;
 use crate::error::{ApiError, ApiResult, Cause};
 use crate::managed_fields::{self};
@@ -149,10 +149,10 @@ pub fn create(
             warnings,
         });
     }
-    let stored = state.put(&storage, to_storage(rt, obj));
+    let stored = state.put(&storage, try_to_storage(rt, obj)?);
     after_write(state, rt, &stored);
     let key = key_of(&stored);
-    let object = from_storage(rt, &state.get(&storage, &key).unwrap_or(stored));
+    let object = try_from_storage(rt, &state.get(&storage, &key).unwrap_or(stored))?;
     play_workload_controller(state, rt, &key);
     Ok(Written { object, warnings })
 }
@@ -210,7 +210,7 @@ pub fn update(
     let Some(old_stored) = state.get(&storage, key) else {
         return Err(ApiError::not_found(rt.target(), &key.name));
     };
-    let old = from_storage(rt, &old_stored);
+    let old = try_from_storage(rt, &old_stored)?;
     let old_rv = meta(&old)["resourceVersion"]
         .as_str()
         .unwrap_or("")
@@ -368,12 +368,9 @@ pub fn update(
             warnings,
         });
     }
-    let stored = state.put(&storage, to_storage(rt, new));
+    let stored = state.put(&storage, try_to_storage(rt, new)?);
     after_write(state, rt, &stored);
-    let object = state
-        .get(&storage, key)
-        .map(|o| from_storage(rt, &o))
-        .unwrap_or_else(|| from_storage(rt, &stored));
+    let object = try_from_storage(rt, &state.get(&storage, key).unwrap_or(stored))?;
     play_workload_controller(state, rt, key);
     Ok(Written { object, warnings })
 }

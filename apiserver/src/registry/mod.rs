@@ -7,7 +7,8 @@ mod builtins;
 mod resource_type;
 
 pub use resource_type::{
-    Conversion, OpenApiSource, PrinterColumn, ResourceType, ScaleSpec, api_version,
+    Conversion, ConversionWebhook, InProcessHandlers, OpenApiSource, PrinterColumn, ResourceType,
+    ScaleSpec, api_version,
 };
 
 /// All served types, by (group, version, plural).

@@ -88,6 +88,53 @@ pub struct ResourceType {
     pub field_selectors: Vec<(String, String)>,
     /// Whether `deletecollection` is served (kube-apiserver refuses it on namespaces).
     pub delete_collection: bool,
+    /// A deprecated CRD version's `Warning` (its `deprecationWarning`, or kube-apiserver's default text).
+    pub deprecation_warning: Option<String>,
+    /// The CRD's conversion webhook, when its `spec.conversion.strategy` is `Webhook`.
+    pub conversion_webhook: Option<Arc<ConversionWebhook>>,
+}
+
+/// An in-process webhook: the request path and review in, the answer out (the same type as
+/// `kubewright_apiserver::admission::WebhookHandler`).
+pub type InProcessHandler = Arc<dyn Fn(&str, &[u8]) -> Vec<u8> + Send + Sync>;
+
+/// The in-process webhooks registered with `ApiServer::serve_webhook`, by Service namespace and name; clones
+/// share them.
+#[derive(Clone, Default)]
+pub struct InProcessHandlers(
+    pub Arc<std::sync::Mutex<std::collections::HashMap<(String, String), InProcessHandler>>>,
+);
+
+impl std::ops::Deref for InProcessHandlers {
+    type Target = std::sync::Mutex<std::collections::HashMap<(String, String), InProcessHandler>>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for InProcessHandlers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InProcessHandlers").finish_non_exhaustive()
+    }
+}
+
+/// A CRD's `spec.conversion.webhook` and the in-process webhooks its `clientConfig.service` may name.
+pub struct ConversionWebhook {
+    /// `spec.conversion.webhook.clientConfig`.
+    pub client_config: Value,
+    /// `spec.conversion.webhook.conversionReviewVersions`.
+    pub review_versions: Vec<String>,
+    /// The server's in-process webhooks.
+    pub handlers: InProcessHandlers,
+}
+
+impl std::fmt::Debug for ConversionWebhook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConversionWebhook")
+            .field("client_config", &self.client_config)
+            .field("review_versions", &self.review_versions)
+            .finish_non_exhaustive()
+    }
 }
 
 /// One of a CRD version's `additionalPrinterColumns`.
@@ -145,6 +192,8 @@ impl ResourceType {
             printer_columns: Vec::new(),
             field_selectors: Vec::new(),
             delete_collection: true,
+            deprecation_warning: None,
+            conversion_webhook: None,
         }
     }
 

@@ -50,7 +50,8 @@ impl ApiServer {
 
     /// Registers an in-process webhook behind the Service `namespace/name`: a webhook configuration whose
     /// `clientConfig.service` names it is answered by `handler` (request path, AdmissionReview in;
-    /// AdmissionReview out), with no network.
+    /// AdmissionReview out), with no network. A CRD's conversion webhook whose `clientConfig.service` names
+    /// it is answered the same way (ConversionReview in, ConversionReview out).
     pub fn serve_webhook(&self, namespace: &str, name: &str, handler: WebhookHandler) {
         relock(&self.shared.webhooks).insert((namespace.to_string(), name.to_string()), handler);
     }
