@@ -18,4 +18,5 @@ mod smoke;
 mod table;
 mod triggers;
 mod untyped;
+mod versions;
 mod webapp;
