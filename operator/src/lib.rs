@@ -46,6 +46,7 @@ pub mod object;
 mod operator;
 pub mod outcome;
 mod own_status;
+mod owners;
 pub mod pause;
 pub mod prelude;
 pub mod probes;

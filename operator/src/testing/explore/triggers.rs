@@ -17,7 +17,8 @@ use kube::runtime::reflector::ObjectRef;
 
 use crate::cache::{Caches, Change, Changes, TryRecvError};
 use crate::echoes::Echoes;
-use crate::reconciler::{ParentKind, Reconciler, controller_parents};
+use crate::owners::controller_parents;
+use crate::reconciler::{ParentKind, Reconciler};
 use crate::reconcilers::Changed;
 use crate::tracker::{TrackKey, Tracker};
 
