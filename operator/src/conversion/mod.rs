@@ -55,6 +55,7 @@
 //!     }
 //! }
 //!
+//! # fn main() {
 //! let versions = Versions::<v2::Note>::new()
 //!     .storage("v2")
 //!     .version::<v1::Note>()
@@ -69,6 +70,7 @@
 //! });
 //! let new = versions.convert(old, "example.dev/v2").unwrap();
 //! assert_eq!(new["spec"]["lines"], serde_json::json!(["one", "two"]));
+//! # }
 //! ```
 
 mod check;
