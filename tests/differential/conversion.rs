@@ -134,6 +134,29 @@ async fn until(client: &Client, path: &str, code: u16) {
     panic!("GET {path} does not answer {code}");
 }
 
+/// Waits (bounded) until the group's discovery no longer lists `version` (kube-apiserver updates discovery
+/// a moment after it stops serving a version).
+async fn until_discovery_lacks(client: &Client, group: &str, version: &str) {
+    let gv = format!("{group}/{version}");
+    for _ in 0..400 {
+        let request = http::Request::get(format!("/apis/{group}"))
+            .body(Vec::new())
+            .expect("a request");
+        if let Ok(text) = client.request_text(request).await
+            && let Ok(body) = serde_json::from_str::<serde_json::Value>(&text)
+            && !body["versions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|v| v["groupVersion"] == gv.as_str())
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the discovery of {group} still lists {version}");
+}
+
 /// A CRD's `status.storedVersions`, once the server wrote what it writes after an update.
 async fn stored_versions(t: &mut Transcript, label: &str, name: &str) {
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -343,6 +366,7 @@ async fn webhook_scenario(client: Client, ns: String, group: &str) -> Transcript
     // kube-apiserver answers `404 page not found` in plain text, the in-memory server a Status (as for any
     // path it does not serve): only the code is compared.
     *t.last_answer_mut().expect("an answer") = json!("not found");
+    until_discovery_lacks(&client, group, "v1").await;
     t.get("discovery of the group after", &format!("/apis/{group}"))
         .await;
     remove_crd(&client, &name).await;
