@@ -67,10 +67,12 @@ impl Reviewer {
         verdict
     }
 
+    // `.into()` converts to `Option<String>` before Kubernetes 1.36 and to `String` itself from 1.36 on.
+    #[allow(clippy::useless_conversion)]
     async fn review(&self, token: &str) -> Result<Verdict, kube::Error> {
         let review = TokenReview {
             spec: TokenReviewSpec {
-                token: Some(token.to_string()),
+                token: token.to_string().into(),
                 ..Default::default()
             },
             ..Default::default()
