@@ -18,8 +18,8 @@ use kube::api::{Api, DeleteParams, PostParams};
 use kubewright::admission::{Certificates, ClientConfig, WebhookServer};
 use kubewright::testing::envtest::ControlPlane;
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
+use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName};
 
 /// A CA and a way to issue serving certificates for 127.0.0.1 from it.
 struct Ca(CertifiedIssuer<'static, KeyPair>);
@@ -53,23 +53,7 @@ fn write_pair(dir: &Path, cert: &str, key: &str) {
 
 /// The certificate a new TLS connection to `port` is served (DER), trusting `ca_pem`.
 async fn served(port: u16, ca_pem: &str) -> Vec<u8> {
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
-        roots.add(cert.unwrap()).unwrap();
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .unwrap();
-    let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
-        .connect(ServerName::try_from("127.0.0.1").unwrap(), tcp)
-        .await
-        .unwrap();
+    let tls = crate::support::tls_to_localhost(port, ca_pem).await;
     tls.get_ref().1.peer_certificates().unwrap()[0].to_vec()
 }
 

@@ -2,8 +2,6 @@
 //! one the API server does not accept, 403 to a ServiceAccount not allowed to `get /metrics`, and 200 to one
 //! bound to the manifests' `metrics-reader` ClusterRole.
 
-use std::sync::Arc;
-
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleRef, Subject};
@@ -11,30 +9,11 @@ use kube::api::{Api, ObjectMeta, PostParams};
 use kubewright::admission::Certificates;
 use kubewright::manifests::Manifests;
 use kubewright::testing::envtest::ControlPlane;
-use rustls::pki_types::ServerName;
-use rustls::pki_types::pem::PemObject;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// `GET /metrics` over HTTPS with `token`, trusting `ca_pem`: the status code.
 async fn get(port: u16, ca_pem: &str, token: Option<&str>) -> u16 {
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in rustls::pki_types::CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
-        roots.add(cert.unwrap()).unwrap();
-    }
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .unwrap();
-    let mut tls = tokio_rustls::TlsConnector::from(Arc::new(config))
-        .connect(ServerName::try_from("127.0.0.1").unwrap(), tcp)
-        .await
-        .unwrap();
+    let mut tls = crate::support::tls_to_localhost(port, ca_pem).await;
     let auth = token
         .map(|t| format!("Authorization: Bearer {t}\r\n"))
         .unwrap_or_default();

@@ -434,17 +434,14 @@ where
         reason,
     };
     let converted = catch_unwind(AssertUnwindSafe(|| f(typed)))
-        .map_err(|panic| failed(format!("the conversion panicked: {}", panic_text(&panic))))?
+        .map_err(|panic| {
+            failed(format!(
+                "the conversion panicked: {}",
+                crate::limits::panic_message(panic.as_ref())
+            ))
+        })?
         .map_err(|e| failed(e.to_string()))?;
     serde_json::to_value(converted).map_err(|e| failed(format!("cannot write the result: {e}")))
-}
-
-fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(no message)".into())
 }
 
 /// The converted object with the input's metadata and `apiVersion`. A conversion that carried the metadata
