@@ -28,6 +28,7 @@ pub struct Operator {
     runners: Vec<Runner>,
     deadline: Duration,
     backoff: Backoff,
+    retry_rate: crate::controller::RetryRate,
     health: crate::probes::Health,
     leader: Option<LeaderElection>,
     names: Vec<String>,
@@ -84,6 +85,7 @@ impl Operator {
             runners: Vec::new(),
             deadline: Duration::from_secs(30),
             backoff: Backoff::default(),
+            retry_rate: crate::controller::RetryRate::default(),
             health: crate::probes::Health::default(),
             leader: None,
             names: Vec::new(),
@@ -127,6 +129,14 @@ impl Operator {
         self
     }
 
+    /// The overall rate of retries after errors and conflicts for every controller added after this call, each
+    /// controller with its own bucket (default [`RetryRate::default`](crate::controller::RetryRate): 10 a
+    /// second, bursts of 100, as controller-runtime; the `--retry-rate` and `--retry-burst` flags set it).
+    pub fn retry_rate(mut self, rate: crate::controller::RetryRate) -> Self {
+        self.retry_rate = rate;
+        self
+    }
+
     /// How the caches get their first lists. By default ([`ListStrategy::Streaming`]) [`Operator::run_until`]
     /// first asks the API server ([`probe_list_strategy`](crate::cache::probe_list_strategy), one watch that
     /// selects nothing) and streams them where it can, as client-go does (no LIST request, no whole list in one
@@ -162,6 +172,7 @@ impl Operator {
             &self.caches,
             reconciler,
             self.backoff,
+            self.retry_rate,
             self.health.clone(),
         ) {
             self.names.push(name);

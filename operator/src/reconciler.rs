@@ -18,6 +18,7 @@ use crate::cache::{CachedKind, Caches, Change};
 use crate::command::{Command, Dispatcher, Target};
 use crate::conditions::{self, ConditionUpdate, READY, ReconcilerStatus};
 use crate::context::{Context, Settings};
+use crate::controller::Priority;
 use crate::echoes::Echoes;
 use crate::error::{Error, Result};
 use crate::foreign::LastReady;
@@ -49,8 +50,9 @@ where
 pub const DEFAULT_CONCURRENCY: u16 = 16;
 
 /// A `watches` mapper's triggers: why (the mapped object that changed) and which parents.
+/// A trigger stream of parents: why they are due, which, and with what priority.
 pub(crate) type Mapper<P> =
-    Box<dyn Fn(&Caches) -> BoxStream<'static, (String, Vec<ObjectRef<P>>)> + Send + Sync>;
+    Box<dyn Fn(&Caches) -> BoxStream<'static, (String, Vec<ObjectRef<P>>, Priority)> + Send + Sync>;
 
 /// The root reconciler of kind `P`: the steps, the wiring, and the controller settings.
 ///
@@ -202,6 +204,7 @@ impl<P: CachedKind> Reconciler<P> {
             let map = map.clone();
             let caches = caches.clone();
             let parents = caches.ensure::<P>();
+            let replayed = caches.ensure::<K>().replayed().clone();
             crate::reconcilers::typed_changes::<K>(&caches)
                 .map(move |c: Option<Change<K>>| match c {
                     Some(c) => {
@@ -211,7 +214,10 @@ impl<P: CachedKind> Reconciler<P> {
                             K::kind(&()),
                             crate::command::display_name(object.as_ref())
                         );
-                        (why, map(object, &caches))
+                        let priority = Priority::replay_if(
+                            replayed.replays(object.meta().resource_version.as_deref()),
+                        );
+                        (why, map(object, &caches), priority)
                     }
                     None => every_parent(&parents),
                 })
@@ -260,6 +266,7 @@ impl<P: CachedKind> Reconciler<P> {
                 }),
             );
             let index = index.clone();
+            let replayed = caches.ensure::<K>().replayed().clone();
             crate::reconcilers::typed_changes::<K>(caches)
                 .map(move |c: Option<Change<K>>| match c {
                     None => every_parent(&parents),
@@ -279,7 +286,10 @@ impl<P: CachedKind> Reconciler<P> {
                             .iter()
                             .map(|p| ObjectRef::from_obj(p.as_ref()))
                             .collect();
-                        (why, refs)
+                        let priority = Priority::replay_if(
+                            replayed.replays(object.meta().resource_version.as_deref()),
+                        );
+                        (why, refs, priority)
                     }
                 })
                 .boxed()
@@ -615,7 +625,9 @@ fn failure_reason(e: &Error) -> &'static str {
 
 /// Every parent in the cache, for a trigger stream that missed changes (its channel lagged): reconciling them
 /// all is the only way not to miss the parents those changes concerned.
-fn every_parent<P: CachedKind>(parents: &crate::cache::Cache<P>) -> (String, Vec<ObjectRef<P>>) {
+fn every_parent<P: CachedKind>(
+    parents: &crate::cache::Cache<P>,
+) -> (String, Vec<ObjectRef<P>>, Priority) {
     tracing::warn!(kind = %P::kind(&()), "a mapped trigger stream lagged; reconciling every parent");
     let all = parents
         .state()
@@ -625,6 +637,7 @@ fn every_parent<P: CachedKind>(parents: &crate::cache::Cache<P>) -> (String, Vec
     (
         "changes were missed; reconciling everything".to_string(),
         all,
+        Priority::Low,
     )
 }
 
@@ -688,7 +701,8 @@ mod tests {
         for _ in 0..40 {
             secrets.broadcast(crate::cache::Change::Applied(Arc::new(Secret::default())));
         }
-        let (why, mut parents) = mapped.next().await.expect("a trigger");
+        let (why, mut parents, priority) = mapped.next().await.expect("a trigger");
+        assert_eq!(priority, crate::controller::Priority::Low);
         parents.sort_by(|a, b| a.name.cmp(&b.name));
         assert_eq!(why, "changes were missed; reconciling everything");
         assert_eq!(

@@ -28,6 +28,7 @@ use std::time::Duration;
 use futures::stream::{self, BoxStream, Stream, StreamExt};
 use kube::runtime::reflector::ObjectRef;
 
+use crate::controller::Priority;
 use crate::cache::{Cache, Caches};
 use crate::reconciler::{ParentKind, Reconciler};
 
@@ -202,7 +203,7 @@ impl<P: ParentKind> Reconciler<P> {
                             exists
                         })
                         .collect();
-                    ("external trigger".to_string(), refs)
+                    ("external trigger".to_string(), refs, Priority::Normal)
                 })
                 .boxed()
         }));

@@ -142,6 +142,7 @@ fn copy_into<K: CachedKind>(entry: &Entry, into: &Caches, frozen: bool) {
         namespaced: entry.namespaced,
         watched: false,
         seen: entry.seen.clone(),
+        replayed: entry.replayed.clone(),
         erased: Erased::of::<K>(),
     };
     into.entries

@@ -26,6 +26,7 @@ mod lists;
 mod namespaces;
 mod objects;
 mod options;
+mod replayed;
 mod served;
 mod sync;
 mod watch;
@@ -40,6 +41,7 @@ pub use lists::{ListStrategy, probe_list_strategy};
 pub use objects::Form;
 pub(crate) use objects::{Key, Objects, key_of};
 pub use options::{CacheOptions, CacheOptionsError, LIST_PAGE, OWNER_LABEL};
+pub(crate) use replayed::Replayed;
 pub use served::NotServed;
 pub use sync::{NotSynced, Unsynced, describe_watch_error};
 pub(crate) use wire::Wire;
@@ -112,6 +114,7 @@ pub struct Cache<K: CachedKind> {
     writer: Arc<Mutex<Option<reflector::store::Writer<K>>>>,
     changes: Publisher<K>,
     options: Arc<RwLock<CacheOptions>>,
+    replayed: Replayed,
 }
 
 impl<K: CachedKind> Clone for Cache<K> {
@@ -123,6 +126,7 @@ impl<K: CachedKind> Clone for Cache<K> {
             writer: self.writer.clone(),
             changes: self.changes.clone(),
             options: self.options.clone(),
+            replayed: self.replayed.clone(),
         }
     }
 }
@@ -138,6 +142,7 @@ impl<K: CachedKind> Cache<K> {
             // Small: nothing is broadcast but what tests send.
             changes: Publisher::with_capacity(16),
             options: Arc::default(),
+            replayed: Replayed::default(),
         }
     }
 
@@ -243,6 +248,11 @@ impl<K: CachedKind> Cache<K> {
         handle
     }
 
+    /// Which of the kind's events replay a list rather than show a change (see [`Replayed`]).
+    pub(crate) fn replayed(&self) -> &Replayed {
+        &self.replayed
+    }
+
     /// Broadcasts a change as the watch would (for tests of trigger streams).
     #[cfg(test)]
     pub(crate) fn broadcast(&self, change: Change<K>) {
@@ -310,6 +320,8 @@ struct Entry {
     watched: bool,
     /// The highest resourceVersion the watch delivered (0 for a store with no watch).
     seen: Arc<AtomicU64>,
+    /// Which events replay a list (the cache's own, shared).
+    replayed: Replayed,
     /// What can be done with the entry without knowing its kind's type.
     #[cfg_attr(not(feature = "testing"), allow(dead_code))]
     erased: erased::Erased,
@@ -410,6 +422,7 @@ impl Caches {
                 writer: Arc::new(Mutex::new(Some(writer))),
                 changes,
                 options: Arc::default(),
+                replayed: Replayed::default(),
             };
             let namespaces = if is_namespaced::<K>() {
                 self.namespaces.clone()
@@ -419,6 +432,7 @@ impl Caches {
             let kind = K::kind(&()).into_owned();
             let last_error = LastError::default();
             let seen = Arc::new(AtomicU64::new(0));
+            let replayed = cache.replayed.clone();
             let start = watch::run(watch::Watch {
                 cache: cache.clone(),
                 client: self.client.clone(),
@@ -439,6 +453,7 @@ impl Caches {
                 namespaced: is_namespaced::<K>(),
                 watched: true,
                 seen,
+                replayed,
                 erased: erased::Erased::of::<K>(),
             }
         });
@@ -490,6 +505,16 @@ impl Caches {
             .map(|e| e.seen.load(Ordering::Acquire))
     }
 
+    /// Which events of the cached kind `api_version`/`kind` replay a list (see [`Replayed`]); `None` when the
+    /// kind is not cached.
+    pub(crate) fn replayed_of(&self, api_version: &str, kind: &str) -> Option<Replayed> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries
+            .values()
+            .find(|e| e.kind == kind && e.api_version == api_version)
+            .map(|e| e.replayed.clone())
+    }
+
     /// The kinds cached, e.g. for logs.
     pub fn kinds(&self) -> Vec<String> {
         let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
@@ -525,6 +550,7 @@ impl Caches {
             namespaced: is_namespaced::<K>(),
             watched: false,
             seen: Arc::default(),
+            replayed: cache.replayed.clone(),
             erased: erased::Erased::of::<K>(),
         };
         self.entries

@@ -92,6 +92,7 @@ pub(super) fn run<K: CachedKind>(w: Watch<K>) -> BoxFuture<'static, ()> {
         let events = lists::events(&kind, strategy, config, watch);
         let mut pending = None;
         let mut listed: Option<HashSet<Key>> = None;
+        let mut listed_once = false;
         let indexed = cache.clone();
         let indexed_events = events.modify(strip::<K>).map(move |ev| {
             if let Ok(ev) = &ev {
@@ -99,6 +100,7 @@ pub(super) fn run<K: CachedKind>(w: Watch<K>) -> BoxFuture<'static, ()> {
                 events::index_update(&c.owners, &c.objects, &mut pending, ev);
                 c.indexes.update(&c.objects, ev);
                 events::note_seen(&seen, ev);
+                c.replayed.note(&seen, &mut listed_once, ev);
                 events::broadcast(&c.changes, &c.objects, &mut listed, ev);
             }
             ev

@@ -61,6 +61,13 @@ pub struct RunFlags {
     /// sooner, so that they do not all run at once). Default: only on changes.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub sync_period: Option<Duration>,
+    /// Retries after errors and conflicts a second, all parents of a controller together, once a burst is
+    /// spent (each parent also backs off on its own); 0: no overall limit.
+    #[arg(long, value_name = "PER_SECOND", default_value_t = 10)]
+    pub retry_rate: u32,
+    /// Retries a controller may make at once before `--retry-rate` applies.
+    #[arg(long, value_name = "COUNT", default_value_t = 100)]
+    pub retry_burst: u32,
 }
 
 /// A duration as Go's `time.ParseDuration` reads it, as controller-runtime's flags do (`15s`, `1m30s`, `1.5h`,
@@ -90,6 +97,8 @@ impl Default for RunFlags {
             leader_elect_retry_period: DEFAULT_RETRY_PERIOD,
             reconcile_timeout: None,
             sync_period: None,
+            retry_rate: 10,
+            retry_burst: crate::controller::RetryRate::default().burst,
         }
     }
 }
@@ -100,6 +109,10 @@ impl RunFlags {
         Operator::for_namespaces(client, self.namespaces.clone())
             .reconcile_timeout(self.reconcile_timeout)
             .resync_every(self.sync_period)
+            .retry_rate(crate::controller::RetryRate {
+                per_second: f64::from(self.retry_rate),
+                burst: self.retry_burst,
+            })
     }
 
     /// The leader election these flags ask for, if any, for `operator` (whose controllers name the Lease by

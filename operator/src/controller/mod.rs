@@ -25,12 +25,18 @@ use crate::tracker::Tracker;
 use crate::triggers::NextPass;
 
 mod queue;
+mod rate;
 mod why;
+pub(crate) use queue::Priority;
+pub use rate::RetryRate;
 use why::Why;
 
 /// How long a parent whose spec is invalid ([`Error::invalid_spec`]) waits for a pass when nothing changes: only
 /// a change can fix such a spec, and the change queues the parent at once.
 pub const INVALID_SPEC_RECHECK: Duration = Duration::from_secs(10 * 60);
+
+/// How long a pass that met a `409 Conflict` waits before it runs again (or longer, for the retry bucket).
+const CONFLICT_RETRY: Duration = Duration::from_millis(200);
 
 /// Exponential backoff per object after errors (not after an invalid spec, which waits for a change).
 #[derive(Debug, Clone, Copy)]
@@ -67,6 +73,8 @@ struct Shared<P: ParentKind> {
     /// The invalid-spec error last logged for each parent whose spec is invalid, so each is logged once.
     invalid: Mutex<HashMap<ObjectRef<P>, String>>,
     backoff: Backoff,
+    /// The overall rate of retries, beside `backoff`.
+    retries: Mutex<rate::Bucket>,
     /// Set once every cache holds its first list.
     synced: tokio::sync::OnceCell<()>,
     /// The operator's shutdown signal, set when the controller starts.
@@ -80,6 +88,14 @@ struct Shared<P: ParentKind> {
 }
 
 impl<P: ParentKind> Shared<P> {
+    /// Takes a token of the controller's retry bucket: how long a retry must wait for it.
+    fn retry_wait(&self) -> Duration {
+        self.retries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .reserve()
+    }
+
     fn parent_exists(&self, parent: &ObjectRef<P>) -> bool {
         self.caches
             .get::<P>()
@@ -174,6 +190,7 @@ pub(crate) fn runner<P: ParentKind>(
     caches: &Caches,
     reconciler: Reconciler<P>,
     backoff: Backoff,
+    retry_rate: RetryRate,
     health: Health,
 ) -> Option<Runner> {
     let caches = caches.clone();
@@ -184,11 +201,28 @@ pub(crate) fn runner<P: ParentKind>(
     };
     let wiring = reconciler.wiring();
     let tracker = Tracker::<P>::new();
-    let mut changes: Vec<BoxStream<'static, Changed>> = Vec::new();
+    let mut changes: Vec<BoxStream<'static, (Changed, Priority)>> = Vec::new();
     for kind in wiring.kinds() {
-        changes.push((kind.changes)(&caches));
+        let kind_changes = (kind.changes)(&caches);
+        // Events that replay a list queue their parents behind the changes (`queue::Priority`).
+        let replayed = caches
+            .replayed_of(&kind.api_version, &kind.kind)
+            .unwrap_or_default();
+        changes.push(
+            kind_changes
+                .map(move |changed| {
+                    let priority = match &changed {
+                        Changed::Object { meta, .. } => Priority::replay_if(
+                            replayed.replays(meta.resource_version.as_deref()),
+                        ),
+                        Changed::Lagged => Priority::Low,
+                    };
+                    (changed, priority)
+                })
+                .boxed(),
+        );
     }
-    let mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>)>> = reconciler
+    let mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>, Priority)>> = reconciler
         .mappers
         .iter()
         .chain(&reconciler.external)
@@ -205,7 +239,7 @@ pub(crate) fn runner<P: ParentKind>(
     let trigger_written = reconciler.written();
     let trigger_store = store.clone();
     let triggers = stream::select_all(changes)
-        .flat_map(move |changed| {
+        .flat_map(move |(changed, priority)| {
             let refs: Vec<ObjectRef<P>> = match changed {
                 Changed::Object {
                     api_version,
@@ -261,15 +295,15 @@ pub(crate) fn runner<P: ParentKind>(
                     all
                 }
             };
-            stream::iter(refs)
+            stream::iter(refs.into_iter().map(move |r| (r, priority)))
         })
         .chain(stream::pending());
     let mapped = stream::select_all(mapped)
-        .flat_map(move |(reason, refs)| {
+        .flat_map(move |(reason, refs, priority)| {
             for r in &refs {
                 mapped_why.record(r, &reason);
             }
-            stream::iter(refs)
+            stream::iter(refs.into_iter().map(move |r| (r, priority)))
         })
         .chain(stream::pending());
     let triggers = stream::select(triggers, mapped);
@@ -286,6 +320,7 @@ pub(crate) fn runner<P: ParentKind>(
         failures: Mutex::default(),
         invalid: Mutex::default(),
         backoff,
+        retries: Mutex::new(rate::Bucket::new(retry_rate)),
         synced: tokio::sync::OnceCell::new(),
         stop: std::sync::OnceLock::new(),
         why,
@@ -301,6 +336,11 @@ pub(crate) fn runner<P: ParentKind>(
         let forgetting = forget_deleted(deletions, shared.clone());
         Metrics::global().controller_started(&name, concurrency);
         let parent_shared = shared.clone();
+        let parent_replayed = parent_shared
+            .caches
+            .ensure::<P>()
+            .replayed()
+            .clone();
         let parent_stream = parent_stream.filter_map(move |p| {
             parent_shared.reconciler.observed(&p);
             // The echo of its own pass's status write queues nothing.
@@ -311,8 +351,11 @@ pub(crate) fn runner<P: ParentKind>(
                 || "the parent changed".into(),
                 p.meta(),
             );
-            std::future::ready(queued.then_some(obj_ref))
+            let priority =
+                Priority::replay_if(parent_replayed.replays(p.meta().resource_version.as_deref()));
+            std::future::ready(queued.then_some((obj_ref, priority)))
         });
+        let held = held.map(|r| (r, Priority::Normal));
         let requests = stream::select(parent_stream, stream::select(triggers, held));
         // No pass before the parent cache holds its first list.
         let ready_store = store.clone();
@@ -327,8 +370,8 @@ pub(crate) fn runner<P: ParentKind>(
             let shared = shared.clone();
             Some(async move {
                 match reconcile(parent.clone(), shared.clone()).await {
-                    Ok(requeue_after) => requeue_after,
-                    Err(e) => Some(error_policy(parent, &e, shared)),
+                    Ok(next) => next,
+                    Err(e) => Some((error_policy(parent, &e, shared), Priority::Normal)),
                 }
             })
         };
@@ -356,7 +399,7 @@ async fn caches_synced(caches: &Caches, controller: &str) {
 async fn reconcile<P: ParentKind>(
     parent: Arc<P>,
     shared: Arc<Shared<P>>,
-) -> Result<Option<Duration>, Error> {
+) -> Result<Option<(Duration, Priority)>, Error> {
     let obj_ref = ObjectRef::from_obj(parent.as_ref());
     // No pass before every cache holds its first list: on a half-filled cache a child not listed yet looks
     // absent (a needless write) and a tracked object not listed yet looks missing (a false invalid spec).
@@ -454,7 +497,7 @@ async fn pass<P: ParentKind>(
     obj_ref: &ObjectRef<P>,
     why: &str,
     shared: &Arc<Shared<P>>,
-) -> (&'static str, Result<Option<Duration>, Error>) {
+) -> (&'static str, Result<Option<(Duration, Priority)>, Error>) {
     // Every log line of the pass says which parent and why it runs.
     let span = tracing::info_span!("pass", parent = %obj_ref, why = %why);
     tracing::debug!(parent = %obj_ref, why = %why, "reconciling");
@@ -484,19 +527,22 @@ async fn pass<P: ParentKind>(
             NextPass { after: Some(_), .. } => shared.why.requeue(obj_ref),
             NextPass { after: None, .. } => {}
         }
-        next.after
+        // A resync runs after the changes; a requeue the pass asked for is as a change.
+        let priority = Priority::replay_if(next.resync);
+        next.after.map(|after| (after, priority))
     };
     let (result, action) = match pass.result {
         Ok(Outcome::Continue) | Ok(Outcome::Halt) => ("success", asked(None)),
         Ok(Outcome::RequeueAfter(d)) => ("requeue_after", asked(Some(d))),
         Err(Error::Yield) => {
             shared.why.requeue(obj_ref);
-            ("requeue", Some(Duration::ZERO))
+            ("requeue", Some((Duration::ZERO, Priority::Normal)))
         }
         Err(e) if e.is_conflict() => {
-            tracing::debug!(object = %obj_ref, "conflict; requeueing");
+            let delay = CONFLICT_RETRY.max(shared.retry_wait());
+            tracing::debug!(object = %obj_ref, retry_in = ?delay, "conflict; requeueing");
             shared.why.requeue(obj_ref);
-            ("requeue", Some(Duration::from_millis(200)))
+            ("requeue", Some((delay, Priority::Normal)))
         }
         Err(e @ Error::InvalidSpec { .. }) => {
             // Only a change can fix it, and a change queues the parent: no backoff, one log line.
@@ -538,7 +584,7 @@ fn error_policy<P: ParentKind>(parent: Arc<P>, error: &Error, shared: Arc<Shared
         *n += 1;
         *n
     };
-    let delay = shared.backoff.delay(failures);
+    let delay = shared.backoff.delay(failures).max(shared.retry_wait());
     Metrics::global().retried(shared.reconciler.name());
     tracing::warn!(object = %obj_ref, error = %error, failures, retry_in = ?delay, "reconcile failed");
     delay

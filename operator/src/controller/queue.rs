@@ -1,12 +1,15 @@
-//! The work queue that runs a controller's passes: which parents are due, when, and how many passes run at
-//! once.
+//! The work queue that runs a controller's passes: which parents are due, when, in what order, and how many
+//! passes run at once.
 //!
 //! It keeps kube-runtime's rules (a parent runs in one pass at a time, a change during its pass runs it once
-//! more after, the earliest of two requests wins, at most `concurrency` passes at once) with one difference: a
-//! parent due now runs now. kube-runtime's scheduler puts every request, even one due at once, on a timer of
-//! millisecond ticks, so a change reached its pass about 2 ms late on an idle operator (the first tick of the
-//! queue, then the first of tokio's timer). Here only requests for later (a requeue after a delay, a retry's
-//! backoff, a debounce) go on a timer.
+//! more after, the earliest of two requests wins, at most `concurrency` passes at once) with two differences:
+//! - A parent due now runs now. kube-runtime's scheduler puts every request, even one due at once, on a timer
+//!   of millisecond ticks, so a change reached its pass about 2 ms late on an idle operator (the first tick of
+//!   the queue, then the first of tokio's timer). Here only requests for later (a requeue after a delay, a
+//!   retry's backoff, a debounce) go on a timer.
+//! - Parents due for a change run before parents due only because a list replayed them or a resync came round
+//!   ([`Priority`], controller-runtime's priority queue rule): an operator that starts on, or re-lists, 10,000
+//!   parents serves a change to one of them after the passes in flight, not after the other 9,999.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
@@ -19,20 +22,48 @@ use tokio::time::Instant;
 use tokio_util::time::DelayQueue;
 use tokio_util::time::delay_queue::Key;
 
+/// Which parents' passes run first when several are due.
+///
+/// A parent is due for a pass with [`Priority::Low`] when nothing asked for it but a list replaying objects
+/// the cache already had (the first list of a cache, a re-list after a lost watch: see the cache's replay
+/// rule), a lagging trigger stream that reconciles everything, or a periodic resync; with
+/// [`Priority::Normal`] for anything else (a change to the parent, its children or the objects it watches or
+/// references, an external trigger, a requeue the pass asked for, a retry). Due parents run in the order
+/// they came due within each priority, every normal one first; a low one that a change asks for again becomes
+/// normal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Priority {
+    /// Replays of lists, resyncs.
+    Low,
+    /// Changes.
+    Normal,
+}
+
+impl Priority {
+    /// [`Priority::Low`] when `replays`, else [`Priority::Normal`].
+    pub(crate) fn replay_if(replays: bool) -> Self {
+        if replays { Self::Low } else { Self::Normal }
+    }
+}
+
 /// Which keys are due, which wait for a time, and which have a pass in flight.
 pub(crate) struct Queue<K> {
     /// Added to the time of every request (kube-runtime's debounce).
     debounce: Duration,
-    /// Keys due at a later time: their timer and the time.
-    later: HashMap<K, (Key, Instant)>,
+    /// Keys due at a later time: their timer, the time and the priority they will be due with.
+    later: HashMap<K, (Key, Instant, Priority)>,
     timers: DelayQueue<K>,
-    /// Keys due now, in the order they came due.
-    due: VecDeque<K>,
-    due_set: HashSet<K>,
+    /// Keys due now with each priority, in the order they came due. A key raised from low to normal stays in
+    /// `low` too, and is skipped there (`due` says which entry counts).
+    normal: VecDeque<K>,
+    low: VecDeque<K>,
+    /// The priority each due key is due with.
+    due: HashMap<K, Priority>,
     /// Keys with a pass in flight.
     running: HashSet<K>,
-    /// Keys that came due while their pass ran: they run once more when it ends.
-    again: HashSet<K>,
+    /// Keys that came due while their pass ran, with the highest priority asked: they run once more when it
+    /// ends.
+    again: HashMap<K, Priority>,
 }
 
 impl<K: Clone + Eq + Hash> Queue<K> {
@@ -41,68 +72,104 @@ impl<K: Clone + Eq + Hash> Queue<K> {
             debounce,
             later: HashMap::new(),
             timers: DelayQueue::new(),
-            due: VecDeque::new(),
-            due_set: HashSet::new(),
+            normal: VecDeque::new(),
+            low: VecDeque::new(),
+            due: HashMap::new(),
             running: HashSet::new(),
-            again: HashSet::new(),
+            again: HashMap::new(),
         }
     }
 
-    /// Asks for a pass over `key` at `at` (plus the debounce). A key already due stays as it is; one waiting
-    /// for a later time moves to the earlier of the two.
-    pub(crate) fn request(&mut self, key: K, at: Instant) {
-        if self.due_set.contains(&key) || self.again.contains(&key) {
+    /// Asks for a pass over `key` at `at` (plus the debounce) with `priority`. A key already due stays where
+    /// it is, unless this raises its priority; one waiting for a later time moves to the earlier of the two,
+    /// with the higher priority of the two.
+    pub(crate) fn request(&mut self, key: K, at: Instant, priority: Priority) {
+        if let Some(p) = self.again.get_mut(&key) {
+            *p = (*p).max(priority);
+            return;
+        }
+        if let Some(p) = self.due.get(&key) {
+            if *p < priority {
+                self.make_due(key, priority);
+            }
             return;
         }
         let at = at + self.debounce;
         if at <= Instant::now() {
-            if let Some((timer, _)) = self.later.remove(&key) {
-                self.timers.remove(&timer);
-            }
-            self.make_due(key);
+            let priority = match self.later.remove(&key) {
+                Some((timer, _, waiting)) => {
+                    self.timers.remove(&timer);
+                    waiting.max(priority)
+                }
+                None => priority,
+            };
+            self.make_due(key, priority);
             return;
         }
         match self.later.get_mut(&key) {
-            Some((timer, when)) => {
+            Some((timer, when, waiting)) => {
                 if at < *when {
                     self.timers.reset_at(timer, at);
                     *when = at;
                 }
+                *waiting = (*waiting).max(priority);
             }
             None => {
                 let timer = self.timers.insert_at(key.clone(), at);
-                self.later.insert(key, (timer, at));
+                self.later.insert(key, (timer, at, priority));
             }
         }
     }
 
-    fn make_due(&mut self, key: K) {
+    fn make_due(&mut self, key: K, priority: Priority) {
         if self.running.contains(&key) {
-            self.again.insert(key);
-        } else if self.due_set.insert(key.clone()) {
-            self.due.push_back(key);
+            let p = self.again.entry(key).or_insert(priority);
+            *p = (*p).max(priority);
+            return;
+        }
+        if self.due.get(&key).is_some_and(|p| *p >= priority) {
+            return;
+        }
+        self.due.insert(key.clone(), priority);
+        match priority {
+            Priority::Normal => self.normal.push_back(key),
+            Priority::Low => self.low.push_back(key),
         }
     }
 
-    /// The next key due, now marked running, unless `limit` passes (0: no limit) already run.
+    /// The next key due (normal ones first), now marked running, unless `limit` passes (0: no limit) already
+    /// run.
     pub(crate) fn take(&mut self, limit: usize) -> Option<K> {
         if limit != 0 && self.running.len() >= limit {
             return None;
         }
-        let key = self.due.pop_front()?;
-        self.due_set.remove(&key);
+        let key = loop {
+            if let Some(key) = self.normal.pop_front() {
+                // Every normal entry counts: a key is raised to normal once and leaves `due` when taken.
+                if self.due.get(&key) == Some(&Priority::Normal) {
+                    break key;
+                }
+            } else {
+                let key = self.low.pop_front()?;
+                // A key raised to normal (or taken since) left a stale entry here.
+                if self.due.get(&key) == Some(&Priority::Low) {
+                    break key;
+                }
+            }
+        };
+        self.due.remove(&key);
         self.running.insert(key.clone());
         Some(key)
     }
 
-    /// The pass over `key` ended, asking to run again after `requeue_after`. A change that came during the
-    /// pass runs it at once instead (that pass will say when it wants the next).
-    pub(crate) fn finished(&mut self, key: K, requeue_after: Option<Duration>) {
+    /// The pass over `key` ended, asking to run again after a delay with a priority. A change that came
+    /// during the pass runs it at once instead (that pass will say when it wants the next).
+    pub(crate) fn finished(&mut self, key: K, next: Option<(Duration, Priority)>) {
         self.running.remove(&key);
-        if self.again.remove(&key) {
-            self.make_due(key);
-        } else if let Some(after) = requeue_after {
-            self.request(key, Instant::now() + after);
+        if let Some(priority) = self.again.remove(&key) {
+            self.make_due(key, priority);
+        } else if let Some((after, priority)) = next {
+            self.request(key, Instant::now() + after, priority);
         }
     }
 
@@ -111,8 +178,9 @@ impl<K: Clone + Eq + Hash> Queue<K> {
         match std::future::poll_fn(|cx| self.timers.poll_expired(cx)).await {
             Some(expired) => {
                 let key = expired.into_inner();
-                self.later.remove(&key);
-                self.make_due(key);
+                if let Some((_, _, priority)) = self.later.remove(&key) {
+                    self.make_due(key, priority);
+                }
             }
             None => std::future::pending().await,
         }
@@ -128,7 +196,8 @@ impl<K: Clone + Eq + Hash> Queue<K> {
 ///
 /// No pass starts before `ready` resolves (the parent cache's first list); requests are queued meanwhile.
 /// `start` begins the pass over a key, or answers `None` when there is nothing to run (the parent is gone);
-/// a pass resolves to how long after it ends the key should run again (`None`: not until a change).
+/// a pass resolves to how long after it ends the key should run again and with what priority (`None`: not
+/// until a change).
 pub(crate) async fn run<K, R, F, P>(
     requests: R,
     debounce: Duration,
@@ -138,9 +207,9 @@ pub(crate) async fn run<K, R, F, P>(
     mut start: F,
 ) where
     K: Clone + Eq + Hash,
-    R: Stream<Item = K>,
+    R: Stream<Item = (K, Priority)>,
     F: FnMut(K) -> Option<P>,
-    P: Future<Output = Option<Duration>>,
+    P: Future<Output = Option<(Duration, Priority)>>,
 {
     let mut queue: Queue<K> = Queue::new(debounce);
     let mut in_flight = FuturesUnordered::new();
@@ -168,7 +237,7 @@ pub(crate) async fn run<K, R, F, P>(
             }
             () = &mut ready, if !is_ready => is_ready = true,
             next = requests.next(), if requests_open && !stopping => match next {
-                Some(key) => queue.request(key, Instant::now()),
+                Some((key, priority)) => queue.request(key, Instant::now(), priority),
                 None => requests_open = false,
             },
             () = queue.expire(), if !stopping => {}
@@ -187,10 +256,13 @@ mod tests {
 
     use super::*;
 
+    const N: Priority = Priority::Normal;
+    const L: Priority = Priority::Low;
+
     #[tokio::test(start_paused = true)]
     async fn a_key_due_now_is_taken_without_waiting_for_a_timer() {
         let mut q = Queue::new(Duration::ZERO);
-        q.request("a", Instant::now());
+        q.request("a", Instant::now(), N);
         assert_eq!(q.take(0), Some("a"));
         assert_eq!(q.take(0), None);
     }
@@ -198,9 +270,9 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_key_requested_twice_is_due_once_and_the_earlier_time_wins() {
         let mut q = Queue::new(Duration::ZERO);
-        q.request("a", Instant::now() + Duration::from_secs(60));
-        q.request("a", Instant::now() + Duration::from_secs(5));
-        q.request("a", Instant::now() + Duration::from_secs(30));
+        q.request("a", Instant::now() + Duration::from_secs(60), N);
+        q.request("a", Instant::now() + Duration::from_secs(5), N);
+        q.request("a", Instant::now() + Duration::from_secs(30), N);
         assert_eq!(q.take(0), None);
         tokio::time::timeout(Duration::from_secs(6), q.expire())
             .await
@@ -214,8 +286,8 @@ mod tests {
                 .is_err()
         );
         // A request for now overrides one for later.
-        q.request("b", Instant::now() + Duration::from_secs(60));
-        q.request("b", Instant::now());
+        q.request("b", Instant::now() + Duration::from_secs(60), N);
+        q.request("b", Instant::now(), N);
         assert_eq!(q.take(0), Some("b"));
         assert!(
             tokio::time::timeout(Duration::from_secs(120), q.expire())
@@ -227,13 +299,13 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_change_during_a_pass_runs_the_key_once_more_after_it() {
         let mut q = Queue::new(Duration::ZERO);
-        q.request("a", Instant::now());
+        q.request("a", Instant::now(), N);
         assert_eq!(q.take(0), Some("a"));
-        q.request("a", Instant::now());
-        q.request("a", Instant::now());
+        q.request("a", Instant::now(), N);
+        q.request("a", Instant::now(), N);
         assert_eq!(q.take(0), None, "one pass at a time per key");
         // The requeue the ending pass asked for gives way to the pass the change asks for now.
-        q.finished("a", Some(Duration::from_secs(60)));
+        q.finished("a", Some((Duration::from_secs(60), N)));
         assert_eq!(q.take(0), Some("a"));
         q.finished("a", None);
         assert_eq!(q.take(0), None);
@@ -243,7 +315,7 @@ mod tests {
     async fn at_most_the_limit_runs_and_keys_run_in_the_order_they_came_due() {
         let mut q = Queue::new(Duration::ZERO);
         for k in ["a", "b", "c"] {
-            q.request(k, Instant::now());
+            q.request(k, Instant::now(), N);
         }
         assert_eq!(q.take(2), Some("a"));
         assert_eq!(q.take(2), Some("b"));
@@ -256,9 +328,9 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_debounce_delays_a_change_and_merges_the_ones_within_it() {
         let mut q = Queue::new(Duration::from_millis(100));
-        q.request("a", Instant::now());
+        q.request("a", Instant::now(), N);
         tokio::time::advance(Duration::from_millis(50)).await;
-        q.request("a", Instant::now());
+        q.request("a", Instant::now(), N);
         assert_eq!(q.take(0), None);
         let started = Instant::now();
         q.expire().await;
@@ -275,23 +347,68 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_requeue_runs_the_key_after_its_delay() {
         let mut q = Queue::new(Duration::ZERO);
-        q.request("a", Instant::now());
+        q.request("a", Instant::now(), N);
         assert_eq!(q.take(0), Some("a"));
-        q.finished("a", Some(Duration::from_secs(10)));
+        q.finished("a", Some((Duration::from_secs(10), N)));
         assert_eq!(q.take(0), None);
         let started = Instant::now();
         q.expire().await;
         assert_eq!(started.elapsed(), Duration::from_secs(10));
         assert_eq!(q.take(0), Some("a"));
         // A requeue of zero is due at once.
-        q.finished("a", Some(Duration::ZERO));
+        q.finished("a", Some((Duration::ZERO, N)));
         assert_eq!(q.take(0), Some("a"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn changes_run_before_replays_and_a_replayed_key_asked_for_by_a_change_moves_up() {
+        let mut q = Queue::new(Duration::ZERO);
+        for k in ["l1", "l2", "l3", "l4"] {
+            q.request(k, Instant::now(), L);
+        }
+        q.request("n1", Instant::now(), N);
+        // A change to a key a list replayed raises it, once.
+        q.request("l3", Instant::now(), N);
+        q.request("l3", Instant::now(), N);
+        // A replay of a key due for a change leaves it where it is.
+        q.request("n1", Instant::now(), L);
+        let order: Vec<_> = std::iter::from_fn(|| q.take(0)).collect();
+        assert_eq!(order, ["n1", "l3", "l1", "l2", "l4"]);
+        for k in order {
+            q.finished(k, None);
+        }
+        // A key raised and taken leaves a stale low entry: it does not run twice.
+        q.request("l1", Instant::now(), L);
+        assert_eq!(q.take(0), Some("l1"));
+        assert_eq!(q.take(0), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_priority_of_a_change_during_a_pass_or_a_timer_is_kept() {
+        let mut q = Queue::new(Duration::ZERO);
+        q.request("a", Instant::now(), L);
+        assert_eq!(q.take(0), Some("a"));
+        q.request("a", Instant::now(), L);
+        q.request("a", Instant::now(), N);
+        q.request("b", Instant::now(), L);
+        q.finished("a", None);
+        assert_eq!(q.take(0), Some("a"), "the change during the pass runs first");
+        q.finished("a", Some((Duration::from_secs(5), L)));
+        // A resync asked for later, then a change asked for later still: the earlier time, the higher priority.
+        q.request("a", Instant::now() + Duration::from_secs(9), N);
+        q.expire().await;
+        assert_eq!(q.take(0), Some("a"));
+        assert_eq!(q.take(0), Some("b"));
     }
 
     /// What `run` did: the passes started, in order.
     type Log = Arc<Mutex<Vec<&'static str>>>;
 
-    fn pass(log: &Log, key: &'static str, lasts: Duration) -> BoxFuture<'static, Option<Duration>> {
+    fn pass(
+        log: &Log,
+        key: &'static str,
+        lasts: Duration,
+    ) -> BoxFuture<'static, Option<(Duration, Priority)>> {
         log.lock().unwrap().push(key);
         async move {
             tokio::time::sleep(lasts).await;
@@ -323,7 +440,7 @@ mod tests {
             },
         ));
         for key in ["a", "gone", "b"] {
-            requests.unbounded_send(key).unwrap();
+            requests.unbounded_send((key, N)).unwrap();
         }
         tokio::time::sleep(Duration::from_secs(1)).await;
         assert!(log.lock().unwrap().is_empty(), "no pass before ready");
@@ -332,7 +449,7 @@ mod tests {
         assert_eq!(*log.lock().unwrap(), ["a", "b"]);
         stop_tx.send(()).unwrap();
         tokio::time::sleep(Duration::from_millis(1)).await;
-        requests.unbounded_send("c").unwrap();
+        requests.unbounded_send(("c", N)).unwrap();
         assert!(!ran.is_finished(), "the passes in flight end first");
         let started = Instant::now();
         ran.await.unwrap();
@@ -359,11 +476,11 @@ mod tests {
             move |key| {
                 passes.lock().unwrap().push(key);
                 let first = std::mem::replace(&mut *first.lock().unwrap(), false);
-                Some(async move { first.then_some(Duration::from_secs(30)) })
+                Some(async move { first.then_some((Duration::from_secs(30), N)) })
             },
         ));
         let sent = Instant::now();
-        requests.unbounded_send("a").unwrap();
+        requests.unbounded_send(("a", N)).unwrap();
         // The clock is paused and only moves when every task waits for a timer: the pass starts with no
         // timer at all.
         for _ in 0..10 {

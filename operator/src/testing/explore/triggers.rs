@@ -41,7 +41,7 @@ pub(super) fn every<P: ParentKind>(caches: &Caches) -> Vec<Parent> {
 /// parent due, as they do for the controller).
 pub(super) struct Triggers<P: ParentKind> {
     changes: Vec<BoxStream<'static, Changed>>,
-    mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>)>>,
+    mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>, crate::controller::Priority)>>,
     parents: Changes<P>,
     tracker: Arc<Tracker<P>>,
     /// The writes of the process's passes whose echoes have not come yet.
@@ -120,7 +120,7 @@ impl<P: ParentKind> Triggers<P> {
             }
         }
         for stream in &mut self.mapped {
-            while let Some(Some((_, refs))) = stream.next().now_or_never() {
+            while let Some(Some((_, refs, _))) = stream.next().now_or_never() {
                 self.due.extend(refs.iter().map(parent));
             }
         }
