@@ -50,9 +50,11 @@ where
 pub const DEFAULT_CONCURRENCY: u16 = 16;
 
 /// A `watches` mapper's triggers: why (the mapped object that changed) and which parents.
-/// A trigger stream of parents: why they are due, which, and with what priority.
-pub(crate) type Mapper<P> =
-    Box<dyn Fn(&Caches) -> BoxStream<'static, (String, Vec<ObjectRef<P>>, Priority)> + Send + Sync>;
+/// Parents a trigger names: why they are due, which, and with what priority.
+pub(crate) type Mapped<P> = (String, Vec<ObjectRef<P>>, Priority);
+
+/// A trigger stream of parents.
+pub(crate) type Mapper<P> = Box<dyn Fn(&Caches) -> BoxStream<'static, Mapped<P>> + Send + Sync>;
 
 /// The root reconciler of kind `P`: the steps, the wiring, and the controller settings.
 ///
@@ -625,9 +627,7 @@ fn failure_reason(e: &Error) -> &'static str {
 
 /// Every parent in the cache, for a trigger stream that missed changes (its channel lagged): reconciling them
 /// all is the only way not to miss the parents those changes concerned.
-fn every_parent<P: CachedKind>(
-    parents: &crate::cache::Cache<P>,
-) -> (String, Vec<ObjectRef<P>>, Priority) {
+fn every_parent<P: CachedKind>(parents: &crate::cache::Cache<P>) -> Mapped<P> {
     tracing::warn!(kind = %P::kind(&()), "a mapped trigger stream lagged; reconciling every parent");
     let all = parents
         .state()

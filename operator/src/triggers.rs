@@ -28,8 +28,8 @@ use std::time::Duration;
 use futures::stream::{self, BoxStream, Stream, StreamExt};
 use kube::runtime::reflector::ObjectRef;
 
-use crate::controller::Priority;
 use crate::cache::{Cache, Caches};
+use crate::controller::Priority;
 use crate::reconciler::{ParentKind, Reconciler};
 
 /// The share of the resync period by which a parent's resync comes early, at most: each parent's own share

@@ -12,6 +12,7 @@ mod idle;
 mod leader;
 mod metrics_secure;
 mod pause;
+mod priority;
 mod quantities;
 mod runtime;
 mod support;

@@ -12,6 +12,7 @@ mod leader;
 mod lifecycle;
 mod lists;
 mod pause;
+mod priority;
 mod references;
 mod selected_caches;
 mod smoke;

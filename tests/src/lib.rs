@@ -6,6 +6,7 @@ pub mod database_scenario;
 pub mod kubectl;
 pub mod normalize;
 pub mod notes_scenario;
+pub mod priority_scenario;
 pub mod teams_scenario;
 pub mod tenants_scenario;
 pub mod webapp_rules;

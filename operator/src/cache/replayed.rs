@@ -67,7 +67,10 @@ mod tests {
         seen.store(40, Ordering::Release);
         assert!(r.replays(Some("40")) && r.replays(Some("7")));
         r.note(&seen, &mut listed, &ev(Event::InitDone));
-        assert!(r.replays(Some("40")), "the first list's objects, read after it");
+        assert!(
+            r.replays(Some("40")),
+            "the first list's objects, read after it"
+        );
         assert!(!r.replays(Some("41")), "a change after the list");
         seen.store(60, Ordering::Release);
         // The watch is lost; the re-list holds objects at 50 (seen before) and 75 (changed meanwhile).

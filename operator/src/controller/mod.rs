@@ -1,5 +1,19 @@
 //! Running a reconciler: triggers and why each pass runs, the work queue (`queue.rs`), backoff, forgetting
 //! deleted parents, the controller's metrics.
+//!
+//! **Priority.** Parents due for a change run before parents due only because a list replayed them, as
+//! controller-runtime's priority queue orders them. A pass is due at the low priority when nothing asked for it
+//! but the first list of a cache (every object was there before the operator started), a re-list after a lost
+//! watch (an object whose `resourceVersion` is at most the highest the cache had seen before the re-list: it
+//! did not change while the watch was down), a trigger stream that lagged and reconciles everything, or a
+//! periodic resync ([`Reconciler::resync_every`]); at the normal priority for anything else (a change to the
+//! parent, to its children, to the objects it watches or references, an external trigger, a requeue the pass
+//! asked for, a retry). A parent due at the low priority that a change asks for again moves up. The rule reads
+//! resourceVersions as etcd's increasing numbers; with a server whose versions are opaque, every pass is due at
+//! the normal priority.
+//!
+//! **Retries.** A failed pass (an error, a `409 Conflict`) runs again after the later of its parent's
+//! [`Backoff`] and a token of the controller's [`RetryRate`] bucket.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -212,9 +226,9 @@ pub(crate) fn runner<P: ParentKind>(
             kind_changes
                 .map(move |changed| {
                     let priority = match &changed {
-                        Changed::Object { meta, .. } => Priority::replay_if(
-                            replayed.replays(meta.resource_version.as_deref()),
-                        ),
+                        Changed::Object { meta, .. } => {
+                            Priority::replay_if(replayed.replays(meta.resource_version.as_deref()))
+                        }
                         Changed::Lagged => Priority::Low,
                     };
                     (changed, priority)
@@ -222,7 +236,7 @@ pub(crate) fn runner<P: ParentKind>(
                 .boxed(),
         );
     }
-    let mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>, Priority)>> = reconciler
+    let mapped: Vec<BoxStream<'static, crate::reconciler::Mapped<P>>> = reconciler
         .mappers
         .iter()
         .chain(&reconciler.external)
@@ -336,11 +350,7 @@ pub(crate) fn runner<P: ParentKind>(
         let forgetting = forget_deleted(deletions, shared.clone());
         Metrics::global().controller_started(&name, concurrency);
         let parent_shared = shared.clone();
-        let parent_replayed = parent_shared
-            .caches
-            .ensure::<P>()
-            .replayed()
-            .clone();
+        let parent_replayed = parent_shared.caches.ensure::<P>().replayed().clone();
         let parent_stream = parent_stream.filter_map(move |p| {
             parent_shared.reconciler.observed(&p);
             // The echo of its own pass's status write queues nothing.

@@ -392,7 +392,11 @@ mod tests {
         q.request("a", Instant::now(), N);
         q.request("b", Instant::now(), L);
         q.finished("a", None);
-        assert_eq!(q.take(0), Some("a"), "the change during the pass runs first");
+        assert_eq!(
+            q.take(0),
+            Some("a"),
+            "the change during the pass runs first"
+        );
         q.finished("a", Some((Duration::from_secs(5), L)));
         // A resync asked for later, then a change asked for later still: the earlier time, the higher priority.
         q.request("a", Instant::now() + Duration::from_secs(9), N);

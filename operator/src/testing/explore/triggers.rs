@@ -41,7 +41,7 @@ pub(super) fn every<P: ParentKind>(caches: &Caches) -> Vec<Parent> {
 /// parent due, as they do for the controller).
 pub(super) struct Triggers<P: ParentKind> {
     changes: Vec<BoxStream<'static, Changed>>,
-    mapped: Vec<BoxStream<'static, (String, Vec<ObjectRef<P>>, crate::controller::Priority)>>,
+    mapped: Vec<BoxStream<'static, crate::reconciler::Mapped<P>>>,
     parents: Changes<P>,
     tracker: Arc<Tracker<P>>,
     /// The writes of the process's passes whose echoes have not come yet.

@@ -1,0 +1,98 @@
+//! The work queue's priority rule on the embedded cluster (`tests::priority_scenario`): a change to one parent
+//! runs before the 10,000 parents a re-list replays, and before the parents of an operator's first list.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::api::{Api, PostParams};
+use kubewright::Operator;
+use kubewright::testing::ApiServer;
+use tests::priority_scenario::{
+    Pace, Passes, change_overtakes, install, name, passes_reach, reconciler, run, served_first,
+    workqueue_metric,
+};
+
+const PARENTS: usize = 10_000;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_runs_before_the_ten_thousand_parents_a_relist_replays() {
+    let server = ApiServer::new();
+    let client = server.client();
+    install(&client, "default", PARENTS).await;
+    let passes = Passes::default();
+    // The first passes write each parent's status; the replayed ones take a while, as a backlog does.
+    let pace = Pace::default();
+    let _stop = run(Operator::new(client.clone()).controller(reconciler(
+        "relisted",
+        passes.clone(),
+        pace.clone(),
+    )));
+    passes_reach(&passes, PARENTS).await;
+    pace.store(3, Ordering::Relaxed);
+    // The watch is lost and cannot resume (its resourceVersion is compacted, a later write made sure it is
+    // behind): the cache re-lists, and every parent is due again, unchanged.
+    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    config_maps
+        .create(
+            &PostParams::default(),
+            &ConfigMap {
+                metadata: ObjectMeta {
+                    name: Some("later".into()),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    server.compact();
+    assert!(server.drop_watches() >= 1);
+    passes_reach(&passes, PARENTS + 100).await;
+    let (overtook, backlog) =
+        change_overtakes(&client, "default", &name(PARENTS - 1), &passes, 2 * PARENTS).await;
+    assert!(
+        backlog > PARENTS / 2,
+        "the change came while {backlog} replayed parents waited"
+    );
+    assert!(
+        served_first(overtook, backlog),
+        "{overtook} passes ran between the change and its pass, with {backlog} replayed parents waiting"
+    );
+    // The queue's metrics stay exact: every parent made due ran once, and none is left.
+    passes_reach(&passes, 2 * PARENTS).await;
+    let (adds, depth) = (
+        workqueue_metric("workqueue_adds_total", "relisted"),
+        workqueue_metric("workqueue_depth", "relisted"),
+    );
+    assert_eq!(adds, Some(2 * PARENTS as u64));
+    assert_eq!(depth, Some(0));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(passes.lock().unwrap().len(), 2 * PARENTS, "no pass twice");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_runs_before_the_parents_of_the_first_list() {
+    let server = ApiServer::new();
+    let client = server.client();
+    install(&client, "default", 2_000).await;
+    let passes = Passes::default();
+    let _stop = run(Operator::new(client.clone()).controller(reconciler(
+        "first-list",
+        passes.clone(),
+        Arc::new(AtomicU64::new(2)),
+    )));
+    passes_reach(&passes, 50).await;
+    let (overtook, backlog) =
+        change_overtakes(&client, "default", &name(1_999), &passes, 2_000).await;
+    assert!(
+        backlog > 1_000,
+        "the change came with {backlog} parents waiting"
+    );
+    assert!(
+        served_first(overtook, backlog),
+        "{overtook} passes ran between the change and its pass, with {backlog} listed parents waiting"
+    );
+}
