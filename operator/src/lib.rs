@@ -58,6 +58,7 @@ pub mod reconcilers;
 mod recorder;
 pub mod schedule;
 mod serving;
+pub mod sharding;
 pub mod stash;
 pub mod tracker;
 pub mod triggers;

@@ -15,6 +15,7 @@ mod pause;
 mod priority;
 mod quantities;
 mod runtime;
+mod sharding;
 mod support;
 mod teams;
 mod tenants;
