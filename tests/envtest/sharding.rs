@@ -51,3 +51,18 @@ async fn members_join_expire_and_leave_on_kube_apiserver() {
     assert_eq!(members.live().await.unwrap(), ["replica-a"]);
     holding.abort();
 }
+
+#[tokio::test]
+async fn the_assigner_assigns_hands_over_and_reassigns_on_kube_apiserver() {
+    let Some(cp) = ControlPlane::shared_or_skip("the sharding assigner on kube-apiserver").await
+    else {
+        return;
+    };
+    use kube::CustomResourceExt;
+    cp.install_crds([tests::priority_scenario::Backlog::crd()])
+        .await
+        .unwrap();
+    let ns = cp.namespace().await.unwrap();
+    let client = cp.client().unwrap();
+    tests::sharding_scenario::assigns_hands_over_and_reassigns(&client, &ns).await;
+}

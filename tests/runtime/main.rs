@@ -15,6 +15,7 @@ mod pause;
 mod priority;
 mod references;
 mod selected_caches;
+mod sharding;
 mod smoke;
 mod table;
 mod triggers;

@@ -7,6 +7,7 @@ pub mod kubectl;
 pub mod normalize;
 pub mod notes_scenario;
 pub mod priority_scenario;
+pub mod sharding_scenario;
 pub mod teams_scenario;
 pub mod tenants_scenario;
 pub mod webapp_rules;

@@ -1,10 +1,14 @@
 //! Sharding parents across replicas (issue #43): the pieces built so far, and the design they belong to.
 //!
-//! **Built and tested:** membership (each replica's own Lease, and the rule that tells live members), the
-//! assignment of a parent to a member ([`owner`], rendezvous hashing), and the assigner's decision for one
-//! parent ([`decide`]). **Not built yet:** the assigner's loop, the controllers' side of the hand-over, label
-//! selectors on the caches, an `Operator` option or flag, manifests, and the proof at scale. Nothing in the
-//! runtime uses this module yet: an operator runs with one active replica (leader election) as before.
+//! **Built and tested** (on the embedded cluster and kube-apiserver): membership (each replica's own Lease,
+//! [`MemberLease`], and the rule that tells live members, [`Members`]), the assignment of a parent to a
+//! member ([`owner`], rendezvous hashing), the assigner's decision for one parent ([`decide`]) and its rounds
+//! ([`Assigner`]: assigns, asks for hand-overs, moves a dead member's parents with their children). **Not
+//! built yet:** running the assigner under the group's leader election, the controllers' side of the
+//! hand-over (acting on the drain label), the runtime labelling the children it creates, label selectors on
+//! the caches, an `Operator` option or flag, manifests, the explorer's membership perturbation, and the proof
+//! at scale. Nothing in the runtime uses this module yet: an operator runs with one active replica (leader
+//! election) as before.
 //!
 //! # Design
 //!
@@ -58,12 +62,14 @@
 //!   refused (`409 AlreadyExists`), the pass retries, and the next sees them. Watched and referenced objects
 //!   that no parent owns carry no label: every member caches them all.
 
+mod assigner;
 mod membership;
 mod plan;
 mod ring;
 
 use std::time::Duration;
 
+pub use assigner::{AssignError, Assigner, Round};
 pub use membership::{MemberLease, Members, MembershipLost};
 pub use plan::{Move, ParentShard, decide};
 pub use ring::owner;

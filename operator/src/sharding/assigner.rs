@@ -1,0 +1,278 @@
+//! The assigner: reads the live members and every parent's sharding labels, and applies [`decide`] to each
+//! parent (see the module docs of [`sharding`](super) for the protocol).
+//!
+//! This first form lists the parents' metadata each round (one paged list) rather than watching them, and
+//! must be run by one replica (the group's leader); it is not started by the runtime yet.
+
+use std::marker::PhantomData;
+
+use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams};
+use kube::core::ObjectMeta;
+use kube::{Client, Resource};
+use serde_json::{Value, json};
+
+use super::{DRAIN_LABEL, Members, Move, ParentShard, SHARD_LABEL, decide};
+
+/// Objects per page when the assigner lists parents and children.
+const PAGE: u32 = 500;
+
+/// What one round did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Round {
+    /// The members alive.
+    pub live: Vec<String>,
+    /// Parents labelled for the first time.
+    pub assigned: usize,
+    /// Parents whose owner was asked to hand them over.
+    pub draining: usize,
+    /// Hand-overs cancelled.
+    pub cancelled: usize,
+    /// Parents of dead members relabelled, with their children.
+    pub reassigned: usize,
+    /// Children relabelled with them.
+    pub children_moved: usize,
+    /// Writes refused because the object changed since it was read (retried next round).
+    pub conflicts: usize,
+}
+
+/// Why a round stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum AssignError {
+    /// The members or the parents could not be read.
+    #[error("reading {what}: {source}")]
+    Read {
+        /// What was read.
+        what: String,
+        /// The API server's answer.
+        #[source]
+        source: kube::Error,
+    },
+    /// A write failed for another reason than a conflict.
+    #[error("relabelling {what}: {source}")]
+    Write {
+        /// The object.
+        what: String,
+        /// The API server's answer.
+        #[source]
+        source: kube::Error,
+    },
+}
+
+/// The assigner of parents of kind `P` to the members of a group, relabelling the children of the kinds
+/// given with [`Assigner::child`] when it moves a dead member's parent.
+///
+/// ```no_run
+/// # use kubewright::sharding::{Assigner, Members, Sharding};
+/// # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+/// # async fn demo(client: kube::Client) -> Result<(), kubewright::sharding::AssignError> {
+/// let config = Sharding::new("db", "ops");
+/// let assigner = Assigner::<ConfigMap>::new(client.clone()).child::<Secret>();
+/// let mut members = Members::new(client, config.namespace(), config.group());
+/// let round = assigner.round(&mut members).await?;
+/// println!("{} parents assigned", round.assigned);
+/// # Ok(()) }
+/// ```
+pub struct Assigner<P> {
+    client: Client,
+    parents: ApiResource,
+    children: Vec<ApiResource>,
+    /// The namespace of the parents, when not every namespace.
+    namespace: Option<String>,
+    _kind: PhantomData<fn() -> P>,
+}
+
+impl<P> std::fmt::Debug for Assigner<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Assigner")
+            .field("parents", &self.parents.kind)
+            .field(
+                "children",
+                &self.children.iter().map(|c| &c.kind).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl<P: Resource<DynamicType = ()>> Assigner<P> {
+    /// An assigner of the parents of kind `P` (in every namespace); the group is the one of the [`Members`]
+    /// each [`round`](Self::round) is given.
+    pub fn new(client: Client) -> Self {
+        Self {
+            client,
+            parents: ApiResource::erase::<P>(&()),
+            children: Vec::new(),
+            namespace: None,
+            _kind: PhantomData,
+        }
+    }
+
+    /// Assigns only the parents in `namespace` (an operator that watches one namespace).
+    pub fn within(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into());
+        self
+    }
+
+    /// Also relabels the parent's children of kind `K` when it moves a dead member's parent.
+    pub fn child<K: Resource<DynamicType = ()>>(mut self) -> Self {
+        self.children.push(ApiResource::erase::<K>(&()));
+        self
+    }
+
+    /// One round: reads the live members and every parent, and applies [`decide`] to each.
+    pub async fn round(&self, members: &mut Members) -> Result<Round, AssignError> {
+        let live = members.live().await.map_err(|source| AssignError::Read {
+            what: "the members' Leases".into(),
+            source,
+        })?;
+        let mut round = Round {
+            live: live.clone(),
+            ..Round::default()
+        };
+        let parents = self.api(&self.parents, self.namespace.as_deref());
+        for meta in list_metadata(&parents, None, &self.parents.kind).await? {
+            let shard = parent_shard(&meta);
+            let Some(step) = decide(&shard, &live) else {
+                continue;
+            };
+            let api = self.api(&self.parents, meta.namespace.as_deref());
+            let name = meta.name.clone().unwrap_or_default();
+            let written = match &step {
+                Move::Assign { to } => labels(&api, &meta, json!({ SHARD_LABEL: to })).await,
+                Move::Drain { to, .. } => labels(&api, &meta, json!({ DRAIN_LABEL: to })).await,
+                Move::CancelDrain => labels(&api, &meta, json!({ DRAIN_LABEL: null })).await,
+                Move::Reassign { from, to } => {
+                    // The children first: once the parent carries the new label, its new owner reconciles it.
+                    let moved = self.move_children(&meta, from, to, &mut round).await?;
+                    round.children_moved += moved;
+                    labels(&api, &meta, json!({ SHARD_LABEL: to, DRAIN_LABEL: null })).await
+                }
+            };
+            match written {
+                Ok(()) => match step {
+                    Move::Assign { .. } => round.assigned += 1,
+                    Move::Drain { .. } => round.draining += 1,
+                    Move::CancelDrain => round.cancelled += 1,
+                    Move::Reassign { .. } => round.reassigned += 1,
+                },
+                Err(e) if is_conflict(&e) => round.conflicts += 1,
+                Err(source) => {
+                    return Err(AssignError::Write {
+                        what: format!("{} {}", self.parents.kind, shard.key),
+                        source,
+                    });
+                }
+            }
+            tracing::debug!(parent = %shard.key, ?step, %name, "sharding");
+        }
+        Ok(round)
+    }
+
+    /// Relabels from `from` to `to` the children of the parent `meta` of every child kind; answers how many.
+    async fn move_children(
+        &self,
+        meta: &ObjectMeta,
+        from: &str,
+        to: &str,
+        round: &mut Round,
+    ) -> Result<usize, AssignError> {
+        let Some(uid) = meta.uid.as_deref() else {
+            return Ok(0);
+        };
+        let mut moved = 0;
+        for kind in &self.children {
+            let api = self.api(kind, meta.namespace.as_deref());
+            let selector = format!("{SHARD_LABEL}={from}");
+            for child in list_metadata(&api, Some(&selector), &kind.kind).await? {
+                let owned = child
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|r| r.uid == uid);
+                if !owned {
+                    continue;
+                }
+                let child_api = self.api(kind, child.namespace.as_deref());
+                match labels(&child_api, &child, json!({ SHARD_LABEL: to })).await {
+                    Ok(()) => moved += 1,
+                    Err(e) if is_conflict(&e) => round.conflicts += 1,
+                    Err(source) => {
+                        return Err(AssignError::Write {
+                            what: format!(
+                                "{} {}",
+                                kind.kind,
+                                child.name.as_deref().unwrap_or_default()
+                            ),
+                            source,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(moved)
+    }
+
+    fn api(&self, kind: &ApiResource, namespace: Option<&str>) -> Api<DynamicObject> {
+        match namespace {
+            Some(ns) => Api::namespaced_with(self.client.clone(), ns, kind),
+            None => Api::all_with(self.client.clone(), kind),
+        }
+    }
+}
+
+/// The sharding labels of a parent.
+fn parent_shard(meta: &ObjectMeta) -> ParentShard {
+    let label = |key: &str| meta.labels.as_ref().and_then(|l| l.get(key)).cloned();
+    ParentShard {
+        key: match &meta.namespace {
+            Some(ns) => format!("{ns}/{}", meta.name.as_deref().unwrap_or_default()),
+            None => meta.name.clone().unwrap_or_default(),
+        },
+        owner: label(SHARD_LABEL),
+        draining_to: label(DRAIN_LABEL),
+    }
+}
+
+/// Every object's metadata, page by page.
+async fn list_metadata(
+    api: &Api<DynamicObject>,
+    selector: Option<&str>,
+    kind: &str,
+) -> Result<Vec<ObjectMeta>, AssignError> {
+    let mut params = ListParams::default().limit(PAGE);
+    if let Some(s) = selector {
+        params = params.labels(s);
+    }
+    let mut out = Vec::new();
+    loop {
+        let page = api
+            .list_metadata(&params)
+            .await
+            .map_err(|source| AssignError::Read {
+                what: format!("the {kind} objects"),
+                source,
+            })?;
+        out.extend(page.items.into_iter().map(|o| o.metadata));
+        match page.metadata.continue_ {
+            Some(token) if !token.is_empty() => params = params.continue_token(&token),
+            _ => return Ok(out),
+        }
+    }
+}
+
+/// Sets `labels` (a null removes one) on the object `meta`, if it has not changed since it was read.
+async fn labels(api: &Api<DynamicObject>, meta: &ObjectMeta, labels: Value) -> kube::Result<()> {
+    let patch = json!({
+        "metadata": { "resourceVersion": meta.resource_version, "labels": labels }
+    });
+    api.patch(
+        meta.name.as_deref().unwrap_or_default(),
+        &PatchParams::default(),
+        &Patch::Merge(patch),
+    )
+    .await
+    .map(|_| ())
+}
+
+fn is_conflict(e: &kube::Error) -> bool {
+    matches!(e, kube::Error::Api(s) if s.code == 409)
+}
