@@ -77,6 +77,8 @@ pub struct Context {
     written: Arc<Written>,
     /// The step of a [`Sequence`](crate::Sequence) last started, named when a pass is cut by its timeout.
     step: Option<String>,
+    /// The member that owns the parent in a sharded operator (its shard label), copied onto its children.
+    shard: Option<String>,
 }
 
 impl std::fmt::Debug for Context {
@@ -124,6 +126,7 @@ impl Context {
             echo_every_write: false,
             written: Arc::default(),
             step: None,
+            shard: None,
         }
     }
 
@@ -147,6 +150,17 @@ impl Context {
     pub(crate) fn with_written(mut self, written: Arc<Written>) -> Self {
         self.written = written;
         self
+    }
+
+    /// The parent's shard label (see [`crate::sharding`]), which the children it writes carry too.
+    pub(crate) fn with_shard(mut self, shard: Option<String>) -> Self {
+        self.shard = shard;
+        self
+    }
+
+    /// The parent's shard label, if any.
+    pub(crate) fn shard(&self) -> Option<&str> {
+        self.shard.as_deref()
     }
 
     /// The children written that the cache may not show yet.

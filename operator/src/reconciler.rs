@@ -437,7 +437,8 @@ impl<P: ParentKind> Reconciler<P> {
         .with_data(self.data.clone())
         .with_shutdown(shutdown)
         .with_echoes(self.echoes.clone(), self.echo_every_write)
-        .with_written(self.written.clone());
+        .with_written(self.written.clone())
+        .with_shard(crate::sharding::shard_of(parent.meta()).map(str::to_string));
         let mut working = parent.clone();
         // The cache may not show the status the previous pass wrote yet: start from what was written.
         if let Some(written) = self.own_status.newer_than_cached(parent)

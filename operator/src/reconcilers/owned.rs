@@ -119,7 +119,10 @@ impl Context {
         C::Scope: 'static,
     {
         let uid = self.parent_uid()?;
-        bind(&Owner::of_reference(self.parent()), &mut child)?;
+        bind(
+            &Owner::of_reference(self.parent(), self.shard()),
+            &mut child,
+        )?;
         let namespace = child.namespace();
         let name = child.meta().name.clone().filter(|n| !n.is_empty());
         let mut live = name
@@ -196,7 +199,10 @@ impl Context {
     {
         let uid = self.parent_uid()?;
         stamp_desired_hash(&mut child)?;
-        bind(&Owner::of_reference(self.parent()), &mut child)?;
+        bind(
+            &Owner::of_reference(self.parent(), self.shard()),
+            &mut child,
+        )?;
         let namespace = child.namespace();
         let Some(name) = child.meta().name.clone().filter(|n| !n.is_empty()) else {
             return Err(Error::custom(format!(

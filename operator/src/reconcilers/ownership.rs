@@ -1,5 +1,6 @@
 //! How a child is bound to its parent before the runtime writes it: the parent's namespace, the controller
-//! owner reference and the owner label, refusing what Kubernetes' garbage collector would not collect.
+//! owner reference, the owner label and the parent's shard label (a sharded operator), refusing what
+//! Kubernetes' garbage collector would not collect.
 
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
@@ -18,6 +19,8 @@ pub(crate) struct Owner {
     namespace: Option<String>,
     /// The controller owner reference; `None` while the parent has no uid.
     reference: Option<OwnerReference>,
+    /// The parent's shard label, copied onto the child (see [`crate::sharding`]).
+    shard: Option<String>,
 }
 
 impl Owner {
@@ -28,11 +31,12 @@ impl Owner {
             name: parent.name_any(),
             namespace: parent.namespace(),
             reference: parent.controller_owner_ref(&()),
+            shard: crate::sharding::shard_of(parent.meta()).map(str::to_string),
         }
     }
 
-    /// The parent of a pass, as [`Context::parent`](crate::Context::parent) names it.
-    pub(crate) fn of_reference(parent: &ObjectReference) -> Self {
+    /// The parent of a pass, as [`Context::parent`](crate::Context::parent) names it, with its shard label.
+    pub(crate) fn of_reference(parent: &ObjectReference, shard: Option<&str>) -> Self {
         let reference = match (&parent.api_version, &parent.kind, &parent.name, &parent.uid) {
             (Some(api_version), Some(kind), Some(name), Some(uid)) => Some(OwnerReference {
                 api_version: api_version.clone(),
@@ -49,6 +53,7 @@ impl Owner {
             name: parent.name.clone().unwrap_or_default(),
             namespace: parent.namespace.clone(),
             reference,
+            shard: shard.map(str::to_string),
         }
     }
 }
@@ -128,11 +133,12 @@ where
     let uid = oref.uid.clone();
     refs.push(oref);
     // Lets a cache hold only the objects the runtime wrote as children (`CacheOptions::owned`).
-    child
-        .meta_mut()
-        .labels
-        .get_or_insert_with(Default::default)
-        .insert(OWNER_LABEL.to_string(), uid);
+    let labels = child.meta_mut().labels.get_or_insert_with(Default::default);
+    labels.insert(OWNER_LABEL.to_string(), uid);
+    // A sharded parent's children follow it: the member that owns it caches them by this label.
+    if let Some(shard) = &owner.shard {
+        labels.insert(crate::sharding::SHARD_LABEL.to_string(), shard.clone());
+    }
     Ok(())
 }
 
@@ -143,4 +149,54 @@ fn child_label<C: Resource>(child: &C) -> String {
         .clone()
         .or_else(|| child.meta().generate_name.clone().map(|g| format!("{g}*")))
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::api::ObjectMeta;
+
+    use super::*;
+    use crate::sharding::SHARD_LABEL;
+
+    fn object(name: &str, labels: &[(&str, &str)]) -> ConfigMap {
+        ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some("default".into()),
+                uid: Some(format!("uid-{name}")),
+                labels: Some(
+                    labels
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .collect(),
+                ),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        }
+    }
+
+    #[test]
+    fn a_child_carries_its_owner_label_and_its_parents_shard_label() {
+        let labels = |c: &ConfigMap| c.metadata.labels.clone().unwrap_or_default();
+        let sharded = object("parent", &[(SHARD_LABEL, "replica-1")]);
+        let mut child = object("child", &[]);
+        prepare(&sharded, &mut child).unwrap();
+        assert_eq!(labels(&child)[OWNER_LABEL], "uid-parent");
+        assert_eq!(labels(&child)[SHARD_LABEL], "replica-1");
+        // Bound through a pass's context, which knows the parent's shard.
+        let mut child = object("child", &[]);
+        let reference = sharded.object_ref(&());
+        bind(
+            &Owner::of_reference(&reference, Some("replica-1")),
+            &mut child,
+        )
+        .unwrap();
+        assert_eq!(labels(&child)[SHARD_LABEL], "replica-1");
+        // An unsharded parent's child gets no shard label.
+        let mut child = object("child", &[]);
+        prepare(&object("plain", &[]), &mut child).unwrap();
+        assert!(!labels(&child).contains_key(SHARD_LABEL));
+    }
 }

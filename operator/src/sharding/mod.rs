@@ -3,12 +3,12 @@
 //! **Built and tested** (on the embedded cluster and kube-apiserver): membership (each replica's own Lease,
 //! [`MemberLease`], and the rule that tells live members, [`Members`]), the assignment of a parent to a
 //! member ([`owner`], rendezvous hashing), the assigner's decision for one parent ([`decide`]) and its rounds
-//! ([`Assigner`]: assigns, asks for hand-overs, moves a dead member's parents with their children). **Not
-//! built yet:** running the assigner under the group's leader election, the controllers' side of the
-//! hand-over (acting on the drain label), the runtime labelling the children it creates, label selectors on
-//! the caches, an `Operator` option or flag, manifests, the explorer's membership perturbation, and the proof
-//! at scale. Nothing in the runtime uses this module yet: an operator runs with one active replica (leader
-//! election) as before.
+//! ([`Assigner`]: assigns, asks for hand-overs, moves a dead member's parents with their children), and the
+//! runtime copying a parent's shard label ([`SHARD_LABEL`]) onto every child it writes. **Not built yet:**
+//! running the assigner under the group's leader election, the controllers' side of the hand-over (acting on
+//! the drain label), label selectors on the caches, an `Operator` option or flag, manifests, the explorer's
+//! membership perturbation, and the proof at scale. So an operator still runs with one active replica
+//! (leader election) as before.
 //!
 //! # Design
 //!
@@ -82,6 +82,11 @@ pub const GROUP_LABEL: &str = "sharding.kubewright.dev/group";
 pub const SHARD_LABEL: &str = "sharding.kubewright.dev/shard";
 /// The label on a parent naming the member its owner should hand it over to.
 pub const DRAIN_LABEL: &str = "sharding.kubewright.dev/drain-to";
+
+/// The member that owns an object by its shard label, if it has one.
+pub(crate) fn shard_of(meta: &kube::core::ObjectMeta) -> Option<&str> {
+    meta.labels.as_ref()?.get(SHARD_LABEL).map(String::as_str)
+}
 
 /// How a replica takes part in a sharded group: the group, its identity and the Lease timings (leader
 /// election's, with the same rule: the lease duration longer than the renew deadline, longer than the retry
