@@ -419,15 +419,18 @@ impl Elector {
     }
 }
 
-fn now() -> MicroTime {
+/// The time now as a Lease writes it.
+pub(crate) fn now() -> MicroTime {
     MicroTime(k8s_openapi::jiff::Timestamp::now())
 }
 
-fn seconds(d: Duration) -> i32 {
+/// A duration in whole seconds (at least one), as a Lease holds it.
+pub(crate) fn seconds(d: Duration) -> i32 {
     i32::try_from(d.as_secs().max(1)).unwrap_or(i32::MAX)
 }
 
-fn is_conflict(e: &kube::Error) -> bool {
+/// Whether the API server refused a write with `409 Conflict`.
+pub(crate) fn is_conflict(e: &kube::Error) -> bool {
     matches!(e, kube::Error::Api(s) if s.code == 409)
 }
 

@@ -12,6 +12,7 @@ use kube::{Client, Resource};
 use serde_json::{Value, json};
 
 use super::{DRAIN_LABEL, Members, Move, ParentShard, SHARD_LABEL, decide};
+use crate::leader::is_conflict;
 
 /// Objects per page when the assigner lists parents and children.
 const PAGE: u32 = 500;
@@ -271,8 +272,4 @@ async fn labels(api: &Api<DynamicObject>, meta: &ObjectMeta, labels: Value) -> k
     )
     .await
     .map(|_| ())
-}
-
-fn is_conflict(e: &kube::Error) -> bool {
-    matches!(e, kube::Error::Api(s) if s.code == 409)
 }

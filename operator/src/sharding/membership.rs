@@ -11,7 +11,7 @@ use kube::api::{Api, ListParams, PostParams};
 use kube::{Client, ResourceExt};
 
 use super::{GROUP_LABEL, Sharding};
-use crate::leader::DEFAULT_LEASE_DURATION;
+use crate::leader::{DEFAULT_LEASE_DURATION, now, seconds};
 
 /// A replica's own membership Lease: joined, renewed, released.
 ///
@@ -209,14 +209,6 @@ impl Members {
         live.dedup();
         Ok(live)
     }
-}
-
-fn now() -> MicroTime {
-    MicroTime(k8s_openapi::jiff::Timestamp::now())
-}
-
-fn seconds(d: Duration) -> i32 {
-    i32::try_from(d.as_secs().max(1)).unwrap_or(i32::MAX)
 }
 
 #[cfg(all(test, feature = "testing"))]
