@@ -564,3 +564,86 @@ async fn managed_fields_of_another_version_convert_on_kube_apiserver_only() {
         "kube-apiserver: the v1 manager's fields converted"
     );
 }
+
+/// The OpenAPI v3 documents of each served version of a two-version CRD (`v1` deprecated, `v2` stored) are
+/// kube-apiserver's: the index lists both group-versions, and each version's document has the same paths
+/// and schemas, its kind's schema built from that version's own schema.
+#[tokio::test]
+async fn openapi_v3_documents_of_each_version_are_kube_apiservers() {
+    let Some([(memory, _), (real, _)]) =
+        crate::support::both("openapi_v3_documents_of_each_version_are_kube_apiservers").await
+    else {
+        return;
+    };
+    let group = "openapiversions.example.dev";
+    let name = format!("gears.{group}");
+    let crd = gear_crd(group, json!({"strategy": "None"}), "v2", true);
+    for client in [&memory, &real] {
+        let request = http::Request::post(CRDS)
+            .header("content-type", "application/json")
+            .body(kube::client::Body::from(crd.to_string().into_bytes()))
+            .expect("a request");
+        client.send(request).await.expect("create the CRD");
+        until(client, &format!("/apis/{group}/v2/gears"), 200).await;
+    }
+    let mut differences = Vec::new();
+    for version in ["v1", "v2"] {
+        let gv = format!("apis/{group}/{version}");
+        let kind = format!("dev.example.openapiversions.{version}.Gear");
+        // Read once each server publishes the version's schema.
+        let mut docs = Vec::new();
+        for client in [&memory, &real] {
+            let mut doc = Value::Null;
+            for _ in 0..60 {
+                doc = crate::openapi::get_json(client, &format!("/openapi/v3/{gv}")).await;
+                if doc
+                    .pointer(&format!("/components/schemas/{kind}"))
+                    .is_some()
+                {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            docs.push(doc);
+        }
+        let (ours, theirs) = (&docs[0], &docs[1]);
+        assert!(
+            theirs
+                .pointer(&format!("/components/schemas/{kind}"))
+                .is_some(),
+            "kube-apiserver publishes no {kind}"
+        );
+        for part in ["paths", "components"] {
+            if let Some(d) = crate::openapi::first_difference(
+                &ours[part],
+                &theirs[part],
+                &format!("{gv} {part}"),
+            ) {
+                differences.push(d);
+            }
+        }
+    }
+    let index = |doc: Value| -> Vec<String> {
+        doc["paths"]
+            .as_object()
+            .map(|p| p.keys().filter(|k| k.contains(group)).cloned().collect())
+            .unwrap_or_default()
+    };
+    let (ours, theirs) = (
+        index(crate::openapi::get_json(&memory, "/openapi/v3").await),
+        index(crate::openapi::get_json(&real, "/openapi/v3").await),
+    );
+    assert_eq!(
+        theirs,
+        [format!("apis/{group}/v1"), format!("apis/{group}/v2")]
+    );
+    assert_eq!(ours, theirs, "the index's group-versions");
+    remove_crd(&memory, &name).await;
+    remove_crd(&real, &name).await;
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+}
