@@ -294,6 +294,7 @@
 #![warn(missing_docs)]
 
 mod admission;
+mod auth;
 mod body;
 mod cel;
 mod clock;

@@ -114,6 +114,7 @@
 mod admission_policies;
 mod aggregated_discovery;
 mod apply;
+mod auth_reviews;
 mod builtin_validation;
 mod cel;
 mod cel_runtime_cost;
