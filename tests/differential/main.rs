@@ -145,6 +145,7 @@ mod protobuf_kinds;
 mod protobuf_wire;
 mod protobuf_writes;
 mod quantities;
+mod ratcheting;
 mod secrets;
 mod service_validation;
 mod support;
