@@ -113,60 +113,95 @@ async fn install(client: &Client, ns: &str, spec: Value, strict: bool) {
     panic!("the Ratchet CRD (strict: {strict}) is not served");
 }
 
-fn stored_spec() -> Value {
-    json!({
-        "color": "green", "size": 20, "other": "a",
-        "nested": {"name": "toolong", "count": 1},
-        "setArray": ["foo", "bar"], "atomicArray": ["foo", "bar"],
-        "ports": [{"name": "a", "protocol": "SCTP", "port": 1}, {"name": "b", "protocol": "TCP", "port": 2}]
-    })
+fn stored(name: &str, spec: Value) -> Value {
+    json!({"apiVersion": "ratchet.example.dev/v1", "kind": "Ratchet", "metadata": {"name": name}, "spec": spec})
 }
 
 async fn ratcheting(client: Client, ns: String) -> Transcript {
     install(&client, &ns, loose(), false).await;
     let mut t = Transcript::new(client.clone()).with_warnings();
     let list = format!("/apis/ratchet.example.dev/v1/namespaces/{ns}/ratchets");
-    let one = format!("{list}/r");
-    let object = json!({"apiVersion": "ratchet.example.dev/v1", "kind": "Ratchet",
-        "metadata": {"name": "r"}, "spec": stored_spec()});
-    t.post("create under the loose schema", &list, &object)
-        .await;
+    // One object per kind of failure, so that no refused update also carries another object's ratcheted
+    // rule warnings (kube-apiserver sends those with a 422 too, the in-memory server only with a success).
+    let schema_spec = json!({
+        "color": "green", "size": 20, "other": "a", "nested": {"name": "toolong", "count": 1},
+        "ports": [{"name": "a", "protocol": "SCTP", "port": 1}, {"name": "b", "protocol": "TCP", "port": 2}]
+    });
+    t.post("create r", &list, &stored("r", schema_spec)).await;
+    t.post(
+        "create s",
+        &list,
+        &stored("s", json!({"setArray": ["foo", "bar"]})),
+    )
+    .await;
+    t.post(
+        "create a",
+        &list,
+        &stored("a", json!({"atomicArray": ["foo", "bar"]})),
+    )
+    .await;
     install(&client, &ns, strict(), true).await;
-    for (label, patch) in [
-        ("a label only", json!({"metadata": {"labels": {"a": "b"}}})),
-        ("another field", json!({"spec": {"other": "b"}})),
+    let label = json!({"metadata": {"labels": {"a": "b"}}});
+    for (label, name, patch) in [
+        ("a label only", "r", label.clone()),
+        ("another field", "r", json!({"spec": {"other": "b"}})),
         (
             "a nested sibling",
+            "r",
             json!({"spec": {"nested": {"count": 2}}}),
         ),
         (
             "a map list item's other field",
+            "r",
             json!({"spec": {"ports": [{"name": "a", "protocol": "SCTP", "port": 5}, {"name": "b", "protocol": "TCP", "port": 2}]}}),
         ),
         (
-            "a set item added",
-            json!({"spec": {"setArray": ["foo", "bar", "baz"]}}),
+            "the enum value changed",
+            "r",
+            json!({"spec": {"color": "pink"}}),
         ),
         (
-            "an atomic list item added",
-            json!({"spec": {"atomicArray": ["foo", "bar", "baz"]}}),
+            "the maximum value changed",
+            "r",
+            json!({"spec": {"size": 30}}),
         ),
-        ("the enum value changed", json!({"spec": {"color": "pink"}})),
-        ("the maximum value changed", json!({"spec": {"size": 30}})),
         (
             "the nested value changed",
+            "r",
             json!({"spec": {"nested": {"name": "longer"}}}),
         ),
         (
             "a map list item's invalid field changed",
+            "r",
             json!({"spec": {"ports": [{"name": "a", "protocol": "QUIC", "port": 1}, {"name": "b", "protocol": "TCP", "port": 2}]}}),
         ),
+        ("a set left whole", "s", label.clone()),
+        (
+            "a set item added",
+            "s",
+            json!({"spec": {"setArray": ["foo", "bar", "baz"]}}),
+        ),
+        ("an atomic list left whole", "a", label.clone()),
+        (
+            "an atomic list item added",
+            "a",
+            json!({"spec": {"atomicArray": ["foo", "bar", "baz"]}}),
+        ),
     ] {
-        t.patch(&format!("update: {label}"), &one, MERGE, &patch)
+        t.patch(
+            &format!("update {name}: {label}"),
+            &format!("{list}/{name}"),
+            MERGE,
+            &patch,
+        )
+        .await;
+    }
+    for name in ["r", "s", "a"] {
+        t.get(&format!("stored {name}"), &format!("{list}/{name}"))
+            .await;
+        t.delete(&format!("delete {name}"), &format!("{list}/{name}"))
             .await;
     }
-    t.get("stored", &one).await;
-    t.delete("delete", &one).await;
     t
 }
 

@@ -13,7 +13,7 @@
 use serde_json::Value;
 
 use super::node::{Additional, Node};
-use super::verdict::{OErr, index_path};
+use super::verdict::{OErr, child, index_path};
 
 /// `errors` (of `new`, with paths as the schema validator names them) less those ratcheted against `old`.
 pub(super) fn ratchet(errors: Vec<OErr>, root: &Node, new: &Value, old: &Value) -> Vec<OErr> {
@@ -25,7 +25,9 @@ pub(super) fn ratchet(errors: Vec<OErr>, root: &Node, new: &Value, old: &Value) 
     errors
         .into_iter()
         .filter(|e| match e {
-            OErr::Validation(v) => !unchanged.iter().any(|u| under(&v.name, u)),
+            OErr::Validation(v) => !unchanged
+                .iter()
+                .any(|u| under(v.name.trim_start_matches('.'), u.trim_start_matches('.'))),
             OErr::Composite(_) => true,
         })
         .collect()
@@ -53,11 +55,16 @@ fn walk(node: &Node, path: &str, new: &Value, old: &Value, out: &mut Vec<String>
                 .as_ref()
                 .and_then(Additional::schema);
             for (k, v) in n {
-                let Some(child) = node.properties.get(k).or(additional) else {
-                    continue;
+                // Named as the schema validator names them: properties joined, additional ones dotted.
+                let (schema, named) = match node.properties.get(k) {
+                    Some(p) => (p, child(path, k)),
+                    None => match additional {
+                        Some(a) => (a, format!("{path}.{k}")),
+                        None => continue,
+                    },
                 };
                 if let Some(ov) = o.get(k) {
-                    walk(child, &format!("{path}.{k}"), v, ov, out);
+                    walk(schema, &named, v, ov, out);
                 }
             }
         }
@@ -89,10 +96,50 @@ mod tests {
 
     #[test]
     fn paths_under_a_prefix() {
-        assert!(under(".spec.a", ".spec"));
-        assert!(under(".spec[0]", ".spec"));
-        assert!(under(".spec", ".spec"));
-        assert!(!under(".specs", ".spec"));
-        assert!(under(".anything", ""));
+        assert!(under("spec.a", "spec"));
+        assert!(under("spec[0]", "spec"));
+        assert!(under("spec", "spec"));
+        assert!(!under("specs", "spec"));
+        assert!(under("anything", ""));
+    }
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use serde_json::json;
+
+    use crate::schema::Schema;
+
+    #[test]
+    fn unchanged_values_ratchet_changed_ones_do_not() {
+        let schema = Schema::new(&json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "color": {"type": "string", "enum": ["red"]},
+            "other": {"type": "string"},
+            "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                "items": {"type": "object", "properties": {"name": {"type": "string"}, "protocol": {"type": "string", "enum": ["TCP"]}}}},
+            "set": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string", "enum": ["a"]}}
+        }}}}))
+        .unwrap();
+        let old = json!({"spec": {"color": "green", "other": "x", "ports": [{"name": "a", "protocol": "SCTP"}], "set": ["b"]}});
+        let fields = |new: &serde_json::Value| -> Vec<String> {
+            schema
+                .validate_update(new, Some(&old))
+                .into_iter()
+                .map(|e| e.field)
+                .collect()
+        };
+        let mut new = old.clone();
+        new["spec"]["other"] = json!("y");
+        assert!(fields(&new).is_empty(), "{:?}", fields(&new));
+        new["spec"]["ports"] =
+            json!([{"name": "b", "protocol": "UDP"}, {"name": "a", "protocol": "SCTP"}]);
+        assert_eq!(fields(&new), ["spec.ports[0].protocol"]);
+        new["spec"]["set"] = json!(["b", "a"]);
+        new["spec"]["color"] = json!("blue");
+        assert_eq!(
+            fields(&new),
+            ["spec.color", "spec.ports[0].protocol", "spec.set[0]"]
+        );
+        assert_eq!(schema.validate(&new).len(), 4);
     }
 }
