@@ -89,7 +89,12 @@
 //!   `status.typeChecking`, `auditAnnotations`, the other checks of a policy's fields (see
 //!   `admission/policies.rs`).
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
-//!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). When a
+//!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). On
+//!   update, OpenAPI schema errors and rule failures under values the update left unchanged are ratcheted as
+//!   kube-apiserver ratchets them (properties and map-list items by key correlate with their old values; a
+//!   set's or atomic list's items only with the whole list; rule failures become warnings, sent only when
+//!   the write succeeds; schema errors are dropped, except `allOf`/`anyOf`/`oneOf`/`not` errors, which are
+//!   never ratcheted here where kube-apiserver ratchets them under an unchanged value). When a
 //!   CRD is written they are type-checked and their cost estimated as kube-apiserver does (cel-go's checker
 //!   and cost estimator, the Kubernetes library's estimates, the per-rule and per-CRD budgets, with the
 //!   server's messages; the optional syntax and the two-variable comprehensions included), except: rules

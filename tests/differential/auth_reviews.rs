@@ -170,6 +170,11 @@ async fn reviews(client: Client, ns: String) -> Transcript {
             sar(json!({"resourceAttributes": {"verb": "get", "resource": "pods"}})),
         ),
         ("no attributes", sar(json!({"user": "kw-alice"}))),
+        (
+            "both attributes",
+            sar(json!({"user": "kw-alice", "resourceAttributes": {"verb": "get", "resource": "pods"},
+                "nonResourceAttributes": {"verb": "get", "path": "/"}})),
+        ),
     ] {
         t.post(&format!("subject access review: {label}"), &sars, &body)
             .await;

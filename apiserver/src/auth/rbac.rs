@@ -208,9 +208,9 @@ fn walk_binding(
             describe(subject, "")
         )
     } else {
+        let qualified = format!("{name}/{namespace}");
         format!(
-            "RoleBinding {:?} of {kind} {role_name:?} to {}",
-            format!("{name}/{namespace}"),
+            "RoleBinding {qualified:?} of {kind} {role_name:?} to {}",
             describe(subject, namespace)
         )
     };
@@ -230,7 +230,8 @@ fn describe(subject: &Value, binding_namespace: &str) -> String {
             .as_str()
             .filter(|n| !n.is_empty())
             .unwrap_or(binding_namespace);
-        return format!("{kind} {:?}", format!("{name}/{ns}"));
+        let qualified = format!("{name}/{ns}");
+        return format!("{kind} {qualified:?}");
     }
     format!("{kind} {name:?}")
 }
