@@ -172,8 +172,10 @@ async fn reviews(client: Client, ns: String) -> Transcript {
         ("no attributes", sar(json!({"user": "kw-alice"}))),
         (
             "both attributes",
-            sar(json!({"user": "kw-alice", "resourceAttributes": {"verb": "get", "resource": "pods"},
-                "nonResourceAttributes": {"verb": "get", "path": "/"}})),
+            sar(
+                json!({"user": "kw-alice", "resourceAttributes": {"verb": "get", "resource": "pods"},
+                "nonResourceAttributes": {"verb": "get", "path": "/"}}),
+            ),
         ),
     ] {
         t.post(&format!("subject access review: {label}"), &sars, &body)

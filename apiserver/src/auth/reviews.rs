@@ -73,13 +73,10 @@ fn invalid(field: &str, value: &str, detail: &str) -> Cause {
     }
 }
 
-/// A value as `field.Invalid` prints it: `null` for a nil pointer, else Go's `%#v`-free JSON-like form.
-fn printed(v: &Value) -> String {
-    if v.is_null() {
-        "null".into()
-    } else {
-        v.to_string()
-    }
+/// `nonResourceAttributes` as `field.Invalid` prints the internal Go struct: JSON with its Go field names.
+fn printed(non_resource: &Value) -> String {
+    let text = |key: &str| Value::String(str_of(non_resource, key).to_string());
+    format!(r#"{{"Path":{},"Verb":{}}}"#, text("path"), text("verb"))
 }
 
 /// `ValidateSubjectAccessReviewSpec` and its kin (`user` checked unless `self_review`).
