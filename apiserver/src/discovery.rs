@@ -158,7 +158,7 @@ fn resource_entries(t: &ResourceType) -> Vec<Value> {
         "singularName": t.singular,
         "namespaced": t.namespaced,
         "kind": t.kind,
-        "verbs": if t.custom { CUSTOM_VERBS.to_vec() } else {
+        "verbs": if t.review { vec!["create"] } else if t.custom { CUSTOM_VERBS.to_vec() } else {
             VERBS
                 .iter()
                 .copied()
@@ -172,7 +172,10 @@ fn resource_entries(t: &ResourceType) -> Vec<Value> {
     if !t.categories.is_empty() {
         main["categories"] = json!(t.categories);
     }
-    main["storageVersionHash"] = json!(storage_version_hash(t));
+    if !t.review {
+        // Review kinds are not stored.
+        main["storageVersionHash"] = json!(storage_version_hash(t));
+    }
     let mut out = vec![main];
     if t.scale.is_some() {
         out.push(json!({

@@ -61,7 +61,18 @@
 //!
 //! # Known differences from kube-apiserver
 //!
-//! - No authentication or authorization; every request is allowed. Admission webhooks stored as
+//! - No authentication or authorization: every request is made by one user, `system:admin` in
+//!   `system:masters` and `system:authenticated`, and is allowed. The review kinds are served, create only
+//!   and never stored (`authentication.k8s.io/v1` SelfSubjectReview, TokenReview; `authorization.k8s.io/v1`
+//!   SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectRulesReview), in
+//!   discovery with the one verb `create`, a Table of them refused with 406: a SelfSubjectReview names that
+//!   user; a TokenReview authenticates no token (the server issues none: `invalid bearer token`); the access
+//!   reviews are decided as kube-apiserver with `--authorization-mode=RBAC` decides them (`system:masters`
+//!   allowed, then the stored Roles, ClusterRoles and bindings, with RBAC's `reason` texts), except that
+//!   kube-apiserver's bootstrap roles and bindings (`cluster-admin`, `system:discovery`, ...) do not exist
+//!   here, the field and label selector requirements and `metadata must be empty` are not validated, and
+//!   when several bindings allow a request the one named is the first by name. They are not published in
+//!   `/openapi/v2` or `/openapi/v3`, and admission webhooks are not called for them. Admission webhooks stored as
 //!   `MutatingWebhookConfiguration`s and `ValidatingWebhookConfiguration`s are called (over HTTPS, or
 //!   in-process for a Service registered with [`ApiServer::serve_webhook`]), with these differences:
 //!   `matchConditions` have no cost budget (their `authorizer` allows every check; a field selected from a
@@ -78,7 +89,12 @@
 //!   `status.typeChecking`, `auditAnnotations`, the other checks of a policy's fields (see
 //!   `admission/policies.rs`).
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
-//!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). When a
+//!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). On
+//!   update, OpenAPI schema errors and rule failures under values the update left unchanged are ratcheted as
+//!   kube-apiserver ratchets them (properties and map-list items by key correlate with their old values; a
+//!   set's or atomic list's items only with the whole list; rule failures become warnings, sent only when
+//!   the write succeeds; schema errors are dropped, except `allOf`/`anyOf`/`oneOf`/`not` errors, which are
+//!   never ratcheted here where kube-apiserver ratchets them under an unchanged value). When a
 //!   CRD is written they are type-checked and their cost estimated as kube-apiserver does (cel-go's checker
 //!   and cost estimator, the Kubernetes library's estimates, the per-rule and per-CRD budgets, with the
 //!   server's messages; the optional syntax and the two-variable comprehensions included), except: rules
@@ -226,7 +242,7 @@
 //!   publishes its List kinds (built from the same table), `DeleteOptions`, `Status`, `WatchEvent`, `Patch`,
 //!   `ListMeta`, `APIResourceList` and, where a scale subresource is served, `Scale`, and the v2 document the
 //!   discovery types (`APIGroupList`, `APIVersions`, the version `Info`); not the schemas only the resources
-//!   not served refer to (the review kinds, `Binding`, `ComponentStatus`, `Eviction`, `TokenRequest`).
+//!   not served refer to (`Binding`, `ComponentStatus`, `Eviction`, `TokenRequest`) nor the review kinds'.
 //!   Every v3 group-version document has the paths kube-apiserver publishes for the resources served
 //!   (built-in: collection, object, list across namespaces, `status`, `scale`, the deprecated watch paths,
 //!   the resource list; custom resources: the same but the watch paths and the resource list, as
@@ -246,6 +262,8 @@
 //!   for a built-in kind has its keys sorted (kube-apiserver keeps the Go field order of the parts the patch
 //!   does not touch), and a JSON patch value's duplicate keys are not kept in it; an item of an associative
 //!   list in an undeclared field's path is named by its keys only where the schema gives the list's keys.
+//!   A JSON create or update reports its duplicate and unknown fields together in document order, as
+//!   kube-apiserver's strict decoder meets them.
 //! - Watch history is kept per resource (`history_limit` changes), not compacted by time. A custom resource's
 //!   watches start, as its watch cache does on kube-apiserver, at the first request to it (after that request's
 //!   own write); a watch from an earlier version ends with `410 Expired`. On kube-apiserver the cache's first
@@ -257,7 +275,7 @@
 //! - A `/status` write that also changes metadata: like kube-apiserver it is not applied, but the in-memory server
 //!   does not record the metadata fields in the status entry of `managedFields` (kube-apiserver does).
 //! - The message of an invalid list `continue` token ends with the token, not with Go's decoding error.
-//! - Not served: the review kinds (`authentication.k8s.io`, `authorization.k8s.io`), `bindings`,
+//! - Not served: `bindings`,
 //!   `componentstatuses`, and the subresources that reach a kubelet, a proxy or a signer or write a part of
 //!   an object other than status and scale: `pods/log`, `exec`, `attach`, `portforward`, `proxy`, `eviction`,
 //!   `binding`, `ephemeralcontainers` and `resize`, `serviceaccounts/token`,
@@ -294,6 +312,7 @@
 #![warn(missing_docs)]
 
 mod admission;
+mod auth;
 mod body;
 mod cel;
 mod clock;

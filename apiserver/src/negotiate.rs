@@ -78,6 +78,8 @@ pub enum Endpoint {
     },
     /// An error: a `metav1.Status`, without conversion.
     Error,
+    /// The create of a review kind: no Table (its storage has no table convertor).
+    Review,
 }
 
 struct Clause {
@@ -201,7 +203,9 @@ fn allowed(clause: &Clause, media: Media, endpoint: Endpoint) -> Option<Output> 
             return None;
         }
         match kind {
-            Some("Table") if media != Media::Protobuf => Convert::Table,
+            Some("Table") if media != Media::Protobuf && endpoint != Endpoint::Review => {
+                Convert::Table
+            }
             Some("PartialObjectMetadata" | "PartialObjectMetadataList") => Convert::Metadata,
             _ => return None,
         }

@@ -417,14 +417,14 @@ impl ApiServer {
         if let Route::Resource(_) = &route {
             self.finish_due_jobs();
         }
-        let custom = match &route {
+        let (custom, review) = match &route {
             Route::Resource(rr) => relock(&self.shared.state)
                 .registry
                 .get(&rr.group, &rr.version, &rr.resource)
-                .map(|rt| rt.custom),
-            _ => None,
+                .map_or((None, false), |rt| (Some(rt.custom), rt.review)),
+            _ => (None, false),
         };
-        let encoding = Encoding::new(&route, &accept, custom);
+        let encoding = Encoding::new(&route, &accept, custom, review);
         if let Err(e) = request::timeout::check(&route, &query) {
             log(e.code, Some(e.to_status()));
             return encoding.error(&e);
@@ -527,6 +527,7 @@ impl ApiServer {
                 rr.verb,
                 Verb::Create | Verb::Update | Verb::Patch | Verb::Delete
             )
+            && !review
             && self.has_webhooks()
         {
             let reply = std::panic::AssertUnwindSafe(self.admit(

@@ -152,7 +152,7 @@ fn check_custom(
             warnings: Vec::new(),
         });
     }
-    let errors = s.validate(obj);
+    let errors = s.validate_update(obj, old);
     let cause = |e: &schema::FieldError| Cause {
         reason: e.reason().to_string(),
         message: e.body(),

@@ -6,7 +6,9 @@
 use kube::Client;
 use serde_json::{Value, json};
 
-use crate::deviations::STATUS_WRITE_METADATA_OWNERSHIP;
+use crate::deviations::{
+    BUILTIN_MANAGED_FIELDS_SHAPE, EMPTY_BUILTIN_STATUS, STATUS_WRITE_METADATA_OWNERSHIP,
+};
 use crate::support::{MERGE, Transcript, configmaps, run, widgets};
 
 async fn health(client: Client, _ns: String) -> Transcript {
@@ -233,6 +235,22 @@ async fn duplicate_keys(client: Client, ns: String) -> Transcript {
         Some(body("warn")),
     )
     .await;
+    // Unknown and duplicate fields interleaved: reported in document order.
+    let deployment = br#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","labels":{"app":"x"},"labels":{"app":"x"}},"spec":{"unknownField":"foo","replicas":2,"replicas":3,"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"nginx","bogus":1,"name":"c"}]}}},"zzz":1}"#;
+    for mode in ["Strict", "Warn"] {
+        t.send_bytes(
+            &format!("a Deployment's unknown and duplicate fields under {mode}"),
+            "POST",
+            &format!(
+                "{}?fieldValidation={mode}&dryRun=All",
+                crate::support::deployments(&ns)
+            ),
+            json,
+            json,
+            Some(deployment.to_vec()),
+        )
+        .await;
+    }
     let ws = widgets(&ns);
     let widget = br#"{"apiVersion":"diff.example.dev/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":1,"replicas":2,"color":"red"}}"#;
     t.send_bytes(
@@ -251,7 +269,7 @@ async fn duplicate_keys(client: Client, ns: String) -> Transcript {
 async fn duplicate_keys_of_a_create_are_reported() {
     run(
         "duplicate_keys_of_a_create_are_reported",
-        &[],
+        &[BUILTIN_MANAGED_FIELDS_SHAPE, EMPTY_BUILTIN_STATUS],
         duplicate_keys,
     )
     .await;

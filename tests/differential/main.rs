@@ -31,7 +31,7 @@
 //! Pinned in `kinds.rs` instead, which compares discovery and a round trip of every built-in kind:
 //!
 //! - `NOT_SERVED`: the resources and subresources kube-apiserver serves and the in-memory server does not
-//!   (review kinds, bindings, componentstatuses, `pods/log`, `pods/exec`, …).
+//!   (bindings, componentstatuses, `pods/log`, `pods/exec`, …).
 //! - `PROTECTION_FINALIZERS`: kube-apiserver's admission adds `kubernetes.io/pv-protection` and
 //!   `kubernetes.io/vac-protection` to new PersistentVolumes and VolumeAttributesClasses.
 //!
@@ -110,10 +110,14 @@
 //! conversion, `status.storedVersions` as the storage version moves, a version no longer served), with
 //! `strategy: None`, and invalid `spec.versions` and `spec.conversion`. `crd_defaults`: CRD schema defaults (and pruning)
 //! applied to objects read from storage. `cel_runtime_cost`: the runtime cost limit of CRD rules.
+//! `auth_reviews`: the review kinds (discovery, SelfSubjectReview, TokenReview, access reviews decided by RBAC
+//! with their reasons, validation errors, a Table refused, other verbs). `ratcheting`: CRD validation
+//! ratcheting of schema errors and rule failures under unchanged values.
 
 mod admission_policies;
 mod aggregated_discovery;
 mod apply;
+mod auth_reviews;
 mod builtin_validation;
 mod cel;
 mod cel_runtime_cost;
@@ -144,6 +148,7 @@ mod protobuf_kinds;
 mod protobuf_wire;
 mod protobuf_writes;
 mod quantities;
+mod ratcheting;
 mod secrets;
 mod service_validation;
 mod support;

@@ -262,7 +262,7 @@ async fn scenario(client: Client, _ns: String) -> Transcript {
     for name in BUILTIN {
         t.note(name, doc["definitions"][name].clone());
     }
-    // Every built-in definition, less those of what the in-memory server does not serve: the review kinds
+    // Every built-in definition, less those of what the in-memory server does not publish: the review kinds
     // (`authentication.k8s.io`, `authorization.k8s.io`, with the field selector requirement of theirs),
     // `bindings`, `componentstatuses`, `pods/eviction`, `serviceaccounts/token`.
     let served = |n: &str| {

@@ -17,7 +17,16 @@ const TWINS: [&str; 2] = ["cafe", "beef"];
 
 /// The kinds served but not created here: an APIService registers an API group on the control plane, which
 /// every other scenario's discovery would see.
-const NOT_CREATED: [(&str, &str); 1] = [("apiregistration.k8s.io/v1", "APIService")];
+const NOT_CREATED: [(&str, &str); 7] = [
+    ("apiregistration.k8s.io/v1", "APIService"),
+    // The review kinds are answered, never stored: `auth_reviews` compares them.
+    ("authentication.k8s.io/v1", "SelfSubjectReview"),
+    ("authentication.k8s.io/v1", "TokenReview"),
+    ("authorization.k8s.io/v1", "LocalSubjectAccessReview"),
+    ("authorization.k8s.io/v1", "SelfSubjectAccessReview"),
+    ("authorization.k8s.io/v1", "SelfSubjectRulesReview"),
+    ("authorization.k8s.io/v1", "SubjectAccessReview"),
+];
 
 fn minimal_objects() -> Vec<Minimal> {
     let mut out = all();

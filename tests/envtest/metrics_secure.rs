@@ -126,3 +126,33 @@ async fn secured_metrics_answer_401_403_and_200_as_the_cluster_decides() {
     assert_eq!(get(port, &ca, Some(&allowed)).await, 200);
     serving.abort();
 }
+
+/// `--metrics-secure` on the embedded cluster: its API server answers the TokenReview (it knows no token, so
+/// every scraper gets 401) instead of failing the review with 404.
+#[tokio::test]
+async fn secured_metrics_review_tokens_on_the_embedded_cluster() {
+    let server = kubewright::testing::apiserver::ApiServer::new();
+    let certs = Certificates::generate(["127.0.0.1"]).unwrap();
+    let ca = certs.ca_bundle().to_string();
+    let addr = crate::support::free_address();
+    let serving = tokio::spawn(
+        kubewright::metrics::serve_secure(
+            addr,
+            kubewright::metrics::Metrics::global(),
+            server.client(),
+            certs,
+        )
+        .await
+        .unwrap(),
+    );
+    assert_eq!(get(addr.port(), &ca, None).await, 401);
+    assert_eq!(get(addr.port(), &ca, Some("a-token")).await, 401);
+    let reviews: Vec<u16> = server
+        .requests()
+        .iter()
+        .filter(|r| r.resource == "tokenreviews")
+        .map(|r| r.code)
+        .collect();
+    assert_eq!(reviews, [201], "the token is reviewed once, and answered");
+    serving.abort();
+}

@@ -77,7 +77,9 @@ fn resource(t: &ResourceType) -> Value {
             json!({ "group": "", "version": "", "kind": kind })
         }
     };
-    let verbs: Vec<&str> = if t.custom {
+    let verbs: Vec<&str> = if t.review {
+        vec!["create"]
+    } else if t.custom {
         CUSTOM_VERBS.to_vec()
     } else {
         VERBS

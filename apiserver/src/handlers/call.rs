@@ -75,6 +75,7 @@ pub(super) fn write_opts(call: &Call<'_>, applied: bool) -> ApiResult<WriteOpts>
             ));
         }
     };
+    let (body_errors, body_keys) = body_errors(call, strict || warn_unknown);
     Ok(WriteOpts {
         manager: manager(call),
         dry_run: dry_run(call)?,
@@ -84,22 +85,24 @@ pub(super) fn write_opts(call: &Call<'_>, applied: bool) -> ApiResult<WriteOpts>
         applied: applied || call.admission == super::context::Admission::Mutated,
         validate: call.admission != super::context::Admission::Probe,
         patch: None,
-        body_errors: body_errors(call, strict || warn_unknown),
+        body_errors,
+        body_keys,
     })
 }
 
-/// The duplicate keys of a JSON create or update body, when `fieldValidation` asks for them (`checked`).
-fn body_errors(call: &Call<'_>, checked: bool) -> Vec<String> {
+/// The duplicate keys of a JSON create or update body, when `fieldValidation` asks for them (`checked`),
+/// and the paths of all its keys in document order.
+fn body_errors(call: &Call<'_>, checked: bool) -> (Vec<String>, Vec<String>) {
     let json_body = matches!(call.req.verb, Verb::Create | Verb::Update)
         && call.admission == super::context::Admission::None
         && !call.content_type.contains("yaml")
         && !crate::protobuf::is_protobuf(call.content_type)
         && call.req.subresource.as_deref() != Some("scale");
     if !checked || !json_body {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
-    crate::strict::json::decode(call.body, crate::strict::json::Shape::Any)
-        .map(|(_, errors)| errors)
+    crate::strict::json::decode_with_keys(call.body, crate::strict::json::Shape::Any)
+        .map(|(_, errors, keys)| (errors, keys))
         .unwrap_or_default()
 }
 

@@ -6,6 +6,7 @@ mod context;
 mod delete;
 mod options;
 mod read;
+mod review;
 mod scale;
 mod write;
 
@@ -16,6 +17,7 @@ use context::lock;
 pub use context::{Admission, Call, Reply};
 use delete::{delete, delete_collection};
 use read::{get, list, watch};
+use serde_json::json;
 use write::{create, patch, update};
 
 /// Handles a resource request.
@@ -60,6 +62,17 @@ pub fn handle(call: Call<'_>) -> ApiResult<Reply> {
         return Err(ApiError::method_not_allowed(
             "the server does not allow this method on the requested resource",
         ));
+    }
+    if rt.review {
+        // Create-only storage: go-restful serves no other verb.
+        return match req.verb {
+            Verb::Create if req.subresource.is_none() => review::create(&call, &rt),
+            _ if req.name.is_some() => Err(ApiError::no_route().with_details(json!({}))),
+            _ => Err(ApiError::method_not_allowed(
+                "the server does not allow this method on the requested resource",
+            )
+            .with_details(json!({}))),
+        };
     }
     let reply = match req.verb {
         Verb::Get => get(&call, &rt),

@@ -191,12 +191,14 @@ pub(super) fn check_content(
         }
         return Ok(errors.into_iter().chain(warnings).collect());
     }
-    let errors: Vec<String> = opts
-        .body_errors
-        .iter()
-        .cloned()
-        .chain(unknown.iter().map(|f| format!("unknown field \"{f}\"")))
-        .collect();
+    let errors: Vec<String> = crate::strict::json::in_document_order(
+        opts.body_errors
+            .iter()
+            .cloned()
+            .chain(unknown.iter().map(|f| format!("unknown field \"{f}\"")))
+            .collect(),
+        &opts.body_keys,
+    );
     if opts.strict && !errors.is_empty() {
         let msg = errors.join(", ");
         // kube-apiserver's decoder reports the strict errors of a create or an update as it reports any

@@ -41,9 +41,11 @@ pub struct WriteOpts {
     /// under `fieldValidation` `Warn` or `Strict`): its errors are warned about or refused with the
     /// patched object's unknown fields, as kube-apiserver's patch handler does.
     pub patch: Option<crate::strict::PatchFindings>,
-    /// The strict errors of a JSON create or update body (`duplicate field "data.a"`), reported before its
-    /// unknown fields as kube-apiserver's strict decoder reports them.
+    /// The strict errors of a JSON create or update body (`duplicate field "data.a"`), reported with its
+    /// unknown fields in document order (by `body_keys`), as kube-apiserver's strict decoder reports them.
     pub body_errors: Vec<String>,
+    /// The path of every key of that body, in document order.
+    pub body_keys: Vec<String>,
 }
 
 impl WriteOpts {
@@ -59,6 +61,7 @@ impl WriteOpts {
             validate: true,
             patch: None,
             body_errors: Vec::new(),
+            body_keys: Vec::new(),
         }
     }
 }

@@ -26,8 +26,10 @@ use kind::gv_path;
 /// `/openapi/v3`: where each group-version's document is.
 pub fn v3_root(reg: &Registry) -> Value {
     let mut paths = Map::new();
+    // The review kinds are not published (see `v3_document`).
     let mut gvs: Vec<(String, String)> = reg
         .all()
+        .filter(|t| !t.review)
         .map(|t| (t.group.clone(), t.version.clone()))
         .collect();
     gvs.sort();
@@ -48,11 +50,15 @@ pub fn v3_document(reg: &Registry, group: &str, version: &str) -> Option<Value> 
     if !reg.has_group_version(group, version) {
         return None;
     }
+    // The review kinds (create only) are not published: their documents are not written here.
     let kinds: Vec<&ResourceType> = reg
         .all()
-        .filter(|t| t.group == group && t.version == version)
+        .filter(|t| t.group == group && t.version == version && !t.review)
         .map(|t| &**t)
         .collect();
+    if kinds.is_empty() {
+        return None;
+    }
     let builtins: Vec<&ResourceType> = kinds
         .iter()
         .copied()

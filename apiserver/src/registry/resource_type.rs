@@ -92,6 +92,9 @@ pub struct ResourceType {
     pub deprecation_warning: Option<String>,
     /// The CRD's conversion webhook, when its `spec.conversion.strategy` is `Webhook`.
     pub conversion_webhook: Option<Arc<ConversionWebhook>>,
+    /// A review kind (`authentication.k8s.io`, `authorization.k8s.io`): created only, answered by
+    /// [`crate::auth`] and never stored.
+    pub review: bool,
 }
 
 /// An in-process webhook: the request path and review in, the answer out (the same type as
@@ -194,6 +197,7 @@ impl ResourceType {
             delete_collection: true,
             deprecation_warning: None,
             conversion_webhook: None,
+            review: false,
         }
     }
 
@@ -238,6 +242,13 @@ impl ResourceType {
 
     pub(super) fn openapi(mut self, source: OpenApiSource) -> Self {
         self.openapi = Some(source);
+        self
+    }
+
+    /// Marks a review kind: created only, never stored.
+    pub(super) fn review(mut self) -> Self {
+        self.review = true;
+        self.delete_collection = false;
         self
     }
 

@@ -47,6 +47,7 @@ mod go_regex;
 mod list_types;
 mod node;
 mod pruning;
+mod ratcheting;
 mod rules;
 #[cfg(test)]
 mod tests;
@@ -119,11 +120,17 @@ impl Schema {
     /// server's order: OpenAPI schema errors, then embedded-resource errors, then list-type
     /// (`Duplicate value`) errors. `x-kubernetes-validations` are evaluated by [`Schema::validate_rules`].
     pub fn validate(&self, obj: &Value) -> Vec<FieldError> {
-        let mut out: Vec<FieldError> = validate_schema(&self.root, "", obj, true)
-            .errors
-            .into_iter()
-            .map(to_field_error)
-            .collect();
+        self.validate_update(obj, None)
+    }
+
+    /// [`Schema::validate`] on an update of `old` (when given): OpenAPI schema errors under values the
+    /// update left unchanged are ratcheted away (see `ratcheting.rs`).
+    pub fn validate_update(&self, obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
+        let mut errors = validate_schema(&self.root, "", obj, true).errors;
+        if let Some(old) = old {
+            errors = ratcheting::ratchet(errors, &self.root, obj, old);
+        }
+        let mut out: Vec<FieldError> = errors.into_iter().map(to_field_error).collect();
         embedded_validate(obj, Some(&self.root), "", true, &mut out);
         if let Value::Object(m) = obj {
             list_validate_map(m, &self.root, "", true, &mut out);

@@ -29,9 +29,13 @@ pub(super) struct Encoding {
 impl Encoding {
     /// The encoding of a request on `route`; `custom` tells whether its resource, when served, is a custom
     /// resource (a path that names no served resource is answered as before).
-    pub(super) fn new(route: &Route, accept: &str, custom: Option<bool>) -> Self {
+    /// A `review` resource's create is negotiated without Table, as kube-apiserver negotiates it.
+    pub(super) fn new(route: &Route, accept: &str, custom: Option<bool>, review: bool) -> Self {
         let names_protobuf = accept.to_ascii_lowercase().contains("protobuf");
         let endpoint = match (route, custom) {
+            (Route::Resource(rr), Some(_)) if review && rr.verb == Verb::Create => {
+                Some(Endpoint::Review)
+            }
             (Route::Resource(rr), Some(custom)) => Some(if rr.verb == Verb::Watch {
                 Endpoint::Watch { custom }
             } else {
@@ -41,17 +45,11 @@ impl Encoding {
         }
         // Negotiated when protobuf is named, or when nothing can answer (a CBOR-only `Accept`: 406).
         .filter(|&endpoint| {
-            names_protobuf
-                || negotiate::negotiate(
-                    accept,
-                    Endpoint::Resource {
-                        custom: matches!(
-                            endpoint,
-                            Endpoint::Resource { custom: true } | Endpoint::Watch { custom: true }
-                        ),
-                    },
-                )
-                .is_none()
+            let as_list = match endpoint {
+                Endpoint::Watch { custom } => Endpoint::Resource { custom },
+                other => other,
+            };
+            names_protobuf || negotiate::negotiate(accept, as_list).is_none()
         });
         Self {
             accept: accept.to_string(),

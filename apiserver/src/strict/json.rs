@@ -22,17 +22,51 @@ pub enum Shape {
 /// Decodes `body` as JSON, returning the value (the last of duplicate keys wins, as in Go) and the strict
 /// errors (`duplicate field "a.b"`, `unknown field "[0].x"`).
 pub fn decode(body: &[u8], shape: Shape) -> Result<(Value, Vec<String>), serde_json::Error> {
+    decode_with_keys(body, shape).map(|(value, errors, _)| (value, errors))
+}
+
+/// [`decode`], also returning the path of every key in document order (a repeated key each time it occurs).
+pub fn decode_with_keys(
+    body: &[u8],
+    shape: Shape,
+) -> Result<(Value, Vec<String>, Vec<String>), serde_json::Error> {
     let mut errors = Vec::new();
+    let mut keys = Vec::new();
     let mut de = serde_json::Deserializer::from_slice(body);
     let value = Node {
         path: String::new(),
         errors: &mut errors,
+        keys: &mut keys,
         shape,
         depth: 0,
     }
     .deserialize(&mut de)?;
     de.end()?;
-    Ok((value, errors))
+    Ok((value, errors, keys))
+}
+
+/// Strict errors (`unknown field "p"`, `duplicate field "p"`) in the order Go's strict decoder meets them
+/// in a body whose keys are `keys` (from [`decode_with_keys`]): an unknown field where its key first occurs,
+/// a duplicate where its key occurs the second time. Errors whose path is not found keep their order, last.
+pub fn in_document_order(errors: Vec<String>, keys: &[String]) -> Vec<String> {
+    let position = |error: &String| {
+        let (nth, path) = if let Some(rest) = error.strip_prefix("duplicate field ") {
+            (1, rest)
+        } else if let Some(rest) = error.strip_prefix("unknown field ") {
+            (0, rest)
+        } else {
+            return usize::MAX;
+        };
+        let path = path.trim_matches('"');
+        keys.iter()
+            .enumerate()
+            .filter(|(_, k)| k.as_str() == path)
+            .nth(nth)
+            .map_or(usize::MAX, |(i, _)| i)
+    };
+    let mut keyed: Vec<(usize, String)> = errors.into_iter().map(|e| (position(&e), e)).collect();
+    keyed.sort_by_key(|(at, _)| *at);
+    keyed.into_iter().map(|(_, e)| e).collect()
 }
 
 /// A `.`-joined path as `sigs.k8s.io/json` prints it: fields joined with `.`, indexes as `[i]`.
@@ -48,6 +82,7 @@ pub fn child(path: &str, key: &str) -> String {
 struct Node<'e> {
     path: String,
     errors: &'e mut Vec<String>,
+    keys: &'e mut Vec<String>,
     shape: Shape,
     depth: usize,
 }
@@ -107,6 +142,7 @@ impl<'de> Visitor<'de> for Node<'_> {
             let node = Node {
                 path: format!("{}[{}]", self.path, out.len()),
                 errors: &mut *self.errors,
+                keys: &mut *self.keys,
                 shape: self.shape,
                 depth: self.depth + 1,
             };
@@ -122,6 +158,7 @@ impl<'de> Visitor<'de> for Node<'_> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             let path = child(&self.path, &key);
+            self.keys.push(path.clone());
             if operation && !OPERATION_FIELDS.contains(&key.as_str()) {
                 self.errors.push(format!("unknown field \"{path}\""));
             } else if out.contains_key(&key) {
@@ -130,6 +167,7 @@ impl<'de> Visitor<'de> for Node<'_> {
             let node = Node {
                 path,
                 errors: &mut *self.errors,
+                keys: &mut *self.keys,
                 shape: self.shape,
                 depth: self.depth + 1,
             };
@@ -158,6 +196,28 @@ mod tests {
                 r#"duplicate field "spec.foo""#,
                 r#"duplicate field "metadata.labels.b""#,
                 r#"duplicate field "l[0].a""#,
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_and_duplicate_fields_in_document_order() {
+        let body = br#"{"metadata":{"a":1,"a":2},"spec":{"x":1,"r":2,"r":3},"z":1}"#;
+        let (_, dups, keys) = decode_with_keys(body, Shape::Any).unwrap();
+        let errors = dups
+            .into_iter()
+            .chain([
+                r#"unknown field "z""#.to_string(),
+                r#"unknown field "spec.x""#.to_string(),
+            ])
+            .collect();
+        assert_eq!(
+            in_document_order(errors, &keys),
+            [
+                r#"duplicate field "metadata.a""#,
+                r#"unknown field "spec.x""#,
+                r#"duplicate field "spec.r""#,
+                r#"unknown field "z""#,
             ]
         );
     }

@@ -14,8 +14,7 @@
 //! kube-apiserver" of `kubewright::testing`:
 //!
 //! - Discovery (`kubectl api-versions`, `api-resources`) lacks what the in-memory server does not serve:
-//!   `bindings`, `componentstatuses` and the review kinds of `authentication.k8s.io` and
-//!   `authorization.k8s.io` (`NOT_SERVED` of the differential suite).
+//!   `bindings` and `componentstatuses` (`NOT_SERVED` of the differential suite).
 //! - A new Deployment shows `status: {}` and a new Service `status: {loadBalancer: {}}` on kube-apiserver, and
 //!   no `status` in memory (`EMPTY_BUILTIN_STATUS` of the differential suite).
 //!
@@ -421,26 +420,6 @@ spec:
 
 /// The differences accepted, each with its reason.
 const DEVIATIONS: &[Deviation] = &[
-    Deviation {
-        command: "api-versions",
-        line: "  authentication.k8s.io/v1",
-        reason: "authentication.k8s.io (review kinds only) is not served (NOT_SERVED)",
-    },
-    Deviation {
-        command: "api-versions",
-        line: "  authorization.k8s.io/v1",
-        reason: "authorization.k8s.io (review kinds only) is not served (NOT_SERVED)",
-    },
-    Deviation {
-        command: "api-resources",
-        line: "reviews.authentication.k8s.io",
-        reason: "the review kinds are not served (NOT_SERVED)",
-    },
-    Deviation {
-        command: "api-resources",
-        line: "reviews.authorization.k8s.io",
-        reason: "the review kinds are not served (NOT_SERVED)",
-    },
     Deviation {
         command: "api-resources",
         line: "  bindings",

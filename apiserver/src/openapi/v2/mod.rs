@@ -35,7 +35,8 @@ pub use serve::respond;
 
 /// The v2 document of every kind `reg` serves.
 pub fn document(reg: &Registry) -> Value {
-    let kinds: Vec<&ResourceType> = reg.all().map(|t| &**t).collect();
+    // The review kinds (create only) are not published.
+    let kinds: Vec<&ResourceType> = reg.all().filter(|t| !t.review).map(|t| &**t).collect();
     let builtins: Vec<&ResourceType> = kinds
         .iter()
         .copied()

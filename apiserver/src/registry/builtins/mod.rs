@@ -11,6 +11,7 @@ mod cluster;
 mod core;
 mod extensions;
 mod networking;
+mod reviews;
 mod typed;
 mod workloads;
 
@@ -22,6 +23,7 @@ pub(super) fn all() -> Vec<ResourceType> {
     out.extend(networking::kinds());
     out.extend(cluster::kinds());
     out.extend(extensions::kinds());
+    out.extend(reviews::kinds());
     out
 }
 

@@ -54,7 +54,7 @@ pub(in crate::schema) fn validate(
         budget: RUNTIME_BUDGET,
         stopped: false,
     };
-    walk.node(root, "", new, old, true);
+    walk.node(root, "", new, old, false, true);
     (walk.errors, walk.ratcheted)
 }
 
@@ -81,13 +81,25 @@ struct Walk {
 }
 
 impl Walk {
-    fn node(&mut self, node: &Node, path: &str, new: &Value, old: Option<&Value>, root: bool) {
+    /// Walks `node` at `path`. `old` is its correlated old value; `parent_unchanged` whether its nearest
+    /// correlated ancestor is unchanged, which decides the ratcheting of a value with no old value of its own
+    /// (an item of a set or atomic list), as apiextensions-apiserver's `shouldRatchetError` does.
+    fn node(
+        &mut self,
+        node: &Node,
+        path: &str,
+        new: &Value,
+        old: Option<&Value>,
+        parent_unchanged: bool,
+        root: bool,
+    ) {
         // Only non-null values are validated: a rule about presence belongs to the parent.
         if new.is_null() || self.stopped {
             return;
         }
+        let unchanged = old.map_or(parent_unchanged, |o| o == new);
         if !node.rules.is_empty() {
-            self.rules(node, path, new, old, root);
+            self.rules(node, path, new, old, unchanged, root);
         }
         match new {
             Value::Object(m) => {
@@ -112,7 +124,7 @@ impl Walk {
                         format!("{path}[{k}]")
                     };
                     let child_old = old.and_then(|o| o.get(k));
-                    self.node(child, &child_path, v, child_old, false);
+                    self.node(child, &child_path, v, child_old, unchanged, false);
                 }
             }
             Value::Array(items) => {
@@ -122,17 +134,24 @@ impl Walk {
                 let old_items = old.and_then(Value::as_array);
                 for (i, v) in items.iter().enumerate() {
                     let item_old = old_items.and_then(|o| correlate(node, o, v));
-                    self.node(item, &format!("{path}[{i}]"), v, item_old, false);
+                    self.node(item, &format!("{path}[{i}]"), v, item_old, unchanged, false);
                 }
             }
             _ => {}
         }
     }
 
-    fn rules(&mut self, node: &Node, path: &str, new: &Value, old: Option<&Value>, root: bool) {
+    fn rules(
+        &mut self,
+        node: &Node,
+        path: &str,
+        new: &Value,
+        old: Option<&Value>,
+        unchanged: bool,
+        root: bool,
+    ) {
         let this = to_cel(new, Some(node), root);
         let before = old.map(|o| to_cel(o, Some(node), root));
-        let unchanged = old.is_some_and(|o| o == new);
         let base = self.ctx.get_or_insert_with(|| {
             let mut context = Context::default().with_all();
             crate::cel::comprehensions::register(&mut context);
@@ -271,7 +290,8 @@ fn correlate<'o>(node: &Node, old: &'o [Value], item: &Value) -> Option<&'o Valu
                 .iter()
                 .all(|k| o.get(k).is_some() && o.get(k) == item.get(k))
         }),
-        Some("set") => old.iter().find(|o| *o == item),
+        // Only map lists correlate items (`MakeMapList`): a set's or an atomic list's items have no
+        // `oldSelf`, and ratchet with the list.
         _ => None,
     }
 }

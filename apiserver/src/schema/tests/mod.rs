@@ -6,6 +6,7 @@ mod defaulting;
 mod formats;
 mod list_types;
 mod pruning;
+mod ratcheting;
 mod robustness;
 mod rules;
 mod webapp;
