@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use examples::domains::{Certificate, Domain, DomainSpec, certificate_crd};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::api::{Api, PostParams};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{Client, CustomResourceExt, ResourceExt};
 use kubewright::Operator;
@@ -35,94 +35,11 @@ fn domain(name: &str, host: &str) -> Domain {
     d
 }
 
-async fn ready_of(domains: &Api<Domain>, name: &str) -> Option<(String, String)> {
-    let d = domains.get(name).await.ok()?;
-    d.status?
-        .conditions
-        .into_iter()
-        .find(|c| c.type_ == "Ready")
-        .map(|c| (c.status, c.reason))
-}
-
-async fn eventually_ready(domains: &Api<Domain>, name: &str, want: (&str, &str)) {
-    let mut seen = None;
-    for _ in 0..400 {
-        seen = ready_of(domains, name).await;
-        if seen
-            .as_ref()
-            .is_some_and(|(s, r)| s == want.0 && r == want.1)
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("Ready is {seen:?}, not {want:?}");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_domain_owns_an_untyped_certificate_and_is_ready_when_it_is() {
     let server = ApiServer::new();
     let client = server.client();
-    install(&client, Domain::crd()).await;
-    install(&client, certificate_crd()).await;
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(
-        Operator::new(client.clone())
-            .controller(Domain::reconciler())
-            .run_until(async move {
-                let _ = stop_rx.await;
-            }),
-    );
-    let domains: Api<Domain> = Api::namespaced(client.clone(), "default");
-    domains
-        .create(&PostParams::default(), &domain("shop", "shop.example.dev"))
-        .await
-        .unwrap();
-
-    // The Certificate is made from the Domain, untyped, owned by it.
-    let certs: Api<Certificate> = Api::namespaced(client.clone(), "default");
-    let mut cert = None;
-    for _ in 0..400 {
-        cert = certs.get_opt("shop").await.unwrap();
-        if cert.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    let cert = cert.expect("a Certificate");
-    assert_eq!(cert.data["spec"]["dnsNames"], json!(["shop.example.dev"]));
-    assert_eq!(cert.data["spec"]["secretName"], "shop-tls");
-    assert_eq!(cert.owner_references()[0].kind, "Domain");
-    // cert-manager has not reported yet: not ready.
-    eventually_ready(&domains, "shop", ("False", "AwaitingStatus")).await;
-
-    // cert-manager reports the Certificate issued, for its current generation.
-    let generation = cert.metadata.generation.unwrap();
-    let status = json!({"status": {"conditions": [{
-        "type": "Ready", "status": "True", "reason": "Ready", "message": "Certificate is up to date",
-        "observedGeneration": generation, "lastTransitionTime": "2026-01-01T00:00:00Z",
-    }]}});
-    certs
-        .patch_status("shop", &PatchParams::default(), &Patch::Merge(&status))
-        .await
-        .unwrap();
-    eventually_ready(&domains, "shop", ("True", "Ready")).await;
-
-    // The host changes: the Certificate follows (a new generation), and the Domain is not ready until
-    // cert-manager has observed it.
-    domains
-        .patch(
-            "shop",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"host": "store.example.dev"}})),
-        )
-        .await
-        .unwrap();
-    eventually_ready(&domains, "shop", ("False", "NotObserved")).await;
-    let cert = certs.get("shop").await.unwrap();
-    assert_eq!(cert.data["spec"]["dnsNames"], json!(["store.example.dev"]));
-    let _ = stop_tx.send(());
-    running.await.unwrap().unwrap();
+    tests::domains_scenario::run(client.clone(), client, "default").await;
 }
 
 #[test]
