@@ -131,3 +131,60 @@ async fn an_untyped_kind_declared_with_the_wrong_scope_fails_at_start() {
         "ConfigMap (v1) is declared cluster-scoped but the cluster serves it namespaced: declare it with the cluster's scope"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_domains_binary_runs_out_of_the_box_on_the_embedded_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    let app = examples::domains::app();
+    let cli = app
+        .try_parse_from([
+            "domain-operator",
+            "--listen",
+            "127.0.0.1:0",
+            "--write-kubeconfig",
+            kubeconfig.to_str().unwrap(),
+        ])
+        .unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(app.run_with(cli, async move {
+        let _ = stopped.await;
+    }));
+    let mut client = None;
+    for _ in 0..400 {
+        if std::fs::read_to_string(&kubeconfig).is_ok_and(|s| s.contains("current-context")) {
+            client = Some(kubewright::cli::from_kubeconfig(&kubeconfig).await.unwrap());
+            break;
+        }
+        assert!(
+            !running.is_finished(),
+            "the binary stopped: {:?}",
+            running.await
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let client = client.expect("the kubeconfig written");
+    // The sample Domain's Certificate, issued by the stand-in for cert-manager: the Domain is Ready.
+    let domains: Api<Domain> = Api::namespaced(client.clone(), "default");
+    let mut ready = None;
+    for _ in 0..400 {
+        ready = domains.get_opt("shop").await.unwrap().and_then(|d| {
+            d.status?
+                .conditions
+                .into_iter()
+                .find(|c| c.type_ == "Ready")
+                .map(|c| (c.status, c.reason))
+        });
+        if ready.as_ref().is_some_and(|(s, _)| s == "True") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(ready, Some(("True".into(), "Ready".into())));
+    let certs: Api<Certificate> = Api::namespaced(client, "default");
+    assert!(certs.get_opt("shop").await.unwrap().is_some());
+    // Only the Domain's CRD is the installation's.
+    assert_eq!(examples::domains::app().installation().crds().len(), 1);
+    let _ = stop.send(());
+    running.await.unwrap().unwrap();
+}
