@@ -188,3 +188,42 @@ async fn the_domains_binary_runs_out_of_the_box_on_the_embedded_cluster() {
     let _ = stop.send(());
     running.await.unwrap().unwrap();
 }
+
+kubewright::kind! {
+    /// cert-manager's Certificate, declared a second time.
+    CertificateAgain = "cert-manager.io/v1", "Certificate", "certificates", Namespaced
+}
+
+#[tokio::test]
+async fn one_kind_declared_through_two_types_fails_at_start_naming_both() {
+    let server = ApiServer::new();
+    let client = server.client();
+    install(&client, Domain::crd()).await;
+    install(&client, certificate_crd()).await;
+    let reconciler =
+        Domain::reconciler().tracks::<kubewright::untyped::Untyped<CertificateAgain>>();
+    let failed = tokio::time::timeout(
+        Duration::from_secs(30),
+        Operator::new(client.clone())
+            .controller(reconciler)
+            .run_until(std::future::pending::<()>()),
+    )
+    .await
+    .expect("an error at start")
+    .unwrap_err();
+    let text = failed.to_string();
+    assert!(
+        text.starts_with("Certificate (cert-manager.io/v1) is declared twice in one reconciler, as `kubewright::untyped::Untyped<examples::domains::CertificateKind>` and as `kubewright::untyped::Untyped<runtime::untyped::CertificateAgain>`"),
+        "{text}"
+    );
+    // Nothing was written: no Certificate, no watch started.
+    let certs: Api<Certificate> = Api::namespaced(client, "default");
+    assert!(
+        certs
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+}
