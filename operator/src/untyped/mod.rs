@@ -42,16 +42,23 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// A kind given by group, version, kind, plural and scope, declared with [`kind!`](crate::kind).
+mod run_time;
+
+#[doc(hidden)]
+pub use run_time::__bound;
+pub use run_time::{BindError, Binding, RunTimeKind};
+
+/// A kind given by group, version, kind, plural and scope: declared with [`kind!`](crate::kind) (known when
+/// the operator is written) or with [`dynamic_kind!`](crate::dynamic_kind) (bound when it runs).
 pub trait UntypedKind: Send + Sync + 'static {
     /// The API group (`""` for the core group).
-    const GROUP: &'static str;
+    fn group() -> &'static str;
     /// The version.
-    const VERSION: &'static str;
+    fn version() -> &'static str;
     /// The kind.
-    const KIND: &'static str;
+    fn kind() -> &'static str;
     /// The resource (plural) name.
-    const PLURAL: &'static str;
+    fn plural() -> &'static str;
     /// [`k8s_openapi::NamespaceResourceScope`] or [`k8s_openapi::ClusterResourceScope`].
     type Scope;
 }
@@ -66,10 +73,20 @@ macro_rules! kind {
         $vis struct $name;
 
         impl $crate::untyped::UntypedKind for $name {
-            const GROUP: &'static str = $crate::untyped::__group($api_version);
-            const VERSION: &'static str = $crate::untyped::__version($api_version);
-            const KIND: &'static str = $kind;
-            const PLURAL: &'static str = $plural;
+            fn group() -> &'static str {
+                const GROUP: &str = $crate::untyped::__group($api_version);
+                GROUP
+            }
+            fn version() -> &'static str {
+                const VERSION: &str = $crate::untyped::__version($api_version);
+                VERSION
+            }
+            fn kind() -> &'static str {
+                $kind
+            }
+            fn plural() -> &'static str {
+                $plural
+            }
             type Scope = $crate::__untyped_scope!($scope);
         }
     };
@@ -177,7 +194,7 @@ impl<K> PartialEq for Untyped<K> {
 
 impl<K: UntypedKind> fmt::Debug for Untyped<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct(K::KIND)
+        f.debug_struct(K::kind())
             .field("metadata", &self.metadata)
             .field("data", &self.data)
             .finish()
@@ -189,19 +206,19 @@ impl<K: UntypedKind> Resource for Untyped<K> {
     type Scope = K::Scope;
 
     fn kind(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed(K::KIND)
+        Cow::Borrowed(K::kind())
     }
 
     fn group(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed(K::GROUP)
+        Cow::Borrowed(K::group())
     }
 
     fn version(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed(K::VERSION)
+        Cow::Borrowed(K::version())
     }
 
     fn plural(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed(K::PLURAL)
+        Cow::Borrowed(K::plural())
     }
 
     fn meta(&self) -> &ObjectMeta {
@@ -217,7 +234,7 @@ impl<K: UntypedKind> Serialize for Untyped<K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.data.len() + 3))?;
         map.serialize_entry("apiVersion", &Self::api_version(&()))?;
-        map.serialize_entry("kind", K::KIND)?;
+        map.serialize_entry("kind", K::kind())?;
         map.serialize_entry("metadata", &self.metadata)?;
         for (key, value) in &self.data {
             if !matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
@@ -260,9 +277,9 @@ mod tests {
 
     #[test]
     fn group_and_version_come_from_the_api_version() {
-        assert_eq!((Thing::GROUP, Thing::VERSION), ("", "v1"));
+        assert_eq!((Thing::group(), Thing::version()), ("", "v1"));
         assert_eq!(
-            (Route::GROUP, Route::VERSION),
+            (Route::group(), Route::version()),
             ("gateway.networking.k8s.io", "v1")
         );
         assert_eq!(
