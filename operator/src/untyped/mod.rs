@@ -27,9 +27,39 @@
 //! assert_eq!(<Certificate as kube::Resource>::plural(&()), "certificates");
 //! ```
 //!
-//! What is not offered: a kind chosen at run time (kube's `DynamicObject` with an `ApiResource`): each kind is
-//! declared in the code, which is how the caches tell kinds apart; declare each kind once (two declarations of
-//! one kind in one operator are two caches of it, which is not supported).
+//! A child by hand, a Certificate for every Domain (with the derive, name it in `#[child(Certificate, ..)]`;
+//! see [`attributes`](crate::attributes)):
+//!
+//! ```
+//! # use kubewright::prelude::*;
+//! # use kubewright::untyped::Untyped;
+//! # kubewright::kind! { pub CertificateKind = "cert-manager.io/v1", "Certificate", "certificates", Namespaced }
+//! # type Certificate = Untyped<CertificateKind>;
+//! # #[derive(CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+//! # #[kube(group = "example.dev", version = "v1", kind = "Domain", namespaced, status = "DomainStatus")]
+//! # pub struct DomainSpec { pub host: String }
+//! # #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, ReconcilerStatus)]
+//! # #[serde(rename_all = "camelCase")]
+//! # pub struct DomainStatus { pub observed_generation: Option<i64>, #[serde(default)] pub conditions: Vec<Condition> }
+//! use kubewright::{ChildReconciler, Reconciler};
+//!
+//! fn desired_certificate(d: &Domain, _: &mut Context) -> kubewright::Result<Option<Certificate>> {
+//!     let spec = serde_json::json!({"spec": {"dnsNames": [d.spec.host], "secretName": format!("{}-tls", d.name_any())}});
+//!     Ok(Some(Certificate::new(&d.name_any(), spec)))
+//! }
+//!
+//! let reconciler: Reconciler<Domain> =
+//!     Reconciler::new("domain-controller").step(ChildReconciler::new("certificate", desired_certificate));
+//! assert_eq!(reconciler.wiring().kinds()[0].kind, "Certificate");
+//! ```
+//!
+//! A kind chosen when the operator runs (from a flag, a configuration file, discovery) goes in a slot declared
+//! with [`dynamic_kind!`](crate::dynamic_kind) and bound to kube's `ApiResource` before the reconcilers are
+//! built ([`RunTimeKind::bind`]); its objects are `Untyped<Slot>`, converted from and to kube's `DynamicObject`.
+//! kube's `DynamicObject` is not itself a cached kind: its type does not name its kind, and the caches tell
+//! kinds apart by type. For the same reason a reconciler declares each kind through one type: two types of one
+//! group, version and kind (two `kind!` declarations, or an untyped and a typed one) are a start-up error
+//! ([`KindDeclaredTwice`](crate::reconcilers::KindDeclaredTwice)).
 
 use std::borrow::Cow;
 use std::fmt;
