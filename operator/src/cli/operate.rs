@@ -36,7 +36,7 @@ use crate::{Declared, ParentKind};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` declares nothing `App::operate` can run",
     label = "neither a kind `#[derive(Reconciler)]` declared nor a marker with `#[reconciler(parent = ..)]`",
-    note = "`App::operate::<K>()` takes a kind whose reconciler `#[derive(Reconciler)]` declared without `data`, or a marker struct with `#[reconciler(parent = Kind)]`; otherwise add the parts one by one: `.reconciler(..).crd(..)`"
+    note = "`App::operate::<K>()` takes a kind whose reconciler `#[derive(Reconciler)]` declared without `data`, or a marker struct with `#[reconciler(parent = Kind)]`; a kind whose reconciler takes `data` adds the parts one by one: `.reconciler({Self}::reconciler(data)).crd({Self}::crd())`"
 )]
 pub trait Operate {
     /// `app` with what `Self` declares added.
