@@ -127,7 +127,7 @@ pub fn app() -> App {
     App::new("expose-operator")
         .reconciler(reconciler())
         .sample(sample)
-        .kubectl_hint("kubectl get services,ingresses")
+        .kubectl_hint("get services,ingresses")
 }
 
 #[cfg(test)]

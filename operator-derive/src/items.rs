@@ -99,14 +99,23 @@ pub fn versions_signature(model: &Model, root: &Root) -> Option<TokenStream> {
 }
 
 /// `impl kubewright::Declared for Root`, which hands `reconciler()` and `webhooks()` to `App::operate`, when
-/// the reconciler takes no `data` (an operator binary must pass that itself).
+/// the reconciler takes no `data` (an operator binary must pass that itself). For a marker with
+/// `#[reconciler(parent = K)]`, `impl kubewright::cli::Operate for Marker` instead, through the runtime's
+/// macro (nothing without its `cli` feature): `App::operate` then runs its reconciler, with no CRD.
 pub fn declared(model: &Model, root: &Root) -> Option<TokenStream> {
-    // `App::operate` serves the kind's CRD; a foreign parent has none (`App::reconciler` runs it).
-    if model.container.data.is_some() || root.parent.is_some() {
+    if model.container.data.is_some() {
         return None;
     }
     let krate = &model.krate;
     let ident = &root.ident;
+    if root.parent.is_some() {
+        return model
+            .input
+            .generics
+            .params
+            .is_empty()
+            .then(|| quote!(#krate::__operate_marker!(#ident);));
+    }
     let webhooks = if model.admission.is_empty() {
         quote!(::core::option::Option::None)
     } else {

@@ -128,6 +128,47 @@
 //! assert_eq!(reconciler.name(), "expose-controller");
 //! ```
 //!
+//! With the `cli` feature, `App::operate::<Expose>()` runs it (the derive implements `kubewright::cli::Operate`
+//! for the marker): its reconciler and RBAC, and no CRD.
+//!
+//! A child of a kind with no Rust type, declared by group/version/kind ([`kind!`](crate::kind),
+//! [`Untyped`](crate::untyped::Untyped)), is named in `#[child]` like any other; it is ready when its own
+//! `Ready` condition is `True` for its generation ([`readiness::conventional`](crate::readiness::conventional)):
+//!
+//! ```
+//! use kubewright::prelude::*;
+//! use kubewright::untyped::Untyped;
+//!
+//! kubewright::kind! {
+//!     /// cert-manager's Certificate.
+//!     pub CertificateKind = "cert-manager.io/v1", "Certificate", "certificates", Namespaced
+//! }
+//! type Certificate = Untyped<CertificateKind>;
+//!
+//! #[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+//! #[kube(group = "example.dev", version = "v1", kind = "Domain", namespaced, status = "DomainStatus")]
+//! #[child(Certificate, desired = desired_certificate)]
+//! pub struct DomainSpec {
+//!     pub host: String,
+//! }
+//!
+//! #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, ReconcilerStatus)]
+//! #[serde(rename_all = "camelCase")]
+//! pub struct DomainStatus {
+//!     pub observed_generation: Option<i64>,
+//!     #[serde(default)]
+//!     pub conditions: Vec<Condition>,
+//! }
+//!
+//! fn desired_certificate(d: &Domain, _: &mut Context) -> kubewright::Result<Option<Certificate>> {
+//!     let spec = serde_json::json!({"spec": {"dnsNames": [d.spec.host], "secretName": format!("{}-tls", d.name_any())}});
+//!     Ok(Some(Certificate::new(&d.name_any(), spec)))
+//! }
+//!
+//! let wiring = Domain::reconciler().wiring();
+//! assert_eq!(wiring.kinds()[0].plural, "certificates");
+//! ```
+//!
 //! # `#[reconciler(..)]`: the whole reconciler
 //!
 //! | key | meaning | builder call |

@@ -59,3 +59,12 @@ pub trait Declared: CachedKind {
         None
     }
 }
+
+/// Without the `cli` feature there is no `App` to operate: the derive's `impl Operate` for a marker with
+/// `#[reconciler(parent = K)]` is nothing (with it, see `cli/operate.rs`).
+#[cfg(not(feature = "cli"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __operate_marker {
+    ($marker:ident) => {};
+}

@@ -34,6 +34,8 @@ pub struct Operator {
     names: Vec<String>,
     /// Cache options that could not be set, reported when the operator runs.
     invalid: Vec<CacheOptionsError>,
+    /// Kinds a reconciler declared through two types, reported when the operator runs.
+    twice: Vec<crate::reconcilers::KindDeclaredTwice>,
     /// Asks the API server, with a watch of the first controller's parent kind, whether caches can stream
     /// their first lists (when streaming is asked for).
     probe: Option<ListProbe>,
@@ -90,6 +92,7 @@ impl Operator {
             leader: None,
             names: Vec::new(),
             invalid: Vec::new(),
+            twice: Vec::new(),
             probe: None,
             lists: None,
             timeout: None,
@@ -167,6 +170,8 @@ impl Operator {
         reconciler.timeout = reconciler.timeout.or(self.timeout);
         reconciler.resync = reconciler.resync.or(self.resync);
         let name = reconciler.name().to_string();
+        self.twice
+            .extend(reconciler.wiring().declared_twice().iter().cloned());
         if let Some(runner) = crate::controller::runner(
             &self.client,
             &self.caches,
@@ -277,11 +282,15 @@ impl Operator {
             health,
             leader,
             invalid,
+            twice,
             probe,
             lists,
             ..
         } = self;
         if let Some(e) = invalid.into_iter().next() {
+            return Err(e.into());
+        }
+        if let Some(e) = twice.into_iter().next() {
             return Err(e.into());
         }
         // A kind the cluster does not serve (a child's CRD not installed) fails now, naming it, rather than as
@@ -431,6 +440,9 @@ pub enum RunError {
     /// The leader election's settings cannot elect safely.
     #[error("leader election: {0}")]
     LeaderElection(#[from] LeaderElectionError),
+    /// A reconciler declared one kind through two Rust types.
+    #[error(transparent)]
+    KindDeclaredTwice(#[from] crate::reconcilers::KindDeclaredTwice),
     /// A kind the caches watch is not served by the cluster (or not with its declared scope).
     #[error(transparent)]
     NotServed(#[from] crate::cache::NotServed),

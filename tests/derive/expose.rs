@@ -69,3 +69,19 @@ async fn the_declared_reconciler_gives_an_annotated_service_its_ingress() {
     let _ = stop_tx.send(());
     running.await.unwrap().unwrap();
 }
+
+#[test]
+fn app_operate_runs_the_marker_s_reconciler_with_no_crd() {
+    let manifests = kubewright::cli::App::new("expose-operator")
+        .operate::<Expose>()
+        .installation();
+    assert!(manifests.crds().is_empty());
+    // The same RBAC as the by-hand example's `App::reconciler`: Services read, Ingresses written, no status.
+    assert_eq!(
+        manifests.cluster_role().rules,
+        examples::expose::app().installation().cluster_role().rules
+    );
+    let yaml = manifests.to_yaml().unwrap();
+    assert!(yaml.contains("ingresses"), "{yaml}");
+    assert!(!yaml.contains("services/status"), "{yaml}");
+}

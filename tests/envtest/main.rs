@@ -7,6 +7,8 @@ mod cluster;
 mod cronjob;
 mod database;
 mod deploy;
+mod domains;
+mod expose;
 mod harness;
 mod idle;
 mod leader;

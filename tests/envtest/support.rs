@@ -162,3 +162,94 @@ pub async fn tls_to_localhost(
         .await
         .unwrap()
 }
+
+/// Installs `manifests`' ServiceAccount (in its namespace, created here), ClusterRole and binding through
+/// `admin`, and returns the control plane's configuration as that account and nothing else (a TokenRequest
+/// token), so an operator run with it has exactly the RBAC its manifests derive.
+pub async fn own_account(
+    cp: &kubewright::testing::envtest::ControlPlane,
+    admin: &kube::Client,
+    manifests: &kubewright::manifests::Manifests,
+) -> kube::Config {
+    use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+    use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+    use kube::api::{Api, PostParams};
+    let pp = PostParams::default();
+    let account = manifests.service_account();
+    let namespace = account.metadata.namespace.clone().expect("a namespace");
+    let name = account.metadata.name.clone().expect("a name");
+    let mut ns = Namespace::default();
+    ns.metadata.name = Some(namespace.clone());
+    let namespaces: Api<Namespace> = Api::all(admin.clone());
+    if namespaces.get_opt(&namespace).await.unwrap().is_none() {
+        namespaces.create(&pp, &ns).await.unwrap();
+    }
+    let accounts: Api<ServiceAccount> = Api::namespaced(admin.clone(), &namespace);
+    accounts.create(&pp, &account).await.unwrap();
+    Api::<ClusterRole>::all(admin.clone())
+        .create(&pp, &manifests.cluster_role())
+        .await
+        .unwrap();
+    Api::<ClusterRoleBinding>::all(admin.clone())
+        .create(&pp, &manifests.cluster_role_binding())
+        .await
+        .unwrap();
+    let request = TokenRequest {
+        spec: TokenRequestSpec {
+            audiences: Vec::new(),
+            expiration_seconds: Some(3600),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let token = accounts
+        .create_token_request(&name, &pp, &request)
+        .await
+        .unwrap()
+        .status
+        .expect("a token")
+        .token;
+    let mut config = cp.config().clone();
+    config.auth_info = kube::config::AuthInfo {
+        token: Some(token.into()),
+        ..Default::default()
+    };
+    config
+}
+
+/// Whether the user `user` may `verb` the `resource` (with `subresource`, `""` for none) of the core group in
+/// `namespace`, as the API server's authorizer answers a SubjectAccessReview.
+pub async fn may(
+    admin: &kube::Client,
+    user: &str,
+    verb: &str,
+    resource: &str,
+    subresource: &str,
+    namespace: &str,
+) -> bool {
+    use k8s_openapi::api::authorization::v1::{
+        ResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec,
+    };
+    let review = SubjectAccessReview {
+        spec: SubjectAccessReviewSpec {
+            user: Some(user.into()),
+            resource_attributes: Some(ResourceAttributes {
+                verb: Some(verb.into()),
+                resource: Some(resource.into()),
+                subresource: (!subresource.is_empty()).then(|| subresource.into()),
+                namespace: Some(namespace.into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    kube::Api::<SubjectAccessReview>::all(admin.clone())
+        .create(&Default::default(), &review)
+        .await
+        .unwrap()
+        .status
+        .expect("a review status")
+        .allowed
+}

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use examples::domains::{Certificate, Domain, DomainSpec, certificate_crd};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::api::{Api, PostParams};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{Client, CustomResourceExt, ResourceExt};
 use kubewright::Operator;
@@ -35,94 +35,11 @@ fn domain(name: &str, host: &str) -> Domain {
     d
 }
 
-async fn ready_of(domains: &Api<Domain>, name: &str) -> Option<(String, String)> {
-    let d = domains.get(name).await.ok()?;
-    d.status?
-        .conditions
-        .into_iter()
-        .find(|c| c.type_ == "Ready")
-        .map(|c| (c.status, c.reason))
-}
-
-async fn eventually_ready(domains: &Api<Domain>, name: &str, want: (&str, &str)) {
-    let mut seen = None;
-    for _ in 0..400 {
-        seen = ready_of(domains, name).await;
-        if seen
-            .as_ref()
-            .is_some_and(|(s, r)| s == want.0 && r == want.1)
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("Ready is {seen:?}, not {want:?}");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_domain_owns_an_untyped_certificate_and_is_ready_when_it_is() {
     let server = ApiServer::new();
     let client = server.client();
-    install(&client, Domain::crd()).await;
-    install(&client, certificate_crd()).await;
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(
-        Operator::new(client.clone())
-            .controller(Domain::reconciler())
-            .run_until(async move {
-                let _ = stop_rx.await;
-            }),
-    );
-    let domains: Api<Domain> = Api::namespaced(client.clone(), "default");
-    domains
-        .create(&PostParams::default(), &domain("shop", "shop.example.dev"))
-        .await
-        .unwrap();
-
-    // The Certificate is made from the Domain, untyped, owned by it.
-    let certs: Api<Certificate> = Api::namespaced(client.clone(), "default");
-    let mut cert = None;
-    for _ in 0..400 {
-        cert = certs.get_opt("shop").await.unwrap();
-        if cert.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    let cert = cert.expect("a Certificate");
-    assert_eq!(cert.data["spec"]["dnsNames"], json!(["shop.example.dev"]));
-    assert_eq!(cert.data["spec"]["secretName"], "shop-tls");
-    assert_eq!(cert.owner_references()[0].kind, "Domain");
-    // cert-manager has not reported yet: not ready.
-    eventually_ready(&domains, "shop", ("False", "AwaitingStatus")).await;
-
-    // cert-manager reports the Certificate issued, for its current generation.
-    let generation = cert.metadata.generation.unwrap();
-    let status = json!({"status": {"conditions": [{
-        "type": "Ready", "status": "True", "reason": "Ready", "message": "Certificate is up to date",
-        "observedGeneration": generation, "lastTransitionTime": "2026-01-01T00:00:00Z",
-    }]}});
-    certs
-        .patch_status("shop", &PatchParams::default(), &Patch::Merge(&status))
-        .await
-        .unwrap();
-    eventually_ready(&domains, "shop", ("True", "Ready")).await;
-
-    // The host changes: the Certificate follows (a new generation), and the Domain is not ready until
-    // cert-manager has observed it.
-    domains
-        .patch(
-            "shop",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"host": "store.example.dev"}})),
-        )
-        .await
-        .unwrap();
-    eventually_ready(&domains, "shop", ("False", "NotObserved")).await;
-    let cert = certs.get("shop").await.unwrap();
-    assert_eq!(cert.data["spec"]["dnsNames"], json!(["store.example.dev"]));
-    let _ = stop_tx.send(());
-    running.await.unwrap().unwrap();
+    tests::domains_scenario::run(client.clone(), client, "default").await;
 }
 
 #[test]
@@ -212,5 +129,101 @@ async fn an_untyped_kind_declared_with_the_wrong_scope_fails_at_start() {
     assert_eq!(
         failed.to_string(),
         "ConfigMap (v1) is declared cluster-scoped but the cluster serves it namespaced: declare it with the cluster's scope"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_domains_binary_runs_out_of_the_box_on_the_embedded_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    let app = examples::domains::app();
+    let cli = app
+        .try_parse_from([
+            "domain-operator",
+            "--listen",
+            "127.0.0.1:0",
+            "--write-kubeconfig",
+            kubeconfig.to_str().unwrap(),
+        ])
+        .unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(app.run_with(cli, async move {
+        let _ = stopped.await;
+    }));
+    let mut client = None;
+    for _ in 0..400 {
+        if std::fs::read_to_string(&kubeconfig).is_ok_and(|s| s.contains("current-context")) {
+            client = Some(kubewright::cli::from_kubeconfig(&kubeconfig).await.unwrap());
+            break;
+        }
+        assert!(
+            !running.is_finished(),
+            "the binary stopped: {:?}",
+            running.await
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let client = client.expect("the kubeconfig written");
+    // The sample Domain's Certificate, issued by the stand-in for cert-manager: the Domain is Ready.
+    let domains: Api<Domain> = Api::namespaced(client.clone(), "default");
+    let mut ready = None;
+    for _ in 0..400 {
+        ready = domains.get_opt("shop").await.unwrap().and_then(|d| {
+            d.status?
+                .conditions
+                .into_iter()
+                .find(|c| c.type_ == "Ready")
+                .map(|c| (c.status, c.reason))
+        });
+        if ready.as_ref().is_some_and(|(s, _)| s == "True") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(ready, Some(("True".into(), "Ready".into())));
+    let certs: Api<Certificate> = Api::namespaced(client, "default");
+    assert!(certs.get_opt("shop").await.unwrap().is_some());
+    // Only the Domain's CRD is the installation's.
+    assert_eq!(examples::domains::app().installation().crds().len(), 1);
+    let _ = stop.send(());
+    running.await.unwrap().unwrap();
+}
+
+kubewright::kind! {
+    /// cert-manager's Certificate, declared a second time.
+    CertificateAgain = "cert-manager.io/v1", "Certificate", "certificates", Namespaced
+}
+
+#[tokio::test]
+async fn one_kind_declared_through_two_types_fails_at_start_naming_both() {
+    let server = ApiServer::new();
+    let client = server.client();
+    install(&client, Domain::crd()).await;
+    install(&client, certificate_crd()).await;
+    let reconciler =
+        Domain::reconciler().tracks::<kubewright::untyped::Untyped<CertificateAgain>>();
+    let failed = tokio::time::timeout(
+        Duration::from_secs(30),
+        Operator::new(client.clone())
+            .controller(reconciler)
+            .run_until(std::future::pending::<()>()),
+    )
+    .await
+    .expect("an error at start")
+    .unwrap_err();
+    let text = failed.to_string();
+    assert!(
+        text.starts_with("Certificate (cert-manager.io/v1) is declared twice in one reconciler, as `kubewright::untyped::Untyped<examples::domains::CertificateKind>` and as `kubewright::untyped::Untyped<runtime::untyped::CertificateAgain>`"),
+        "{text}"
+    );
+    // Nothing was written: no Certificate, no watch started.
+    let certs: Api<Certificate> = Api::namespaced(client, "default");
+    assert!(
+        certs
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
     );
 }

@@ -22,6 +22,15 @@ pub enum NotServed {
         /// Its resource (plural) name.
         plural: String,
     },
+    /// A slot of [`dynamic_kind!`](crate::dynamic_kind) that was not bound to a kind before the reconcilers
+    /// using it were built.
+    #[error(
+        "the run-time kind {slot} is not bound to a kind: call {slot}::bind with its ApiResource before building the reconcilers that use it"
+    )]
+    Unbound {
+        /// The slot's name.
+        slot: String,
+    },
     /// Served with the other scope.
     #[error(
         "{kind} ({api_version}) is declared {declared} but the cluster serves it {served}: declare it with the cluster's scope"
@@ -74,6 +83,11 @@ impl Caches {
                     e.namespaced,
                 ));
             }
+        }
+        if let Some((_, kinds)) = by_version.iter().find(|(v, _)| v.is_empty())
+            && let Some((slot, _, _)) = kinds.first()
+        {
+            return Err(NotServed::Unbound { slot: slot.clone() });
         }
         for (api_version, kinds) in by_version {
             let resources = match discover(&self.client, &api_version).await {

@@ -114,6 +114,9 @@ pub(crate) async fn run(
     for crd in app.webhooks.point_crds(&app.crds, &config, "") {
         super::ensure_crd(&client, crd).await?;
     }
+    for crd in &app.embedded_crds {
+        super::ensure_crd(&client, crd.clone()).await?;
+    }
     super::webhooks::start_embedded(&app.webhooks, &server, &client).await?;
     create_samples(&client, &app.samples).await?;
     if let (Some(serving), Some(path)) = (&serving, &serve.write_kubeconfig) {

@@ -49,6 +49,7 @@ mod embedded;
 mod error;
 mod flags;
 mod observe;
+mod operate;
 mod webhooks;
 
 pub use cluster::{ensure_crd, ensure_served, from_env, from_kubeconfig, in_cluster};
@@ -56,6 +57,7 @@ pub use embedded::EmbeddedArgs;
 pub use error::CliError;
 pub use flags::{BindAddress, RunFlags, parse_bind_address, run_operator};
 pub use observe::{log_changes, ready};
+pub use operate::Operate;
 pub use webhooks::WebhookFlags;
 
 use embedded::Sample;
@@ -145,6 +147,7 @@ pub struct App {
     manifests: Manifests,
     configure: Vec<Configure>,
     crds: Vec<CustomResourceDefinition>,
+    embedded_crds: Vec<CustomResourceDefinition>,
     webhooks: webhooks::Webhooks,
     samples: Vec<Sample>,
     invalid: Vec<CliError>,
@@ -177,6 +180,7 @@ impl App {
                 .leader_election(true),
             configure: Vec::new(),
             crds: Vec::new(),
+            embedded_crds: Vec::new(),
             webhooks: webhooks::Webhooks::default(),
             samples: Vec::new(),
             invalid: Vec::new(),
@@ -201,7 +205,9 @@ impl App {
 
     /// Runs the reconciler `#[derive(Reconciler)]` declared for `K`, and serves `K`'s CRD and the admission
     /// webhooks it declares: [`reconciler`](Self::reconciler), [`crd`](Self::crd) and
-    /// [`webhooks`](Self::webhooks) in one call. A kind whose reconciler takes `data` adds them one by one.
+    /// [`webhooks`](Self::webhooks) in one call. A kind whose reconciler takes `data` adds them one by one. `K`
+    /// may also be a marker struct with `#[reconciler(parent = Service)]`: its reconciler of a built-in or
+    /// foreign kind runs, with no CRD ([`Operate`]).
     ///
     /// ```
     /// # use k8s_openapi::api::core::v1::ConfigMap;
@@ -216,19 +222,8 @@ impl App {
     /// let app = App::new("note-operator").operate::<Note>();
     /// assert_eq!(app.installation().crds().len(), 1);
     /// ```
-    pub fn operate<K>(self) -> Self
-    where
-        K: crate::Declared + ParentKind + kube::CustomResourceExt,
-    {
-        let app = self.reconciler(K::declared_reconciler()).crd(K::crd());
-        let app = match K::declared_versions() {
-            Some(versions) => app.versions(versions),
-            None => app,
-        };
-        match K::declared_webhooks() {
-            Some(webhooks) => app.webhooks(webhooks),
-            None => app,
-        }
+    pub fn operate<K: Operate>(self) -> Self {
+        K::operate(self)
     }
 
     /// Configures the operator further before it runs (cache options, another controller); what `configure`
@@ -249,6 +244,15 @@ impl App {
             self.webhooks.name = format!("{}-webhooks", crd.spec.names.plural);
         }
         self.crds.push(crd);
+        self
+    }
+
+    /// The CRD of another project's kind the operator uses (a child or watched kind, such as cert-manager's
+    /// `Certificate`), installed on the embedded cluster only, so that the binary runs there out of the box.
+    /// On a real cluster that project installs it: the manifests leave it out, and the operator refuses to
+    /// start while it is not served.
+    pub fn embedded_crd(mut self, crd: CustomResourceDefinition) -> Self {
+        self.embedded_crds.push(crd);
         self
     }
 

@@ -162,6 +162,9 @@ pub struct WiredKind {
     pub namespaced: bool,
     pub(crate) changes: ChangesFn,
     ensure: fn(&Caches),
+    /// The Rust type it was declared with.
+    type_id: std::any::TypeId,
+    type_name: &'static str,
 }
 
 impl WiredKind {
@@ -186,6 +189,27 @@ impl std::fmt::Debug for WiredKind {
 pub struct Wiring {
     kinds: Vec<WiredKind>,
     finalizers: Vec<String>,
+    twice: Vec<KindDeclaredTwice>,
+}
+
+/// A kind declared in one reconciler through two Rust types: two [`kind!`](crate::kind) declarations of one
+/// group, version and kind, or an untyped and a typed one. The runtime caches and wires a kind under the first
+/// type declared, so the second would have no cache: every read of it would fail and its changes would
+/// trigger nothing (an operator that retried such a pass forever never settled). An operator refuses it at
+/// start ([`RunError::KindDeclaredTwice`](crate::RunError::KindDeclaredTwice)).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{kind} ({api_version}) is declared twice in one reconciler, as `{first}` and as `{second}`: the runtime caches a kind under one Rust type, so `{second}` would have no cache; declare the kind once and use that type everywhere"
+)]
+pub struct KindDeclaredTwice {
+    /// The kind.
+    pub kind: String,
+    /// Its `apiVersion`.
+    pub api_version: String,
+    /// The type declared first.
+    pub first: String,
+    /// The other type.
+    pub second: String,
 }
 
 impl Wiring {
@@ -228,6 +252,17 @@ impl Wiring {
             if role == Role::Owned {
                 existing.role = Role::Owned;
             }
+            if existing.type_id != std::any::TypeId::of::<K>() {
+                let twice = KindDeclaredTwice {
+                    kind,
+                    api_version,
+                    first: existing.type_name.to_string(),
+                    second: std::any::type_name::<K>().to_string(),
+                };
+                if !self.twice.contains(&twice) {
+                    self.twice.push(twice);
+                }
+            }
             return;
         }
         self.kinds.push(WiredKind {
@@ -241,7 +276,14 @@ impl Wiring {
             ensure: |caches: &Caches| {
                 caches.ensure::<K>();
             },
+            type_id: std::any::TypeId::of::<K>(),
+            type_name: std::any::type_name::<K>(),
         });
+    }
+
+    /// The kinds declared through two Rust types (see [`KindDeclaredTwice`]).
+    pub fn declared_twice(&self) -> &[KindDeclaredTwice] {
+        &self.twice
     }
 
     /// The kinds wired so far.

@@ -27,9 +27,39 @@
 //! assert_eq!(<Certificate as kube::Resource>::plural(&()), "certificates");
 //! ```
 //!
-//! What is not offered: a kind chosen at run time (kube's `DynamicObject` with an `ApiResource`): each kind is
-//! declared in the code, which is how the caches tell kinds apart; declare each kind once (two declarations of
-//! one kind in one operator are two caches of it, which is not supported).
+//! A child by hand, a Certificate for every Domain (with the derive, name it in `#[child(Certificate, ..)]`;
+//! see [`attributes`](crate::attributes)):
+//!
+//! ```
+//! # use kubewright::prelude::*;
+//! # use kubewright::untyped::Untyped;
+//! # kubewright::kind! { pub CertificateKind = "cert-manager.io/v1", "Certificate", "certificates", Namespaced }
+//! # type Certificate = Untyped<CertificateKind>;
+//! # #[derive(CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+//! # #[kube(group = "example.dev", version = "v1", kind = "Domain", namespaced, status = "DomainStatus")]
+//! # pub struct DomainSpec { pub host: String }
+//! # #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, ReconcilerStatus)]
+//! # #[serde(rename_all = "camelCase")]
+//! # pub struct DomainStatus { pub observed_generation: Option<i64>, #[serde(default)] pub conditions: Vec<Condition> }
+//! use kubewright::{ChildReconciler, Reconciler};
+//!
+//! fn desired_certificate(d: &Domain, _: &mut Context) -> kubewright::Result<Option<Certificate>> {
+//!     let spec = serde_json::json!({"spec": {"dnsNames": [d.spec.host], "secretName": format!("{}-tls", d.name_any())}});
+//!     Ok(Some(Certificate::new(&d.name_any(), spec)))
+//! }
+//!
+//! let reconciler: Reconciler<Domain> =
+//!     Reconciler::new("domain-controller").step(ChildReconciler::new("certificate", desired_certificate));
+//! assert_eq!(reconciler.wiring().kinds()[0].kind, "Certificate");
+//! ```
+//!
+//! A kind chosen when the operator runs (from a flag, a configuration file, discovery) goes in a slot declared
+//! with [`dynamic_kind!`](crate::dynamic_kind) and bound to kube's `ApiResource` before the reconcilers are
+//! built ([`RunTimeKind::bind`]); its objects are `Untyped<Slot>`, converted from and to kube's `DynamicObject`.
+//! kube's `DynamicObject` is not itself a cached kind: its type does not name its kind, and the caches tell
+//! kinds apart by type. For the same reason a reconciler declares each kind through one type: two types of one
+//! group, version and kind (two `kind!` declarations, or an untyped and a typed one) are a start-up error
+//! ([`KindDeclaredTwice`](crate::reconcilers::KindDeclaredTwice)).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -42,16 +72,23 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// A kind given by group, version, kind, plural and scope, declared with [`kind!`](crate::kind).
+mod run_time;
+
+#[doc(hidden)]
+pub use run_time::__bound;
+pub use run_time::{BindError, Binding, RunTimeKind};
+
+/// A kind given by group, version, kind, plural and scope: declared with [`kind!`](crate::kind) (known when
+/// the operator is written) or with [`dynamic_kind!`](crate::dynamic_kind) (bound when it runs).
 pub trait UntypedKind: Send + Sync + 'static {
     /// The API group (`""` for the core group).
-    const GROUP: &'static str;
+    fn group() -> &'static str;
     /// The version.
-    const VERSION: &'static str;
+    fn version() -> &'static str;
     /// The kind.
-    const KIND: &'static str;
+    fn kind() -> &'static str;
     /// The resource (plural) name.
-    const PLURAL: &'static str;
+    fn plural() -> &'static str;
     /// [`k8s_openapi::NamespaceResourceScope`] or [`k8s_openapi::ClusterResourceScope`].
     type Scope;
 }
@@ -66,10 +103,20 @@ macro_rules! kind {
         $vis struct $name;
 
         impl $crate::untyped::UntypedKind for $name {
-            const GROUP: &'static str = $crate::untyped::__group($api_version);
-            const VERSION: &'static str = $crate::untyped::__version($api_version);
-            const KIND: &'static str = $kind;
-            const PLURAL: &'static str = $plural;
+            fn group() -> &'static str {
+                const GROUP: &str = $crate::untyped::__group($api_version);
+                GROUP
+            }
+            fn version() -> &'static str {
+                const VERSION: &str = $crate::untyped::__version($api_version);
+                VERSION
+            }
+            fn kind() -> &'static str {
+                $kind
+            }
+            fn plural() -> &'static str {
+                $plural
+            }
             type Scope = $crate::__untyped_scope!($scope);
         }
     };
@@ -177,7 +224,7 @@ impl<K> PartialEq for Untyped<K> {
 
 impl<K: UntypedKind> fmt::Debug for Untyped<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct(K::KIND)
+        f.debug_struct(K::kind())
             .field("metadata", &self.metadata)
             .field("data", &self.data)
             .finish()
@@ -189,19 +236,19 @@ impl<K: UntypedKind> Resource for Untyped<K> {
     type Scope = K::Scope;
 
     fn kind(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed(K::KIND)
+        Cow::Borrowed(K::kind())
     }
 
     fn group(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed(K::GROUP)
+        Cow::Borrowed(K::group())
     }
 
     fn version(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed(K::VERSION)
+        Cow::Borrowed(K::version())
     }
 
     fn plural(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed(K::PLURAL)
+        Cow::Borrowed(K::plural())
     }
 
     fn meta(&self) -> &ObjectMeta {
@@ -217,7 +264,7 @@ impl<K: UntypedKind> Serialize for Untyped<K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.data.len() + 3))?;
         map.serialize_entry("apiVersion", &Self::api_version(&()))?;
-        map.serialize_entry("kind", K::KIND)?;
+        map.serialize_entry("kind", K::kind())?;
         map.serialize_entry("metadata", &self.metadata)?;
         for (key, value) in &self.data {
             if !matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
@@ -260,9 +307,9 @@ mod tests {
 
     #[test]
     fn group_and_version_come_from_the_api_version() {
-        assert_eq!((Thing::GROUP, Thing::VERSION), ("", "v1"));
+        assert_eq!((Thing::group(), Thing::version()), ("", "v1"));
         assert_eq!(
-            (Route::GROUP, Route::VERSION),
+            (Route::group(), Route::version()),
             ("gateway.networking.k8s.io", "v1")
         );
         assert_eq!(
