@@ -35,13 +35,13 @@ pub mod v1;
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+use k8s_openapi::api::apps::v1::{DeploymentStrategy, RollingUpdateDeployment};
 use k8s_openapi::api::core::v1::{
     ConfigMap, Container, ContainerPort, PodSpec, PodTemplateSpec, Service, ServicePort,
     ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use k8s_openapi::api::apps::v1::{DeploymentStrategy, RollingUpdateDeployment};
 use kube::{CustomResource, KubeSchema, ResourceExt};
 use kubewright::conversion::Versions;
 use kubewright::{ChildOutcome, ChildReconciler, Context, Error, Reconciler, ReconcilerStatus};
@@ -505,7 +505,10 @@ mod tests {
                 .clone()
         };
         let (v1, v2) = (version("v1"), version("v2"));
-        assert_eq!((v2["storage"].as_bool(), v1["storage"].as_bool()), (Some(true), Some(false)));
+        assert_eq!(
+            (v2["storage"].as_bool(), v1["storage"].as_bool()),
+            (Some(true), Some(false))
+        );
         assert_eq!(v1["deprecated"], true);
         assert_eq!(v1["deprecationWarning"], V1_DEPRECATED);
         assert!(v2["subresources"]["status"].is_object());

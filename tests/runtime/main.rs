@@ -20,3 +20,4 @@ mod triggers;
 mod untyped;
 mod versions;
 mod webapp;
+mod webapp_versions;
