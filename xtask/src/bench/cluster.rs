@@ -177,7 +177,7 @@ pub(super) async fn settle(
         if ready
             && status["observedGeneration"].as_i64() == parent.metadata.generation
             && (status.get("availableReplicas").is_none()
-                || status["availableReplicas"].as_i64() == parent.data["spec"]["replicas"].as_i64())
+                || status["availableReplicas"].as_i64() == spec_replicas(&parent.data["spec"]))
         {
             return Ok(Some(started.elapsed()));
         }
@@ -207,4 +207,11 @@ rest_client_requests_total{code=\"200\",method=\"PATCH\"} 1000";
             BTreeMap::from([("PATCH".into(), 2)])
         );
     }
+}
+
+/// A parent's replicas: `spec.replicas`, or `spec.scale.replicas` of a WebApp at `v2`.
+fn spec_replicas(spec: &serde_json::Value) -> Option<i64> {
+    spec["replicas"]
+        .as_i64()
+        .or_else(|| spec["scale"]["replicas"].as_i64())
 }
