@@ -186,6 +186,13 @@ pub(super) async fn settle(
     Ok(None)
 }
 
+/// A parent's replicas: `spec.replicas`, or `spec.scale.replicas` of a WebApp at `v2`.
+fn spec_replicas(spec: &serde_json::Value) -> Option<i64> {
+    spec["replicas"]
+        .as_i64()
+        .or_else(|| spec["scale"]["replicas"].as_i64())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,11 +214,4 @@ rest_client_requests_total{code=\"200\",method=\"PATCH\"} 1000";
             BTreeMap::from([("PATCH".into(), 2)])
         );
     }
-}
-
-/// A parent's replicas: `spec.replicas`, or `spec.scale.replicas` of a WebApp at `v2`.
-fn spec_replicas(spec: &serde_json::Value) -> Option<i64> {
-    spec["replicas"]
-        .as_i64()
-        .or_else(|| spec["scale"]["replicas"].as_i64())
 }
