@@ -726,7 +726,7 @@ async fn the_example_runs_the_embedded_cluster_for_kubectl() {
         .run(
             &["apply", "-f", "-"],
             Some(
-                "apiVersion: example.dev/v2\nkind: WebApp\nmetadata:\n  name: negative\nspec:\n  image: x\n  scale:\n    replicas: -1\n",
+                "apiVersion: example.dev/v1\nkind: WebApp\nmetadata:\n  name: negative\nspec:\n  image: x\n  replicas: -1\n",
             ),
         )
         .await;
