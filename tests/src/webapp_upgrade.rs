@@ -174,8 +174,7 @@ pub async fn upgrade<R>(
     );
     children_become(client, ns, "shop", 3, &both, Some("50%")).await;
 
-    // The storage migration: every WebApp stored at v2, v1 dropped from storedVersions; a second run finds
-    // nothing to rewrite.
+    // The storage migration: every WebApp stored at v2, v1 dropped from storedVersions.
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let stored = async || {
         crds.get(CRD)
@@ -194,8 +193,16 @@ pub async fn upgrade<R>(
     );
     assert_eq!(first.stored_before, ["v1", "v2"]);
     assert_eq!(stored().await, ["v2"]);
-    let second = kubewright::conversion::migrate(client, CRD).await.unwrap();
-    assert_eq!((second.objects, second.rewritten), (2, 0), "{second:?}");
+    // The operator's `migrate` subcommand, as a user runs it, then once more: nothing left to rewrite.
+    let migrate = examples::webapp_derive::app();
+    let kubeconfig = k.kubeconfig.to_string_lossy().into_owned();
+    let cli = migrate
+        .try_parse_from(["webapp", "--kubeconfig", &kubeconfig, "migrate"])
+        .unwrap();
+    migrate.run_with(cli, std::future::pending()).await.unwrap();
+    assert_eq!(stored().await, ["v2"]);
+    let again = kubewright::conversion::migrate(client, CRD).await.unwrap();
+    assert_eq!((again.objects, again.rewritten), (2, 0), "{again:?}");
 
     // The children are still right, and the WebApps still read at both versions.
     children_become(client, ns, "blog", 1, &[("http", 8080)], None).await;
