@@ -1,20 +1,41 @@
 //! The `WebApp` operator, written with the runtime only (no derive): the reference the derive's `webapp`
 //! example must match.
 //!
-//! A `WebApp` (`example.dev/v1`, namespaced) runs an image as a Deployment and exposes it with a Service, both
-//! named like the WebApp and controlled by it. When `spec.configMap` names a ConfigMap in the same namespace,
+//! A `WebApp` (`example.dev/v2`, namespaced) runs an image as a Deployment and exposes its ports with a Service,
+//! both named like the WebApp and controlled by it. When `spec.configMap` names a ConfigMap in the same namespace,
 //! the pod template carries a hash of that ConfigMap's data ([`CONFIG_HASH_ANNOTATION`]), so editing the
 //! ConfigMap rolls the pods. A missing ConfigMap is an invalid spec: `Ready=False` with reason
 //! `ConfigMapNotFound`, and the existing children are left alone.
 //!
 //! The binary (`cargo run --example webapp-by-hand`), the integration tests and the benchmark all build the
 //! controller with [`reconciler`], so they exercise exactly this code; [`cli`] is the binary's command line.
+//!
+//! # Two versions
+//!
+//! `v2` ([`WebApp`]) is the version the reconciler works with and the version the API server stores. `v1`
+//! ([`v1::WebApp`], the first version of the API) is still served, deprecated: the API server warns on every
+//! request to it ([`V1_DEPRECATED`]) and converts through the operator's conversion webhook ([`versions`]):
+//!
+//! | `v1` | `v2` |
+//! | --- | --- |
+//! | `spec.replicas` | `spec.scale.replicas` |
+//! | (none) | `spec.scale.maxSurge`, the Deployment's `maxSurge` (a count or a percentage) |
+//! | `spec.port` | `spec.ports[0].port`; absent when `spec.ports` is empty |
+//! | (none) | `spec.ports[0].name` when it is not `http`, and `spec.ports[1..]` |
+//! | `spec.image`, `spec.configMap`, `status` | the same |
+//!
+//! What `v1` cannot express is kept on the `v1` object in the annotation [`v1::V2_FIELDS`], as kube-apiserver
+//! keeps `autoscaling/v2` metrics on an `autoscaling/v1` HorizontalPodAutoscaler, so that reading a `v2`
+//! WebApp at `v1` and writing it back loses nothing; a `v1` patch of `spec.port` changes the first port and
+//! keeps the others. [`v1::WebApp`] and the conversions are in [`v1`].
 
 pub mod cli;
+pub mod v1;
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+use k8s_openapi::api::apps::v1::{DeploymentStrategy, RollingUpdateDeployment};
 use k8s_openapi::api::core::v1::{
     ConfigMap, Container, ContainerPort, PodSpec, PodTemplateSpec, Service, ServicePort,
     ServiceSpec,
@@ -22,6 +43,7 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::{CustomResource, KubeSchema, ResourceExt};
+use kubewright::conversion::Versions;
 use kubewright::{ChildOutcome, ChildReconciler, Context, Error, Reconciler, ReconcilerStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -41,38 +63,80 @@ pub const NAME_LABEL: &str = "app.kubernetes.io/name";
 /// The reason of `Ready=False` when `spec.configMap` names a ConfigMap that does not exist.
 pub const CONFIG_MAP_NOT_FOUND: &str = "ConfigMapNotFound";
 
-/// The desired state of a web application.
+/// The desired state of a web application (`example.dev/v2`, the hub and the storage version).
 #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, KubeSchema)]
 #[kube(
     group = "example.dev",
-    version = "v1",
+    version = "v2",
     kind = "WebApp",
     namespaced,
     status = "WebAppStatus",
     shortname = "wa",
     printcolumn = r#"{"name":"Image","type":"string","jsonPath":".spec.image"}"#,
-    printcolumn = r#"{"name":"Replicas","type":"integer","jsonPath":".spec.replicas"}"#,
+    printcolumn = r#"{"name":"Replicas","type":"integer","jsonPath":".spec.scale.replicas"}"#,
     printcolumn = r#"{"name":"Available","type":"integer","jsonPath":".status.availableReplicas"}"#,
     printcolumn = r#"{"name":"Ready","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"}"#,
     printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
-#[x_kube(validation = Rule::new("self.replicas <= 50").message("replicas must be at most 50"))]
+#[x_kube(validation = Rule::new("self.scale.replicas <= 50").message("replicas must be at most 50"))]
 #[serde(rename_all = "camelCase")]
 pub struct WebAppSpec {
     /// The container image to run.
     pub image: String,
+    /// How many pods to run, and how many more a rollout may add.
+    #[serde(default)]
+    pub scale: Scale,
+    /// The ports the container listens on, each also a port of the Service: `http` 8080 when empty (the
+    /// defaulting webhook sets it; the operator assumes it for WebApps stored while no webhook ran).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<Port>,
+    /// The name of a ConfigMap in the same namespace whose data the pods use; a change to it rolls the pods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_map: Option<String>,
+}
+
+/// How many pods a WebApp runs (`spec.scale` of `v2`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Scale {
     /// How many pods to run.
     #[serde(default = "default_replicas")]
     #[schemars(range(min = 0))]
     pub replicas: i32,
-    /// The port the container listens on, and the Service's port: 8080 when absent (the defaulting webhook sets
-    /// it; the operator assumes it for WebApps stored while no webhook ran).
+    /// How many pods above `replicas` a rollout may start (a count, or a percentage such as `25%`): the
+    /// Deployment's `maxSurge`; Kubernetes' default (25%) when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_surge: Option<IntOrString>,
+}
+
+impl Default for Scale {
+    fn default() -> Self {
+        Scale {
+            replicas: default_replicas(),
+            max_surge: None,
+        }
+    }
+}
+
+/// A port the container listens on and the Service exposes under the same number (`spec.ports[]` of `v2`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Port {
+    /// The port's name, on the container and the Service.
+    pub name: String,
+    /// The port number.
     #[schemars(range(min = 1, max = 65535))]
-    pub port: Option<i32>,
-    /// The name of a ConfigMap in the same namespace whose data the pods use; a change to it rolls the pods.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub config_map: Option<String>,
+    pub port: i32,
+}
+
+impl Port {
+    /// The port named [`DEFAULT_PORT_NAME`] numbered `port`.
+    pub fn http(port: i32) -> Self {
+        Port {
+            name: DEFAULT_PORT_NAME.into(),
+            port,
+        }
+    }
 }
 
 fn default_replicas() -> i32 {
@@ -117,15 +181,46 @@ impl ReconcilerStatus for WebAppStatus {
 pub const IMAGE_NEEDS_TAG: &str = "image must name a tag or digest";
 
 /// The warning of the validating webhook for a WebApp of 0 replicas.
-pub const NOTHING_WILL_RUN: &str = "spec.replicas is 0: nothing will run";
+pub const NOTHING_WILL_RUN: &str = "spec.scale.replicas is 0: nothing will run";
 
 /// The port of a WebApp that names none.
 pub const DEFAULT_PORT: i32 = 8080;
 
-/// A WebApp's port: `spec.port`, or [`DEFAULT_PORT`] for a WebApp stored without one (created while no
+/// The name of the port of a WebApp that names none, and of `v1`'s single port.
+pub const DEFAULT_PORT_NAME: &str = "http";
+
+/// The deprecation warning the API server gives for every request at `example.dev/v1`.
+pub const V1_DEPRECATED: &str = "example.dev/v1 WebApp is deprecated; use example.dev/v2";
+
+/// A WebApp's ports: `spec.ports`, or `http` [`DEFAULT_PORT`] for a WebApp stored without any (created while no
 /// defaulting webhook ran).
-pub fn port(port: Option<i32>) -> i32 {
-    port.unwrap_or(DEFAULT_PORT)
+pub fn ports(ports: &[Port]) -> Vec<Port> {
+    if ports.is_empty() {
+        vec![Port::http(DEFAULT_PORT)]
+    } else {
+        ports.to_vec()
+    }
+}
+
+/// The Deployment strategy of a WebApp: a rolling update with `spec.scale.maxSurge` when set, else the
+/// Deployment's default (none written).
+pub fn strategy(scale: &Scale) -> Option<DeploymentStrategy> {
+    scale.max_surge.as_ref().map(|surge| DeploymentStrategy {
+        type_: Some("RollingUpdate".into()),
+        rolling_update: Some(RollingUpdateDeployment {
+            max_surge: Some(surge.clone()),
+            ..Default::default()
+        }),
+    })
+}
+
+/// The versions of the kind: `v2` ([`WebApp`]) the hub and stored, `v1` ([`v1::WebApp`]) served, deprecated
+/// with [`V1_DEPRECATED`], and converted both ways by the `From` impls of [`v1`].
+pub fn versions() -> Versions<WebApp> {
+    Versions::<WebApp>::new()
+        .storage("v2")
+        .version::<v1::WebApp>()
+        .deprecated("v1", V1_DEPRECATED)
 }
 
 /// Whether `image` names a tag (`nginx:1.27`, `host:5000/app:v1`) or a digest (`app@sha256:..`).
@@ -135,17 +230,19 @@ pub fn image_is_pinned(image: &str) -> bool {
 }
 
 /// The WebApp admission webhooks (served by `kubewright::admission::WebhookServer`): a defaulter setting
-/// `spec.port` to [`DEFAULT_PORT`] when absent, and a validator refusing an image with neither a tag nor a
-/// digest and warning about 0 replicas.
+/// `spec.ports` to `http` [`DEFAULT_PORT`] when empty, and a validator refusing an image with neither a tag nor
+/// a digest and warning about 0 replicas.
 pub fn webhooks() -> kubewright::admission::Webhooks<WebApp> {
     use kubewright::admission::{Verdict, Webhooks};
     Webhooks::<WebApp>::new()
         .default(|app| {
-            app.spec.port.get_or_insert(DEFAULT_PORT);
+            if app.spec.ports.is_empty() {
+                app.spec.ports = vec![Port::http(DEFAULT_PORT)];
+            }
         })
         .validate(|request| match request.object {
             Some(app) if !image_is_pinned(&app.spec.image) => Verdict::deny(IMAGE_NEEDS_TAG),
-            Some(app) if app.spec.replicas == 0 => Verdict::allow().warn(NOTHING_WILL_RUN),
+            Some(app) if app.spec.scale.replicas == 0 => Verdict::allow().warn(NOTHING_WILL_RUN),
             _ => Verdict::allow(),
         })
 }
@@ -213,8 +310,8 @@ fn referenced_config_hash(app: &WebApp, cx: &mut Context) -> kubewright::Result<
     }
 }
 
-/// The Deployment of an app: `replicas` pods running `image`, exposing `port`, with the ConfigMap hash on the
-/// pod template when a ConfigMap is named.
+/// The Deployment of an app: `scale.replicas` pods running `image`, exposing `ports`, rolled out with
+/// `scale.maxSurge`, with the ConfigMap hash on the pod template when a ConfigMap is named.
 pub fn desired_deployment(
     app: &WebApp,
     cx: &mut Context,
@@ -229,7 +326,8 @@ pub fn desired_deployment(
             ..Default::default()
         },
         spec: Some(DeploymentSpec {
-            replicas: Some(app.spec.replicas),
+            replicas: Some(app.spec.scale.replicas),
+            strategy: strategy(&app.spec.scale),
             selector: LabelSelector {
                 match_labels: Some(labels.clone()),
                 ..Default::default()
@@ -244,11 +342,16 @@ pub fn desired_deployment(
                     containers: vec![Container {
                         name: "app".into(),
                         image: Some(app.spec.image.clone()),
-                        ports: Some(vec![ContainerPort {
-                            name: Some("http".into()),
-                            container_port: port(app.spec.port),
-                            ..Default::default()
-                        }]),
+                        ports: Some(
+                            ports(&app.spec.ports)
+                                .into_iter()
+                                .map(|p| ContainerPort {
+                                    name: Some(p.name),
+                                    container_port: p.port,
+                                    ..Default::default()
+                                })
+                                .collect(),
+                        ),
                         ..Default::default()
                     }],
                     ..Default::default()
@@ -260,7 +363,7 @@ pub fn desired_deployment(
     }))
 }
 
-/// The Service of an app: `port`, forwarded to the pods' `port`, selecting the app's pods.
+/// The Service of an app: each of `ports`, forwarded to the same port of the pods, selecting the app's pods.
 pub fn desired_service(app: &WebApp, _cx: &mut Context) -> kubewright::Result<Option<Service>> {
     let labels = labels(app);
     Ok(Some(Service {
@@ -271,12 +374,17 @@ pub fn desired_service(app: &WebApp, _cx: &mut Context) -> kubewright::Result<Op
         },
         spec: Some(ServiceSpec {
             selector: Some(labels),
-            ports: Some(vec![ServicePort {
-                name: Some("http".into()),
-                port: port(app.spec.port),
-                target_port: Some(IntOrString::Int(port(app.spec.port))),
-                ..Default::default()
-            }]),
+            ports: Some(
+                ports(&app.spec.ports)
+                    .into_iter()
+                    .map(|p| ServicePort {
+                        name: Some(p.name),
+                        port: p.port,
+                        target_port: Some(IntOrString::Int(p.port)),
+                        ..Default::default()
+                    })
+                    .collect(),
+            ),
             ..Default::default()
         }),
         ..Default::default()
@@ -333,8 +441,11 @@ pub fn sample(name: &str, config_map: Option<&str>) -> WebApp {
         name,
         WebAppSpec {
             image: "nginx:1.27".into(),
-            replicas: 2,
-            port: None,
+            scale: Scale {
+                replicas: 2,
+                max_surge: None,
+            },
+            ports: Vec::new(),
             config_map: config_map.map(str::to_string),
         },
     );
@@ -361,7 +472,6 @@ pub fn sample_config_map(name: &str) -> ConfigMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kube::CustomResourceExt;
 
     #[test]
     fn the_hash_follows_the_data_only() {
@@ -382,25 +492,42 @@ mod tests {
 
     #[test]
     fn the_crd_has_the_contract() {
-        let crd = serde_json::to_value(WebApp::crd()).unwrap();
-        let version = &crd["spec"]["versions"][0];
+        let crd = serde_json::to_value(versions().crd().unwrap()).unwrap();
         assert_eq!(crd["spec"]["group"], "example.dev");
         assert_eq!(crd["spec"]["scope"], "Namespaced");
-        assert_eq!(version["name"], "v1");
-        assert!(version["subresources"]["status"].is_object());
-        let spec = &version["schema"]["openAPIV3Schema"]["properties"]["spec"];
-        assert_eq!(spec["required"], serde_json::json!(["image"]));
-        assert_eq!(spec["properties"]["replicas"]["default"], 1);
+        let version = |name: &str| {
+            crd["spec"]["versions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|v| v["name"] == name)
+                .unwrap()
+                .clone()
+        };
+        let (v1, v2) = (version("v1"), version("v2"));
         assert_eq!(
-            spec["properties"]["replicas"]["minimum"].as_f64(),
+            (v2["storage"].as_bool(), v1["storage"].as_bool()),
+            (Some(true), Some(false))
+        );
+        assert_eq!(v1["deprecated"], true);
+        assert_eq!(v1["deprecationWarning"], V1_DEPRECATED);
+        assert!(v2["subresources"]["status"].is_object());
+        let spec = &v2["schema"]["openAPIV3Schema"]["properties"]["spec"];
+        assert_eq!(spec["required"], serde_json::json!(["image"]));
+        let scale = &spec["properties"]["scale"];
+        assert_eq!(scale["properties"]["replicas"]["default"], 1);
+        assert_eq!(
+            scale["properties"]["replicas"]["minimum"].as_f64(),
             Some(0.0)
         );
-        // No schema default for the port: the defaulting webhook fills it.
-        assert!(spec["properties"]["port"].get("default").is_none());
-        assert_eq!(
-            spec["properties"]["port"]["maximum"].as_f64(),
-            Some(65535.0)
-        );
+        // No schema default for the ports: the defaulting webhook fills them.
+        assert!(spec["properties"]["ports"].get("default").is_none());
+        let port = &spec["properties"]["ports"]["items"]["properties"]["port"];
+        assert_eq!(port["maximum"].as_f64(), Some(65535.0));
         assert_eq!(spec["properties"]["configMap"]["type"], "string");
+        // v1 keeps its own schema.
+        let spec = &v1["schema"]["openAPIV3Schema"]["properties"]["spec"];
+        assert_eq!(spec["properties"]["replicas"]["default"], 1);
+        assert_eq!(spec["properties"]["port"]["type"], "integer");
     }
 }

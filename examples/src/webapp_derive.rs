@@ -3,58 +3,62 @@
 //!
 //! The binary (`cargo run --example webapp`) is [`app`], with the samples of `webapp-by-hand` on the embedded
 //! cluster ([`crate::webapp::cli`]); `tests/derive/webapp.rs` runs both through one scenario and compares.
+//!
+//! The kind has two versions, declared on the hub: `#[reconciler(storage)]` stores `v2` (this [`WebApp`]), and
+//! `#[version(crate::webapp::v1::WebApp, deprecated = "..")]` serves `v1`, converted with the `TryFrom`/`From`
+//! impls below (the mapping is in [`crate::webapp`]); the derive writes `WebApp::versions()`, which
+//! [`App::operate`] installs with the conversion webhook.
 
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{ConfigMap, Service};
+use k8s_openapi::api::core::v1::{ConfigMap, ContainerPort, Service, ServicePort};
 use kubewright::prelude::*;
 
 use crate::webapp::{
     CONFIG_HASH_ANNOTATION, DEFAULT_PORT, IMAGE_NEEDS_TAG, INSTANCE_LABEL, NAME_LABEL,
-    NOTHING_WILL_RUN, config_hash, image_is_pinned, port,
+    NOTHING_WILL_RUN, Port, Scale, config_hash, image_is_pinned, ports, strategy, v1,
 };
 
-/// The desired state of a web application.
+/// The desired state of a web application (`example.dev/v2`, the hub and the storage version).
 #[derive(
     CustomResource, Reconciler, Clone, Debug, PartialEq, Serialize, Deserialize, KubeSchema,
 )]
 #[kube(
     group = "example.dev",
-    version = "v1",
+    version = "v2",
     kind = "WebApp",
     namespaced,
     status = "WebAppStatus",
     shortname = "wa",
     printcolumn = r#"{"name":"Image","type":"string","jsonPath":".spec.image"}"#,
-    printcolumn = r#"{"name":"Replicas","type":"integer","jsonPath":".spec.replicas"}"#,
+    printcolumn = r#"{"name":"Replicas","type":"integer","jsonPath":".spec.scale.replicas"}"#,
     printcolumn = r#"{"name":"Available","type":"integer","jsonPath":".status.availableReplicas"}"#,
     printcolumn = r#"{"name":"Ready","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"}"#,
     printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
+)]
+#[reconciler(storage)]
+#[version(
+    crate::webapp::v1::WebApp,
+    deprecated = "example.dev/v1 WebApp is deprecated; use example.dev/v2"
 )]
 #[watches(ConfigMap, by = config_map)]
 #[child(desired = desired_deployment, reflect = reflect_deployment, reflect_name = deployment)]
 #[child(desired = desired_service, reflect_name = service)]
 #[admission(validate = validate_webapp, default = default_webapp)]
-#[x_kube(validation = Rule::new("self.replicas <= 50").message("replicas must be at most 50"))]
+#[x_kube(validation = Rule::new("self.scale.replicas <= 50").message("replicas must be at most 50"))]
 #[serde(rename_all = "camelCase")]
 pub struct WebAppSpec {
     /// The container image to run.
     pub image: String,
-    /// How many pods to run.
-    #[serde(default = "default_replicas")]
-    #[schemars(range(min = 0))]
-    pub replicas: i32,
-    /// The port the container listens on, and the Service's port: 8080 when absent (the defaulting webhook sets
-    /// it; the operator assumes it for WebApps stored while no webhook ran).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 65535))]
-    pub port: Option<i32>,
+    /// How many pods to run, and how many more a rollout may add.
+    #[serde(default)]
+    pub scale: Scale,
+    /// The ports the container listens on, each also a port of the Service: `http` 8080 when empty (the
+    /// defaulting webhook sets it; the operator assumes it for WebApps stored while no webhook ran).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<Port>,
     /// The name of a ConfigMap in the same namespace whose data the pods use; a change to it rolls the pods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_map: Option<String>,
-}
-
-fn default_replicas() -> i32 {
-    1
 }
 
 /// What the operator observed of a WebApp.
@@ -82,8 +86,8 @@ pub fn labels(app: &WebApp) -> BTreeMap<String, String> {
     object!({ [NAME_LABEL]: "webapp", [INSTANCE_LABEL]: app.name_any() })
 }
 
-/// The Deployment of an app: `replicas` pods running `image`, exposing `port`, with the ConfigMap hash on the
-/// pod template when a ConfigMap is named.
+/// The Deployment of an app: `scale.replicas` pods running `image`, exposing `ports`, rolled out with
+/// `scale.maxSurge`, with the ConfigMap hash on the pod template when a ConfigMap is named.
 pub fn desired_deployment(
     app: &WebApp,
     cx: &mut Context,
@@ -94,7 +98,8 @@ pub fn desired_deployment(
     Ok(Some(object!(Deployment {
         metadata: { name: app.name_any(), labels: labels(app) },
         spec: {
-            replicas: app.spec.replicas,
+            replicas: app.spec.scale.replicas,
+            strategy: strategy(&app.spec.scale),
             selector: { match_labels: labels(app) },
             template: {
                 metadata: { labels: labels(app), annotations },
@@ -102,7 +107,10 @@ pub fn desired_deployment(
                     containers: [{
                         name: "app",
                         image: &app.spec.image,
-                        ports: [{ name: "http", container_port: port(app.spec.port) }],
+                        ports: ports(&app.spec.ports)
+                            .into_iter()
+                            .map(|p| object!(ContainerPort { name: p.name, container_port: p.port }))
+                            .collect::<Vec<_>>(),
                     }],
                 },
             },
@@ -110,13 +118,16 @@ pub fn desired_deployment(
     })))
 }
 
-/// The Service of an app: `port`, forwarded to the pods' `port`, selecting the app's pods.
+/// The Service of an app: each of `ports`, forwarded to the same port of the pods, selecting the app's pods.
 pub fn desired_service(app: &WebApp, _cx: &mut Context) -> kubewright::Result<Option<Service>> {
     Ok(Some(object!(Service {
         metadata: { name: app.name_any(), labels: labels(app) },
         spec: {
             selector: labels(app),
-            ports: [{ name: "http", port: port(app.spec.port), target_port: port(app.spec.port) }],
+            ports: ports(&app.spec.ports)
+                .into_iter()
+                .map(|p| object!(ServicePort { name: p.name, port: p.port, target_port: p.port }))
+                .collect::<Vec<_>>(),
         },
     })))
 }
@@ -137,14 +148,79 @@ pub fn reflect_deployment(status: &mut WebAppStatus, outcome: &ChildOutcome<Depl
 pub fn validate_webapp(request: &Request<'_, WebApp>) -> Verdict {
     match request.object {
         Some(app) if !image_is_pinned(&app.spec.image) => Verdict::deny(IMAGE_NEEDS_TAG),
-        Some(app) if app.spec.replicas == 0 => Verdict::allow().warn(NOTHING_WILL_RUN),
+        Some(app) if app.spec.scale.replicas == 0 => Verdict::allow().warn(NOTHING_WILL_RUN),
         _ => Verdict::allow(),
     }
 }
 
-/// The defaulting webhook: `spec.port` is 8080 when absent.
+/// The defaulting webhook: `spec.ports` is `http` 8080 when empty.
 pub fn default_webapp(app: &mut WebApp) {
-    app.spec.port.get_or_insert(DEFAULT_PORT);
+    if app.spec.ports.is_empty() {
+        app.spec.ports = vec![Port::http(DEFAULT_PORT)];
+    }
+}
+
+impl TryFrom<v1::WebApp> for WebApp {
+    type Error = v1::ConversionError;
+
+    fn try_from(old: v1::WebApp) -> Result<Self, v1::ConversionError> {
+        let mut metadata = old.metadata;
+        let (scale, ports) = v1::to_v2(old.spec.replicas, old.spec.port, &mut metadata)?;
+        Ok(WebApp {
+            metadata,
+            spec: WebAppSpec {
+                image: old.spec.image,
+                scale,
+                ports,
+                config_map: old.spec.config_map,
+            },
+            status: old.status.map(Into::into),
+        })
+    }
+}
+
+impl From<WebApp> for v1::WebApp {
+    fn from(new: WebApp) -> Self {
+        let mut metadata = new.metadata;
+        let (replicas, port) = v1::to_v1(new.spec.scale, new.spec.ports, &mut metadata);
+        v1::WebApp {
+            metadata,
+            spec: v1::WebAppSpec {
+                image: new.spec.image,
+                replicas,
+                port,
+                config_map: new.spec.config_map,
+            },
+            status: new.status.map(Into::into),
+        }
+    }
+}
+
+/// `v1`'s status ([`crate::webapp::WebAppStatus`]) has the same fields.
+impl From<crate::webapp::WebAppStatus> for WebAppStatus {
+    fn from(s: crate::webapp::WebAppStatus) -> Self {
+        WebAppStatus {
+            observed_generation: s.observed_generation,
+            conditions: s.conditions,
+            deployment: s.deployment,
+            service: s.service,
+            available_replicas: s.available_replicas,
+            config_hash: s.config_hash,
+        }
+    }
+}
+
+impl From<WebAppStatus> for crate::webapp::WebAppStatus {
+    fn from(s: WebAppStatus) -> Self {
+        crate::webapp::WebAppStatus {
+            observed_generation: s.observed_generation,
+            conditions: s.conditions,
+            deployment: s.deployment,
+            service: s.service,
+            available_replicas: s.available_replicas,
+            config_hash: s.config_hash,
+        }
+    }
 }
 
 /// The operator's command line ([`kubewright::cli`]): `cargo run --example webapp`.

@@ -361,7 +361,11 @@
 //!
 //! `Root::versions()` builds [`Versions::<Root>::new()`](crate::conversion::Versions) with those calls: the
 //! merged CRD, the conversion webhook `App::operate` serves, and the checks a test can call (lossless round
-//! trips, a CRD kept elsewhere against the types). The `examples::notes` crate module shows one:
+//! trips, a CRD kept elsewhere against the types). The WebApp example (`examples/src/webapp_derive.rs`) serves
+//! `v1` and `v2` this way, `v2` stored, with `#[reconciler(storage)]` and
+//! `#[version(crate::webapp::v1::WebApp, deprecated = "..")]`, converting losslessly with the annotation
+//! `example.dev/v2-fields` for what `v1` cannot express (the mapping is in `examples/src/webapp.rs`). The smaller
+//! `examples::notes` crate module shows the same shape:
 //!
 //! ```
 //! # use k8s_openapi::api::core::v1::ConfigMap;

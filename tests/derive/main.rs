@@ -1,6 +1,7 @@
 //! `#[derive(Reconciler)]` as an author uses it: a full operator declared with every attribute, its wiring and
 //! RBAC, the generated reconciler running end to end on the in-memory API server (`site`); and the WebApp
-//! operator written with the derive against the one written by hand, through one scenario (`webapp`); the
+//! operator written with the derive against the one written by hand, through one scenario (`webapp`), and its two
+//! versions' conversions (`webapp_versions`); the
 //! `teams` example (`teams`); the `tenants` example (`tenants`, and its table tests in `tenants_table`); `async fn`
 //! steps awaiting before the children are written (`async_steps`); a child set of Jobs created once, with a
 //! trimmed history (`runs`); the `cronjob` example's table tests (`cronjob_table`); a built-in kind as the
@@ -23,3 +24,4 @@ mod tenants;
 mod tenants_table;
 mod webapp;
 mod webapp_table;
+mod webapp_versions;

@@ -28,6 +28,11 @@ fn both_operators_install_the_same_crd() {
         serde_json::to_value(examples::webapp::WebApp::crd()).unwrap(),
         serde_json::to_value(examples::webapp_derive::WebApp::crd()).unwrap()
     );
+    // Both versions, v2 stored, v1 deprecated with the same warning.
+    assert_eq!(
+        serde_json::to_value(examples::webapp::versions().crd().unwrap()).unwrap(),
+        serde_json::to_value(examples::webapp_derive::WebApp::versions().crd().unwrap()).unwrap()
+    );
 }
 
 #[test]
@@ -177,7 +182,7 @@ async fn scenario(controller: fn(Operator) -> Operator) -> Vec<Snapshot> {
         })
         .await,
     );
-    run.patch_app(json!({ "replicas": 3 })).await;
+    run.patch_app(json!({ "scale": { "replicas": 3 } })).await;
     snapshots.push(
         run.settle("scaled", |o| {
             observed(o) == Some(2) && o.pointer("/deployment/spec/replicas") == Some(&json!(3))

@@ -2,9 +2,11 @@
 //! (`TestEnv::converge`), and a table test whose children in place are built from the operator's own
 //! desired functions (`Fixtures`), with no hash copied by hand.
 
+use examples::webapp::{Port, Scale};
 use examples::webapp_derive::{WebApp, WebAppSpec, desired_deployment, desired_service};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Service;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::CustomResourceExt;
 use kube::runtime::reflector::ObjectRef;
 use kubewright::testing::table::{EventExpectation, Fixtures, ReconcilerTestCase, TestEnv};
@@ -15,8 +17,11 @@ fn web() -> WebApp {
         "web",
         WebAppSpec {
             image: "nginx:1.27".into(),
-            replicas: 2,
-            port: Some(8080),
+            scale: Scale {
+                replicas: 2,
+                max_surge: None,
+            },
+            ports: vec![Port::http(8080)],
             config_map: None,
         },
     );
@@ -83,7 +88,7 @@ async fn a_scaled_webapp_applies_its_deployment_only() -> anyhow::Result<()> {
     let before: Deployment = fx.child(desired_deployment).await?;
     let service: Service = fx.child(desired_service).await?;
     let mut scaled = web();
-    scaled.spec.replicas = 3;
+    scaled.spec.scale.replicas = 3;
     let after: Deployment = Fixtures::new(scaled.clone())
         .child(desired_deployment)
         .await?;
@@ -124,20 +129,78 @@ fn the_admission_webhooks_are_called_directly() {
         Verdict::deny("image must name a tag or digest")
     );
     app.spec.image = "registry.example:5000/app@sha256:0123".into();
-    app.spec.replicas = 0;
+    app.spec.scale.replicas = 0;
     assert_eq!(
         create(&app),
-        Verdict::allow().warn("spec.replicas is 0: nothing will run")
+        Verdict::allow().warn("spec.scale.replicas is 0: nothing will run")
     );
     // A port in the registry's host is not a tag.
     app.spec.image = "registry.example:5000/app".into();
     assert!(!create(&app).allowed);
 
-    // The defaulter fills an absent port and keeps a given one.
-    app.spec.port = None;
+    // The defaulter fills absent ports and keeps given ones.
+    app.spec.ports = Vec::new();
     hooks.fill(&mut app);
-    assert_eq!(app.spec.port, Some(8080));
-    app.spec.port = Some(9000);
+    assert_eq!(app.spec.ports, [Port::http(8080)]);
+    app.spec.ports = vec![
+        Port::http(9000),
+        Port {
+            name: "metrics".into(),
+            port: 9090,
+        },
+    ];
     hooks.fill(&mut app);
-    assert_eq!(app.spec.port, Some(9000));
+    assert_eq!(app.spec.ports[1].port, 9090);
+}
+
+/// What only `v2` expresses reaches the children: every port on the container and the Service, and
+/// `maxSurge` as the Deployment's rolling update.
+#[tokio::test]
+async fn every_port_and_the_max_surge_reach_the_children() -> anyhow::Result<()> {
+    let mut app = web();
+    app.spec.scale.max_surge = Some(IntOrString::String("50%".into()));
+    app.spec.ports.push(Port {
+        name: "metrics".into(),
+        port: 9090,
+    });
+    let fx = Fixtures::new(app);
+    let deployment = serde_json::to_value(fx.child(desired_deployment).await?)?;
+    let service = serde_json::to_value(fx.child(desired_service).await?)?;
+    assert_eq!(
+        deployment["spec"]["strategy"],
+        json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "50%"}})
+    );
+    let container_ports: Vec<_> = deployment["spec"]["template"]["spec"]["containers"][0]["ports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].clone(), p["containerPort"].clone()))
+        .collect();
+    assert_eq!(
+        container_ports,
+        [
+            (json!("http"), json!(8080)),
+            (json!("metrics"), json!(9090))
+        ]
+    );
+    let service_ports: Vec<_> = service["spec"]["ports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].clone(),
+                p["port"].clone(),
+                p["targetPort"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        service_ports,
+        [
+            (json!("http"), json!(8080), json!(8080)),
+            (json!("metrics"), json!(9090), json!(9090))
+        ]
+    );
+    Ok(())
 }

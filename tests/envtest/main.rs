@@ -24,4 +24,5 @@ mod tenants;
 mod versions;
 mod webapp;
 mod webapp_rules;
+mod webapp_versions;
 mod webapp_webhooks;

@@ -72,7 +72,7 @@ async fn a_paused_webapp_gets_no_write_from_the_operator_on_kube_apiserver() {
     apps.patch(
         "web",
         &PatchParams::default(),
-        &Patch::Merge(json!({"spec": {"replicas": 5}})),
+        &Patch::Merge(json!({"spec": {"scale": {"replicas": 5}}})),
     )
     .await
     .unwrap();

@@ -147,12 +147,15 @@ fn start_operator(
     tokio::sync::oneshot::Sender<()>,
     tokio::task::JoinHandle<Result<(), CliError>>,
 ) {
-    // The test's control plane has no CRD yet, and the admin kubeconfig may create one.
+    // The test's control plane has no CRD yet, and the admin kubeconfig may create one. The CRD has two
+    // versions: installing it needs the conversion webhook served (the admission webhooks are served with it).
     let cli = Cli::try_parse_from([
         "webapp".as_ref(),
         "--kubeconfig".as_ref(),
         kubeconfig.as_os_str(),
         "--install-crds".as_ref(),
+        "--webhook-bind-address".as_ref(),
+        "127.0.0.1:0".as_ref(),
     ])
     .unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -196,12 +199,12 @@ async fn scenario(name: &str, variant: fn() -> App) -> Vec<Snapshot> {
         crds.get_opt("webapps.example.dev").await.unwrap()
     })
     .await;
-    // Waits until it is served (applying the same CRD again changes nothing).
-    cp.install_crds([<WebApp as kube::CustomResourceExt>::crd()])
-        .await
-        .unwrap();
-
     let ns = cp.namespace().await.unwrap();
+    let apps: Api<WebApp> = Api::namespaced(client.clone(), &ns);
+    eventually("the CRD served at v2", async || {
+        apps.list(&Default::default()).await.ok()
+    })
+    .await;
     let run = Run {
         apps: Api::namespaced(client.clone(), &ns),
         deployments: Api::namespaced(client.clone(), &ns),
@@ -288,7 +291,7 @@ async fn scenario(name: &str, variant: fn() -> App) -> Vec<Snapshot> {
         objects: normalize(created),
     });
 
-    run.patch_app(json!({ "replicas": 3 })).await;
+    run.patch_app(json!({ "scale": { "replicas": 3 } })).await;
     let scaled = run
         .settle("scaled", |o| {
             observed(o) == Some(2) && o.pointer("/deployment/spec/replicas") == Some(&json!(3))
@@ -311,7 +314,8 @@ async fn scenario(name: &str, variant: fn() -> App) -> Vec<Snapshot> {
     // The port changes, the Service's first apply since its `POST`: the port the `POST` set moves into the
     // controller's Apply entry (reconcilers/created.rs), so the apply replaces it rather than keeping it beside
     // the new one, both named `http`, which kube-apiserver refuses (`spec.ports[1].name: Duplicate value`).
-    run.patch_app(json!({ "port": 9090 })).await;
+    run.patch_app(json!({ "ports": [{ "name": "http", "port": 9090 }] }))
+        .await;
     let ported = run
         .settle("port changed", |o| {
             observed(o) == Some(3)

@@ -15,7 +15,11 @@ async fn webapp_by_hand_survives_every_perturbation() {
         .apply(&sample_config_map("web-config"))
         .apply(&sample("web", Some("web-config")))
         .settle()
-        .patch::<WebApp>(Some("default"), "web", json!({"spec": {"replicas": 3}}))
+        .patch::<WebApp>(
+            Some("default"),
+            "web",
+            json!({"spec": {"scale": {"replicas": 3}}}),
+        )
         .patch::<k8s_openapi::api::core::v1::ConfigMap>(
             Some("default"),
             "web-config",
@@ -34,14 +38,17 @@ async fn webapp_by_hand_survives_every_perturbation() {
 
 #[tokio::test]
 async fn webapp_survives_every_perturbation() {
-    use examples::webapp::sample_config_map;
+    use examples::webapp::{Port, Scale, sample_config_map};
     use examples::webapp_derive::{WebApp, WebAppSpec};
     let mut app = WebApp::new(
         "web",
         WebAppSpec {
             image: "nginx:1.27".into(),
-            replicas: 2,
-            port: Some(8080),
+            scale: Scale {
+                replicas: 2,
+                max_surge: None,
+            },
+            ports: vec![Port::http(8080)],
             config_map: Some("web-config".into()),
         },
     );
@@ -147,13 +154,17 @@ async fn tenants_survive_every_perturbation() {
 #[tokio::test]
 async fn an_operator_of_two_controllers_survives_every_perturbation() {
     use examples::teams::{Team, sample as team, sample_settings};
+    use examples::webapp::{Port, Scale};
     use examples::webapp_derive::{WebApp, WebAppSpec};
     let mut app = WebApp::new(
         "web",
         WebAppSpec {
             image: "nginx:1.27".into(),
-            replicas: 1,
-            port: Some(8080),
+            scale: Scale {
+                replicas: 1,
+                max_surge: None,
+            },
+            ports: vec![Port::http(8080)],
             config_map: None,
         },
     );

@@ -23,3 +23,4 @@ mod triggers;
 mod untyped;
 mod versions;
 mod webapp;
+mod webapp_versions;

@@ -116,7 +116,7 @@ async fn a_paused_webapp_writes_nothing_until_the_annotation_goes() {
     apps.patch(
         "web",
         &PatchParams::default(),
-        &Patch::Merge(json!({"spec": {"replicas": 5}})),
+        &Patch::Merge(json!({"spec": {"scale": {"replicas": 5}}})),
     )
     .await
     .unwrap();
@@ -186,7 +186,11 @@ async fn a_paused_and_resumed_webapp_survives_every_perturbation() {
         .settle()
         .patch::<WebApp>(Some("default"), "web", paused(json!("true")))
         .settle()
-        .patch::<WebApp>(Some("default"), "web", json!({"spec": {"replicas": 3}}))
+        .patch::<WebApp>(
+            Some("default"),
+            "web",
+            json!({"spec": {"scale": {"replicas": 3}}}),
+        )
         .settle()
         .patch::<WebApp>(Some("default"), "web", paused(serde_json::Value::Null))
         .settle();

@@ -209,7 +209,8 @@ async fn the_port_follows_the_spec_on_both_children() {
         (ready(&app).map(|r| r.0) == Some("True".into())).then_some(app)
     })
     .await;
-    r.patch_app("web", json!({"port": 9090})).await;
+    r.patch_app("web", json!({"ports": [{"name": "http", "port": 9090}]}))
+        .await;
     let svc = eventually("the service port", async || {
         r.services
             .get("web")
@@ -333,8 +334,11 @@ async fn webapp_converges_follows_its_spec_and_its_configmap() {
     assert_eq!(reads, 0, "a pass reads from caches only");
 
     // Spec change: the Deployment follows, observedGeneration too.
-    r.patch_app("web", json!({"image": "nginx:1.28", "replicas": 3}))
-        .await;
+    r.patch_app(
+        "web",
+        json!({"image": "nginx:1.28", "scale": {"replicas": 3}}),
+    )
+    .await;
     let d = r
         .deployment_where("web", "the new image", |d| {
             image(d).as_deref() == Some("nginx:1.28")
@@ -375,7 +379,7 @@ async fn webapp_converges_follows_its_spec_and_its_configmap() {
     .await;
 
     // Scaling to zero is allowed.
-    r.patch_app("web", json!({"replicas": 0})).await;
+    r.patch_app("web", json!({"scale": {"replicas": 0}})).await;
     r.deployment_where("web", "zero replicas", |d| replicas(d) == Some(0))
         .await;
     // The pass that scales the Deployment may still see its old status (`Ready=False` while it rolls out);
@@ -394,7 +398,7 @@ async fn webapp_converges_follows_its_spec_and_its_configmap() {
         .patch(
             "web",
             &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"replicas": -1}})),
+            &Patch::Merge(json!({"spec": {"scale": {"replicas": -1}}})),
         )
         .await
         .unwrap_err();
@@ -406,7 +410,7 @@ async fn webapp_converges_follows_its_spec_and_its_configmap() {
         other => panic!("expected a 422, got {other:?}"),
     }
     let mut invalid = sample("negative", None);
-    invalid.spec.replicas = -1;
+    invalid.spec.scale.replicas = -1;
     let err = r
         .apps
         .create(&PostParams::default(), &invalid)
@@ -424,7 +428,7 @@ async fn webapp_converges_follows_its_spec_and_its_configmap() {
             "defaults",
             &PatchParams::apply("test"),
             &Patch::Apply(json!({
-                "apiVersion": "example.dev/v1", "kind": "WebApp",
+                "apiVersion": "example.dev/v2", "kind": "WebApp",
                 "metadata": {"name": "defaults"},
                 "spec": {"image": "busybox"}
             })),
@@ -656,7 +660,7 @@ async fn the_example_runs_the_embedded_cluster_for_kubectl() {
         "--type",
         "merge",
         "-p",
-        r#"{"spec":{"replicas":3}}"#,
+        r#"{"spec":{"scale":{"replicas":3}}}"#,
     ])
     .await;
     k.wait_for(

@@ -14,5 +14,6 @@ pub mod teams_scenario;
 pub mod tenants_scenario;
 pub mod webapp_rules;
 pub mod webapp_snapshot;
+pub mod webapp_upgrade;
 pub mod webapp_webhooks;
 pub mod workload_controllers;

@@ -6,7 +6,7 @@ use crate::kubectl::Kubectl;
 
 fn webapp(name: &str, namespace: &str, replicas: i32) -> String {
     format!(
-        "apiVersion: example.dev/v1\nkind: WebApp\nmetadata:\n  name: {name}\n  namespace: {namespace}\nspec:\n  image: nginx:1.27\n  replicas: {replicas}\n"
+        "apiVersion: example.dev/v2\nkind: WebApp\nmetadata:\n  name: {name}\n  namespace: {namespace}\nspec:\n  image: nginx:1.27\n  scale:\n    replicas: {replicas}\n"
     )
 }
 
@@ -45,7 +45,7 @@ pub async fn kubectl_apply_is_refused_with_the_rule_message(
             "-n",
             namespace,
             "-o",
-            "jsonpath={.spec.replicas}",
+            "jsonpath={.spec.scale.replicas}",
         ])
         .await;
     assert_eq!(

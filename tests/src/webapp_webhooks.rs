@@ -18,7 +18,7 @@ pub fn test_webhooks() -> kubewright::admission::Webhooks<examples::webapp::WebA
 
 fn webapp(name: &str, namespace: &str, image: &str, replicas: i32) -> String {
     format!(
-        "apiVersion: example.dev/v1\nkind: WebApp\nmetadata:\n  name: {name}\n  namespace: {namespace}\nspec:\n  image: {image}\n  replicas: {replicas}\n"
+        "apiVersion: example.dev/v2\nkind: WebApp\nmetadata:\n  name: {name}\n  namespace: {namespace}\nspec:\n  image: {image}\n  scale:\n    replicas: {replicas}\n"
     )
 }
 
@@ -56,7 +56,7 @@ pub async fn kubectl_apply_meets_the_webhooks(
         .await;
     assert!(ok, "{err}");
     assert!(
-        err.contains("Warning: spec.replicas is 0: nothing will run"),
+        err.contains("Warning: spec.scale.replicas is 0: nothing will run"),
         "kubectl does not show the webhook's warning: {err}"
     );
     let stored = k
@@ -67,7 +67,7 @@ pub async fn kubectl_apply_meets_the_webhooks(
             "-n",
             namespace,
             "-o",
-            r#"jsonpath={.metadata.labels.example\.dev/admitted} {.spec.port}"#,
+            r#"jsonpath={.metadata.labels.example\.dev/admitted} {.spec.ports[0].port}"#,
         ])
         .await;
     let want = if labelled { "true 8080" } else { " 8080" };

@@ -85,9 +85,15 @@ fn own<'a>(r: &Review<'a>) -> Option<&'a Equivalent> {
     })
 }
 
-/// `object` of type `from` as type `to` serves it (through the stored form).
+/// `object` of type `from` as type `to` serves it (through the stored form, and the CRD's conversion webhook
+/// when a custom resource's CRD has one, as kube-apiserver converts for the webhook). A conversion that fails
+/// leaves the object as only its `apiVersion` changes it (the request then meets that failure when stored).
 fn convert(from: &ResourceType, to: &ResourceType, object: &Value) -> Value {
-    crate::convert::from_storage(to, &crate::convert::to_storage(from, object.clone()))
+    crate::convert::try_to_storage(from, object.clone())
+        .and_then(|stored| crate::convert::try_from_storage(to, &stored))
+        .unwrap_or_else(|_| {
+            crate::convert::from_storage(to, &crate::convert::to_storage(from, object.clone()))
+        })
 }
 
 #[cfg(test)]

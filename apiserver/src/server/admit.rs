@@ -308,7 +308,9 @@ impl ApiServer {
         };
         // Then validation, and what the validating webhooks see.
         let validated = match run(&write, &query.clone().with("dryRun", "All"))? {
-            Reply::Json(_, o, _) => o,
+            // A write the dry run refuses (its schema, say) ends here: kube-apiserver validates before it calls
+            // the validating webhooks, which never see a refused object.
+            Reply::Json(code, o, _) if code < 300 => o,
             other => return Ok(other),
         };
         let object = (operation != "DELETE").then_some(&validated);

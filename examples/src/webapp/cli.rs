@@ -34,7 +34,8 @@ pub fn on_embedded(app: App) -> App {
     app
 }
 
-/// `webapp-by-hand`: the runtime-only [`reconciler`], its CRD and webhooks.
+/// `webapp-by-hand`: the runtime-only [`reconciler`], its CRD with both versions (`v1` converted by the
+/// operator's conversion webhook) and its admission webhooks.
 pub fn by_hand() -> App {
     on_embedded(
         App::new("webapp-operator")
@@ -42,6 +43,7 @@ pub fn by_hand() -> App {
             .image("example.dev/webapp-operator:latest")
             .reconciler(reconciler())
             .crd(WebApp::crd())
+            .versions(super::versions())
             .webhooks(super::webhooks()),
     )
 }
@@ -51,7 +53,8 @@ pub async fn run(cli: Cli, shutdown: impl Future<Output = ()> + Send) -> Result<
     by_hand().run_with(cli, shutdown).await
 }
 
-/// Creates the WebApp CRD unless it exists, and waits until it is established.
+/// Creates the WebApp CRD, `v2` alone (no conversion: for tests and benchmarks that write only `v2`), unless it
+/// exists, and waits until it is established.
 pub async fn ensure_crd(client: &Client) -> Result<(), CliError> {
     kubewright::cli::ensure_crd(client, WebApp::crd()).await
 }

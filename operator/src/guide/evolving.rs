@@ -1,8 +1,7 @@
 //! # 6. Changing the API
 //!
-//! Users keep objects of a kind for years, so its API changes carefully. What this crate supports today is one
-//! version per kind (`#[kube(version = "v1")]`); serving two versions with conversion between them is not
-//! supported yet. Within one version, these changes keep every stored object valid:
+//! Users keep objects of a kind for years, so its API changes carefully. Within one version, these changes keep
+//! every stored object valid:
 //!
 //! - **A new optional field**, with a default the operator applies when it is absent: `Option<T>` with
 //!   `#[serde(default, skip_serializing_if = "Option::is_none")]`, or a plain field with
@@ -49,5 +48,31 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Renaming or removing a field, or changing its type, breaks the objects users have; until versions and
-//! conversion are supported, such a change needs a new kind, or a migration the users run.
+//! Renaming or removing a field, or changing its type, needs a new version of the kind. Each version is its own
+//! `#[derive(CustomResource)]` type; the one the reconciler works with (the hub) declares the others with
+//! `#[version(..)]` and says which is stored, and `From`/`TryFrom` impls convert between each version and the
+//! hub (see [`crate::conversion`] and the derive's reference, [`crate::attributes`]). The operator serves the
+//! conversion webhook and installs the merged CRD; `migrate` then moves stored objects to the new storage version.
+//!
+//! The WebApp example does this: `v2` (`scale: {replicas, maxSurge}`, a list of `ports`) is the hub and stored,
+//! `v1` (`replicas`, one `port`) is still served, deprecated with a warning:
+//!
+//! ```text
+//! #[derive(CustomResource, Reconciler, ..)]
+//! #[kube(group = "example.dev", version = "v2", kind = "WebApp", namespaced, status = "WebAppStatus")]
+//! #[reconciler(storage)]
+//! #[version(crate::webapp::v1::WebApp, deprecated = "example.dev/v1 WebApp is deprecated; use example.dev/v2")]
+//! pub struct WebAppSpec { pub image: String, pub scale: Scale, pub ports: Vec<Port>, pub config_map: Option<String> }
+//!
+//! impl TryFrom<v1::WebApp> for WebApp { .. }   // replicas -> scale.replicas, port -> ports[0], the rest from the annotation
+//! impl From<WebApp> for v1::WebApp { .. }      // what v1 cannot express -> the annotation example.dev/v2-fields
+//! ```
+//!
+//! A conversion must lose nothing either way, or a client that reads at `v1` and writes back erases what only
+//! `v2` holds. What the older version cannot express travels in an annotation of the older object, as
+//! kube-apiserver keeps `autoscaling/v2` metrics on an `autoscaling/v1` HorizontalPodAutoscaler; a patch at `v1`
+//! then changes only what `v1` shows. [`Versions::check_round_trip`](crate::conversion::Versions::check_round_trip)
+//! checks the property; call it from property tests with objects of every version (the WebApp's are in
+//! `tests/derive/webapp_versions.rs`, and `tests/src/webapp_upgrade.rs` plays the upgrade with kubectl on the
+//! embedded cluster and on kube-apiserver). The source is `examples/src/webapp.rs` (the mapping),
+//! `examples/src/webapp/v1.rs` and `examples/src/webapp_derive.rs`.

@@ -1,9 +1,12 @@
 // The WebApp operator of examples/src/webapp.rs written on controller-runtime, as kubebuilder lays one out, for
-// `cargo xtask bench-cluster --against`: the same CRD (crd.yaml, what `webapp manifests` prints), the same
-// children (a Deployment and a Service per WebApp), the same status (observedGeneration, the children's names,
-// available replicas, the ConfigMap hash, Ready rolled up from DeploymentReady and ServiceReady), watching the
-// ConfigMaps the WebApps name through a field index, and an event for each child it creates or updates (through
-// events.k8s.io/v1, as the Rust operator records them). Defaults are controller-runtime's: one reconcile at a
+// `cargo xtask bench-cluster --against`: the WebApp's first version only (crd.yaml is `example.dev/v1` alone,
+// what `webapp manifests` printed before `v2`; the Rust operator now stores and reconciles `v2`, whose
+// `scale.replicas` and single `http` port the benchmark's WebApps set to what their `v1` fields say here, and
+// neither side converts anything during a run: each benchmark writes and reads its parents at the storage
+// version of the CRD it installed), the same children (a Deployment and a Service per WebApp), the same status
+// (observedGeneration, the children's names, available replicas, the ConfigMap hash, Ready rolled up from
+// DeploymentReady and ServiceReady), watching the ConfigMaps the WebApps name through a field index, and an event
+// for each child it creates or updates (through events.k8s.io/v1, as the Rust operator records them). Defaults are controller-runtime's: one reconcile at a
 // time, children written with CreateOrUpdate, the status with an update when it changed.
 package main
 

@@ -177,13 +177,20 @@ pub(super) async fn settle(
         if ready
             && status["observedGeneration"].as_i64() == parent.metadata.generation
             && (status.get("availableReplicas").is_none()
-                || status["availableReplicas"].as_i64() == parent.data["spec"]["replicas"].as_i64())
+                || status["availableReplicas"].as_i64() == spec_replicas(&parent.data["spec"]))
         {
             return Ok(Some(started.elapsed()));
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     Ok(None)
+}
+
+/// A parent's replicas: `spec.replicas`, or `spec.scale.replicas` of a WebApp at `v2`.
+fn spec_replicas(spec: &serde_json::Value) -> Option<i64> {
+    spec["replicas"]
+        .as_i64()
+        .or_else(|| spec["scale"]["replicas"].as_i64())
 }
 
 #[cfg(test)]

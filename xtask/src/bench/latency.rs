@@ -21,6 +21,7 @@ use super::{Example, NAMESPACE};
 pub(super) async fn patch_latencies(
     client: &Client,
     parents: &Api<DynamicObject>,
+    version: &str,
     name: &str,
     patches: std::ops::Range<usize>,
     example: Example,
@@ -51,7 +52,11 @@ pub(super) async fn patch_latencies(
     for i in patches {
         // Each patch asks for other replicas than the one before: 2, 3, 2, ...
         let replicas = 2 + (i % 2) as i32;
-        let patch = json!({"spec": {"replicas": replicas}});
+        // A WebApp at `v2` holds its replicas in `spec.scale`.
+        let patch = match (example, version) {
+            (Example::Webapp, "v2") => json!({"spec": {"scale": {"replicas": replicas}}}),
+            _ => json!({"spec": {"replicas": replicas}}),
+        };
         let sent = Instant::now();
         let patched = parents
             .patch(name, &PatchParams::default(), &Patch::Merge(&patch))

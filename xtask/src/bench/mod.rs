@@ -118,9 +118,16 @@ impl Example {
         }
     }
 
-    /// The `i`-th parent.
-    fn parent(self, i: usize) -> Value {
+    /// The `i`-th parent, written at `version` (the CRD's storage version: a WebApp of this build at `v2`, of a
+    /// build before `v2` existed, or of the controller-runtime operator, at `v1`; the same WebApp either way).
+    fn parent(self, i: usize, version: &str) -> Value {
         match self {
+            Example::Webapp if version == "v2" => {
+                json!({"apiVersion": "example.dev/v2", "kind": "WebApp",
+                "metadata": {"name": format!("app-{i}")},
+                "spec": {"image": "nginx:1.27", "scale": {"replicas": 1},
+                    "ports": [{"name": "http", "port": 8080}], "configMap": "site"}})
+            }
             Example::Webapp => json!({"apiVersion": "example.dev/v1", "kind": "WebApp",
                 "metadata": {"name": format!("app-{i}")},
                 "spec": {"image": "nginx:1.27", "replicas": 1, "port": 8080, "configMap": "site"}}),
@@ -300,8 +307,8 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     cp.write_kubeconfig(&kubeconfig)?;
     let client = cp.client()?;
     let example = args.example;
-    install_crd(binary, &client, example).await?;
-    let parents = parents_api(&client, example);
+    let version = install_crd(binary, &client, example).await?;
+    let parents = parents_api(&client, example, &version);
     let pp = PostParams::default();
     let cms: Api<DynamicObject> = Api::namespaced_with(
         client.clone(),
@@ -317,7 +324,7 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     eprintln!("bench-cluster: creating {} {kind}s", args.parents);
     for i in 0..args.parents {
         parents
-            .create(&pp, &serde_json::from_value(example.parent(i))?)
+            .create(&pp, &serde_json::from_value(example.parent(i, &version))?)
             .await?;
     }
 
@@ -359,17 +366,26 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     // The first patch opens the benchmark's own connection for writes (its watches hold the idle ones): a TLS
     // handshake the operator has no part in. One patch of another parent takes it, printed apart rather than
     // counted among the patches to an idle operator.
-    let first = patch_latencies(&client, &parents, "app-1", 0..1, example, true).await?;
+    let first = patch_latencies(&client, &parents, &version, "app-1", 0..1, example, true).await?;
     let before_patches = write_durations(&client, example.workload_resource()).await?;
     let queued_before = metric_sums(metrics_port, QUEUE_WAIT).await?;
-    let idle_patches =
-        patch_latencies(&client, &parents, "app-0", 0..args.patches, example, true).await?;
+    let idle_patches = patch_latencies(
+        &client,
+        &parents,
+        &version,
+        "app-0",
+        0..args.patches,
+        example,
+        true,
+    )
+    .await?;
     let queued_after = metric_sums(metrics_port, QUEUE_WAIT).await?;
     let after_patches = write_durations(&client, example.workload_resource()).await?;
     // Numbered on from the idle ones, so the first asks for other replicas than the last idle one did.
     let busy_patches = patch_latencies(
         &client,
         &parents,
+        &version,
         "app-0",
         args.patches..2 * args.patches,
         example,
@@ -608,8 +624,10 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     })
 }
 
-/// Installs the CRD `<example> manifests` prints.
-async fn install_crd(binary: &Path, client: &Client, example: Example) -> anyhow::Result<()> {
+/// Installs the CRD `<example> manifests` prints, and returns its storage version, at which the benchmark
+/// writes and reads the parents. A CRD of several versions is installed without its `spec.conversion`: the
+/// benchmark serves no conversion webhook, and every request is at the storage version, so none is converted.
+async fn install_crd(binary: &Path, client: &Client, example: Example) -> anyhow::Result<String> {
     let out = Command::new(binary)
         .arg("manifests")
         .output()
@@ -617,35 +635,48 @@ async fn install_crd(binary: &Path, client: &Client, example: Example) -> anyhow
     let yaml = String::from_utf8(out.stdout)?;
     let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
         Api::all(client.clone());
+    let mut version = "v1".to_string();
     for doc in yaml.split("\n---") {
-        let value: Value = match serde_yaml::from_str(doc) {
+        let mut value: Value = match serde_yaml::from_str(doc) {
             Ok(v) => v,
             Err(_) => continue,
         };
         if value["kind"] == "CustomResourceDefinition" {
+            if let Some(spec) = value["spec"].as_object_mut() {
+                spec.remove("conversion");
+            }
+            if let Some(storage) = value["spec"]["versions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|v| v["storage"] == true)
+            {
+                version = storage["name"].as_str().unwrap_or("v1").to_string();
+            }
             crds.create(&PostParams::default(), &serde_json::from_value(value)?)
                 .await?;
         }
     }
     for _ in 0..100 {
-        if parents_api(client, example)
+        if parents_api(client, example, &version)
             .list(&ListParams::default().limit(1))
             .await
             .is_ok()
         {
-            return Ok(());
+            return Ok(version);
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     bail!("the CRD was not served in time")
 }
 
-fn parents_api(client: &Client, example: Example) -> Api<DynamicObject> {
+/// The parents at `version`.
+fn parents_api(client: &Client, example: Example, version: &str) -> Api<DynamicObject> {
     let (kind, plural) = example.kind();
     let resource = ApiResource {
         group: "example.dev".into(),
-        version: "v1".into(),
-        api_version: "example.dev/v1".into(),
+        version: version.into(),
+        api_version: format!("example.dev/{version}"),
         kind: kind.into(),
         plural: plural.into(),
     };
