@@ -127,6 +127,7 @@ mod dry_run;
 mod e2e_behaviours;
 mod field_validation;
 mod hook_server;
+mod hpa_validation;
 mod ingress_validation;
 mod jobs;
 mod kinds;

@@ -7,6 +7,7 @@
 //! stored object on update. Names, owner references and finalizers are checked by the write pipeline.
 
 mod apps;
+mod autoscaling;
 mod batch;
 mod container;
 mod coordination;
@@ -83,6 +84,9 @@ fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Er
         ("apps", "StatefulSet", _) => app(Kind::StatefulSet),
         ("policy", "PodDisruptionBudget", old) => policy::pod_disruption_budget(obj, old.is_some()),
         ("networking.k8s.io", "NetworkPolicy", old) => networking::network_policy(obj, old),
+        ("autoscaling", "HorizontalPodAutoscaler", old) => {
+            autoscaling::horizontal_pod_autoscaler(obj, old)
+        }
         ("networking.k8s.io", "Ingress", old) => ingress::ingress(obj, old),
         ("networking.k8s.io", "IngressClass", old) => ingress::ingress_class(obj, old),
         ("coordination.k8s.io", "Lease", old) => coordination::lease(obj, old.is_some()),
