@@ -129,6 +129,7 @@ mod field_validation;
 mod hook_server;
 mod hpa_validation;
 mod ingress_validation;
+mod job_selector;
 mod jobs;
 mod kinds;
 mod lifecycle;
