@@ -154,14 +154,14 @@ pub(crate) fn defaults(rt: &ResourceType, obj: &mut Value) {
         rbac::binding_defaults(obj);
     }
     // `SetDefaults_IngressClass`: parameters without a scope are cluster-scoped.
-    if rt.group == "networking.k8s.io" && rt.kind == "IngressClass" {
-        if let Some(params) = obj
+    if rt.group == "networking.k8s.io"
+        && rt.kind == "IngressClass"
+        && let Some(params) = obj
             .pointer_mut("/spec/parameters")
             .and_then(Value::as_object_mut)
-            && !params.contains_key("scope")
-        {
-            params.insert("scope".into(), Value::String("Cluster".into()));
-        }
+        && !params.contains_key("scope")
+    {
+        params.insert("scope".into(), Value::String("Cluster".into()));
     }
 }
 
