@@ -158,6 +158,12 @@
 //!     `serviceName` and forbidden spec updates, non-negative replica counts, min ready seconds and history
 //!     limits, a Deployment's strategy (its type, `maxSurge` and `maxUnavailable` as numbers or
 //!     percentages, not both 0, at most 100% unavailable) and a progress deadline above its min ready seconds;
+//!   - a new Job's generated selector: without `manualSelector: true` the server gives it the selector
+//!     `batch.kubernetes.io/controller-uid=<uid>` and its template the labels `controller-uid`,
+//!     `batch.kubernetes.io/controller-uid`, `job-name` and `batch.kubernetes.io/job-name` (a Job without
+//!     labels takes its template's), none of them owned by the request's manager; a selector of the user's own
+//!     or a conflicting label is refused (`validateGeneratedSelector`, on update too), and a manual selector is
+//!     required and must match the template;
 //!   - a Job's template (but the scheduling directives of a Job suspended before it started), selector,
 //!     completions, completion mode, pod failure policy, backoff limit per index, `managedBy` and success
 //!     policy never changing; a CronJob's schedule (as robfig/cron's standard parser reads it, without
@@ -178,6 +184,21 @@
 //!   - a NetworkPolicy's pod selector, ports (protocol, number or name, end port), peers (selectors, or an
 //!     IP block alone whose exceptions are strict subsets of its CIDR, CIDRs already stored kept) and policy
 //!     types;
+//!   - an Ingress's rules (hosts: DNS subdomains, one leading wildcard, not IP addresses; HTTP paths: a path
+//!     type, absolute `Exact`/`Prefix` paths without `//`, `/./`, `/../`, `%2f` or a trailing `/..` or `/.`;
+//!     backends: a Service with a DNS-1035 name and a port name or number, or a resource, exactly one),
+//!     default backend (or rules), TLS hosts and secret names, class name and the
+//!     `kubernetes.io/ingress.class` annotation agreeing with it on create, with the stored object's
+//!     allowances on update; an IngressClass's controller (a domain-prefixed path, at most 250 bytes,
+//!     immutable) and parameters (kind, name, API group, scope and namespace, the scope defaulted to
+//!     `Cluster`);
+//!   - a HorizontalPodAutoscaler's (`autoscaling/v2`, and `v1` read as kube-apiserver converts it, its CPU
+//!     target as a `Resource` metric) replica bounds, scale target reference (kind, name, an API group in its
+//!     `apiVersion` but for ReplicationControllers and unchanged references), metrics (one source per metric,
+//!     each source's required fields, the targets' types and positive values, scaling to zero only with an
+//!     Object or External metric) and behavior (policies' types, values and periods, stabilization windows
+//!     within 0-3600 s, select policies, non-negative tolerances), checked on the object with kube-apiserver's
+//!     defaults (which this server does not store);
 //!   - a Lease's duration (above 0) and transitions (not negative);
 //!   - a PodDisruptionBudget's `minAvailable` and `maxUnavailable` (not both, numbers or percentages up to
 //!     100%) and unhealthy pod eviction policy (checked before its metadata, as kube-apiserver does);
@@ -188,14 +209,14 @@
 //!   Not validated: every other field of these kinds (`envFrom`, volume devices, lifecycle hooks, the
 //!   fields of the other volume sources, init containers' probes and restart policies, a Windows user
 //!   name's domain and characters, the seccomp and AppArmor pod annotations,
-//!   a Job's selector being set (this server generates none, see
-//!   below), a ClusterRole's aggregation
+//!   a ClusterRole's aggregation
 //!   selectors, a Service's cluster IP range, node ports held by other Services (this server allocates no
 //!   node ports nor a health check node port), a gated Pod's node selector and affinity), the other
-//!   kinds' own rules (Ingresses,
-//!   HorizontalPodAutoscalers and the rest: their metadata only; a ServiceAccount has no rules but its
-//!   metadata's, which run), and the rules of
-//!   status updates. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
+//!   kinds' own rules (their metadata only; a ServiceAccount has no rules but its metadata's, which run),
+//!   an Ingress's status, a HorizontalPodAutoscaler's container resource names (`ValidateContainerResourceName`)
+//!   and an empty scaling `policies` list (the typed round trip reads `[]` as absent, so the defaults fill
+//!   it), an Ingress path's `pathType: ""` (read as absent: `Required`, where kube-apiserver says
+//!   `Unsupported value`), and the rules of status updates. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
 //!   template) the value is printed as the object's JSON (a container's security context with Go's field
 //!   names, but its nested structs other than the capabilities as their JSON), and the immutable spec messages of a
 //!   PersistentVolumeClaim and a Pod have no diff of the two specs.
@@ -280,8 +301,6 @@
 //!   an object other than status and scale: `pods/log`, `exec`, `attach`, `portforward`, `proxy`, `eviction`,
 //!   `binding`, `ephemeralcontainers` and `resize`, `serviceaccounts/token`,
 //!   `nodes/proxy`, `services/proxy`, `certificatesigningrequests/approval`.
-//! - A new Job gets no generated selector (`batch.kubernetes.io/controller-uid=<uid>`) and no matching pod
-//!   template labels; kube-apiserver adds both, so `kubectl get jobs -o wide` shows `<none>` as the selector here.
 //! - New PersistentVolumes and VolumeAttributesClasses get no protection finalizer
 //!   (`kubernetes.io/pv-protection`, `kubernetes.io/vac-protection`), so they are gone as soon as deleted.
 //! - `kubectl get` tables (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`) have kube-apiserver's columns

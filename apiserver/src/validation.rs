@@ -433,7 +433,8 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
         {
             pod_spec_defaults(&mut obj["spec"]["template"]["spec"]);
         }
-        ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => {
+        ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding")
+        | ("networking.k8s.io", "IngressClass") => {
             builtin::defaults(rt, obj);
         }
         ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {

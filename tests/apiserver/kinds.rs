@@ -75,7 +75,7 @@ async fn hpa_v1_reads_the_v2_object() {
     let v1_api: Api<v1::HorizontalPodAutoscaler> = Api::namespaced(client, "default");
     let hpa: v2::HorizontalPodAutoscaler = serde_json::from_value(serde_json::json!({
         "metadata": { "name": "h" },
-        "spec": { "maxReplicas": 3, "scaleTargetRef": { "kind": "Deployment", "name": "d" },
+        "spec": { "maxReplicas": 3, "scaleTargetRef": { "apiVersion": "apps/v1", "kind": "Deployment", "name": "d" },
                   "metrics": [{ "type": "Resource", "resource": { "name": "cpu",
                       "target": { "type": "Utilization", "averageUtilization": 60 } } }] },
     }))

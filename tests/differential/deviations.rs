@@ -47,50 +47,6 @@ async fn csrs_name_their_requestor_on_kube_apiserver_only() {
     );
 }
 
-/// kube-apiserver gives a new Job (without `manualSelector`) the selector
-/// `batch.kubernetes.io/controller-uid=<uid>` and labels its pod template to match; the in-memory server
-/// leaves both out, so the `-o wide` Selector cell of a Job's table row reads `<none>`.
-pub const JOB_SELECTOR: Deviation = Deviation {
-    name: "the selector kube-apiserver generates for a Job",
-    paths: &["jobs:/body/rows/*/cells/7"],
-};
-
-#[tokio::test]
-async fn jobs_get_a_generated_selector_on_kube_apiserver_only() {
-    let Some([memory, real]) = both("jobs_get_a_generated_selector_on_kube_apiserver_only").await
-    else {
-        return;
-    };
-    let mut selectors = Vec::new();
-    for (client, ns) in [memory, real] {
-        let mut t = Transcript::new(client);
-        let job = json!({
-            "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "once"},
-            "spec": {"template": {"spec": {
-                "restartPolicy": "Never", "containers": [{"name": "app", "image": "busybox:1"}],
-            }}},
-        });
-        let created = t
-            .post(
-                "create",
-                &format!("/apis/batch/v1/namespaces/{ns}/jobs"),
-                &job,
-            )
-            .await;
-        let uid = created["metadata"]["uid"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        selectors.push((created["spec"]["selector"].clone(), uid));
-    }
-    assert_eq!(selectors[0].0, Value::Null, "in-memory: no selector");
-    assert_eq!(
-        selectors[1].0,
-        json!({"matchLabels": {"batch.kubernetes.io/controller-uid": selectors[1].1}}),
-        "kube-apiserver: the uid's selector"
-    );
-}
-
 /// A write to `/status` that also changes metadata: neither server applies the change, but kube-apiserver
 /// records the metadata fields in the status entry of `managedFields` (custom resources reset only `spec`);
 /// the in-memory server records only `status`.

@@ -18,8 +18,8 @@ fn jobs(ns: &str) -> String {
     format!("/apis/batch/v1/namespaces/{ns}/jobs")
 }
 
-/// Keeps only the status of the last answer: the rest of a Job differs by the selector kube-apiserver
-/// generates (`JOB_SELECTOR`), which this scenario is not about. A new Job's empty status is absent in memory
+/// Keeps only the status of the last answer: the rest of a Job (its defaults, its uid in the generated
+/// selector) is not what this scenario is about. A new Job's empty status is absent in memory
 /// and `{}` on kube-apiserver (`EMPTY_BUILTIN_STATUS`): both are recorded as `{}`, so every played status is
 /// still compared whole.
 fn status_only(t: &mut Transcript) {

@@ -20,8 +20,6 @@
 //!   the status entry of managedFields on kube-apiserver only.
 //! - `CONTINUE_TOKEN_ERROR`: the message of an invalid `continue` token ends with the token, not Go's JSON
 //!   decoding error.
-//! - `JOB_SELECTOR`: kube-apiserver gives a new Job the selector `batch.kubernetes.io/controller-uid=<uid>`
-//!   (and its pod template the labels); the in-memory server does not, so a Job's wide Selector cell differs.
 //! - `CSR_REQUESTOR`: kube-apiserver records the requesting user in a CertificateSigningRequest's
 //!   `spec.username`; the in-memory server authenticates no one, so the table's Requestor cell is empty.
 //! - A custom resource's object in protobuf: kube-apiserver 1.35 fails the request without an answer (a nil
@@ -131,6 +129,9 @@ mod dry_run;
 mod e2e_behaviours;
 mod field_validation;
 mod hook_server;
+mod hpa_validation;
+mod ingress_validation;
+mod job_selector;
 mod jobs;
 mod kinds;
 mod lifecycle;

@@ -3,6 +3,7 @@
 
 mod delete;
 mod gc;
+mod job_selector;
 mod marking;
 mod metadata;
 mod options;

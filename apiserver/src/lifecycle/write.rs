@@ -7,6 +7,7 @@ use k8s_openapi::jiff::Timestamp;
 use serde_json::{Value, json};
 
 use super::gc::{Task, remove, run};
+use super::job_selector;
 use super::metadata::{
     check_content, comparable, field_schema, finalizers, is_deleting, meta, meta_mut, name_causes,
     namespace_check, owner_reference_causes, scope, spec_content,
@@ -110,6 +111,14 @@ pub fn create(
         // Defaulted on decoding when the name is given, so the creator owns it.
         name_label(&mut obj, &name);
     }
+    let uid = state.ids.uid();
+    // A Job's selector is generated (from its uid) before validation and after field management.
+    let generated = if job_selector::is_job(rt) {
+        meta_mut(&mut obj).insert("uid".into(), json!(uid));
+        job_selector::generate(&mut obj, &uid)
+    } else {
+        None
+    };
     let warnings = check_content(rt, &mut obj, None, opts, &name)?;
     if rt.custom_resource_definition() {
         crd::status::defaults(&mut obj);
@@ -117,7 +126,6 @@ pub fn create(
         crd::validate(&obj, &name)?;
     }
     {
-        let uid = state.ids.uid();
         let m = meta_mut(&mut obj);
         m.insert("uid".into(), json!(uid));
         m.insert("creationTimestamp".into(), json!(now));
@@ -126,15 +134,21 @@ pub fn create(
         }
     }
     if !opts.applied {
+        let mut seen = generated.as_ref().map(|g| g.without(&obj));
         managed_fields::update(
             None,
-            &mut obj,
+            seen.as_mut().unwrap_or(&mut obj),
             &opts.manager,
             &rt.api_version(),
             scope(rt, opts.part),
             field_schema(rt).as_ref(),
             &now,
         );
+        if let Some(fields) =
+            seen.and_then(|mut s| s["metadata"].as_object_mut()?.remove("managedFields"))
+        {
+            meta_mut(&mut obj).insert("managedFields".into(), fields);
+        }
     }
     if is_namespace {
         // Set by the namespace strategy after the field manager ran: nobody owns them (nor the name label of a

@@ -15,14 +15,72 @@ const IMMUTABLE: &str = "field is immutable";
 /// `ValidateJob`.
 pub(super) fn job(obj: &Value) -> Errors {
     let mut errs = meta::object(obj);
+    errs.extend(generated_selector(obj, true));
     errs.extend(job_spec(&obj["spec"], "spec"));
+    errs
+}
+
+/// `validateGeneratedSelector`: unless `manualSelector`, the template has the labels the server generated
+/// (the `batch.kubernetes.io/` ones with `prefixed`: on create, and on update when the stored template has
+/// them) and the selector selects them.
+fn generated_selector(obj: &Value, prefixed: bool) -> Errors {
+    let mut errs = Errors::new();
+    let spec = &obj["spec"];
+    if spec["manualSelector"] == true || spec["selector"].is_null() {
+        return errs;
+    }
+    let uid = obj["metadata"]["uid"].as_str().unwrap_or("");
+    let name = obj["metadata"]["name"].as_str().unwrap_or("");
+    if uid.is_empty() {
+        errs.push(FieldError::required("metadata.uid", ""));
+    }
+    let labels = &spec["template"]["metadata"]["labels"];
+    let mut expected = serde_json::Map::new();
+    for (key, value) in [
+        ("controller-uid", uid),
+        ("job-name", name),
+        ("batch.kubernetes.io/controller-uid", uid),
+        ("batch.kubernetes.io/job-name", name),
+    ] {
+        if !prefixed && key.starts_with("batch.kubernetes.io/") {
+            continue;
+        }
+        let path = format!("spec.template.metadata.labels[{key}]");
+        match labels[key].as_str() {
+            None => errs.push(FieldError::required(path, format!("must be '{value}'"))),
+            Some(actual) if actual != value => errs.push(FieldError::invalid_printed(
+                path,
+                go_json(labels),
+                format!("must be '{value}'"),
+            )),
+            Some(_) => {}
+        }
+        expected.insert(key.into(), Value::String(value.into()));
+    }
+    if LabelSelector::from_label_selector(&spec["selector"])
+        .is_ok_and(|s| !s.matches(Some(&expected)))
+    {
+        errs.push(FieldError::invalid_printed(
+            "spec.selector",
+            meta::selector_json(&spec["selector"]),
+            "`selector` not auto-generated",
+        ));
+    }
     errs
 }
 
 /// `ValidateJobUpdate`.
 pub(super) fn job_update(obj: &Value, old: &Value) -> Errors {
-    let mut errs = meta::object_update(obj);
     let (spec, old_spec) = (&obj["spec"], &old["spec"]);
+    // The strategy runs `ValidateJob` (the prefixed labels required if the stored template has them), then
+    // `ValidateJobUpdate`, which checks the spec again: a broken spec rule is reported twice.
+    let old_labels = &old_spec["template"]["metadata"]["labels"];
+    let prefixed = !old_labels["batch.kubernetes.io/job-name"].is_null()
+        && !old_labels["batch.kubernetes.io/controller-uid"].is_null();
+    let mut errs = meta::object(obj);
+    errs.extend(generated_selector(obj, prefixed));
+    errs.extend(job_spec(spec, "spec"));
+    errs.extend(meta::object_update(obj));
     errs.extend(job_spec(spec, "spec"));
     let immutable = |field: &str| {
         let (new, before) = (
@@ -91,20 +149,22 @@ fn drop_empty_objects(v: Value) -> Value {
     }
 }
 
-/// `ValidateJobSpec`: the template (with the Job's restart policies), then the selector where one is set (this
-/// server generates none; see the crate docs) and whether it matches the template's labels.
+/// `ValidateJobSpec`: the template (with the Job's restart policies), then the selector (required: generated on
+/// create unless `manualSelector`) and whether it matches the template's labels.
 fn job_spec(spec: &Value, path: &str) -> Errors {
     let mut errs = job_template_spec(spec, path);
     let selector = &spec["selector"];
-    // A selector of the user's own (`manualSelector`); kube-apiserver replaces any other by its own.
-    if spec["manualSelector"] == true {
+    if selector.is_null() {
+        errs.push(FieldError::required(format!("{path}.selector"), ""));
+    } else {
         errs.extend(super::meta::label_selector(
             selector,
             &format!("{path}.selector"),
         ));
     }
-    if selector.is_object()
-        && LabelSelector::from_label_selector(selector)
+    // A missing selector selects nothing (`LabelSelectorAsSelector(nil)`), so it does not match either.
+    if selector.is_null()
+        || LabelSelector::from_label_selector(selector)
             .is_ok_and(|s| !s.matches(spec["template"]["metadata"]["labels"].as_object()))
     {
         errs.push(FieldError::invalid_printed(

@@ -69,6 +69,27 @@ pub(super) fn dns1123_subdomain(value: &str) -> Vec<String> {
     errs
 }
 
+/// `IsWildcardDNS1123Subdomain`: `*.` followed by a DNS subdomain.
+pub(super) fn wildcard_dns1123_subdomain(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 253 {
+        errs.push(max_len_error(253));
+    }
+    let matches = value
+        .strip_prefix("*.")
+        .is_some_and(|rest| !rest.is_empty() && is_dns1123_subdomain(rest));
+    if !matches {
+        let fmt = format!(r"\*\.{DNS1123_SUBDOMAIN_FMT}");
+        errs.push(regex_error(
+            "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must \
+             consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character",
+            &fmt,
+            &["*.example.com"],
+        ));
+    }
+    errs
+}
+
 /// `IsDNS1035Label`.
 pub(super) fn dns1035_label(value: &str) -> Vec<String> {
     let mut errs = Vec::new();

@@ -7,12 +7,14 @@
 //! stored object on update. Names, owner references and finalizers are checked by the write pipeline.
 
 mod apps;
+mod autoscaling;
 mod batch;
 mod container;
 mod coordination;
 mod core;
 mod field;
 mod formats;
+mod ingress;
 mod ip;
 mod meta;
 mod networking;
@@ -82,6 +84,11 @@ fn kind_errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Er
         ("apps", "StatefulSet", _) => app(Kind::StatefulSet),
         ("policy", "PodDisruptionBudget", old) => policy::pod_disruption_budget(obj, old.is_some()),
         ("networking.k8s.io", "NetworkPolicy", old) => networking::network_policy(obj, old),
+        ("autoscaling", "HorizontalPodAutoscaler", old) => {
+            autoscaling::horizontal_pod_autoscaler(obj, old)
+        }
+        ("networking.k8s.io", "Ingress", old) => ingress::ingress(obj, old),
+        ("networking.k8s.io", "IngressClass", old) => ingress::ingress_class(obj, old),
         ("coordination.k8s.io", "Lease", old) => coordination::lease(obj, old.is_some()),
         ("batch", "Job", None) => batch::job(obj),
         ("batch", "Job", Some(old)) => batch::job_update(obj, old),
@@ -138,12 +145,23 @@ pub(crate) fn keep_namespace_finalizers(rt: &ResourceType, new: &mut Value, old:
     }
 }
 
-/// The defaults of the kinds whose rules need them: a binding's `roleRef` group and its subjects' groups.
+/// The defaults of the kinds whose rules need them: a binding's `roleRef` group and its subjects' groups, an
+/// IngressClass's parameters' scope.
 pub(crate) fn defaults(rt: &ResourceType, obj: &mut Value) {
     if rt.group == "rbac.authorization.k8s.io"
         && matches!(rt.kind.as_str(), "RoleBinding" | "ClusterRoleBinding")
     {
         rbac::binding_defaults(obj);
+    }
+    // `SetDefaults_IngressClass`: parameters without a scope are cluster-scoped.
+    if rt.group == "networking.k8s.io"
+        && rt.kind == "IngressClass"
+        && let Some(params) = obj
+            .pointer_mut("/spec/parameters")
+            .and_then(Value::as_object_mut)
+        && !params.contains_key("scope")
+    {
+        params.insert("scope".into(), Value::String("Cluster".into()));
     }
 }
 
