@@ -43,6 +43,9 @@ impl Settings {
     }
 }
 
+/// What a controller does with each key a pass tracks, as the pass tracks it.
+pub(crate) type TrackHook = Arc<dyn Fn(&TrackKey) + Send + Sync>;
+
 /// The per-pass context handed to every step.
 pub struct Context {
     stash: Stash,
@@ -77,6 +80,8 @@ pub struct Context {
     written: Arc<Written>,
     /// The step of a [`Sequence`](crate::Sequence) last started, named when a pass is cut by its timeout.
     step: Option<String>,
+    /// Told of each key this pass tracks, before the read it guards (see [`TrackHook`]).
+    on_track: Option<TrackHook>,
     /// The member that owns the parent in a sharded operator (its shard label), copied onto its children.
     shard: Option<String>,
 }
@@ -126,6 +131,7 @@ impl Context {
             echo_every_write: false,
             written: Arc::default(),
             step: None,
+            on_track: None,
             shard: None,
         }
     }
@@ -149,6 +155,12 @@ impl Context {
     /// Shares `written` with the other passes of a reconciler.
     pub(crate) fn with_written(mut self, written: Arc<Written>) -> Self {
         self.written = written;
+        self
+    }
+
+    /// Tells `hook` of every key the pass tracks, before its read (see [`TrackHook`]).
+    pub(crate) fn with_on_track(mut self, hook: Option<TrackHook>) -> Self {
+        self.on_track = hook;
         self
     }
 
@@ -346,6 +358,13 @@ impl Context {
     /// Tracks an object or selection explicitly.
     pub fn track(&mut self, key: TrackKey) {
         if !self.tracks.contains(&key) {
+            // The controller tracks it now, before the read that follows: a change after this reaches the
+            // parent, and one before it is in what the read returns (the cache holds an object before its
+            // change is broadcast). Recorded only at the end of the pass, a change during the pass to an
+            // object the parent had not tracked before was lost.
+            if let Some(hook) = &self.on_track {
+                hook(&key);
+            }
             self.tracks.push(key);
         }
     }

@@ -393,7 +393,8 @@ impl<P: ParentKind> Reconciler<P> {
         caches: &Caches,
         dispatcher: Arc<dyn Dispatcher>,
     ) -> Pass {
-        self.run_pass_until(parent, caches, dispatcher, None).await
+        self.run_pass_until(parent, caches, dispatcher, None, None)
+            .await
     }
 
     /// [`run_pass`](Self::run_pass), with the operator's shutdown signal for steps that await
@@ -404,9 +405,10 @@ impl<P: ParentKind> Reconciler<P> {
         caches: &Caches,
         dispatcher: Arc<dyn Dispatcher>,
         shutdown: Option<tokio::sync::watch::Receiver<bool>>,
+        on_track: Option<crate::context::TrackHook>,
     ) -> Pass {
         let now = (self.clock)();
-        self.run_pass_at(parent, caches, dispatcher, shutdown, now)
+        self.run_pass_at(parent, caches, dispatcher, shutdown, now, on_track)
             .await
     }
 
@@ -419,6 +421,7 @@ impl<P: ParentKind> Reconciler<P> {
         dispatcher: Arc<dyn Dispatcher>,
         shutdown: Option<tokio::sync::watch::Receiver<bool>>,
         now: Timestamp,
+        on_track: Option<crate::context::TrackHook>,
     ) -> Pass {
         // The parent's watch may have delivered a write since the pass was queued: the status the previous pass
         // wrote, say, whose event also cleared the memory of that write. The pass runs on the newest copy.
@@ -438,7 +441,8 @@ impl<P: ParentKind> Reconciler<P> {
         .with_shutdown(shutdown)
         .with_echoes(self.echoes.clone(), self.echo_every_write)
         .with_written(self.written.clone())
-        .with_shard(crate::sharding::shard_of(parent.meta()).map(str::to_string));
+        .with_shard(crate::sharding::shard_of(parent.meta()).map(str::to_string))
+        .with_on_track(on_track);
         let mut working = parent.clone();
         // The cache may not show the status the previous pass wrote yet: start from what was written.
         if let Some(written) = self.own_status.newer_than_cached(parent)

@@ -366,6 +366,17 @@ impl<P: Resource<DynamicType = ()>> Tracker<P> {
         index.by_parent.insert(parent, held.into_boxed_slice());
     }
 
+    /// Adds `key` to what `parent` tracks, keeping the rest (a pass tracks each key as it reads it;
+    /// [`set`](Self::set) at its end drops what it no longer read).
+    pub fn add(&self, parent: &ObjectRef<P>, key: &TrackKey) {
+        let mut keys = self.tracked_by(parent);
+        if keys.contains(key) {
+            return;
+        }
+        keys.push(key.clone());
+        self.set(parent.clone(), keys);
+    }
+
     /// Forgets a parent (it was deleted).
     pub fn forget(&self, parent: &ObjectRef<P>) {
         let key = parent_key(parent);

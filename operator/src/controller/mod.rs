@@ -511,6 +511,11 @@ async fn pass<P: ParentKind>(
     // Every log line of the pass says which parent and why it runs.
     let span = tracing::info_span!("pass", parent = %obj_ref, why = %why);
     tracing::debug!(parent = %obj_ref, why = %why, "reconciling");
+    // What the pass tracks is tracked as it reads it, so that a change during the pass reaches the parent.
+    let on_track: crate::context::TrackHook = {
+        let (tracker, parent) = (shared.tracker.clone(), obj_ref.clone());
+        Arc::new(move |key: &crate::tracker::TrackKey| tracker.add(&parent, key))
+    };
     let pass = shared
         .reconciler
         .run_pass_until(
@@ -518,6 +523,7 @@ async fn pass<P: ParentKind>(
             &shared.caches,
             shared.dispatcher.clone(),
             shared.stop.get().cloned(),
+            Some(on_track),
         )
         .instrument(span)
         .await;

@@ -284,7 +284,7 @@ impl TestEnv {
         let pass = match &found {
             Some(p) => Some(
                 reconciler
-                    .run_pass_at(p, &self.caches, dispatcher, None, self.now())
+                    .run_pass_at(p, &self.caches, dispatcher, None, self.now(), None)
                     .await,
             ),
             None => None,
