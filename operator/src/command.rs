@@ -236,6 +236,8 @@ pub struct ApiDispatcher {
     /// The field manager of writes that are not applies (create, update, patch, status), so managed fields
     /// name the controller instead of `unknown`.
     field_manager: String,
+    /// Send every write as a server-side dry run (`dryRun=All`) and record no events.
+    dry_run: bool,
 }
 
 impl std::fmt::Debug for ApiDispatcher {
@@ -255,11 +257,28 @@ impl ApiDispatcher {
             recorder: Recorder::new(client.clone(), reporter),
             client,
             field_manager: controller.to_string(),
+            dry_run: false,
         }
+    }
+
+    /// The same dispatcher sending every write as a server-side dry run (`dryRun=All`): the server
+    /// validates and admits each write and answers with the object it would store, but stores nothing.
+    /// Events are not recorded and the write metrics are not counted.
+    pub fn dry_run(mut self) -> Self {
+        self.dry_run = true;
+        self
+    }
+
+    /// Whether writes are sent as server-side dry runs.
+    pub fn is_dry_run(&self) -> bool {
+        self.dry_run
     }
 
     async fn run(&self, command: &Command) -> Result<Option<Answer>> {
         let out = self.send(command).await?;
+        if self.dry_run {
+            return Ok(out);
+        }
         let metrics = crate::metrics::Metrics::global();
         match command {
             Command::Event(ev) => metrics.event(&self.field_manager, ev.warning),
@@ -298,12 +317,14 @@ impl ApiDispatcher {
 
     async fn send(&self, command: &Command) -> Result<Option<Answer>> {
         let ctx = |what: &str, t: &Target| format!("{what} {t}");
+        let dry_run = self.dry_run;
         let post_params = PostParams {
             field_manager: Some(self.field_manager.clone()),
-            ..PostParams::default()
+            dry_run,
         };
         let patch_params = PatchParams {
             field_manager: Some(self.field_manager.clone()),
+            dry_run,
             ..PatchParams::default()
         };
         let out = match command {
@@ -315,7 +336,7 @@ impl ApiDispatcher {
                 let params = match field_manager {
                     Some(manager) => PostParams {
                         field_manager: Some(manager.clone()),
-                        ..PostParams::default()
+                        dry_run,
                     },
                     None => post_params,
                 };
@@ -336,6 +357,7 @@ impl ApiDispatcher {
             } => {
                 let mut pp = PatchParams::apply(field_manager);
                 pp.force = *force;
+                pp.dry_run = dry_run;
                 let req = target
                     .request()
                     .patch(&target.name, &pp, &Patch::Apply(object.raw()));
@@ -369,6 +391,7 @@ impl ApiDispatcher {
             }
             Command::Delete { target, uid } => {
                 let dp = DeleteParams {
+                    dry_run,
                     preconditions: uid.as_ref().map(|u| Preconditions {
                         uid: Some(u.clone()),
                         resource_version: None,
@@ -403,6 +426,8 @@ impl ApiDispatcher {
                         .map_err(|e| Error::kube(ctx("write status of", target), e))?,
                 )
             }
+            // A dry run records nothing, events included.
+            Command::Event(_) if dry_run => None,
             Command::Event(ev) => {
                 let event = Event {
                     type_: if ev.warning {

@@ -1,6 +1,7 @@
 //! The reconciler runtime driving real controllers on the in-memory API server.
 
 mod converge;
+mod dry_run;
 mod dynamic;
 mod echoes;
 mod explore;
