@@ -31,10 +31,11 @@
 
 mod cluster;
 mod latency;
+mod process;
 mod requests;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -46,6 +47,7 @@ use kubewright_envtest::{Assets, ControlPlane};
 use serde_json::{Value, json};
 
 use latency::{median, patch_latencies, percentile};
+use process::{QUEUE_WAIT, free_port, metric_sums, metrics_page, passes, spawn, stop, usage};
 use requests::{delta, describe, is_write, list_counts, request_counts, write_durations};
 
 /// Options of `cargo xtask bench-cluster`.
@@ -683,89 +685,6 @@ fn parents_api(client: &Client, example: Example, version: &str) -> Api<DynamicO
     Api::namespaced_with(client.clone(), NAMESPACE, &resource)
 }
 
-/// Starts the operator on `kubeconfig`, serving its metrics on `metrics_port` when given.
-fn spawn(binary: &Path, kubeconfig: &Path, metrics_port: Option<u16>) -> anyhow::Result<Child> {
-    let mut command = Command::new(binary);
-    command.arg("--kubeconfig").arg(kubeconfig);
-    if let Some(port) = metrics_port {
-        command.arg(format!("--metrics-bind-address=127.0.0.1:{port}"));
-    }
-    command
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .context("starting the operator")
-}
-
-/// A local TCP port free now.
-fn free_port() -> anyhow::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
-}
-
-/// The time passes waited in the operator's work queue and how many, and the time passes took and how many:
-/// the metrics controller-runtime and this framework both expose.
-const QUEUE_WAIT: [&str; 4] = [
-    "workqueue_queue_duration_seconds_sum",
-    "workqueue_queue_duration_seconds_count",
-    "controller_runtime_reconcile_time_seconds_sum",
-    "controller_runtime_reconcile_time_seconds_count",
-];
-
-/// The passes the operator ran so far, all controllers and results together, from its own metrics
-/// (`controller_runtime_reconcile_total`).
-async fn passes(port: u16) -> anyhow::Result<u64> {
-    let [total] = metric_sums(port, ["controller_runtime_reconcile_total"]).await?;
-    Ok(total as u64)
-}
-
-/// The operator's metrics page.
-async fn metrics_page(port: u16) -> anyhow::Result<String> {
-    use http_body_util::BodyExt;
-    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-        .build_http::<http_body_util::Empty<bytes::Bytes>>();
-    let uri: http::Uri = format!("http://127.0.0.1:{port}/metrics").parse()?;
-    let response = client
-        .get(uri)
-        .await
-        .context("reading the operator's metrics")?;
-    let body = response.into_body().collect().await?.to_bytes();
-    Ok(String::from_utf8_lossy(&body).into_owned())
-}
-
-/// The sum over every series of each named metric of the operator's (`name{...} value` or `name value`).
-async fn metric_sums<const N: usize>(port: u16, names: [&str; N]) -> anyhow::Result<[f64; N]> {
-    let text = metrics_page(port).await?;
-    let mut sums = [0.0; N];
-    for line in text.lines() {
-        for (name, sum) in names.iter().zip(sums.iter_mut()) {
-            let Some(rest) = line.strip_prefix(name) else {
-                continue;
-            };
-            if (rest.starts_with('{') || rest.starts_with(' '))
-                && let Some(value) = line.rsplit(' ').next()
-            {
-                *sum += value.parse::<f64>().context("a metric's value")?;
-            }
-        }
-    }
-    Ok(sums)
-}
-
-/// SIGTERM, then wait for the process to end.
-fn stop(child: &mut Child) -> anyhow::Result<()> {
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()?;
-    if !status.success() {
-        bail!("kill -TERM {} failed", child.id());
-    }
-    child.wait()?;
-    Ok(())
-}
-
 /// Waits until every parent's status describes its generation and names its children, following the parents
 /// with one watch (a list of every parent every few milliseconds would cost the API server, on the same cores,
 /// more than the operator does at 10,000 parents); returns the lists and watches that took (the benchmark's own
@@ -808,24 +727,4 @@ async fn wait_converged(
         }
     }
     Ok((lists, lists))
-}
-
-/// CPU seconds and memory of a process, from `/proc`.
-struct Usage {
-    cpu: f64,
-    peak_mib: f64,
-    rss_mib: f64,
-}
-
-fn usage(pid: u32) -> anyhow::Result<Usage> {
-    let process = procfs::process::Process::new(pid as i32)?;
-    let stat = process.stat()?;
-    let ticks = procfs::ticks_per_second() as f64;
-    let status = process.status()?;
-    let kib = |v: Option<u64>| v.unwrap_or(0) as f64 / 1024.0;
-    Ok(Usage {
-        cpu: (stat.utime + stat.stime) as f64 / ticks,
-        peak_mib: kib(status.vmhwm),
-        rss_mib: kib(status.vmrss),
-    })
 }
