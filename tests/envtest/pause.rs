@@ -68,7 +68,17 @@ async fn a_paused_webapp_gets_no_write_from_the_operator_on_kube_apiserver() {
             .map(|e| format!("{} {}", e.method, e.path))
             .collect()
     };
-    let before = writes();
+    // The Paused condition can be read back before the recording client logs the answer to the write that
+    // set it: wait until the log settles, so that write counts as before the spec change.
+    let mut before = writes();
+    loop {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let now = writes();
+        if now == before {
+            break;
+        }
+        before = now;
+    }
     apps.patch(
         "web",
         &PatchParams::default(),
