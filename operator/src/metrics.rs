@@ -18,6 +18,9 @@
 //! | `operator_writes_total` | `controller`, `verb`, `kind` | writes the controllers made |
 //! | `operator_events_total` | `controller`, `type` | events the controllers recorded |
 //! | `operator_child_corrections_total` | `controller`, `kind` | children updated to match their desired state (drifted, or their parent changed) |
+//! | `operator_shard_parents` | `kind`, `shard` | parents each member of a sharded group owns, as the assigner last counted (on the replica that assigns) |
+//! | `operator_shard_moves_total` | `kind`, `move` | the assigner's moves: `assign`, `drain`, `cancel`, `reassign` |
+//! | `operator_shard_handovers_total` | `controller` | parents this member handed over when asked (the drain label) |
 //!
 //! One registry per process, as controller-runtime's: [`Metrics::global`].
 //!
@@ -66,6 +69,9 @@ pub struct Metrics {
     corrections: Family<Labels, Counter>,
     foreign_not_ready: Family<Labels, Gauge>,
     certificate_reloads: Family<Labels, Counter>,
+    shard_parents: Family<Labels, Gauge>,
+    shard_moves: Family<Labels, Counter>,
+    handovers: Family<Labels, Counter>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -108,7 +114,25 @@ impl Metrics {
             corrections: Family::default(),
             foreign_not_ready: Family::default(),
             certificate_reloads: Family::default(),
+            shard_parents: Family::default(),
+            shard_moves: Family::default(),
+            handovers: Family::default(),
         };
+        registry.register(
+            "operator_shard_parents",
+            "Parents each member of a sharded group owns, as the assigner last counted",
+            m.shard_parents.clone(),
+        );
+        registry.register(
+            "operator_shard_moves",
+            "Moves of parents between the members of a sharded group, by the assigner",
+            m.shard_moves.clone(),
+        );
+        registry.register(
+            "operator_shard_handovers",
+            "Parents this member handed over to another when asked",
+            m.handovers.clone(),
+        );
         // Counters are registered without `_total`: the OpenMetrics encoding adds it.
         let r = &mut registry;
         r.register(
@@ -299,6 +323,34 @@ impl Metrics {
                 ("method", method.to_string()),
             ])
             .inc();
+    }
+
+    pub(crate) fn handed_over(&self, controller: &str) {
+        self.handovers
+            .get_or_create(&vec![("controller", controller.to_string())])
+            .inc();
+    }
+
+    pub(crate) fn shard_moves(&self, kind: &str, what: &str, n: usize) {
+        self.shard_moves
+            .get_or_create(&vec![
+                ("kind", kind.to_string()),
+                ("move", what.to_string()),
+            ])
+            .inc_by(n as u64);
+    }
+
+    /// Sets the parents of `kind` each member owns; members no longer counted drop to 0.
+    pub(crate) fn shard_parents(
+        &self,
+        kind: &str,
+        counts: &std::collections::BTreeMap<String, usize>,
+    ) {
+        for (shard, n) in counts {
+            self.shard_parents
+                .get_or_create(&vec![("kind", kind.to_string()), ("shard", shard.clone())])
+                .set(i64::try_from(*n).unwrap_or(i64::MAX));
+        }
     }
 
     pub(crate) fn leading(&self, lease: &str, leading: bool) {

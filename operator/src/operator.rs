@@ -13,6 +13,8 @@ use crate::controller::{Backoff, Runner};
 use crate::leader::{Elector, LeaderElection, LeaderElectionError};
 use crate::metrics::Metrics;
 use crate::reconciler::{ParentKind, Reconciler};
+use crate::reconcilers::{Role, WiredKind};
+use crate::sharding::{Gate, MemberLease, MembershipLost, ShardedKinds, Sharding, ShardingError};
 
 /// Runs any number of controllers over one set of shared caches until shutdown.
 ///
@@ -45,6 +47,12 @@ pub struct Operator {
     timeout: Option<Duration>,
     /// The resync period of controllers added later that set none.
     resync: Option<Duration>,
+    /// Sharded across replicas instead of leader election, when set.
+    sharding: Option<Sharding>,
+    /// Each controller's kinds, as sharding sees them.
+    sharded_kinds: Vec<ShardedKinds>,
+    /// Tells the controllers which parents are this member's (open when not sharded).
+    gate: Gate,
 }
 
 type ListProbe = Box<
@@ -97,6 +105,9 @@ impl Operator {
             lists: None,
             timeout: None,
             resync: None,
+            sharding: None,
+            sharded_kinds: Vec::new(),
+            gate: Gate::default(),
         }
     }
 
@@ -170,8 +181,23 @@ impl Operator {
         reconciler.timeout = reconciler.timeout.or(self.timeout);
         reconciler.resync = reconciler.resync.or(self.resync);
         let name = reconciler.name().to_string();
-        self.twice
-            .extend(reconciler.wiring().declared_twice().iter().cloned());
+        let wiring = reconciler.wiring();
+        self.twice.extend(wiring.declared_twice().iter().cloned());
+        self.sharded_kinds.push(ShardedKinds {
+            parents: kube::api::ApiResource::erase::<P>(&()),
+            children: wiring
+                .kinds()
+                .iter()
+                .filter(|k| k.role == Role::Owned)
+                .map(WiredKind::api_resource)
+                .collect(),
+            shared: wiring
+                .kinds()
+                .iter()
+                .filter(|k| k.role != Role::Owned)
+                .map(|k| (k.api_version.clone(), k.kind.clone()))
+                .collect(),
+        });
         if let Some(runner) = crate::controller::runner(
             &self.client,
             &self.caches,
@@ -179,6 +205,7 @@ impl Operator {
             self.backoff,
             self.retry_rate,
             self.health.clone(),
+            self.gate.clone(),
         ) {
             self.names.push(name);
             self.runners.push(runner);
@@ -217,6 +244,23 @@ impl Operator {
     /// only the one holding the Lease reconciles.
     pub fn leader_election(mut self, election: LeaderElection) -> Self {
         self.leader = Some(election);
+        self
+    }
+
+    /// Shards the parents across the replicas of `sharding`'s group instead of electing a leader
+    /// ([`crate::sharding`]): each replica holds a membership Lease, caches only the parents labelled with its
+    /// identity and their children, and reconciles only those; the replica holding the group's assigner Lease
+    /// assigns parents to live members and moves them when membership changes, each move handed over by the
+    /// old owner (or, for a dead one, after its Lease expired), so no parent has two writers.
+    ///
+    /// ```no_run
+    /// # use kubewright::{Operator, sharding::Sharding};
+    /// # async fn demo(client: kube::Client) {
+    /// let operator = Operator::new(client).sharding(Sharding::new("db-operator", "ops"));
+    /// # }
+    /// ```
+    pub fn sharding(mut self, sharding: Sharding) -> Self {
+        self.sharding = Some(sharding);
         self
     }
 
@@ -285,6 +329,9 @@ impl Operator {
             twice,
             probe,
             lists,
+            sharding,
+            sharded_kinds,
+            gate,
             ..
         } = self;
         if let Some(e) = invalid.into_iter().next() {
@@ -297,9 +344,41 @@ impl Operator {
         // a cache that never fills.
         caches.check_served().await?;
         let mut elector = match leader {
+            Some(_) if sharding.is_some() => {
+                return Err(RunError::Sharding(ShardingError::WithLeaderElection));
+            }
             Some(election) => {
                 election.validate()?;
                 Some(Elector::new(client.clone(), election))
+            }
+            None => None,
+        };
+        // A sharded member narrows its caches and joins its group before any cache starts.
+        let (assign_stop, assign_stopped) = watch::channel(false);
+        let mut assigning = tokio::task::JoinSet::new();
+        let mut member = match sharding {
+            Some(config) => {
+                let mut kinds: Vec<String> = sharded_kinds
+                    .iter()
+                    .map(|k| format!("{}.{}", k.parents.plural, k.parents.group))
+                    .collect();
+                kinds.dedup();
+                let config = config.with_kinds(kinds);
+                let member =
+                    crate::sharding::start(&client, &caches, &gate, &config, &sharded_kinds)
+                        .await
+                        .map_err(|e| match e {
+                            crate::sharding::StartError::Sharding(e) => RunError::Sharding(e),
+                            crate::sharding::StartError::Cache(e) => RunError::CacheOptions(e),
+                        })?;
+                assigning.spawn(crate::sharding::assign(
+                    client.clone(),
+                    config,
+                    sharded_kinds,
+                    caches.namespaces().to_vec(),
+                    assign_stopped,
+                ));
+                Some(member)
             }
             None => None,
         };
@@ -362,7 +441,7 @@ impl Operator {
                 tracing::info!("shutdown requested");
                 None
             }
-            lost = hold(&mut elector) => Some(lost),
+            lost = hold(&mut elector, &mut member) => Some(lost),
             _ = async {
                 if controllers == 0 {
                     std::future::pending::<()>().await;
@@ -390,7 +469,7 @@ impl Operator {
                         }
                         None
                     }
-                    lost = hold(&mut elector) => Some(lost),
+                    lost = hold(&mut elector, &mut member) => Some(lost),
                 }
             }
         };
@@ -400,8 +479,11 @@ impl Operator {
         if let Some(elector) = &elector {
             Metrics::global().leading(elector.config().name(), false);
         }
-        let result = match (lost, &mut elector) {
-            (Some(lost), Some(elector)) => {
+        // The assigner stops (releasing its Lease) before this member leaves the group.
+        let _ = assign_stop.send(true);
+        while assigning.join_next().await.is_some() {}
+        let result = match (lost, &mut elector, &mut member) {
+            (Some(Lost::Leader(lost)), Some(elector), _) => {
                 tracing::error!(lease = %elector.config().name(), reason = %lost, "leadership lost; stopped every controller");
                 Err(RunError::LeadershipLost {
                     lease: format!(
@@ -412,22 +494,44 @@ impl Operator {
                     reason: lost.to_string(),
                 })
             }
-            (_, Some(elector)) => {
+            (Some(Lost::Member(lost)), _, Some(member)) => {
+                tracing::error!(lease = %member.lease(), reason = %lost, "membership lost; stopped every controller");
+                Err(RunError::MembershipLost {
+                    lease: member.lease(),
+                    reason: lost.to_string(),
+                })
+            }
+            (_, Some(elector), _) => {
                 elector.release().await;
                 Ok(())
             }
-            (_, None) => Ok(()),
+            (_, None, Some(member)) => {
+                // Every controller stopped: the others may take this member's parents at once.
+                member.release().await;
+                Ok(())
+            }
+            (_, None, None) => Ok(()),
         };
         stopped(watches, health).await;
         result
     }
 }
 
-/// Renews the Lease while this replica leads; without leader election, never resolves.
-async fn hold(elector: &mut Option<Elector>) -> crate::leader::Lost {
-    match elector {
-        Some(elector) => elector.hold().await,
-        None => std::future::pending().await,
+/// Why a replica stopped holding what lets it write.
+enum Lost {
+    /// The leader's Lease.
+    Leader(crate::leader::Lost),
+    /// A sharded member's membership Lease.
+    Member(MembershipLost),
+}
+
+/// Renews the leader's Lease while this replica leads, or a sharded member's membership Lease; without
+/// either, never resolves.
+async fn hold(elector: &mut Option<Elector>, member: &mut Option<MemberLease>) -> Lost {
+    match (elector, member) {
+        (Some(elector), _) => Lost::Leader(elector.hold().await),
+        (None, Some(member)) => Lost::Member(member.hold().await),
+        (None, None) => std::future::pending().await,
     }
 }
 
@@ -446,6 +550,18 @@ pub enum RunError {
     /// A kind the caches watch is not served by the cluster (or not with its declared scope).
     #[error(transparent)]
     NotServed(#[from] crate::cache::NotServed),
+    /// The sharding settings cannot work, disagree with another member's, or this replica's clock is off.
+    #[error("sharding: {0}")]
+    Sharding(#[from] ShardingError),
+    /// This sharded member could not renew its membership Lease (or its clock drifted); every controller
+    /// stopped at once.
+    #[error("lost the membership lease {lease} ({reason}); every controller stopped")]
+    MembershipLost {
+        /// The Lease, as `namespace/name`.
+        lease: String,
+        /// Why it was lost.
+        reason: String,
+    },
     /// This replica led and lost its Lease; every controller stopped at once.
     #[error("lost the lease {lease} ({reason}); every controller stopped")]
     LeadershipLost {

@@ -66,3 +66,19 @@ async fn the_assigner_assigns_hands_over_and_reassigns_on_kube_apiserver() {
     let client = cp.client().unwrap();
     tests::sharding_scenario::assigns_hands_over_and_reassigns(&client, &ns).await;
 }
+
+/// Three sharded replicas of one operator on kube-apiserver: a join during a converge, a graceful stop and a
+/// kill, with no parent ever reconciled by two replicas at once (`tests::sharded_operators`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sharded_replicas_share_the_parents_and_hand_them_over_on_kube_apiserver() {
+    let Some(cp) = ControlPlane::shared_or_skip("sharded replicas on kube-apiserver").await else {
+        return;
+    };
+    use kube::CustomResourceExt;
+    cp.install_crds([tests::priority_scenario::Backlog::crd()])
+        .await
+        .unwrap();
+    let ns = cp.namespace().await.unwrap();
+    let client = cp.client().unwrap();
+    tests::sharded_operators::replicas_share_join_leave_and_die(&client, &ns, 40).await;
+}

@@ -24,3 +24,23 @@ async fn the_assigner_assigns_hands_over_and_reassigns() {
     .unwrap();
     tests::sharding_scenario::assigns_hands_over_and_reassigns(&client, "default").await;
 }
+
+/// Three sharded replicas of one operator on the embedded cluster: a join during a converge, a graceful stop
+/// and a kill, with no parent ever reconciled by two replicas at once (`tests::sharded_operators`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sharded_replicas_share_the_parents_and_hand_them_over() {
+    let server = ApiServer::new();
+    let client = server.client();
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    crds.create(&PostParams::default(), &Backlog::crd())
+        .await
+        .unwrap();
+    await_condition(
+        crds,
+        "backlogs.priority.example.dev",
+        conditions::is_crd_established(),
+    )
+    .await
+    .unwrap();
+    tests::sharded_operators::replicas_share_join_leave_and_die(&client, "default", 40).await;
+}

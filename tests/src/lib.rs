@@ -9,6 +9,7 @@ pub mod kubectl;
 pub mod normalize;
 pub mod notes_scenario;
 pub mod priority_scenario;
+pub mod sharded_operators;
 pub mod sharding_scenario;
 pub mod teams_scenario;
 pub mod tenants_scenario;

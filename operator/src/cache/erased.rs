@@ -143,6 +143,7 @@ fn copy_into<K: CachedKind>(entry: &Entry, into: &Caches, frozen: bool) {
         watched: false,
         seen: entry.seen.clone(),
         replayed: entry.replayed.clone(),
+        options: cache.options.clone(),
         erased: Erased::of::<K>(),
     };
     into.entries

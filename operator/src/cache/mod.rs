@@ -322,6 +322,8 @@ struct Entry {
     seen: Arc<AtomicU64>,
     /// Which events replay a list (the cache's own, shared).
     replayed: Replayed,
+    /// The cache's options (its own, shared), for changes made without its type.
+    options: Arc<RwLock<CacheOptions>>,
     /// What can be done with the entry without knowing its kind's type.
     #[cfg_attr(not(feature = "testing"), allow(dead_code))]
     erased: erased::Erased,
@@ -433,6 +435,7 @@ impl Caches {
             let last_error = LastError::default();
             let seen = Arc::new(AtomicU64::new(0));
             let replayed = cache.replayed.clone();
+            let options = cache.options.clone();
             let start = watch::run(watch::Watch {
                 cache: cache.clone(),
                 client: self.client.clone(),
@@ -454,6 +457,7 @@ impl Caches {
                 watched: true,
                 seen,
                 replayed,
+                options,
                 erased: erased::Erased::of::<K>(),
             }
         });
@@ -551,6 +555,7 @@ impl Caches {
             watched: false,
             seen: Arc::default(),
             replayed: cache.replayed.clone(),
+            options: cache.options.clone(),
             erased: erased::Erased::of::<K>(),
         };
         self.entries
@@ -598,6 +603,32 @@ impl Caches {
                 unsynced: self.unsynced(),
             }),
         }
+    }
+
+    /// Narrows the cache of the kind `api_version`/`kind` to the objects labelled with `selector` too (a
+    /// sharded operator's member holds only its own parents and their children): added to the cache's label
+    /// selector. `false` when no such cache exists; an error when it has started.
+    pub(crate) fn narrow(
+        &self,
+        api_version: &str,
+        kind: &str,
+        selector: &str,
+    ) -> Result<bool, CacheOptionsError> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(entry) = entries
+            .values()
+            .find(|e| e.api_version == api_version && e.kind == kind)
+        else {
+            return Ok(false);
+        };
+        if entry.start.is_none() {
+            return Err(CacheOptionsError::Started {
+                kind: kind.to_string(),
+            });
+        }
+        let mut options = entry.options.write().unwrap_or_else(|e| e.into_inner());
+        *options = options.clone().and_labels(selector);
+        Ok(true)
     }
 
     /// Takes the watch loops of caches not started yet; the caller spawns them (and aborts them on shutdown).

@@ -58,6 +58,15 @@ impl CacheOptions {
         }
     }
 
+    /// Also requires `selector` of the objects' labels (added to the label selector, if any).
+    pub(crate) fn and_labels(mut self, selector: &str) -> Self {
+        self.labels = Some(match self.labels.take() {
+            Some(l) => format!("{l},{selector}"),
+            None => selector.to_string(),
+        });
+        self
+    }
+
     /// Also (or only) the objects a field selector picks, such as `metadata.name=settings` or
     /// `spec.nodeName=a` (what the API server supports for the kind).
     pub fn fields(mut self, selector: impl Into<String>) -> Self {

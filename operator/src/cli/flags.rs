@@ -53,6 +53,24 @@ pub struct RunFlags {
     /// How often candidates read the Lease and the leader renews it.
     #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_duration)]
     pub leader_elect_retry_period: Duration,
+    /// Share the parents among every replica run with this flag instead of electing a leader: each holds a
+    /// membership Lease, caches and reconciles only the parents assigned to it (label
+    /// `sharding.kubewright.dev/shard`) and their children, and parents move between replicas as they come and
+    /// go, each handed over by its old owner first. The `--leader-elect-*` durations apply to the membership
+    /// Leases.
+    #[arg(long, conflicts_with = "leader_elect")]
+    pub sharded: bool,
+    /// The sharded group (default: named after the operator's controllers); replicas of one group must run
+    /// with the same settings.
+    #[arg(long, value_name = "NAME", requires = "sharded")]
+    pub shard_group: Option<String>,
+    /// This replica's identity in its group (default: the host name and a random suffix).
+    #[arg(long, value_name = "NAME", requires = "sharded")]
+    pub shard_identity: Option<String>,
+    /// The namespace of the membership Leases (default: the pod's namespace in a pod, else the kubeconfig
+    /// context's).
+    #[arg(long, value_name = "NAMESPACE", requires = "sharded")]
+    pub shard_namespace: Option<String>,
     /// Cancel a pass that runs longer than this, and retry it with backoff (the step it was in is named in
     /// the parent's `Ready` condition). Default: no limit.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
@@ -95,6 +113,10 @@ impl Default for RunFlags {
             leader_elect_lease_duration: DEFAULT_LEASE_DURATION,
             leader_elect_renew_deadline: DEFAULT_RENEW_DEADLINE,
             leader_elect_retry_period: DEFAULT_RETRY_PERIOD,
+            sharded: false,
+            shard_group: None,
+            shard_identity: None,
+            shard_namespace: None,
             reconcile_timeout: None,
             sync_period: None,
             retry_rate: 10,
@@ -138,6 +160,32 @@ impl RunFlags {
     }
 }
 
+impl RunFlags {
+    /// The sharding these flags ask for, if any, for `operator` (whose controllers name the group by default
+    /// and whose client knows its namespace).
+    pub fn sharding(&self, operator: &Operator) -> Option<crate::sharding::Sharding> {
+        if !self.sharded {
+            return None;
+        }
+        let group = self.shard_group.clone().unwrap_or_else(|| {
+            let lease = operator.lease_name();
+            lease.strip_suffix("-leader").unwrap_or(&lease).to_string()
+        });
+        let namespace = self
+            .shard_namespace
+            .clone()
+            .unwrap_or_else(|| operator.client().default_namespace().to_string());
+        let mut sharding = crate::sharding::Sharding::new(group, namespace)
+            .lease_duration(self.leader_elect_lease_duration)
+            .renew_deadline(self.leader_elect_renew_deadline)
+            .retry_period(self.leader_elect_retry_period);
+        if let Some(identity) = &self.shard_identity {
+            sharding = sharding.identity(identity.clone());
+        }
+        Some(sharding)
+    }
+}
+
 /// An address to serve on, or none (`0`), as controller-runtime's `--*-bind-address` flags take it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BindAddress(pub Option<std::net::SocketAddr>);
@@ -169,6 +217,14 @@ pub async fn run_operator(
             election.validate().context("leader election")?;
             tracing::info!(lease = %format!("{}/{}", election.namespace(), election.name()), identity = %election.holder_identity(), "electing a leader");
             operator.leader_election(election)
+        }
+        None => operator,
+    };
+    let operator = match flags.sharding(&operator) {
+        Some(sharding) => {
+            sharding.validate().context("sharding")?;
+            tracing::info!(group = %sharding.group(), member = %sharding.member(), "running sharded");
+            operator.sharding(sharding)
         }
         None => operator,
     };

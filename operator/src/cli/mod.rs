@@ -120,6 +120,10 @@ pub enum CliCommand {
         /// serving certificate and injects its CA.
         #[arg(long)]
         webhooks: bool,
+        /// Run this many replicas sharing the parents (`--sharded`) instead of one elected leader: the Role
+        /// also lets them list Leases, the ClusterRole patch the parents' labels.
+        #[arg(long, value_name = "REPLICAS")]
+        sharded: Option<i32>,
     },
     /// Rewrite every stored object of the operator's CRDs at the storage version, then drop the other
     /// versions from each CRD's `status.storedVersions` (after a new storage version ships, before an old
@@ -438,6 +442,7 @@ impl App {
             install_crds,
             namespaces,
             webhooks,
+            sharded,
         }) = cli.command
         {
             if webhooks && self.webhooks.kinds.is_empty() {
@@ -455,6 +460,7 @@ impl App {
                 .fold(self.manifests, |m, k| m.admission(k.as_ref()))
                 .install_crds(install_crds)
                 .watch_namespaces(namespaces)
+                .sharded(sharded)
                 .to_yaml()
                 .context("cannot render the manifests as YAML")?;
             return std::io::stdout()
@@ -586,7 +592,8 @@ mod tests {
             Some(CliCommand::Manifests {
                 install_crds: true,
                 namespaces: vec!["a".into()],
-                webhooks: false
+                webhooks: false,
+                sharded: None,
             })
         );
         let err = app

@@ -35,6 +35,7 @@ use crate::owners::controller_parents;
 use crate::probes::Health;
 use crate::reconciler::{ParentKind, Reconciler};
 use crate::reconcilers::Changed;
+use crate::sharding::{Admit, Gate};
 use crate::tracker::Tracker;
 use crate::triggers::NextPass;
 
@@ -206,6 +207,7 @@ pub(crate) fn runner<P: ParentKind>(
     backoff: Backoff,
     retry_rate: RetryRate,
     health: Health,
+    gate: Gate,
 ) -> Option<Runner> {
     let caches = caches.clone();
     let parent_cache = caches.ensure::<P>();
@@ -214,6 +216,14 @@ pub(crate) fn runner<P: ParentKind>(
         return None;
     };
     let wiring = reconciler.wiring();
+    // What a sharded member relabels when it hands a parent over: the parent and its children.
+    let parents_resource = kube::api::ApiResource::erase::<P>(&());
+    let children_resources: Vec<kube::api::ApiResource> = wiring
+        .kinds()
+        .iter()
+        .filter(|k| k.role == crate::reconcilers::Role::Owned)
+        .map(crate::reconcilers::WiredKind::api_resource)
+        .collect();
     let tracker = Tracker::<P>::new();
     let mut changes: Vec<BoxStream<'static, (Changed, Priority)>> = Vec::new();
     for kind in wiring.kinds() {
@@ -377,8 +387,37 @@ pub(crate) fn runner<P: ParentKind>(
                 tracing::debug!(parent = %obj_ref, "deleted since it was queued; no pass");
                 return None;
             };
+            // A sharded member runs only its own parents, and hands one over instead when asked.
+            let hand_over = match gate.admit(parent.meta()) {
+                Admit::Pass => None,
+                Admit::Skip(why) => {
+                    tracing::debug!(parent = %obj_ref, why, "no pass");
+                    return None;
+                }
+                Admit::HandOver { to } => Some(to),
+            };
             let shared = shared.clone();
+            let (gate, parents, children) = (
+                gate.clone(),
+                parents_resource.clone(),
+                children_resources.clone(),
+            );
             Some(async move {
+                if let Some(to) = hand_over {
+                    return match gate
+                        .hand_over(&parents, &children, parent.meta(), &to)
+                        .await
+                    {
+                        Ok(_) => {
+                            Metrics::global().handed_over(shared.reconciler.name());
+                            None
+                        }
+                        Err(e) => {
+                            tracing::warn!(parent = %ObjectRef::from_obj(parent.as_ref()), error = %e, "cannot hand the parent over yet; retrying");
+                            Some((CONFLICT_RETRY.max(shared.retry_wait()), Priority::Normal))
+                        }
+                    };
+                }
                 match reconcile(parent.clone(), shared.clone()).await {
                     Ok(next) => next,
                     Err(e) => Some((error_policy(parent, &e, shared), Priority::Normal)),

@@ -16,6 +16,8 @@
 //! | owned ClusterRoleBindings | `rbac.authorization.k8s.io` `clusterroles` | bind |
 //! | events | `events.k8s.io` `events` | create, patch |
 //! | leader election, if on (a Role in the operator's namespace) | `coordination.k8s.io` `leases` | get, create, update |
+//! | sharding, if on (the same Role) | `coordination.k8s.io` `leases` | get, list, create, update |
+//! | sharding: each parent kind (the assigner's and the hand-over's labels) | `<plural>` | patch |
 //!
 //! Writing a binding to a role needs `bind` on that role (RBAC's escalation check), unless the operator holds
 //! every permission the role grants. Which roles the bindings name is in the desired functions, not the
@@ -60,6 +62,10 @@ pub struct Manifests {
     image: Option<String>,
     args: Vec<String>,
     leader_election: bool,
+    /// Sharded with this many replicas, when set.
+    sharded: Option<i32>,
+    /// Each parent kind: group, plural, namespaced.
+    parents: Vec<(String, String, bool)>,
     install_crds: bool,
     probe_port: Option<i32>,
     metrics_port: Option<i32>,
@@ -84,6 +90,8 @@ impl Manifests {
             image: None,
             args: Vec::new(),
             leader_election: false,
+            sharded: None,
+            parents: Vec::new(),
             install_crds: false,
             probe_port: None,
             metrics_port: None,
@@ -126,6 +134,11 @@ impl Manifests {
         let status = <P::ParentStatus as crate::ReconcilerStatus>::WRITTEN;
         self.rules
             .merge(&scoped_rules::<P>(&reconciler.wiring(), status));
+        self.parents.push((
+            P::group(&()).into_owned(),
+            P::plural(&()).into_owned(),
+            crate::cache::is_namespaced::<P>(),
+        ));
         self
     }
 
@@ -169,6 +182,15 @@ impl Manifests {
     /// [`crate::leader`]), and a Role in its namespace (`<name>-leader-election`) lets it use Leases there.
     pub fn leader_election(mut self, on: bool) -> Self {
         self.leader_election = on;
+        self
+    }
+
+    /// Runs `replicas` replicas sharing the parents ([`crate::sharding`]; they run with `--sharded` instead of
+    /// `--leader-elect`): the Role in the operator's namespace also lets them list Leases (the members), and
+    /// the ClusterRole lets them patch the parents' labels (assignment and hand-over). `None`: one replica, or
+    /// leader election.
+    pub fn sharded(mut self, replicas: Option<i32>) -> Self {
+        self.sharded = replicas;
         self
     }
 
@@ -270,17 +292,25 @@ impl Manifests {
 
     /// The leader election Role's rules (none without [`leader_election`](Self::leader_election)).
     pub fn leader_election_rules(&self) -> Vec<PolicyRule> {
-        if !self.leader_election {
-            return Vec::new();
-        }
         let mut rules = Rules::default();
-        rules.add("coordination.k8s.io", "leases", LEASE_VERBS, true);
+        if self.leader_election {
+            rules.add("coordination.k8s.io", "leases", LEASE_VERBS, true);
+        }
+        if self.sharded.is_some() {
+            rules.add("coordination.k8s.io", "leases", LEASE_VERBS, true);
+            rules.add("coordination.k8s.io", "leases", &["list"], true);
+        }
         rules.into_rules(|_| true)
     }
 
     /// (ClusterRole rules, per-namespace Role rules).
     fn split_rules(&self) -> (Vec<PolicyRule>, Vec<PolicyRule>) {
         let mut rules = self.rules.clone();
+        if self.sharded.is_some() {
+            for (group, plural, namespaced) in &self.parents {
+                rules.add(group, plural, &["patch"], *namespaced);
+            }
+        }
         if self.metrics_secure && self.metrics_port.is_some() {
             rules.add("authentication.k8s.io", "tokenreviews", &["create"], false);
             rules.add(

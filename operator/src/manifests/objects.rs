@@ -105,7 +105,9 @@ impl Manifests {
         if self.install_crds {
             args.push("--install-crds".into());
         }
-        if self.leader_election {
+        if self.sharded.is_some() {
+            args.push("--sharded".into());
+        } else if self.leader_election {
             args.push("--leader-elect".into());
         }
         if let Some(port) = self.probe_port {
@@ -226,7 +228,7 @@ impl Manifests {
             metadata: self.meta(true),
             // `Option` before Kubernetes 1.37, required from 1.37 on: `into` fits both.
             spec: DeploymentSpec {
-                replicas: Some(1),
+                replicas: Some(self.sharded.unwrap_or(1)),
                 selector: LabelSelector {
                     match_labels: Some(labels.clone()),
                     ..Default::default()

@@ -172,6 +172,23 @@ impl WiredKind {
     pub fn ensure(&self, caches: &Caches) {
         (self.ensure)(caches)
     }
+
+    /// The kind as kube's [`ApiResource`](kube::api::ApiResource).
+    pub fn api_resource(&self) -> kube::api::ApiResource {
+        let version = self
+            .api_version
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        kube::api::ApiResource {
+            group: self.group.clone(),
+            version,
+            api_version: self.api_version.clone(),
+            kind: self.kind.clone(),
+            plural: self.plural.clone(),
+        }
+    }
 }
 
 impl std::fmt::Debug for WiredKind {

@@ -34,6 +34,9 @@ pub struct Round {
     pub children_moved: usize,
     /// Writes refused because the object changed since it was read (retried next round).
     pub conflicts: usize,
+    /// How many parents each member owns after the round (by their shard labels; a parent whose write
+    /// conflicted counts under its label as read).
+    pub owners: std::collections::BTreeMap<String, usize>,
 }
 
 /// Why a round stopped.
@@ -107,15 +110,42 @@ impl<P: Resource<DynamicType = ()>> Assigner<P> {
         }
     }
 
-    /// Assigns only the parents in `namespace` (an operator that watches one namespace).
-    pub fn within(mut self, namespace: impl Into<String>) -> Self {
-        self.namespace = Some(namespace.into());
+    /// Also relabels the parent's children of kind `K` when it moves a dead member's parent.
+    pub fn child<K: Resource<DynamicType = ()>>(self) -> Self {
+        self.child_resource(ApiResource::erase::<K>(&()))
+    }
+}
+
+impl Assigner<DynamicObject> {
+    /// An assigner of the parents of the kind `parents` names (a kind known at run time).
+    pub fn of(client: Client, parents: ApiResource) -> Self {
+        Self {
+            client,
+            parents,
+            children: Vec::new(),
+            namespace: None,
+            _kind: PhantomData,
+        }
+    }
+}
+
+impl<P> Assigner<P> {
+    /// The kind of the parents it assigns.
+    pub fn parents(&self) -> &ApiResource {
+        &self.parents
+    }
+
+    /// Also relabels the parent's children of the kind `kind` names when it moves a dead member's parent.
+    pub fn child_resource(mut self, kind: ApiResource) -> Self {
+        if !self.children.contains(&kind) {
+            self.children.push(kind);
+        }
         self
     }
 
-    /// Also relabels the parent's children of kind `K` when it moves a dead member's parent.
-    pub fn child<K: Resource<DynamicType = ()>>(mut self) -> Self {
-        self.children.push(ApiResource::erase::<K>(&()));
+    /// Assigns only the parents in `namespace` (an operator that watches one namespace).
+    pub fn within(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into());
         self
     }
 
@@ -133,6 +163,9 @@ impl<P: Resource<DynamicType = ()>> Assigner<P> {
         for meta in list_metadata(&parents, None, &self.parents.kind).await? {
             let shard = parent_shard(&meta);
             let Some(step) = decide(&shard, &live) else {
+                if let Some(owner) = &shard.owner {
+                    *round.owners.entry(owner.clone()).or_default() += 1;
+                }
                 continue;
             };
             let api = self.api(&self.parents, meta.namespace.as_deref());
@@ -143,11 +176,20 @@ impl<P: Resource<DynamicType = ()>> Assigner<P> {
                 Move::CancelDrain => labels(&api, &meta, json!({ DRAIN_LABEL: null })).await,
                 Move::Reassign { from, to } => {
                     // The children first: once the parent carries the new label, its new owner reconciles it.
-                    let moved = self.move_children(&meta, from, to, &mut round).await?;
+                    let (moved, conflicts) =
+                        relabel_children(&self.client, &self.children, &meta, from, to).await?;
                     round.children_moved += moved;
+                    round.conflicts += conflicts;
                     labels(&api, &meta, json!({ SHARD_LABEL: to, DRAIN_LABEL: null })).await
                 }
             };
+            let owner_after = match (&written, &step) {
+                (Ok(()), Move::Assign { to } | Move::Reassign { to, .. }) => Some(to.clone()),
+                _ => shard.owner.clone(),
+            };
+            if let Some(owner) = owner_after {
+                *round.owners.entry(owner).or_default() += 1;
+            }
             match written {
                 Ok(()) => match step {
                     Move::Assign { .. } => round.assigned += 1,
@@ -168,55 +210,61 @@ impl<P: Resource<DynamicType = ()>> Assigner<P> {
         Ok(round)
     }
 
-    /// Relabels from `from` to `to` the children of the parent `meta` of every child kind; answers how many.
-    async fn move_children(
-        &self,
-        meta: &ObjectMeta,
-        from: &str,
-        to: &str,
-        round: &mut Round,
-    ) -> Result<usize, AssignError> {
-        let Some(uid) = meta.uid.as_deref() else {
-            return Ok(0);
-        };
-        let mut moved = 0;
-        for kind in &self.children {
-            let api = self.api(kind, meta.namespace.as_deref());
-            let selector = format!("{SHARD_LABEL}={from}");
-            for child in list_metadata(&api, Some(&selector), &kind.kind).await? {
-                let owned = child
-                    .owner_references
-                    .iter()
-                    .flatten()
-                    .any(|r| r.uid == uid);
-                if !owned {
-                    continue;
-                }
-                let child_api = self.api(kind, child.namespace.as_deref());
-                match labels(&child_api, &child, json!({ SHARD_LABEL: to })).await {
-                    Ok(()) => moved += 1,
-                    Err(e) if is_conflict(&e) => round.conflicts += 1,
-                    Err(source) => {
-                        return Err(AssignError::Write {
-                            what: format!(
-                                "{} {}",
-                                kind.kind,
-                                child.name.as_deref().unwrap_or_default()
-                            ),
-                            source,
-                        });
-                    }
+    fn api(&self, kind: &ApiResource, namespace: Option<&str>) -> Api<DynamicObject> {
+        api_of(&self.client, kind, namespace)
+    }
+}
+
+/// Relabels from `from` to `to` the children of the parent `meta` of the kinds `children` (those carrying
+/// `from`'s label and controlled by the parent); answers how many moved and how many writes conflicted.
+pub(crate) async fn relabel_children(
+    client: &Client,
+    children: &[ApiResource],
+    meta: &ObjectMeta,
+    from: &str,
+    to: &str,
+) -> Result<(usize, usize), AssignError> {
+    let Some(uid) = meta.uid.as_deref() else {
+        return Ok((0, 0));
+    };
+    let (mut moved, mut conflicts) = (0, 0);
+    for kind in children {
+        let api = api_of(client, kind, meta.namespace.as_deref());
+        let selector = format!("{SHARD_LABEL}={from}");
+        for child in list_metadata(&api, Some(&selector), &kind.kind).await? {
+            let owned = child
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|r| r.uid == uid);
+            if !owned {
+                continue;
+            }
+            let child_api = api_of(client, kind, child.namespace.as_deref());
+            match labels(&child_api, &child, json!({ SHARD_LABEL: to })).await {
+                Ok(()) => moved += 1,
+                Err(e) if is_conflict(&e) => conflicts += 1,
+                Err(source) => {
+                    return Err(AssignError::Write {
+                        what: format!(
+                            "{} {}",
+                            kind.kind,
+                            child.name.as_deref().unwrap_or_default()
+                        ),
+                        source,
+                    });
                 }
             }
         }
-        Ok(moved)
     }
+    Ok((moved, conflicts))
+}
 
-    fn api(&self, kind: &ApiResource, namespace: Option<&str>) -> Api<DynamicObject> {
-        match namespace {
-            Some(ns) => Api::namespaced_with(self.client.clone(), ns, kind),
-            None => Api::all_with(self.client.clone(), kind),
-        }
+/// The API of the kind `kind` in `namespace` (all namespaces, or cluster-scoped, without one).
+fn api_of(client: &Client, kind: &ApiResource, namespace: Option<&str>) -> Api<DynamicObject> {
+    match namespace {
+        Some(ns) => Api::namespaced_with(client.clone(), ns, kind),
+        None => Api::all_with(client.clone(), kind),
     }
 }
 
@@ -261,7 +309,11 @@ async fn list_metadata(
 }
 
 /// Sets `labels` (a null removes one) on the object `meta`, if it has not changed since it was read.
-async fn labels(api: &Api<DynamicObject>, meta: &ObjectMeta, labels: Value) -> kube::Result<()> {
+pub(crate) async fn labels(
+    api: &Api<DynamicObject>,
+    meta: &ObjectMeta,
+    labels: Value,
+) -> kube::Result<()> {
     let patch = json!({
         "metadata": { "resourceVersion": meta.resource_version, "labels": labels }
     });

@@ -10,7 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use kube::api::{Api, ListParams, PostParams};
 use kube::{Client, ResourceExt};
 
-use super::{GROUP_LABEL, Sharding};
+use super::{GROUP_LABEL, Sharding, ShardingError};
 use crate::leader::{DEFAULT_LEASE_DURATION, now, seconds};
 
 /// A replica's own membership Lease: joined, renewed, released.
@@ -32,6 +32,10 @@ pub struct MemberLease {
     lease: Option<Lease>,
 }
 
+/// The annotation on each membership Lease holding its member's settings ([`Sharding::settings`]): members
+/// of one group must agree on them.
+pub const SETTINGS_ANNOTATION: &str = "sharding.kubewright.dev/settings";
+
 impl MemberLease {
     /// The Lease of the member `config` describes, not written yet.
     pub fn new(client: Client, config: Sharding) -> Self {
@@ -39,6 +43,73 @@ impl MemberLease {
             api: Api::namespaced(client, config.namespace()),
             config,
             lease: None,
+        }
+    }
+
+    /// The Lease, as `namespace/name`.
+    pub fn lease(&self) -> String {
+        format!("{}/{}", self.config.namespace(), self.config.lease_name())
+    }
+
+    /// Joins the group: refuses settings another live member's Lease disagrees with (naming that Lease),
+    /// writes this member's Lease, and refuses a clock further from the API server's than
+    /// [`Sharding::clock_bound`].
+    pub async fn join(&mut self) -> Result<(), ShardingError> {
+        let failed = |e: kube::Error| ShardingError::Join(e.to_string());
+        let leases = self
+            .api
+            .list(&ListParams::default().labels(&format!("{GROUP_LABEL}={}", self.config.group())))
+            .await
+            .map_err(failed)?;
+        let ours = self.config.settings();
+        for lease in leases {
+            let holder = lease.spec.as_ref().and_then(|s| s.holder_identity.clone());
+            if lease.name_any() == self.config.lease_name() || holder.is_none() {
+                continue;
+            }
+            let theirs = lease
+                .annotations()
+                .get(SETTINGS_ANNOTATION)
+                .cloned()
+                .unwrap_or_default();
+            if theirs != ours {
+                return Err(ShardingError::Disagrees {
+                    lease: format!("{}/{}", self.config.namespace(), lease.name_any()),
+                    ours,
+                    theirs,
+                });
+            }
+        }
+        self.renew().await.map_err(failed)?;
+        self.check_clock()
+    }
+
+    /// How far this replica's clock is from the API server's, by the Lease last written: its renew time (this
+    /// clock) against the time the server recorded for the write (`managedFields`, whole seconds). `None`
+    /// before a write, or when the server records no time.
+    pub fn clock_skew(&self) -> Option<Duration> {
+        let lease = self.lease.as_ref()?;
+        let renewed = lease.spec.as_ref()?.renew_time.as_ref()?.0;
+        let server = lease
+            .metadata
+            .managed_fields
+            .iter()
+            .flatten()
+            .filter_map(|f| f.time.as_ref().map(|t| t.0))
+            .max()?;
+        // The server's time is truncated to the second: the write happened in [server, server + 1 s).
+        let ahead = renewed.duration_since(server).as_secs_f64() - 1.0;
+        let behind = server.duration_since(renewed).as_secs_f64();
+        Some(Duration::from_secs_f64(ahead.max(behind).max(0.0)))
+    }
+
+    fn check_clock(&self) -> Result<(), ShardingError> {
+        match self.clock_skew() {
+            Some(skew) if skew > self.config.clock_bound() => Err(ShardingError::ClockSkew {
+                skew,
+                bound: self.config.clock_bound(),
+            }),
+            _ => Ok(()),
         }
     }
 
@@ -96,6 +167,11 @@ impl MemberLease {
         spec.lease_duration_seconds = Some(seconds(self.config.lease_duration));
         spec.renew_time = Some(now());
         lease
+            .metadata
+            .annotations
+            .get_or_insert_with(Default::default)
+            .insert(SETTINGS_ANNOTATION.to_string(), self.config.settings());
+        lease
     }
 
     /// Renews every retry period; returns once no renewal succeeded for the renew deadline (the replica must
@@ -107,6 +183,10 @@ impl MemberLease {
             let left = self.config.renew_deadline.saturating_sub(renewed.elapsed());
             let error = match tokio::time::timeout(left, self.renew()).await {
                 Ok(Ok(())) => {
+                    if let Err(e) = self.check_clock() {
+                        tracing::error!(lease = %self.config.lease_name(), error = %e, "stopping");
+                        return MembershipLost(e.to_string());
+                    }
                     renewed = Instant::now();
                     continue;
                 }

@@ -1,14 +1,20 @@
-//! Sharding parents across replicas (issue #43): the pieces built so far, and the design they belong to.
+//! Sharding parents across replicas: [`Operator::sharding`](crate::Operator::sharding) (the `--sharded` flag of
+//! an [`App`](crate::cli::App)) runs a replica as a member of a group instead of electing a leader. Every
+//! member reconciles, each only the parents assigned to it.
 //!
-//! **Built and tested** (on the embedded cluster and kube-apiserver): membership (each replica's own Lease,
-//! [`MemberLease`], and the rule that tells live members, [`Members`]), the assignment of a parent to a
-//! member ([`owner`], rendezvous hashing), the assigner's decision for one parent ([`decide`]) and its rounds
-//! ([`Assigner`]: assigns, asks for hand-overs, moves a dead member's parents with their children), and the
-//! runtime copying a parent's shard label ([`SHARD_LABEL`]) onto every child it writes. **Not built yet:**
-//! running the assigner under the group's leader election, the controllers' side of the hand-over (acting on
-//! the drain label), label selectors on the caches, an `Operator` option or flag, manifests, the explorer's
-//! membership perturbation, and the proof at scale. So an operator still runs with one active replica
-//! (leader election) as before.
+//! **What runs.** Each member holds its own Lease ([`MemberLease`]; its settings written on it, so a member
+//! with other settings refuses to join, naming the Lease that disagrees). Its caches of the parent kinds and
+//! of the child kinds hold only the objects labelled with its identity (a label selector on the watch; kinds
+//! some controller reads or watches without owning them stay whole). A pass starts only for a parent the
+//! cache shows with this member's label; one with a drain label towards another member is handed over
+//! instead of reconciled. The member holding the group's assigner Lease (`<group>-assigner`, elected as the
+//! leader election elects) runs the [`Assigner`] every retry period. Metrics:
+//! `operator_shard_parents{kind,shard}`, `operator_shard_moves_total{kind,move}` and
+//! `operator_shard_handovers_total{controller}`; `kubectl get -L sharding.kubewright.dev/shard` shows each
+//! parent's owner.
+//!
+//! **Not built yet:** the explorer's membership perturbation, and the proof at 10,000 parents with 1, 2 and
+//! 4 replica processes. The assigner lists the parents' metadata every round rather than watching them.
 //!
 //! # Design
 //!
@@ -54,6 +60,12 @@
 //! - **Membership changes during a hand-over:** [`decide`] redirects a drain whose target left, and cancels
 //!   one membership no longer wants; the old owner acts on the label it reads, with a resourceVersion guard,
 //!   so a drain changed meanwhile makes its relabel conflict and read again.
+//! - **The cache lags behind a hand-over:** the old owner's parent cache may still show the parent with its
+//!   label after the relabel; the member remembers the resourceVersion it relabelled and starts no pass of
+//!   that version (`gate.rs`).
+//! - **A clock far off:** the protocol compares durations on one clock, never two clocks' times, but a
+//!   member whose clock is further from the API server's than the lease duration minus the renew deadline
+//!   (by the time the server records for its Lease writes) refuses to join, or stops, and says so.
 //! - **The assigner fails over:** a new leader computes the same decisions from the labels, which hold all
 //!   the state; a stale assigner's writes carry stale resourceVersions and conflict.
 //! - **Views differ between members** (one has seen a member join, another not): only the assigner's view
@@ -63,16 +75,20 @@
 //!   that no parent owns carry no label: every member caches them all.
 
 mod assigner;
+mod gate;
 mod membership;
 mod plan;
 mod ring;
+mod run;
 
 use std::time::Duration;
 
 pub use assigner::{AssignError, Assigner, Round};
-pub use membership::{MemberLease, Members, MembershipLost};
+pub(crate) use gate::{Admit, Gate};
+pub use membership::{MemberLease, Members, MembershipLost, SETTINGS_ANNOTATION};
 pub use plan::{Move, ParentShard, decide};
 pub use ring::owner;
+pub(crate) use run::{ShardedKinds, StartError, assign, start};
 
 use crate::leader::{DEFAULT_LEASE_DURATION, DEFAULT_RENEW_DEADLINE, DEFAULT_RETRY_PERIOD};
 
@@ -99,6 +115,8 @@ pub struct Sharding {
     lease_duration: Duration,
     renew_deadline: Duration,
     retry_period: Duration,
+    /// The sharded parent kinds (`kind.group`), part of the settings members must agree on.
+    kinds: Vec<String>,
 }
 
 /// A sharding configuration that cannot work.
@@ -112,6 +130,36 @@ pub enum ShardingError {
     /// The timings are leader election's, with its rules.
     #[error(transparent)]
     Timings(#[from] crate::leader::LeaderElectionError),
+    /// Another live member of the group runs with other settings.
+    #[error(
+        "the membership Lease {lease} runs with other sharding settings ({theirs:?}) than this replica ({ours:?}); every replica of a group must run with the same settings"
+    )]
+    Disagrees {
+        /// The other member's Lease, `namespace/name`.
+        lease: String,
+        /// This replica's settings.
+        ours: String,
+        /// The other member's.
+        theirs: String,
+    },
+    /// This replica's clock is further from the API server's than the bound.
+    #[error(
+        "this replica's clock is {skew:?} away from the API server's, more than the {bound:?} sharding allows (the lease duration minus the renew deadline); fix the clock (NTP) and start again"
+    )]
+    ClockSkew {
+        /// How far.
+        skew: Duration,
+        /// The bound.
+        bound: Duration,
+    },
+    /// Sharding replaces leader election: an operator runs one or the other.
+    #[error(
+        "an operator runs either sharded or with leader election, not both (sharded members need no leader; the assigner elects its own)"
+    )]
+    WithLeaderElection,
+    /// The membership Lease could not be read or written.
+    #[error("joining the group: {0}")]
+    Join(String),
 }
 
 impl Sharding {
@@ -125,6 +173,7 @@ impl Sharding {
             lease_duration: DEFAULT_LEASE_DURATION,
             renew_deadline: DEFAULT_RENEW_DEADLINE,
             retry_period: DEFAULT_RETRY_PERIOD,
+            kinds: Vec::new(),
         }
     }
 
@@ -170,6 +219,38 @@ impl Sharding {
     /// The name of this member's Lease.
     pub fn lease_name(&self) -> String {
         format!("{}-{}", self.group, self.identity)
+    }
+
+    /// The settings every member of the group must share, as written on its Lease
+    /// ([`SETTINGS_ANNOTATION`]): the timings and the parent kinds.
+    pub fn settings(&self) -> String {
+        let mut kinds = self.kinds.clone();
+        kinds.sort();
+        format!(
+            "leaseDuration={}s,renewDeadline={}s,retryPeriod={}s,kinds={}",
+            self.lease_duration.as_secs_f64(),
+            self.renew_deadline.as_secs_f64(),
+            self.retry_period.as_secs_f64(),
+            kinds.join("+")
+        )
+    }
+
+    /// The sharded parent kinds, as `kind.group` (set by the operator from its controllers).
+    pub(crate) fn with_kinds(mut self, kinds: Vec<String>) -> Self {
+        self.kinds = kinds;
+        self
+    }
+
+    /// How far a member's clock may be from the API server's: the lease duration minus the renew deadline,
+    /// the margin between a member that stops writing and the others taking its parents. A member further off
+    /// refuses to join, or stops (see [`MembershipLost`]).
+    pub fn clock_bound(&self) -> Duration {
+        self.lease_duration.saturating_sub(self.renew_deadline)
+    }
+
+    /// The timings: how long a Lease may go unchanged, the renew deadline and the retry period.
+    pub(crate) fn timings(&self) -> (Duration, Duration, Duration) {
+        (self.lease_duration, self.renew_deadline, self.retry_period)
     }
 
     /// Checks the identity and the timings.
