@@ -208,6 +208,37 @@ fn leases_only_with_leader_election_in_a_role_beside_the_operator() {
 }
 
 #[test]
+fn sharded_replicas_list_leases_and_patch_their_parents() {
+    use kube::Resource;
+    let mut m = Manifests::new("op").namespace("op-system");
+    m.rules.merge(&scoped_rules::<Parent>(&wiring(false), true));
+    m.parents.push((
+        Parent::group(&()).into_owned(),
+        Parent::plural(&()).into_owned(),
+        false,
+    ));
+    let plural = Parent::plural(&()).into_owned();
+    let group = Parent::group(&()).into_owned();
+    assert!(!verbs(&m.rules(), &group, &plural).contains(&"patch".to_string()));
+    let m = m.sharded(Some(3));
+    assert!(verbs(&m.rules(), &group, &plural).contains(&"patch".to_string()));
+    let roles = m.roles();
+    assert_eq!(roles.len(), 1);
+    assert_eq!(
+        verbs(
+            roles[0].rules.as_deref().unwrap(),
+            "coordination.k8s.io",
+            "leases"
+        ),
+        ["get", "list", "create", "update"]
+    );
+    let args = m.container_args();
+    assert!(args.contains(&"--sharded".to_string()));
+    assert!(!args.contains(&"--leader-elect".to_string()));
+    assert_eq!(m.deployment().spec.unwrap().replicas, Some(3));
+}
+
+#[test]
 fn metrics_get_a_port_a_flag_and_a_service() {
     let m = Manifests::new("op")
         .namespace("op-system")

@@ -308,6 +308,65 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_member_with_other_settings_is_refused_naming_the_lease() {
+        let server = ApiServer::new();
+        let client = server.client();
+        let mut a = member(&client, "a");
+        a.join().await.unwrap();
+        // The embedded server records the time of each write: this clock is the server's.
+        assert!(a.clock_skew().unwrap() <= Duration::from_secs(1));
+        let mut b = MemberLease::new(
+            client.clone(),
+            Sharding::new("db", "default")
+                .identity("b")
+                .lease_duration(Duration::from_secs(20)),
+        );
+        let err = b.join().await.unwrap_err();
+        assert!(
+            matches!(&err, ShardingError::Disagrees { lease, .. } if lease == "default/db-a"),
+            "{err}"
+        );
+        // Once `a` left, `b` joins with its own settings.
+        a.release().await;
+        b.join().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn the_clock_skew_is_read_against_the_servers_write_time() {
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, Time};
+        let at = |s: &str| s.parse::<k8s_openapi::jiff::Timestamp>().unwrap();
+        let lease = |renewed: &str, server: &str| Lease {
+            metadata: ObjectMeta {
+                managed_fields: Some(vec![ManagedFieldsEntry {
+                    time: Some(Time(at(server))),
+                    ..ManagedFieldsEntry::default()
+                }]),
+                ..ObjectMeta::default()
+            },
+            spec: Some(LeaseSpec {
+                renew_time: Some(MicroTime(at(renewed))),
+                ..LeaseSpec::default()
+            }),
+        };
+        let server = ApiServer::new();
+        let client_free = |l: Lease| MemberLease {
+            api: Api::namespaced(server.client(), "default"),
+            config: Sharding::new("db", "default").identity("a"),
+            lease: Some(l),
+        };
+        // Within the server's second: no skew.
+        let m = client_free(lease("2026-01-01T00:00:00.400Z", "2026-01-01T00:00:00Z"));
+        assert_eq!(m.clock_skew(), Some(Duration::ZERO));
+        // Seven seconds ahead (six past the second's end), and three behind.
+        let m = client_free(lease("2026-01-01T00:00:07Z", "2026-01-01T00:00:00Z"));
+        assert_eq!(m.clock_skew(), Some(Duration::from_secs(6)));
+        assert!(m.check_clock().is_err(), "beyond the 5 s bound");
+        let m = client_free(lease("2026-01-01T00:00:00Z", "2026-01-01T00:00:03Z"));
+        assert_eq!(m.clock_skew(), Some(Duration::from_secs(3)));
+        assert!(m.check_clock().is_ok());
+    }
+
+    #[tokio::test]
     async fn members_join_renew_expire_and_leave() {
         let server = ApiServer::new();
         let client = server.client();
