@@ -39,6 +39,10 @@ enum Task {
     /// Measure the webapp example converging WebApps on a fresh real control plane (release build): wall
     /// time, CPU, memory, requests by verb, idle and restart writes, patch-to-update latency.
     BenchCluster(bench::Args),
+    /// Measure the webapp example sharded across 1, 2 and 4 replica processes (converge time, CPU and peak
+    /// memory per replica), and check from kube-apiserver's audit log that a join, a SIGTERM and a SIGKILL
+    /// during converges left no write to a parent or its children by a replica that did not own it.
+    BenchShards(bench::shards::Args),
     /// Print the table of what kube-openapi's generated Go definitions of a Kubernetes release say of the
     /// built-in schemas that k8s-openapi does not (`apiserver/src/openapi/fields.json`): enum fields,
     /// required fields, extensions.
@@ -68,6 +72,7 @@ fn main() -> std::process::ExitCode {
         }),
         Task::ControlPlane(args) => control_plane::run(args),
         Task::BenchCluster(args) => bench::run(args),
+        Task::BenchShards(args) => bench::shards::run(args),
         Task::OpenapiFields(args) => openapi_fields::run(&args),
         Task::ProtobufSchema(args) => protobuf_schema::run(&args),
         Task::E2eApimachinery(args) => e2e::run(args),

@@ -308,6 +308,10 @@ async fn list_metadata(
     }
 }
 
+/// The field manager of the protocol's label writes (the assigner's and a hand-over's), so that an audit of
+/// writes tells them from the controllers'.
+pub const FIELD_MANAGER: &str = "kubewright-sharding";
+
 /// Sets `labels` (a null removes one) on the object `meta`, if it has not changed since it was read.
 pub(crate) async fn labels(
     api: &Api<DynamicObject>,
@@ -319,7 +323,10 @@ pub(crate) async fn labels(
     });
     api.patch(
         meta.name.as_deref().unwrap_or_default(),
-        &PatchParams::default(),
+        &PatchParams {
+            field_manager: Some(FIELD_MANAGER.to_string()),
+            ..PatchParams::default()
+        },
         &Patch::Merge(patch),
     )
     .await

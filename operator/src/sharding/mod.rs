@@ -83,7 +83,7 @@ mod run;
 
 use std::time::Duration;
 
-pub use assigner::{AssignError, Assigner, Round};
+pub use assigner::{AssignError, Assigner, FIELD_MANAGER, Round};
 pub(crate) use gate::{Admit, Gate};
 pub use membership::{MemberLease, Members, MembershipLost, SETTINGS_ANNOTATION};
 pub use plan::{Move, ParentShard, decide};

@@ -29,10 +29,12 @@
 //! finds nothing that changed while it was down, and the API server's writes of the restart's window are printed
 //! by verb and resource.
 
+mod audit;
 mod cluster;
 mod latency;
 mod process;
 mod requests;
+pub mod shards;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -41,11 +41,15 @@ pub enum Perturbation {
     /// The cache of the written kind stops right before the write for the next [`STALE_PASSES`] passes:
     /// they run on a cache that misses the write (and whatever else of that kind follows).
     StaleCache,
+    /// The write is done, then the operator stops and another member of a sharded group takes the parent
+    /// being reconciled over, as the assigner moves a dead member's parents: its children and then the parent
+    /// get the new member's shard label, and the new member starts with cold caches.
+    TakeOver,
 }
 
 impl Perturbation {
     /// Every perturbation, in the order the explorer tries them at each write.
-    pub const ALL: [Perturbation; 7] = [
+    pub const ALL: [Perturbation; 8] = [
         Perturbation::CrashBefore,
         Perturbation::CrashAfter,
         Perturbation::Conflict,
@@ -53,6 +57,7 @@ impl Perturbation {
         Perturbation::TimeoutAfter,
         Perturbation::Unobserved,
         Perturbation::StaleCache,
+        Perturbation::TakeOver,
     ];
 }
 
@@ -66,6 +71,7 @@ impl fmt::Display for Perturbation {
             Perturbation::TimeoutAfter => "timeout after",
             Perturbation::Unobserved => "watches lost after",
             Perturbation::StaleCache => "stale cache from",
+            Perturbation::TakeOver => "another member takes the parent over after",
         })
     }
 }
@@ -174,6 +180,8 @@ pub(super) struct Probe {
     plan: Option<Planned>,
     /// Objects the scenario created (parents excepted): the operator must not write them.
     foreign: Vec<Key>,
+    /// Every kind the operator reads or writes (what a take-over relabels).
+    kinds: Vec<kube::api::ApiResource>,
     state: Mutex<State>,
     /// The values the author's normalizers hide, as the operator's writes left them.
     hidden: Mutex<Hidden>,
@@ -214,10 +222,12 @@ impl Probe {
         plan: Option<Planned>,
         foreign: Vec<Key>,
         normalizers: Vec<Normalizer>,
+        kinds: Vec<kube::api::ApiResource>,
     ) -> Self {
         Self {
             inner: Mutex::default(),
             server,
+            kinds,
             plan,
             foreign,
             state: Mutex::default(),
@@ -362,6 +372,61 @@ impl Probe {
         }
     }
 
+    /// Relabels the parent being reconciled and the objects it controls with the shard label of a new member
+    /// (`member-<write>`), children first, as the assigner moves a dead member's parents.
+    async fn take_over(&self, write: usize) {
+        use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
+        let Some(parent) = self.state().parent.clone() else {
+            return;
+        };
+        let client = self.server.client();
+        let member = format!("member-{write}");
+        let mut found = Vec::new();
+        for kind in &self.kinds {
+            let api: Api<DynamicObject> = Api::all_with(client.clone(), kind);
+            let Ok(list) = api.list(&ListParams::default()).await else {
+                continue;
+            };
+            for o in list.items {
+                let is_parent = o.metadata.uid.as_deref() == Some(parent.as_str());
+                let controlled = o
+                    .metadata
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|r| r.controller == Some(true) && r.uid == parent);
+                if is_parent || controlled {
+                    found.push((is_parent, kind.clone(), o.metadata));
+                }
+            }
+        }
+        // Children first, the parent last.
+        found.sort_by_key(|(is_parent, _, _)| *is_parent);
+        let params = PatchParams {
+            field_manager: Some(crate::sharding::FIELD_MANAGER.to_string()),
+            ..PatchParams::default()
+        };
+        for (_, kind, meta) in found {
+            let api: Api<DynamicObject> = match &meta.namespace {
+                Some(ns) => Api::namespaced_with(client.clone(), ns, &kind),
+                None => Api::all_with(client.clone(), &kind),
+            };
+            let patch = serde_json::json!({
+                "metadata": { "labels": { crate::sharding::SHARD_LABEL: member } }
+            });
+            if let Err(e) = api
+                .patch(
+                    meta.name.as_deref().unwrap_or_default(),
+                    &params,
+                    &Patch::Merge(patch),
+                )
+                .await
+            {
+                tracing::warn!(error = %e, "the take-over could not relabel an object");
+            }
+        }
+    }
+
     /// The stale caches catch up now.
     pub(super) fn end_stale(&self) {
         self.state().stale = None;
@@ -461,6 +526,12 @@ impl Probe {
             Some(Perturbation::CrashAfter) => {
                 let ok = inner.execute(command).await.is_ok();
                 self.state().crashed = true;
+                (Err(crashed()), ok)
+            }
+            Some(Perturbation::TakeOver) => {
+                let ok = inner.execute(command).await.is_ok();
+                self.state().crashed = true;
+                self.take_over(index).await;
                 (Err(crashed()), ok)
             }
             Some(Perturbation::Conflict) => (Err(api_error(409, "Conflict", command)), false),

@@ -116,6 +116,7 @@ impl Run {
             plan,
             foreign,
             setup.normalizers.clone(),
+            setup.kinds.clone(),
         ));
         let mut run = Run {
             caches: Caches::new(server.client()),

@@ -147,6 +147,13 @@ pub(super) fn normalize(o: &mut Value, owners: &HashMap<String, String>) {
                 r.remove("uid");
             }
         }
+        // Which member owns a sharded parent and its children (set by a take-over) says nothing of the state.
+        if let Some(labels) = meta.get_mut("labels").and_then(Value::as_object_mut) {
+            labels.remove(crate::sharding::SHARD_LABEL);
+            if labels.is_empty() {
+                meta.remove("labels");
+            }
+        }
         if let Some(owner) = meta.get_mut("labels").and_then(|l| l.get_mut(OWNER_LABEL))
             && let Some(uid) = owner.as_str()
         {
