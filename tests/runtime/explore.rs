@@ -1,5 +1,6 @@
 //! Every example operator explored under perturbations (`kubewright::testing::explore`): a crash before and
-//! after each of its writes, 409 and 500 answers, timeouts after the write, watches lost and caches stale.
+//! after each of its writes, 409 and 500 answers, timeouts after the write, watches lost, caches stale, and a take-over
+//! by another sharded member.
 //! Each test prints how many perturbations it explored and how long it took, and the writes of the unperturbed
 //! run (`cargo test --test runtime explore -- --nocapture`). What the explorer finds in broken operators is in
 //! `explore_planted.rs`.

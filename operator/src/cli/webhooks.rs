@@ -114,9 +114,11 @@ pub(crate) async fn serve_in_cluster(
 }
 
 /// The namespace of the Service the embedded cluster reaches the webhooks behind.
+#[cfg(feature = "testing")]
 const EMBEDDED_NAMESPACE: &str = "kube-system";
 
 /// How the embedded cluster reaches the webhooks: the in-process Service named after them.
+#[cfg(feature = "testing")]
 pub(crate) fn embedded_client_config(hooks: &Webhooks) -> ClientConfig {
     ClientConfig::Service {
         namespace: EMBEDDED_NAMESPACE.into(),

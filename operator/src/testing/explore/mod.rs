@@ -1,6 +1,6 @@
 //! Perturbation testing: an operator checked against a crash at each of its writes, API faults, caches that
-//! miss what was just written, and watch events that are never delivered, all on the embedded API server
-//! inside `cargo test`.
+//! miss what was just written, watch events that are never delivered, and another member of a sharded group
+//! taking a parent over, all on the embedded API server inside `cargo test`.
 //!
 //! [`Explore`] first runs a [`Scenario`] (user actions: apply, patch, delete, a status written as another
 //! controller would, the clock advanced, settle) unperturbed and records
