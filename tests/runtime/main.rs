@@ -24,4 +24,5 @@ mod triggers;
 mod untyped;
 mod versions;
 mod webapp;
+mod webapp_cli;
 mod webapp_versions;
