@@ -18,6 +18,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use futures::{StreamExt, TryStreamExt};
 use kube::Client;
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kubewright_envtest::{Assets, ControlPlane};
@@ -145,14 +146,23 @@ async fn install(binary: &Path, client: &Client, n: usize) -> anyhow::Result<Api
         "metadata": {"name": "site"}, "data": {"index.html": "hello"}});
     cms.create(&pp, &serde_json::from_value(cm)?).await?;
     eprintln!("bench-shards: creating {n} WebApps");
-    for i in 0..n {
-        parents
-            .create(
-                &pp,
-                &serde_json::from_value(Example::Webapp.parent(i, &version))?,
-            )
-            .await?;
-    }
+    let created = Instant::now();
+    futures::stream::iter(0..n)
+        .map(|i| {
+            let (parents, pp, version) = (&parents, &pp, &version);
+            async move {
+                let parent = serde_json::from_value(Example::Webapp.parent(i, version))?;
+                parents.create(pp, &parent).await?;
+                anyhow::Ok(())
+            }
+        })
+        .buffer_unordered(16)
+        .try_collect::<Vec<()>>()
+        .await?;
+    eprintln!(
+        "bench-shards: created in {:.1} s",
+        created.elapsed().as_secs_f64()
+    );
     Ok(parents)
 }
 
@@ -221,6 +231,25 @@ async fn converged_now(parents: &Api<DynamicObject>) -> anyhow::Result<usize> {
         .count())
 }
 
+/// Changes the image of the WebApps `names`, sixteen requests at a time.
+async fn change_images(parents: &Api<DynamicObject>, names: &[String]) -> anyhow::Result<()> {
+    futures::stream::iter(names)
+        .map(|name| async move {
+            parents
+                .patch(
+                    name,
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"spec": {"image": "nginx:1.28"}})),
+                )
+                .await?;
+            anyhow::Ok(())
+        })
+        .buffer_unordered(16)
+        .try_collect::<Vec<()>>()
+        .await?;
+    Ok(())
+}
+
 async fn handover(binary: &Path, assets: Assets, n: usize) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let policy = dir.path().join("audit-policy.yaml");
@@ -262,20 +291,12 @@ async fn handover(binary: &Path, assets: Assets, n: usize) -> anyhow::Result<()>
         .into_iter()
         .filter_map(|p| p.metadata.name)
         .collect();
-    for (i, name) in names.iter().enumerate() {
-        if i == names.len() / 3 {
-            eprintln!("bench-shards: a third of the changes sent; r3 is killed (SIGKILL)");
-            r3.child.kill()?;
-            r3.child.wait()?;
-        }
-        parents
-            .patch(
-                name,
-                &PatchParams::default(),
-                &Patch::Merge(json!({"spec": {"image": "nginx:1.28"}})),
-            )
-            .await?;
-    }
+    let (first, rest) = names.split_at(names.len() / 3);
+    change_images(&parents, first).await?;
+    eprintln!("bench-shards: a third of the changes sent; r3 is killed (SIGKILL)");
+    r3.child.kill()?;
+    r3.child.wait()?;
+    change_images(&parents, rest).await?;
     wait_converged(&parents, n, Example::Webapp, false).await?;
     eprintln!(
         "bench-shards: converged again {:.1} s after the first change; owners {:?}",
