@@ -23,6 +23,8 @@ pub(super) struct Erased {
     pub(super) lag: LagFn,
     /// Puts the entry into other caches: the same live cache, or a copy of what it holds now that never changes.
     pub(super) copy_into: fn(&Entry, &Caches, bool),
+    /// The metadata of the objects the owner index says the uid owns.
+    pub(super) owned_meta: fn(&Entry, &str) -> Vec<ObjectMeta>,
 }
 
 type LagFn =
@@ -33,6 +35,7 @@ impl Erased {
         Self {
             lag: lag::<K>,
             copy_into: copy_into::<K>,
+            owned_meta: owned_meta::<K>,
         }
     }
 }
@@ -54,6 +57,20 @@ fn key(meta: &ObjectMeta) -> String {
         meta.namespace.as_deref().unwrap_or(""),
         meta.name.as_deref().unwrap_or("")
     )
+}
+
+fn owned_meta<K: CachedKind>(entry: &Entry, uid: &str) -> Vec<ObjectMeta> {
+    entry
+        .cache
+        .downcast_ref::<Cache<K>>()
+        .map(|cache| {
+            cache
+                .owned_by(uid)
+                .iter()
+                .map(|o| kube::Resource::meta(o.as_ref()).clone())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn lag<K: CachedKind>(
@@ -150,6 +167,23 @@ fn copy_into<K: CachedKind>(entry: &Entry, into: &Caches, frozen: bool) {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .insert(TypeId::of::<K>(), shared);
+}
+
+impl Caches {
+    /// The metadata of the objects of the kind `api_version`/`kind` that the uid owns, as the kind's cache
+    /// holds them; `None` when no cache of the kind exists.
+    pub(crate) fn owned_metadata(
+        &self,
+        api_version: &str,
+        kind: &str,
+        uid: &str,
+    ) -> Option<Vec<ObjectMeta>> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = entries
+            .values()
+            .find(|e| e.api_version == api_version && e.kind == kind)?;
+        Some((entry.erased.owned_meta)(entry, uid))
+    }
 }
 
 #[cfg_attr(not(feature = "testing"), allow(dead_code))]

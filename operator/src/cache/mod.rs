@@ -325,7 +325,6 @@ struct Entry {
     /// The cache's options (its own, shared), for changes made without its type.
     options: Arc<RwLock<CacheOptions>>,
     /// What can be done with the entry without knowing its kind's type.
-    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
     erased: erased::Erased,
 }
 

@@ -405,7 +405,7 @@ pub(crate) fn runner<P: ParentKind>(
             Some(async move {
                 if let Some(to) = hand_over {
                     return match gate
-                        .hand_over(&parents, &children, parent.meta(), &to)
+                        .hand_over(&shared.caches, &parents, &children, parent.meta(), &to)
                         .await
                     {
                         Ok(_) => {

@@ -149,8 +149,35 @@ impl<P> Assigner<P> {
         self
     }
 
-    /// One round: reads the live members and every parent, and applies [`decide`] to each.
+    /// The parents' API in the assigner's scope (its namespace, or all).
+    pub fn parents_api(&self) -> Api<DynamicObject> {
+        self.api(&self.parents, self.namespace.as_deref())
+    }
+
+    /// The parents' metadata API in the assigner's scope (for a watch of their metadata).
+    pub fn parents_metadata_api(&self) -> Api<kube::core::PartialObjectMeta<DynamicObject>> {
+        match self.namespace.as_deref() {
+            Some(ns) => Api::namespaced_with(self.client.clone(), ns, &self.parents),
+            None => Api::all_with(self.client.clone(), &self.parents),
+        }
+    }
+
+    /// One round: reads the live members and every parent (one paged list of their metadata), and applies
+    /// [`decide`] to each.
     pub async fn round(&self, members: &mut Members) -> Result<Round, AssignError> {
+        let parents = list_metadata(&self.parents_api(), None, &self.parents.kind).await?;
+        self.round_over(members, parents).await
+    }
+
+    /// One round over `parents`, the metadata of every parent as the caller has it (from a watch it keeps, so
+    /// that a round costs no list): reads the live members and applies [`decide`] to each. A parent whose
+    /// metadata is older than the server's is written with a stale resourceVersion: a conflict, counted and
+    /// left to the next round.
+    pub async fn round_over(
+        &self,
+        members: &mut Members,
+        parents: Vec<ObjectMeta>,
+    ) -> Result<Round, AssignError> {
         let live = members.live().await.map_err(|source| AssignError::Read {
             what: "the members' Leases".into(),
             source,
@@ -159,8 +186,7 @@ impl<P> Assigner<P> {
             live: live.clone(),
             ..Round::default()
         };
-        let parents = self.api(&self.parents, self.namespace.as_deref());
-        for meta in list_metadata(&parents, None, &self.parents.kind).await? {
+        for meta in parents {
             let shard = parent_shard(&meta);
             let Some(step) = decide(&shard, &live) else {
                 if let Some(owner) = &shard.owner {

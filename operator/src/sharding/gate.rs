@@ -12,6 +12,7 @@ use serde_json::json;
 
 use super::assigner::{labels, relabel_children};
 use super::{AssignError, DRAIN_LABEL, SHARD_LABEL, shard_of};
+use crate::cache::Caches;
 
 /// What a controller does with a parent it is about to reconcile.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,12 +91,16 @@ impl Gate {
     }
 
     /// Hands the parent `meta` (of the kind `parents`) over to `to`: relabels its children of the kinds
-    /// `children` that carry this member's label, then the parent, guarded by the resourceVersion read. From
+    /// `children` that carry this member's label (as `caches` hold them, each write guarded by the cached
+    /// resourceVersion; a child whose write conflicts keeps its label, and its new owner, not finding it in
+    /// its cache, reads it and labels it with its next write), then the parent, guarded by the
+    /// resourceVersion read. From
     /// then on [`admit`](Self::admit) skips the parent until the cache shows a newer version. A `409` (the
     /// parent changed meanwhile: the drain was redirected or cancelled) is an error: the controller retries
     /// with the parent as its cache then shows it.
     pub(crate) async fn hand_over(
         &self,
+        caches: &Caches,
         parents: &ApiResource,
         children: &[ApiResource],
         meta: &ObjectMeta,
@@ -104,7 +109,21 @@ impl Gate {
         let (Some(me), Some(client)) = (self.inner.member.get(), self.inner.client.get()) else {
             return Ok(0);
         };
-        let (moved, _) = relabel_children(client, children, meta, me, to).await?;
+        let mut moved = 0;
+        for kind in children {
+            moved += match caches.owned_metadata(
+                &kind.api_version,
+                &kind.kind,
+                meta.uid.as_deref().unwrap_or_default(),
+            ) {
+                Some(owned) => relabel_cached(client, kind, meta, &owned, me, to).await?,
+                None => {
+                    relabel_children(client, std::slice::from_ref(kind), meta, me, to)
+                        .await?
+                        .0
+                }
+            };
+        }
         let api: Api<DynamicObject> = match &meta.namespace {
             Some(ns) => Api::namespaced_with(client.clone(), ns, parents),
             None => Api::all_with(client.clone(), parents),
@@ -129,6 +148,49 @@ impl Gate {
         tracing::info!(parent = %meta.name.as_deref().unwrap_or_default(), from = %me, %to, children = moved, "handed a parent over");
         Ok(moved)
     }
+}
+
+/// Relabels from `from` to `to` the children in `owned` (of the kind `kind`, from a cache) that the parent
+/// `meta` controls and that carry `from`'s label; answers how many moved (a conflict is left as it is).
+async fn relabel_cached(
+    client: &Client,
+    kind: &ApiResource,
+    meta: &ObjectMeta,
+    owned: &[ObjectMeta],
+    from: &str,
+    to: &str,
+) -> Result<usize, AssignError> {
+    let uid = meta.uid.as_deref().unwrap_or_default();
+    let mut moved = 0;
+    for child in owned {
+        let controlled = child
+            .owner_references
+            .iter()
+            .flatten()
+            .any(|r| r.uid == uid && r.controller == Some(true));
+        if !controlled || shard_of(child) != Some(from) {
+            continue;
+        }
+        let api: Api<DynamicObject> = match &child.namespace {
+            Some(ns) => Api::namespaced_with(client.clone(), ns, kind),
+            None => Api::all_with(client.clone(), kind),
+        };
+        match labels(&api, child, json!({ SHARD_LABEL: to })).await {
+            Ok(()) => moved += 1,
+            Err(e) if crate::leader::is_conflict(&e) => {}
+            Err(source) => {
+                return Err(AssignError::Write {
+                    what: format!(
+                        "{} {}",
+                        kind.kind,
+                        child.name.as_deref().unwrap_or_default()
+                    ),
+                    source,
+                });
+            }
+        }
+    }
+    Ok(moved)
 }
 
 #[cfg(test)]

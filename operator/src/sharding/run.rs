@@ -3,8 +3,12 @@
 
 use std::collections::BTreeMap;
 
+use futures::StreamExt;
 use kube::Client;
 use kube::api::{ApiResource, DynamicObject};
+use kube::core::PartialObjectMeta;
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{WatchStreamExt, watcher};
 use tokio::sync::watch;
 
 use super::{Assigner, Gate, MemberLease, Members, SHARD_LABEL, Sharding, ShardingError};
@@ -112,12 +116,35 @@ pub(crate) async fn assign(
             _ = elector.acquire() => {}
         }
         tracing::info!(group = %config.group(), member = %config.member(), "this member assigns the group's parents");
+        // The parents' metadata, watched while this member assigns, so that a round lists nothing.
+        let mut watching = tokio::task::JoinSet::new();
+        let stores: Vec<Store<PartialObjectMeta<DynamicObject>>> = assigners
+            .iter()
+            .map(|a| {
+                let writer = reflector::store::Writer::new(a.parents().clone());
+                let store = writer.as_reader();
+                let events = watcher::watcher(
+                    a.parents_metadata_api(),
+                    watcher::Config::default().page_size(crate::cache::LIST_PAGE),
+                );
+                watching.spawn(
+                    reflector::reflector(writer, events)
+                        .default_backoff()
+                        .for_each(|_| std::future::ready(())),
+                );
+                store
+            })
+            .collect();
         let rounds = async {
+            for store in &stores {
+                let _ = store.wait_until_ready().await;
+            }
             loop {
                 let mut owners: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
-                for a in &assigners {
+                for (a, store) in assigners.iter().zip(&stores) {
                     let kind = a.parents().kind.clone();
-                    match a.round(&mut members).await {
+                    let parents = store.state().iter().map(|p| p.metadata.clone()).collect();
+                    match a.round_over(&mut members, parents).await {
                         Ok(round) => {
                             let m = Metrics::global();
                             m.shard_moves(&kind, "assign", round.assigned);
