@@ -18,6 +18,7 @@
 //! | `operator_writes_total` | `controller`, `verb`, `kind` | writes the controllers made |
 //! | `operator_events_total` | `controller`, `type` | events the controllers recorded |
 //! | `operator_child_corrections_total` | `controller`, `kind` | children updated to match their desired state (drifted, or their parent changed) |
+//! | `operator_child_fights_total` | `controller`, `kind` | fights begun: a child corrected again and again because another writer keeps changing it (`reconcilers::fights`) |
 //! | `operator_shard_parents` | `kind`, `shard` | parents each member of a sharded group owns, as the assigner last counted (on the replica that assigns) |
 //! | `operator_shard_moves_total` | `kind`, `move` | the assigner's moves: `assign`, `drain`, `cancel`, `reassign` |
 //! | `operator_shard_handovers_total` | `controller` | parents this member handed over when asked (the drain label) |
@@ -69,6 +70,7 @@ pub struct Metrics {
     corrections: Family<Labels, Counter>,
     foreign_not_ready: Family<Labels, Gauge>,
     certificate_reloads: Family<Labels, Counter>,
+    fights: Family<Labels, Counter>,
     shard_parents: Family<Labels, Gauge>,
     shard_moves: Family<Labels, Counter>,
     handovers: Family<Labels, Counter>,
@@ -114,10 +116,16 @@ impl Metrics {
             corrections: Family::default(),
             foreign_not_ready: Family::default(),
             certificate_reloads: Family::default(),
+            fights: Family::default(),
             shard_parents: Family::default(),
             shard_moves: Family::default(),
             handovers: Family::default(),
         };
+        registry.register(
+            "operator_child_fights",
+            "Fights begun over a child's fields with another writer",
+            m.fights.clone(),
+        );
         registry.register(
             "operator_shard_parents",
             "Parents each member of a sharded group owns, as the assigner last counted",
@@ -321,6 +329,15 @@ impl Metrics {
             .get_or_create(&vec![
                 ("code", code.to_string()),
                 ("method", method.to_string()),
+            ])
+            .inc();
+    }
+
+    pub(crate) fn fight(&self, controller: &str, kind: &str) {
+        self.fights
+            .get_or_create(&vec![
+                ("controller", controller.to_string()),
+                ("kind", kind.to_string()),
             ])
             .inc();
     }

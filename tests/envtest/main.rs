@@ -9,6 +9,7 @@ mod database;
 mod deploy;
 mod domains;
 mod expose;
+mod fights;
 mod harness;
 mod idle;
 mod leader;

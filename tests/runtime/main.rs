@@ -8,6 +8,7 @@ mod explore;
 mod explore_cronjob;
 mod explore_planted;
 mod explore_time;
+mod fights;
 mod foreign;
 mod images;
 mod leader;

@@ -5,6 +5,7 @@ pub mod cronjob_scenario;
 pub mod database_scenario;
 pub mod domains_scenario;
 pub mod expose_scenario;
+pub mod fights_scenario;
 pub mod kubectl;
 pub mod normalize;
 pub mod notes_scenario;

@@ -2,7 +2,7 @@
 
 use std::any::TypeId;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::future::{BoxFuture, FutureExt};
 use kube::core::object::HasStatus;
@@ -16,6 +16,7 @@ use super::compare::{DESIRED_HASH, contains, merge_into, stamp_desired_hash};
 use super::created::{
     adopt_created_fields, apply_child, created_once, creates_by_post, post_child,
 };
+use super::fights;
 use super::ownership::prepare;
 use super::written::shown_by;
 use super::{ChildOutcome, SubReconciler, Wiring};
@@ -456,15 +457,31 @@ where
                 ChildOutcome::Terminating(live.as_ref().clone()),
             )));
         }
+        // A different desired-state hash means a different desired state: no need to compare the objects. With
+        // the same hash, a child that differs was changed by someone else: correcting it may be a fight.
+        let holds = match (&self.strategy, live.as_ref()) {
+            (WriteStrategy::Apply { .. }, Some(l)) if same_desired_hash(l.as_ref(), &desired) => {
+                let (live_value, desired_value) = (
+                    crate::json::convert(l.as_ref())?,
+                    crate::json::convert(&desired)?,
+                );
+                let holds = contains(&live_value, &desired_value);
+                if !holds
+                    && let Some(wait) = self
+                        .correction(cx, l.as_ref(), &desired, &desired_value, &live_value)
+                        .await?
+                {
+                    return Ok(Some((
+                        Outcome::RequeueAfter(wait),
+                        ChildOutcome::Unchanged(l.as_ref().clone()),
+                    )));
+                }
+                holds
+            }
+            _ => false,
+        };
         let outcome = match (&self.strategy, live) {
-            // A different desired-state hash means a different desired state: no need to compare the objects.
-            (WriteStrategy::Apply { .. }, Some(live))
-                if same_desired_hash(live.as_ref(), &desired)
-                    && contains(
-                        &crate::json::convert(live.as_ref())?,
-                        &crate::json::convert(&desired)?,
-                    ) =>
-            {
+            (WriteStrategy::Apply { .. }, Some(live)) if holds => {
                 cx.written().seen(live.as_ref());
                 ChildOutcome::Unchanged(live.as_ref().clone())
             }
@@ -564,11 +581,60 @@ where
                 }
             }
         };
+        let mut next = Outcome::Continue;
         if let Some(child) = outcome.child() {
             let condition = self.written_condition(cx, child).await;
             cx.set_condition(condition);
+            // A fight in progress speaks for the child until it ends, and a pass comes when it would.
+            let uid = child.uid().unwrap_or_default();
+            if let Some(fight) = cx.written().fights().active(&uid, Instant::now()) {
+                cx.set_condition(contested(&self.condition, &fight, &self.describe(child)));
+                next = Outcome::RequeueAfter(fight.ends_in);
+            }
         }
-        Ok(Some((Outcome::Continue, outcome)))
+        Ok(Some((next, outcome)))
+    }
+
+    /// Before correcting another writer's change to `live`: how long to wait first, when a fight over the
+    /// child is backing off (the step's condition then says so); otherwise records the correction, and when it
+    /// makes a fight, tells the parent with a `Warning` event (`fights.rs`).
+    async fn correction(
+        &self,
+        cx: &mut Context,
+        live: &C,
+        desired: &C,
+        desired_value: &Value,
+        live_value: &Value,
+    ) -> Result<Option<Duration>> {
+        let uid = live.uid().unwrap_or_default();
+        let now = Instant::now();
+        let fights = cx.written();
+        if let Some(wait) = fights.fights().wait(&uid, now) {
+            if let Some(fight) = fights.fights().active(&uid, now) {
+                cx.set_condition(contested(&self.condition, &fight, &self.describe(live)));
+            }
+            tracing::debug!(child = %self.describe(live), ?wait, "a fight over the child's fields: the correction waits");
+            return Ok(Some(wait));
+        }
+        let fields = fights::drifted_fields(desired_value, live_value);
+        let managers = match cx.read_value(&Target::of(desired)).await? {
+            Some(value) => fights::owners_of(
+                &value["metadata"]["managedFields"],
+                &fields,
+                &self.manager(cx),
+            ),
+            None => Vec::new(),
+        };
+        if let Some(fight) = fights.fights().corrected(&uid, now, fields, managers)
+            && fight.began
+        {
+            let message = fight.message(&self.describe(live));
+            tracing::warn!(child = %self.describe(live), "{message}");
+            crate::metrics::Metrics::global().fight(cx.controller_name(), &C::kind(&()));
+            cx.event_about(live.object_ref(&()), true, CONTESTED, "Correct", message)
+                .await;
+        }
+        Ok(None)
     }
 
     /// The step's condition once the child is in place: `True` when it is also ready, else `False` with why.
@@ -679,6 +745,14 @@ where
 }
 
 /// Whether `live` carries the desired-state hash `desired` carries (both absent counts as the same).
+/// The reason of a child step's condition, and of the event, while another writer fights over the child.
+pub const CONTESTED: &str = "Contested";
+
+/// The step's condition during a fight.
+fn contested(condition: &str, fight: &fights::Fight, child: &str) -> ConditionUpdate {
+    ConditionUpdate::false_(condition, CONTESTED, fight.message(child))
+}
+
 fn same_desired_hash<C: Resource>(live: &C, desired: &C) -> bool {
     live.annotations().get(DESIRED_HASH) == desired.annotations().get(DESIRED_HASH)
 }

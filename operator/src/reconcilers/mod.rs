@@ -32,6 +32,7 @@ mod child_outcome;
 mod child_set;
 mod compare;
 mod created;
+pub mod fights;
 mod finalizer;
 mod flow;
 mod owned;

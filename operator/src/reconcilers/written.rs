@@ -22,6 +22,8 @@ use super::announce::Mutation;
 #[derive(Debug, Default)]
 pub(crate) struct Written {
     recent: Mutex<Recent>,
+    /// The corrections of each child, to tell a fight over its fields (`fights.rs`).
+    fights: super::fights::Fights,
 }
 
 #[derive(Debug, Default)]
@@ -39,6 +41,11 @@ struct Applied {
 }
 
 impl Written {
+    /// The corrections of each child.
+    pub(crate) fn fights(&self) -> &super::fights::Fights {
+        &self.fights
+    }
+
     /// What an apply did to a child, from the API's answer and the version of the child the pass saw (`cached`:
     /// empty for a child without one, `None` when the pass saw no child):
     /// - `Created` when the server created it (`201 Created`);
