@@ -3,12 +3,14 @@
 mod converge;
 mod dry_run;
 mod dynamic;
+mod dynamic_sets;
 mod echoes;
 mod explore;
 mod explore_cronjob;
 mod explore_planted;
 mod explore_time;
 mod foreign;
+mod foreign_steps;
 mod images;
 mod leader;
 mod lifecycle;
