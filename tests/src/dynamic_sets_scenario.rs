@@ -7,7 +7,9 @@
 //! is installed by the test from a minimal schema.
 //!
 //! The step reads the issuers from their caches without tracking them, so the parent is reconciled after an
-//! issuer changes only because of the reference index and the mapper.
+//! issuer changes only because of the reference index and the mapper. The set's readiness follows the
+//! Certificates' own `Ready` conditions (the custom-resource convention), told for the Sites by the metric
+//! `operator_foreign_parents_not_ready` since their status is not written.
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams};
@@ -255,6 +257,19 @@ impl Apis {
         out
     }
 
+    /// Plays cert-manager: reports the Certificate `name` `Ready` for its current generation.
+    async fn report_ready(&self, name: &str) {
+        let cert = self.certs.get(name).await.expect("get the Certificate");
+        let patch = json!({"status": {"conditions": [{
+            "type": "Ready", "status": "True", "reason": "Ready", "message": "played by the test",
+            "observedGeneration": cert.metadata.generation, "lastTransitionTime": "2026-01-01T00:00:00Z",
+        }]}});
+        self.certs
+            .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .expect("write the Certificate's status");
+    }
+
     async fn certificates_are(&self, what: &str, want: Vec<(&str, &str, &str, &str, &str)>) {
         let want: Vec<(String, Value, Value, Value, String)> = want
             .into_iter()
@@ -275,6 +290,27 @@ impl Apis {
         })
         .await;
     }
+}
+
+/// The Sites the controller counts as not ready (`operator_foreign_parents_not_ready`), in this process.
+fn not_ready() -> Option<i64> {
+    kubewright::metrics::Metrics::global()
+        .encode()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(&format!(
+                "operator_foreign_parents_not_ready{{controller=\"{NAME}\"}} "
+            ))
+        })
+        .and_then(|n| n.trim().parse().ok())
+}
+
+async fn not_ready_is(want: i64) {
+    eventually(&format!("{want} Sites not ready"), async || {
+        let got = not_ready();
+        if got == Some(want) { Ok(()) } else { Err(got) }
+    })
+    .await;
 }
 
 fn object(resource: &ApiResource, name: &str, spec: Value) -> DynamicObject {
@@ -366,6 +402,15 @@ pub async fn run(admin: Client, operator: Client, namespace: &str) {
         ],
     )
     .await;
+
+    // The Certificates report no status yet: by the custom-resource convention neither set is ready, and the
+    // Sites (whose status is not written) are counted as not ready; once cert-manager (played here) reports
+    // each Ready for its generation, both are ready.
+    not_ready_is(2).await;
+    for cert in apis.certificates().await {
+        apis.report_ready(&cert.0).await;
+    }
+    not_ready_is(0).await;
 
     // The set changes: the child no longer desired is deleted (found through the owner index), a new one made.
     merge(
