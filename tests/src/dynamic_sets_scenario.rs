@@ -346,11 +346,11 @@ pub async fn run(admin: Client, operator: Client, namespace: &str) {
         .await
         .expect("create the ClusterIssuer");
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(Operator::new(operator).controller(reconciler()).run_until(
-        async move {
-            let _ = stop_rx.await;
-        },
-    ));
+    let operator = Operator::new(operator).controller(reconciler());
+    let caches = operator.caches().clone();
+    let running = tokio::spawn(operator.run_until(async move {
+        let _ = stop_rx.await;
+    }));
 
     // A set of children of a run-time kind, one per host, owned by a parent of a run-time kind.
     apis.sites
@@ -401,6 +401,28 @@ pub async fn run(admin: Client, operator: Client, namespace: &str) {
             ),
         ],
     )
+    .await;
+
+    // The run-time kinds' caches are compact, as every typed child's, and the children are filed by owner.
+    let shop = apis.sites.get("shop").await.expect("get the Site").uid();
+    let shop = shop.expect("a uid");
+    let certs = caches
+        .get::<SiteCertificate>()
+        .expect("a cache of the children");
+    assert_eq!(certs.form(), Some(kubewright::Form::Compact));
+    let issuers = caches
+        .get::<Untyped<SiteClusterIssuers>>()
+        .expect("a cache of the watched kind");
+    assert_eq!(issuers.form(), Some(kubewright::Form::Compact));
+    eventually("the children in the owner index", async || {
+        let mut owned: Vec<String> = certs.owned_by(&shop).iter().map(|c| c.name_any()).collect();
+        owned.sort();
+        if owned == ["shop-shop-example-dev", "shop-www-shop-example-dev"] {
+            Ok(())
+        } else {
+            Err(owned)
+        }
+    })
     .await;
 
     // The Certificates report no status yet: by the custom-resource convention neither set is ready, and the
