@@ -1,7 +1,7 @@
 //! A parent whose status is not the operator's, of a kind chosen at run time (`Foreign<Untyped<_>>` bound to
 //! ConfigMaps), with a finalizer, a stash and a child step, in table tests: the finalizer is added, a value
 //! stashed by one step is read by the next, the child is created, and no status is written; on deletion the
-//! cleanup runs once and the finalizer goes.
+//! cleanup runs once and the finalizer goes; the manifests grant the finalizer's writes and nothing on the status.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -128,4 +128,34 @@ async fn a_run_time_foreign_parent_being_deleted_is_cleaned_up_once() {
     assert!(second.pass.is_none());
     assert_eq!(cleanups.load(Ordering::SeqCst), 1);
     env.shutdown().await;
+}
+
+#[test]
+fn the_manifests_let_the_finalizer_be_written_and_never_the_status() {
+    bind();
+    let manifests = kubewright::manifests::Manifests::new("greeter")
+        .reconciler(&reconciler(Arc::new(AtomicUsize::new(0))));
+    let role = manifests.cluster_role();
+    let verbs = |resource: &str| -> Vec<String> {
+        let mut verbs: Vec<String> = role
+            .rules
+            .iter()
+            .flatten()
+            .filter(|r| {
+                r.api_groups.iter().flatten().any(|g| g.is_empty())
+                    && r.resources.iter().flatten().any(|x| x == resource)
+            })
+            .flat_map(|r| r.verbs.clone())
+            .collect();
+        verbs.sort();
+        verbs
+    };
+    let yaml = manifests.to_yaml().unwrap();
+    assert_eq!(
+        verbs("configmaps"),
+        ["get", "list", "patch", "update", "watch"],
+        "{yaml}"
+    );
+    assert!(verbs("configmaps/status").is_empty(), "{yaml}");
+    assert!(verbs("secrets").iter().any(|v| v == "create"), "{yaml}");
 }
