@@ -169,6 +169,78 @@
 //! assert_eq!(wiring.kinds()[0].plural, "certificates");
 //! ```
 //!
+//! A kind chosen when the operator runs goes in a slot declared with [`dynamic_kind!`](crate::dynamic_kind) and is
+//! named through it (`Untyped<Slot>`) in `#[child]`, `#[children]` and `#[watches]` like any other kind; bind each
+//! slot ([`RunTimeKind::bind`](crate::untyped::RunTimeKind::bind)) before building the reconciler:
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use kube::api::ApiResource;
+//! use kube::runtime::reflector::ObjectRef;
+//! use kubewright::prelude::*;
+//! use kubewright::untyped::{RunTimeKind, Untyped};
+//!
+//! kubewright::dynamic_kind! {
+//!     /// The children's kind, from the operator's configuration.
+//!     pub Routes, Namespaced
+//! }
+//! kubewright::dynamic_kind! {
+//!     /// A kind that names the gateway it concerns in `spec.gateway`.
+//!     pub Policies, Namespaced
+//! }
+//! type Route = Untyped<Routes>;
+//! type Policy = Untyped<Policies>;
+//!
+//! #[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+//! #[kube(group = "example.dev", version = "v1", kind = "Gateway", namespaced, status = "GatewayStatus")]
+//! #[children(Route, desired = routes, id = route_name)]
+//! #[watches(Policy, map = gateway_of_policy)]
+//! pub struct GatewaySpec {
+//!     pub hosts: Vec<String>,
+//! }
+//!
+//! #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, ReconcilerStatus)]
+//! #[serde(rename_all = "camelCase")]
+//! pub struct GatewayStatus {
+//!     pub observed_generation: Option<i64>,
+//!     #[serde(default)]
+//!     pub conditions: Vec<Condition>,
+//! }
+//!
+//! fn routes(g: &Gateway, _: &mut Context) -> kubewright::Result<Vec<Route>> {
+//!     let route = |host: &String| {
+//!         let name = format!("{}-{}", g.name_any(), host.replace('.', "-"));
+//!         Route::new(&name, serde_json::json!({"spec": {"hostnames": [host]}}))
+//!     };
+//!     Ok(g.spec.hosts.iter().map(route).collect())
+//! }
+//!
+//! fn route_name(r: &Route) -> String {
+//!     r.name_any()
+//! }
+//!
+//! fn gateway_of_policy(p: Arc<Policy>) -> Vec<ObjectRef<Gateway>> {
+//!     let namespace = p.namespace().unwrap_or_default();
+//!     let gateway = p.data.get("spec").and_then(|s| s["gateway"].as_str());
+//!     gateway.map(|g| ObjectRef::new(g).within(&namespace)).into_iter().collect()
+//! }
+//!
+//! // At start, from a flag or discovery:
+//! let resource = |group: &str, kind: &str, plural: &str| ApiResource {
+//!     group: group.into(),
+//!     version: "v1".into(),
+//!     api_version: format!("{group}/v1"),
+//!     kind: kind.into(),
+//!     plural: plural.into(),
+//! };
+//! Routes::bind(&resource("gateway.networking.k8s.io", "HTTPRoute", "httproutes")).unwrap();
+//! Policies::bind(&resource("policy.example.dev", "RoutePolicy", "routepolicies")).unwrap();
+//! let wiring = Gateway::reconciler().wiring();
+//! let plurals: Vec<&str> = wiring.kinds().iter().map(|k| k.plural.as_str()).collect();
+//! assert_eq!(plurals, ["httproutes", "routepolicies"]);
+//! ```
+//!
 //! # `#[reconciler(..)]`: the whole reconciler
 //!
 //! | key | meaning | builder call |

@@ -8,6 +8,7 @@ mod cronjob;
 mod database;
 mod deploy;
 mod domains;
+mod dynamic;
 mod expose;
 mod fights;
 mod harness;

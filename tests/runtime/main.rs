@@ -3,6 +3,7 @@
 mod converge;
 mod dry_run;
 mod dynamic;
+mod dynamic_sets;
 mod echoes;
 mod explore;
 mod explore_cronjob;
@@ -10,6 +11,7 @@ mod explore_planted;
 mod explore_time;
 mod fights;
 mod foreign;
+mod foreign_steps;
 mod images;
 mod leader;
 mod lifecycle;

@@ -227,3 +227,54 @@ async fn one_kind_declared_through_two_types_fails_at_start_naming_both() {
             .is_empty()
     );
 }
+
+/// What the duplicate-kind error's text starts with for `CertificateAgain`.
+const DECLARED_TWICE: &str = "Certificate (cert-manager.io/v1) is declared twice in one reconciler, as `kubewright::untyped::Untyped<examples::domains::CertificateKind>` and as `kubewright::untyped::Untyped<runtime::untyped::CertificateAgain>`";
+
+#[tokio::test]
+async fn a_table_test_refuses_one_kind_declared_through_two_types() {
+    use kube::runtime::reflector::ObjectRef;
+    use kubewright::testing::table::ReconcilerTestCase;
+    let failed =
+        ReconcilerTestCase::new("declared twice", ObjectRef::new("shop").within("default"))
+            .crd(Domain::crd())
+            .crd(certificate_crd())
+            .given(domain("shop", "shop.example.dev"))
+            .run(Domain::reconciler().tracks::<kubewright::untyped::Untyped<CertificateAgain>>())
+            .await
+            .unwrap_err();
+    // The one problem is the setup's: no pass ran, so nothing was written.
+    assert_eq!(failed.problems().len(), 1, "{failed}");
+    assert!(
+        failed.problems()[0].starts_with(&format!("setup: {DECLARED_TWICE}")),
+        "{failed}"
+    );
+}
+
+#[tokio::test]
+async fn the_explorer_refuses_one_kind_declared_through_two_types() {
+    use kubewright::testing::explore::ExploreError;
+    use kubewright::testing::table::HarnessError;
+    let failed = Explore::new(|| {
+        Domain::reconciler().tracks::<kubewright::untyped::Untyped<CertificateAgain>>()
+    })
+    .crd(Domain::crd())
+    .crd(certificate_crd())
+    .scenario(
+        Scenario::new()
+            .apply(&domain("shop", "shop.example.dev"))
+            .settle(),
+    )
+    .budget(5)
+    .run()
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(
+            &failed,
+            ExploreError::Harness(HarnessError::KindDeclaredTwice(_))
+        ),
+        "{failed:?}"
+    );
+    assert!(failed.to_string().starts_with(DECLARED_TWICE), "{failed}");
+}

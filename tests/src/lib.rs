@@ -4,6 +4,7 @@ pub mod builtin_objects;
 pub mod cronjob_scenario;
 pub mod database_scenario;
 pub mod domains_scenario;
+pub mod dynamic_sets_scenario;
 pub mod expose_scenario;
 pub mod fights_scenario;
 pub mod kubectl;

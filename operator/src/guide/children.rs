@@ -98,4 +98,17 @@
 //! by hand. Everything a step reads through the [`Context`](crate::Context) comes from shared caches, and the
 //! pass is run again when what it read changes.
 //!
+//! ## Kinds without Rust types, and kinds chosen at run time
+//!
+//! A child, a set's children, a watched, referenced or tracked kind can be another project's custom resource
+//! with no Rust type: declare it by group/version, kind, plural and scope with [`kind!`](crate::kind) and name
+//! [`Untyped<Marker>`](crate::untyped::Untyped) wherever a kind goes. When the kind is only known when the
+//! operator runs (from a flag or a configuration file), declare a slot with
+//! [`dynamic_kind!`](crate::dynamic_kind) instead and bind it to kube's `ApiResource` with
+//! [`RunTimeKind::bind`](crate::untyped::RunTimeKind::bind) before building the reconciler
+//! ([`attributes`](crate::attributes) shows both with the derive). A parent whose status is not the operator's
+//! (a built-in kind, or such a kind) is [`Foreign<K>`](crate::Foreign). A kind the cluster does not serve, a
+//! slot never bound, a scope that is not the cluster's and one kind named through two types in a reconciler
+//! stop the operator at start; the last also fails a table test and an exploration.
+//!
 //! Next: [testing](super::testing).

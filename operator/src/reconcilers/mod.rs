@@ -214,7 +214,8 @@ pub struct Wiring {
 /// group, version and kind, or an untyped and a typed one. The runtime caches and wires a kind under the first
 /// type declared, so the second would have no cache: every read of it would fail and its changes would
 /// trigger nothing (an operator that retried such a pass forever never settled). An operator refuses it at
-/// start ([`RunError::KindDeclaredTwice`](crate::RunError::KindDeclaredTwice)).
+/// start ([`RunError::KindDeclaredTwice`](crate::RunError::KindDeclaredTwice)); so do a table test's environment
+/// when it starts its caches and an exploration before its first run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "{kind} ({api_version}) is declared twice in one reconciler, as `{first}` and as `{second}`: the runtime caches a kind under one Rust type, so `{second}` would have no cache; declare the kind once and use that type everywhere"

@@ -17,6 +17,7 @@ use crate::command::Dispatcher;
 use crate::error::Error;
 use crate::outcome::Outcome;
 use crate::reconciler::{ParentKind, Reconciler};
+use crate::reconcilers::KindDeclaredTwice;
 use crate::testing::ApiServer;
 
 /// How a pass ended, for the rounds.
@@ -37,6 +38,8 @@ pub(super) trait ControllerSetup: Send + Sync {
     fn parent(&self) -> ApiResource;
     /// The kinds the reconciler wires.
     fn kinds(&self) -> Vec<ApiResource>;
+    /// The kinds the reconciler declares through two Rust types (refused before any run).
+    fn declared_twice(&self) -> Vec<KindDeclaredTwice>;
 }
 
 /// One controller in a run.
@@ -115,6 +118,10 @@ impl<P: ParentKind> ControllerSetup for Factory<P> {
                 plural: k.plural.clone(),
             })
             .collect()
+    }
+
+    fn declared_twice(&self) -> Vec<KindDeclaredTwice> {
+        (self.factory)().wiring().declared_twice().to_vec()
     }
 }
 

@@ -259,7 +259,9 @@ impl Explore {
         self
     }
 
-    /// Runs the reference, then every perturbation (or the seeded sample), and checks each.
+    /// Runs the reference, then every perturbation (or the seeded sample), and checks each. A controller that
+    /// declares a kind through two Rust types fails at once, before any run, with
+    /// [`HarnessError::KindDeclaredTwice`] (as an operator fails at start).
     pub async fn run(mut self) -> Result<Explored, ExploreError> {
         let started = Instant::now();
         if let Some(bad) = self.setup.given.iter().position(Value::is_null) {
@@ -268,6 +270,15 @@ impl Explore {
                 bad + 1
             ))
             .into());
+        }
+        // A kind declared through two types fails an operator's start; it fails the exploration the same way.
+        if let Some(twice) = self
+            .setup
+            .controllers
+            .iter()
+            .find_map(|c| c.declared_twice().into_iter().next())
+        {
+            return Err(HarnessError::KindDeclaredTwice(twice).into());
         }
         self.setup.kinds = self.kinds();
         let setup = Arc::new(self.setup);

@@ -18,7 +18,7 @@ use super::expect::{Write, writes_of_requests};
 use crate::cache::{Cache, CachedKind, Caches};
 use crate::command::{ApiDispatcher, Dispatcher};
 use crate::reconciler::{ParentKind, Pass, Reconciler};
-use crate::reconcilers::Wiring;
+use crate::reconcilers::{KindDeclaredTwice, Wiring};
 use crate::testing::apiserver::{ApiError, ApiServer, Clock, RequestRecord, ResourceType, Verb};
 
 /// How long the environment waits for caches, CRDs and [`TestEnv::wait_for`].
@@ -79,6 +79,10 @@ pub enum HarnessError {
     /// serve: register it with [`TestEnv::register`]).
     #[error(transparent)]
     NotSynced(#[from] crate::cache::NotSynced),
+    /// A reconciler wired into the environment declares one kind through two Rust types; an
+    /// [`Operator`](crate::Operator) refuses it at start too ([`RunError::KindDeclaredTwice`](crate::RunError::KindDeclaredTwice)).
+    #[error(transparent)]
+    KindDeclaredTwice(#[from] KindDeclaredTwice),
     /// An object could not be (de)serialized.
     #[error("serialization failed: {0}")]
     Serde(#[from] serde_json::Error),
@@ -113,6 +117,8 @@ pub struct TestEnv {
     caches: Caches,
     watches: Vec<tokio::task::JoinHandle<()>>,
     dispatchers: Mutex<HashMap<String, Arc<dyn Dispatcher>>>,
+    /// The kinds a wired reconciler declared through two types, refused by the next [`TestEnv::start`].
+    twice: Mutex<Vec<KindDeclaredTwice>>,
 }
 
 impl std::fmt::Debug for TestEnv {
@@ -156,6 +162,7 @@ impl TestEnv {
             caches,
             watches: Vec::new(),
             dispatchers: Mutex::default(),
+            twice: Mutex::default(),
         }
     }
 
@@ -219,15 +226,29 @@ impl TestEnv {
         self.caches.ensure::<K>()
     }
 
-    /// Creates the caches of every kind a reconciler's wiring names.
+    /// Creates the caches of every kind a reconciler's wiring names. A kind it declares through two Rust
+    /// types ([`KindDeclaredTwice`]) fails the next [`start`](Self::start), as it fails an operator's start.
     pub fn wire(&self, wiring: &Wiring) {
         for kind in wiring.kinds() {
             kind.ensure(&self.caches);
         }
+        let mut twice = self.twice.lock().unwrap_or_else(|e| e.into_inner());
+        twice.extend(wiring.declared_twice().iter().cloned());
     }
 
-    /// Starts the watches of caches not started yet and waits until every cache holds its first list.
+    /// Starts the watches of caches not started yet and waits until every cache holds its first list. Fails
+    /// with [`HarnessError::KindDeclaredTwice`], before any watch starts, when a wired reconciler declares a
+    /// kind through two Rust types.
     pub async fn start(&mut self) -> Result<(), HarnessError> {
+        let twice = self
+            .twice
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .first()
+            .cloned();
+        if let Some(e) = twice {
+            return Err(e.into());
+        }
         for w in self.caches.take_watches() {
             self.watches.push(tokio::spawn(w));
         }
