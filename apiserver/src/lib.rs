@@ -363,6 +363,7 @@ mod table;
 mod validation;
 mod watch;
 mod workloads;
+mod flowcontrol;
 
 pub use body::ResponseBody;
 pub use clock::Clock;
