@@ -340,6 +340,7 @@ mod crd;
 mod discovery;
 mod error;
 mod faults;
+mod flowcontrol;
 mod handlers;
 mod health;
 mod http;
@@ -363,7 +364,6 @@ mod table;
 mod validation;
 mod watch;
 mod workloads;
-mod flowcontrol;
 
 pub use body::ResponseBody;
 pub use clock::Clock;

@@ -387,7 +387,7 @@ impl ApiServer {
             Err(refused) => return refused,
         };
         let mut response = self.serve_classified(parts, body).await;
-        flowcontrol::headers(&mut response, classification.as_ref());
+        self.pf_headers(&mut response, classification.as_ref());
         response
     }
 

@@ -128,6 +128,7 @@ mod deviations;
 mod dry_run;
 mod e2e_behaviours;
 mod field_validation;
+mod flowcontrol;
 mod hook_server;
 mod hpa_validation;
 mod ingress_validation;

@@ -127,7 +127,9 @@ fn precedence(a: &Value, b: &Value) -> Ordering {
 }
 
 fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    v.get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
 }
 
 fn strings<'a>(v: &'a Value, key: &str) -> Vec<&'a str> {
@@ -137,7 +139,9 @@ fn strings<'a>(v: &'a Value, key: &str) -> Vec<&'a str> {
 /// Whether `fs` matches: any of its rules.
 pub(crate) fn matches_schema(fs: &Value, user: &UserInfo, target: &Target) -> bool {
     list(&fs["spec"], "rules").iter().any(|rule| {
-        list(rule, "subjects").iter().any(|s| matches_subject(s, user))
+        list(rule, "subjects")
+            .iter()
+            .any(|s| matches_subject(s, user))
             && match target {
                 Target::Resource { .. } => list(rule, "resourceRules")
                     .iter()

@@ -91,22 +91,23 @@ impl ApiServer {
             sync_flow_schemas(&mut state, &self.shared.clock.stamp());
         }
     }
-}
 
-/// Sets the response headers of a classified request.
-pub(super) fn headers(
-    response: &mut ::http::Response<ResponseBody>,
-    classification: Option<&Classification>,
-) {
-    let Some(c) = classification else {
-        return;
-    };
-    for (name, value) in [
-        (PRIORITY_LEVEL_UID, &c.priority_level_uid),
-        (FLOW_SCHEMA_UID, &c.flow_schema_uid),
-    ] {
-        if let Ok(value) = ::http::HeaderValue::from_str(value) {
-            response.headers_mut().insert(name, value);
+    /// Sets the response headers of a classified request.
+    pub(super) fn pf_headers(
+        &self,
+        response: &mut ::http::Response<ResponseBody>,
+        classification: Option<&Classification>,
+    ) {
+        let Some(c) = classification else {
+            return;
+        };
+        for (name, value) in [
+            (PRIORITY_LEVEL_UID, &c.priority_level_uid),
+            (FLOW_SCHEMA_UID, &c.flow_schema_uid),
+        ] {
+            if let Ok(value) = ::http::HeaderValue::from_str(value) {
+                response.headers_mut().insert(name, value);
+            }
         }
     }
 }
@@ -133,7 +134,12 @@ fn sync_flow_schemas(state: &mut State, now: &str) {
             }
             let mut updated = fs.clone();
             let mut kept: Vec<Value> = conditions
-                .map(|c| c.iter().filter(|c| c["type"] != "Dangling").cloned().collect())
+                .map(|c| {
+                    c.iter()
+                        .filter(|c| c["type"] != "Dangling")
+                        .cloned()
+                        .collect()
+                })
                 .unwrap_or_default();
             let mut condition = want;
             condition["lastTransitionTime"] = json!(now);
