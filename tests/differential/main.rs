@@ -153,6 +153,7 @@ mod quantities;
 mod ratcheting;
 mod secrets;
 mod service_validation;
+mod status_validation;
 mod support;
 mod tables;
 mod webhook_conditions;
