@@ -253,7 +253,8 @@
 //!   generated `.proto` files' messages, for the object, its `status` and its `scale` (custom resources'
 //!   too). `DeleteOptions` bodies (of deletes and delete-collections) are read in JSON, YAML or protobuf
 //!   as kube-apiserver reads them: in any group-version, a malformed protobuf one answered with Go's
-//!   error text, the query beside a body unread but for `dryRun=All`, and refused as
+//!   error text, a JSON one whose fields have the wrong type answered with Go's `cannot unmarshal` text, the
+//!   query beside a body unread but for `dryRun=All`, and refused as
 //!   `ValidateDeleteOptions` refuses them (every cause in one 422). Protobuf bodies gzip-encoded or not fitting their message are refused with 415 rather
 //!   than read in part, and so are custom resources' objects in protobuf (kube-apiserver 1.35 fails such a
 //!   request without an answer: its decoder of custom resources dereferences a nil pointer); CBOR is

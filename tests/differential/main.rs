@@ -151,6 +151,7 @@ mod protobuf_wire;
 mod protobuf_writes;
 mod quantities;
 mod ratcheting;
+mod request_decoding;
 mod secrets;
 mod service_validation;
 mod status_validation;
