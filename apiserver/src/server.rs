@@ -384,7 +384,7 @@ impl ApiServer {
         let (parts, body) = req.into_parts();
         let classification = match self.classify(&parts) {
             Ok(c) => c,
-            Err(refused) => return refused,
+            Err(refused) => return json_response(refused.code, &refused.to_status(), &[]),
         };
         let mut response = self.serve_classified(parts, body).await;
         self.pf_headers(&mut response, classification.as_ref());

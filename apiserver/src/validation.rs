@@ -569,35 +569,6 @@ impl managed_fields::Schema for BuiltinSchema {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unknown_field_paths() {
-        let mut out = Vec::new();
-        unknown_fields(
-            &json!({"a": 1, "b": {"c": 1, "d": 2}, "e": [{"f": 1, "g": 2}], "n": null}),
-            &json!({"a": 1, "b": {"c": 1}, "e": [{"f": 1}]}),
-            String::new(),
-            &mut out,
-        );
-        assert_eq!(out, vec!["b.d", "e[0].g"]);
-    }
-
-    #[test]
-    fn deployment_defaults() {
-        let reg = super::super::registry::Registry::with_builtins();
-        let rt = reg.get("apps", "v1", "deployments").unwrap();
-        let mut d = json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "image": "nginx:1.2", "ports": [{"containerPort": 80}]}]}}}});
-        builtin_defaults(&rt, &mut d);
-        assert_eq!(d["spec"]["replicas"], 1);
-        let c = &d["spec"]["template"]["spec"]["containers"][0];
-        assert_eq!(c["imagePullPolicy"], "IfNotPresent");
-        assert_eq!(c["ports"][0]["protocol"], "TCP");
-    }
-}
-
 /// `pkg/apis/flowcontrol/v1`'s `SetDefaults_FlowSchemaSpec`: a `matchingPrecedence` of 0 is 1000.
 fn flow_schema_defaults(obj: &mut Value) {
     let Some(spec) = obj.get_mut("spec").filter(|s| s.is_object()) else {
@@ -632,5 +603,34 @@ fn priority_level_defaults(obj: &mut Value) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_field_paths() {
+        let mut out = Vec::new();
+        unknown_fields(
+            &json!({"a": 1, "b": {"c": 1, "d": 2}, "e": [{"f": 1, "g": 2}], "n": null}),
+            &json!({"a": 1, "b": {"c": 1}, "e": [{"f": 1}]}),
+            String::new(),
+            &mut out,
+        );
+        assert_eq!(out, vec!["b.d", "e[0].g"]);
+    }
+
+    #[test]
+    fn deployment_defaults() {
+        let reg = super::super::registry::Registry::with_builtins();
+        let rt = reg.get("apps", "v1", "deployments").unwrap();
+        let mut d = json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "image": "nginx:1.2", "ports": [{"containerPort": 80}]}]}}}});
+        builtin_defaults(&rt, &mut d);
+        assert_eq!(d["spec"]["replicas"], 1);
+        let c = &d["spec"]["template"]["spec"]["containers"][0];
+        assert_eq!(c["imagePullPolicy"], "IfNotPresent");
+        assert_eq!(c["ports"][0]["protocol"], "TCP");
     }
 }

@@ -16,6 +16,9 @@ use crate::support::{Transcript, run};
 
 const FC: &str = "/apis/flowcontrol.apiserver.k8s.io/v1";
 
+/// Request headers by name.
+type Headers<'a> = Vec<(&'a str, &'a str)>;
+
 /// What a client sees of a flowcontrol object: name, annotations, spec and status, managedFields aside.
 /// An empty status (`status: {}` on kube-apiserver, absent in memory: `EMPTY_BUILTIN_STATUS`) is left out.
 fn seen(obj: &Value) -> Value {
@@ -180,7 +183,7 @@ async fn scenario(client: Client, ns: String) -> Transcript {
 
     let authenticated = "system:authenticated";
     let configmaps = format!("/api/v1/namespaces/{ns}/configmaps");
-    let cases: [(&str, &str, Vec<(&str, &str)>); 7] = [
+    let cases: [(&str, &str, Headers); 7] = [
         ("the requester", "/version", vec![]),
         (
             "a matching user",

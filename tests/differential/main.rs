@@ -111,6 +111,11 @@
 //! `auth_reviews`: the review kinds (discovery, SelfSubjectReview, TokenReview, access reviews decided by RBAC
 //! with their reasons, validation errors, a Table refused, other verbs). `ratcheting`: CRD validation
 //! ratcheting of schema errors and rule failures under unchanged values.
+//! `flowcontrol`: API priority and fairness: the default FlowSchemas and priority levels, the FlowSchema and
+//! priority level the `X-Kubernetes-PF-*` headers name for plain and impersonated requests, the Dangling
+//! condition, a level's nominal limit on `/metrics`. `status_validation`: writes to the `status` of the `apps`
+//! workloads (counts, `collisionCount`). `request_decoding`: a JSON `DeleteOptions` with mistyped fields, bodies
+//! of another kind than the resource addressed.
 
 mod admission_policies;
 mod aggregated_discovery;

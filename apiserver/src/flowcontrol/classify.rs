@@ -219,7 +219,7 @@ fn matches_url(rule: &Value, path: &str) -> bool {
 
 /// `rule.go`'s `containsString`: the wildcard alone matches everything, else an exact member.
 fn contains(x: &str, list: &[&str], wildcard: &str) -> bool {
-    (list.len() == 1 && list[0] == wildcard) || list.iter().any(|y| *y == x)
+    (list.len() == 1 && list[0] == wildcard) || list.contains(&x)
 }
 
 #[cfg(test)]

@@ -15,8 +15,8 @@ use crate::lifecycle::{self, Part, WriteOpts};
 use crate::request::{self, Query, Route};
 use crate::store::{self, State};
 
-use super::encoding::json_response;
 use super::{ApiServer, relock};
+use crate::error::ApiError;
 
 /// The response header naming the FlowSchema a request was classified by.
 const FLOW_SCHEMA_UID: &str = "X-Kubernetes-PF-FlowSchema-UID";
@@ -29,9 +29,8 @@ impl ApiServer {
     pub(super) fn classify(
         &self,
         parts: &::http::request::Parts,
-    ) -> Result<Option<Classification>, ::http::Response<ResponseBody>> {
-        let user = impersonation::acting_user(&parts.headers)
-            .map_err(|e| json_response(e.code, &e.to_status(), &[]))?;
+    ) -> Result<Option<Classification>, ApiError> {
+        let user = impersonation::acting_user(&parts.headers)?;
         let path = parts.uri.path();
         let query = Query::parse(parts.uri.query());
         let route = request::route(&parts.method, path, &query);
