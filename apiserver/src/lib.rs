@@ -88,6 +88,28 @@
 //!   kube-apiserver's refusals and warnings) and compiled when written; not done: their cost budget,
 //!   `status.typeChecking`, `auditAnnotations`, the other checks of a policy's fields (see
 //!   `admission/policies.rs`).
+//! - Impersonation: the `Impersonate-User`, `Impersonate-Group`, `Impersonate-Uid` and `Impersonate-Extra-*`
+//!   headers are read as kube-apiserver reads them (a service account's groups, `system:authenticated` or
+//!   `system:unauthenticated` added, a group, extra or uid without a user refused with its 400) and always
+//!   granted (the requester is in `system:masters`), but the impersonated user is used only to classify the
+//!   request (below): the request is still served as the requester (a SelfSubjectReview names `system:admin`,
+//!   nothing is forbidden).
+//! - API priority and fairness: kube-apiserver's default FlowSchemas and PriorityLevelConfigurations exist
+//!   (the mandatory `exempt` and `catch-all` and the suggested ones, as kube-apiserver v1.35.4 creates them,
+//!   annotation `apf.kubernetes.io/autoupdate-spec` included), every FlowSchema gets the `Dangling` condition
+//!   kube-apiserver's configuration controller writes, and every request is classified by the stored
+//!   FlowSchemas (`matchingPrecedence`, then name; user, group and service-account subjects with `*`; resource
+//!   rules by verb, group, resource and subresource, namespace or `clusterScope`; non-resource rules by verb
+//!   and URL, `/prefix/*` included; a FlowSchema whose priority level is missing passed over) and answered
+//!   with the `X-Kubernetes-PF-FlowSchema-UID` and `X-Kubernetes-PF-PriorityLevel-UID` headers. `/metrics`
+//!   serves only `apiserver_flowcontrol_nominal_limit_seats` (each level's nominal limit from a server limit
+//!   of 600, as kube-apiserver's defaults compute it). Not done: no request is queued, limited or rejected
+//!   (no 429), so `limitResponse`, queues, borrowing and the flow distinguisher change nothing; the
+//!   configuration objects are not kept up to date (a deleted default is not recreated, an edited one not
+//!   reset, `autoupdate-spec` is ignored); the status is written in the request that changes the
+//!   configuration, not shortly after; no other APF metric and no `/debug/api_priority_and_fairness/` dumps;
+//!   a path the server does not route is classified as a non-resource request even where kube-apiserver's
+//!   request info would read it as a resource.
 //! - CEL rules (`x-kubernetes-validations`) in CRD schemas are evaluated on every write like kube-apiserver's
 //!   (messages, reasons, field paths, transition rules, ratcheting, the Kubernetes library functions). On
 //!   update, OpenAPI schema errors and rule failures under values the update left unchanged are ratcheted as
@@ -216,7 +238,10 @@
 //!   an Ingress's status, a HorizontalPodAutoscaler's container resource names (`ValidateContainerResourceName`)
 //!   and an empty scaling `policies` list (the typed round trip reads `[]` as absent, so the defaults fill
 //!   it), an Ingress path's `pathType: ""` (read as absent: `Required`, where kube-apiserver says
-//!   `Unsupported value`), and the rules of status updates. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
+//!   `Unsupported value`), and the rules of status updates other than the `apps` workloads' (a write to the
+//!   `status` of a Deployment, ReplicaSet, StatefulSet or DaemonSet is checked as kube-apiserver checks it:
+//!   counts not negative nor above `status.replicas`, `availableReplicas` not above `readyReplicas`,
+//!   `collisionCount` never decremented; Jobs' and the other kinds' status rules are not). Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
 //!   template) the value is printed as the object's JSON (a container's security context with Go's field
 //!   names, but its nested structs other than the capabilities as their JSON), and the immutable spec messages of a
 //!   PersistentVolumeClaim and a Pod have no diff of the two specs.
@@ -228,7 +253,8 @@
 //!   generated `.proto` files' messages, for the object, its `status` and its `scale` (custom resources'
 //!   too). `DeleteOptions` bodies (of deletes and delete-collections) are read in JSON, YAML or protobuf
 //!   as kube-apiserver reads them: in any group-version, a malformed protobuf one answered with Go's
-//!   error text, the query beside a body unread but for `dryRun=All`, and refused as
+//!   error text, a JSON one whose fields have the wrong type answered with Go's `cannot unmarshal` text, the
+//!   query beside a body unread but for `dryRun=All`, and refused as
 //!   `ValidateDeleteOptions` refuses them (every cause in one 422). Protobuf bodies gzip-encoded or not fitting their message are refused with 415 rather
 //!   than read in part, and so are custom resources' objects in protobuf (kube-apiserver 1.35 fails such a
 //!   request without an answer: its decoder of custom resources dereferences a nil pointer); CBOR is
@@ -340,6 +366,7 @@ mod crd;
 mod discovery;
 mod error;
 mod faults;
+mod flowcontrol;
 mod handlers;
 mod health;
 mod http;

@@ -3,6 +3,7 @@
 
 mod admit;
 mod encoding;
+mod flowcontrol;
 mod job_timer;
 mod jobs;
 mod mutate;
@@ -185,6 +186,7 @@ impl ApiServerBuilder {
                 tracing::error!(namespace = ns, error = %e, "could not create a default namespace");
             }
         }
+        server.seed_flowcontrol();
         server.follow_clock();
         server
     }
@@ -380,6 +382,21 @@ impl ApiServer {
     /// Handles one request whose body has been read.
     pub async fn handle(&self, req: ::http::Request<Bytes>) -> ::http::Response<ResponseBody> {
         let (parts, body) = req.into_parts();
+        let classification = match self.classify(&parts) {
+            Ok(c) => c,
+            Err(refused) => return json_response(refused.code, &refused.to_status(), &[]),
+        };
+        let mut response = self.serve_classified(parts, body).await;
+        self.pf_headers(&mut response, classification.as_ref());
+        response
+    }
+
+    /// Serves a classified request.
+    async fn serve_classified(
+        &self,
+        parts: ::http::request::Parts,
+        body: Bytes,
+    ) -> ::http::Response<ResponseBody> {
         let path = parts.uri.path().to_string();
         let raw_query = parts.uri.query().unwrap_or("").to_string();
         let query = Query::parse(Some(&raw_query));
@@ -447,6 +464,12 @@ impl ApiServer {
                 .header("X-Content-Type-Options", "nosniff")
                 .body(ResponseBody::full(Bytes::from(text)))
                 .unwrap_or_else(|_| ::http::Response::new(ResponseBody::empty()));
+        }
+        if parts.method == ::http::Method::GET
+            && let Some(metrics) = self.metrics(&parts, &route)
+        {
+            log(200, None);
+            return metrics;
         }
         if matches!(route, Route::Groups | Route::CoreVersions)
             && parts.method == ::http::Method::GET
@@ -584,6 +607,7 @@ impl ApiServer {
         {
             self.schedule_jobs();
         }
+        self.after_flowcontrol_write(route);
         match reply {
             Ok(Reply::Json(code, value, warnings)) => {
                 let logged = match route {

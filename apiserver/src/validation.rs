@@ -46,13 +46,15 @@ pub struct Checked {
 }
 
 /// Defaults, prunes and (with `validate`) validates `obj` for `rt`, `old` being the stored object on update
-/// (for CEL transition rules and ratcheting).
+/// (for CEL transition rules and ratcheting); `status` for a write of the `status` subresource (a built-in
+/// kind's status rules).
 pub fn check(
     rt: &ResourceType,
     obj: &mut Value,
     old: Option<&Value>,
     name: &str,
     validate: bool,
+    status: bool,
 ) -> ApiResult<Checked> {
     if let Some(s) = &rt.schema {
         return check_custom(rt, s, obj, old, name, validate);
@@ -76,7 +78,10 @@ pub fn check(
         let mut causes = if is_webhook_configuration(rt) {
             admission::validate_configuration(&rt.kind, obj, old)
         } else {
-            builtin::causes(rt, &normalized, old)
+            match old {
+                Some(old) if status => builtin::status_causes(rt, &normalized, old),
+                _ => builtin::causes(rt, &normalized, old),
+            }
         };
         if rt.group == "admissionregistration.k8s.io" && rt.kind == "ValidatingAdmissionPolicy" {
             causes.extend(admission::validate_policy(&normalized));
@@ -375,6 +380,10 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
             merge_string_data(obj);
             set_default(obj, "type", json!("Opaque"));
         }
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema") => flow_schema_defaults(obj),
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration") => {
+            priority_level_defaults(obj)
+        }
         ("apps", "Deployment") => {
             let spec = &mut obj["spec"];
             if !spec.is_object() {
@@ -557,6 +566,43 @@ impl managed_fields::Schema for BuiltinSchema {
     /// defaults it to `TCP`.
     fn list_key_default(&self, _path: &[&str], key: &str) -> Option<Value> {
         (key == "protocol").then(|| json!("TCP"))
+    }
+}
+
+/// `pkg/apis/flowcontrol/v1`'s `SetDefaults_FlowSchemaSpec`: a `matchingPrecedence` of 0 is 1000.
+fn flow_schema_defaults(obj: &mut Value) {
+    let Some(spec) = obj.get_mut("spec").filter(|s| s.is_object()) else {
+        return;
+    };
+    if spec["matchingPrecedence"].as_i64().unwrap_or(0) == 0 {
+        spec["matchingPrecedence"] = json!(1000);
+    }
+}
+
+/// `pkg/apis/flowcontrol/v1`'s defaults of a priority level: shares (30 when limited, 0 when exempt), a
+/// lendable percent of 0, and the queuing's hand size 8, 64 queues and a queue length limit of 50.
+fn priority_level_defaults(obj: &mut Value) {
+    let Some(spec) = obj.get_mut("spec") else {
+        return;
+    };
+    if let Some(exempt) = spec.get_mut("exempt").filter(|e| e.is_object()) {
+        set_default(exempt, "nominalConcurrencyShares", json!(0));
+        set_default(exempt, "lendablePercent", json!(0));
+    }
+    if let Some(limited) = spec.get_mut("limited").filter(|l| l.is_object()) {
+        set_default(limited, "nominalConcurrencyShares", json!(30));
+        set_default(limited, "lendablePercent", json!(0));
+        if let Some(queuing) = limited
+            .get_mut("limitResponse")
+            .and_then(|r| r.get_mut("queuing"))
+            .filter(|q| q.is_object())
+        {
+            for (field, default) in [("handSize", 8), ("queues", 64), ("queueLengthLimit", 50)] {
+                if queuing[field].as_i64().unwrap_or(0) == 0 {
+                    queuing[field] = json!(default);
+                }
+            }
+        }
     }
 }
 

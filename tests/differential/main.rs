@@ -111,6 +111,11 @@
 //! `auth_reviews`: the review kinds (discovery, SelfSubjectReview, TokenReview, access reviews decided by RBAC
 //! with their reasons, validation errors, a Table refused, other verbs). `ratcheting`: CRD validation
 //! ratcheting of schema errors and rule failures under unchanged values.
+//! `flowcontrol`: API priority and fairness: the default FlowSchemas and priority levels, the FlowSchema and
+//! priority level the `X-Kubernetes-PF-*` headers name for plain and impersonated requests, the Dangling
+//! condition, a level's nominal limit on `/metrics`. `status_validation`: writes to the `status` of the `apps`
+//! workloads (counts, `collisionCount`). `request_decoding`: a JSON `DeleteOptions` with mistyped fields, bodies
+//! of another kind than the resource addressed.
 
 mod admission_policies;
 mod aggregated_discovery;
@@ -128,6 +133,7 @@ mod deviations;
 mod dry_run;
 mod e2e_behaviours;
 mod field_validation;
+mod flowcontrol;
 mod hook_server;
 mod hpa_validation;
 mod ingress_validation;
@@ -150,8 +156,10 @@ mod protobuf_wire;
 mod protobuf_writes;
 mod quantities;
 mod ratcheting;
+mod request_decoding;
 mod secrets;
 mod service_validation;
+mod status_validation;
 mod support;
 mod tables;
 mod webhook_conditions;

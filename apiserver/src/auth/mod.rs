@@ -8,6 +8,7 @@
 //! `reviews.rs` answers each review kind's create (`SelfSubjectReview` with the requester, `TokenReview`
 //! with no token known, the access reviews and `SelfSubjectRulesReview` from the authorizer).
 
+pub(crate) mod impersonation;
 pub(crate) mod rbac;
 pub(crate) mod reviews;
 pub(crate) mod user;

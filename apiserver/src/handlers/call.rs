@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::context::Call;
+use super::context::{Call, lock};
 use crate::error::{ApiError, ApiResult};
 use crate::lifecycle::{Part, WriteOpts};
 use crate::registry::ResourceType;
@@ -205,7 +205,8 @@ pub(super) fn json_type(v: &Value) -> &'static str {
 /// Checks `apiVersion` and `kind` of a request body (`raw`, as sent) against the addressed type. A built-in
 /// kind's body may leave either out: kube-apiserver's decoder takes them from the URL, and the object is
 /// given them here.
-pub(super) fn check_type(rt: &ResourceType, obj: &mut Value, raw: &[u8]) -> ApiResult<()> {
+pub(super) fn check_type(call: &Call<'_>, rt: &ResourceType, obj: &mut Value) -> ApiResult<()> {
+    let raw = call.body;
     let kind = obj["kind"].as_str().unwrap_or("").to_string();
     let api_version = obj["apiVersion"].as_str().unwrap_or("").to_string();
     if !rt.custom {
@@ -229,10 +230,7 @@ pub(super) fn check_type(rt: &ResourceType, obj: &mut Value, raw: &[u8]) -> ApiR
             )));
         }
         if kind != rt.kind {
-            return Err(ApiError::bad_request(format!(
-                "the kind in the data ({kind}) does not match the expected kind ({})",
-                rt.kind
-            )));
+            return Err(wrong_builtin_kind(call, rt, &kind));
         }
         obj["apiVersion"] = json!(api_version);
         obj["kind"] = json!(kind);
@@ -260,6 +258,38 @@ pub(super) fn check_type(rt: &ResourceType, obj: &mut Value, raw: &[u8]) -> ApiR
         )));
     }
     Ok(())
+}
+
+/// kube-apiserver's refusal of a body of another kind of the addressed version: its scheme decodes a kind it
+/// knows (a kind of the group-version, or its list) and fails to convert it to the addressed internal type;
+/// a kind it does not know it cannot decode.
+fn wrong_builtin_kind(call: &Call<'_>, rt: &ResourceType, kind: &str) -> ApiError {
+    let version = &rt.version;
+    let registered = lock(call.state).is_ok_and(|state| {
+        let base = kind.strip_suffix("List").unwrap_or(kind);
+        state.registry.by_kind(&rt.group, version, kind).is_some()
+            || state.registry.by_kind(&rt.group, version, base).is_some()
+    });
+    let cause = if registered {
+        // The internal types' Go package: `core` for the core group, else the group's first label.
+        let internal = match rt.group.split('.').next() {
+            Some("") | None => "core",
+            Some(first) => first,
+        };
+        format!(
+            "converting ({version}.{kind}) to ({internal}.{}): unknown conversion",
+            rt.kind
+        )
+    } else {
+        format!(
+            "no kind {kind:?} is registered for version {:?} in scheme \"pkg/runtime/scheme.go:111\"",
+            rt.api_version()
+        )
+    };
+    ApiError::bad_request(format!(
+        "{kind} in version {version:?} cannot be handled as a {}: {cause}",
+        rt.kind
+    ))
 }
 
 /// Checks the type a protobuf body written to `scale` names: an `autoscaling/v1` Scale, or kube-apiserver's

@@ -102,7 +102,70 @@ fn from_body(content_type: &str, body: &[u8]) -> ApiResult<Value> {
     let text = |key: &str| options[key].as_str().unwrap_or_default().to_string();
     crate::protobuf::options_type(&text("apiVersion"), &text("kind"))
         .map_err(ApiError::bad_request)?;
+    if let Some(message) = mistyped(&options) {
+        return Err(ApiError::bad_request(message));
+    }
     Ok(options)
+}
+
+/// What Go's JSON decoder says of the first field of a `DeleteOptions` body whose value has the wrong type
+/// (`json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64`).
+fn mistyped(options: &Value) -> Option<String> {
+    // Go names the innermost struct, and the number itself only when it does not fit an integer field.
+    let wrong = |field: &str, v: &Value, go_type: &str| {
+        let what = match v {
+            Value::Number(n) if go_type == "int64" => format!("number {n}"),
+            other => json_type(other).to_string(),
+        };
+        let owner = if field.starts_with("preconditions.") {
+            "Preconditions"
+        } else {
+            "DeleteOptions"
+        };
+        format!(
+            "json: cannot unmarshal {what} into Go struct field {owner}.{field} of type {go_type}"
+        )
+    };
+    let check = |field: &str, v: &Value, go_type: &str| -> Option<String> {
+        let fits = match go_type {
+            "int64" => v.is_null() || v.as_i64().is_some(),
+            "bool" => v.is_null() || v.is_boolean(),
+            "[]string" => v.is_null() || v.is_array(),
+            _ => v.is_null() || v.is_string(),
+        };
+        (!fits).then(|| wrong(field, v, go_type))
+    };
+    let field = |key: &str| options.get(key).unwrap_or(&Value::Null);
+    check("gracePeriodSeconds", field("gracePeriodSeconds"), "int64")
+        .or_else(|| match field("preconditions") {
+            Value::Null => None,
+            Value::Object(pre) => {
+                let get = |k: &str| pre.get(k).unwrap_or(&Value::Null);
+                check("preconditions.uid", get("uid"), "types.UID").or_else(|| {
+                    check(
+                        "preconditions.resourceVersion",
+                        get("resourceVersion"),
+                        "string",
+                    )
+                })
+            }
+            other => Some(wrong("preconditions", other, "v1.Preconditions")),
+        })
+        .or_else(|| check("orphanDependents", field("orphanDependents"), "bool"))
+        .or_else(|| {
+            check(
+                "propagationPolicy",
+                field("propagationPolicy"),
+                "v1.DeletionPropagation",
+            )
+        })
+        .or_else(|| {
+            check("dryRun", field("dryRun"), "[]string").or_else(|| {
+                field("dryRun")
+                    .as_array()
+                    .and_then(|items| items.iter().find_map(|i| check("dryRun", i, "string")))
+            })
+        })
 }
 
 /// `ValidateDeleteOptions`: both `orphanDependents` and `propagationPolicy`, an unknown policy, a dry run

@@ -12,7 +12,7 @@ use crate::registry::ResourceType;
 
 pub(super) fn create(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
     let mut obj = decode(call, rt)?;
-    check_type(rt, &mut obj, call.body)?;
+    check_type(call, rt, &mut obj)?;
     reconcile_namespace(call, rt, &mut obj)?;
     dry_run(call)?;
     crate::managed_fields::update(

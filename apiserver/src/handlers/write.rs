@@ -21,7 +21,7 @@ use crate::strict::{self, PatchFindings};
 
 pub(super) fn create(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply> {
     let mut obj = decode(call, rt)?;
-    check_type(rt, &mut obj, call.body)?;
+    check_type(call, rt, &mut obj)?;
     reconcile_namespace(call, rt, &mut obj)?;
     let opts = write_opts(call, false)?;
     let mut state = lock(call.state)?;
@@ -36,7 +36,7 @@ pub(super) fn update(call: &Call<'_>, rt: &Arc<ResourceType>) -> ApiResult<Reply
         return write_scale(call, rt, |_| Ok(scale));
     }
     let mut obj = decode(call, rt)?;
-    check_type(rt, &mut obj, call.body)?;
+    check_type(call, rt, &mut obj)?;
     reconcile_name(call, &mut obj)?;
     reconcile_namespace(call, rt, &mut obj)?;
     let opts = write_opts(call, false)?;

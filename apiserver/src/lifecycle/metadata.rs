@@ -183,7 +183,7 @@ pub(super) fn check_content(
 ) -> ApiResult<Vec<String>> {
     drop_empty_metadata(obj);
     let validation::Checked { unknown, warnings } =
-        validation::check(rt, obj, old, name, opts.validate)?;
+        validation::check(rt, obj, old, name, opts.validate, opts.part == Part::Status)?;
     if let Some(findings) = &opts.patch {
         let errors = findings.errors(&unknown);
         if opts.strict && !errors.is_empty() {

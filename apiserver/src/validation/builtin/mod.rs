@@ -7,6 +7,7 @@
 //! stored object on update. Names, owner references and finalizers are checked by the write pipeline.
 
 mod apps;
+mod apps_status;
 mod autoscaling;
 mod batch;
 mod container;
@@ -38,6 +39,24 @@ pub(crate) fn causes(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> Vec
         .iter()
         .map(field::FieldError::cause)
         .collect()
+}
+
+/// The causes of a write to a built-in object's `status`: the common metadata checks, then the kind's status
+/// rules (`ValidateXStatusUpdate`) for the kinds whose status rules this server has (Deployments, ReplicaSets,
+/// StatefulSets, DaemonSets), else the rules of an update.
+pub(crate) fn status_causes(rt: &ResourceType, obj: &Value, old: &Value) -> Vec<Cause> {
+    use apps::Kind;
+    let kind = match (rt.group.as_str(), rt.kind.as_str()) {
+        ("apps", "Deployment") => Kind::Deployment,
+        ("apps", "ReplicaSet") => Kind::ReplicaSet,
+        ("apps", "DaemonSet") => Kind::DaemonSet,
+        ("apps", "StatefulSet") => Kind::StatefulSet,
+        _ => return causes(rt, obj, Some(old)),
+    };
+    let mut errs = meta::object(obj);
+    errs.extend(meta::object_update(obj));
+    errs.extend(apps_status::status_update(kind, obj, old));
+    errs.iter().map(field::FieldError::cause).collect()
 }
 
 fn errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Errors {
