@@ -165,23 +165,23 @@ impl<P> Assigner<P> {
     /// One round: reads the live members and every parent (one paged list of their metadata), and applies
     /// [`decide`] to each.
     pub async fn round(&self, members: &mut Members) -> Result<Round, AssignError> {
-        let parents = list_metadata(&self.parents_api(), None, &self.parents.kind).await?;
-        self.round_over(members, parents).await
-    }
-
-    /// One round over `parents`, the metadata of every parent as the caller has it (from a watch it keeps, so
-    /// that a round costs no list): reads the live members and applies [`decide`] to each. A parent whose
-    /// metadata is older than the server's is written with a stale resourceVersion: a conflict, counted and
-    /// left to the next round.
-    pub async fn round_over(
-        &self,
-        members: &mut Members,
-        parents: Vec<ObjectMeta>,
-    ) -> Result<Round, AssignError> {
         let live = members.live().await.map_err(|source| AssignError::Read {
             what: "the members' Leases".into(),
             source,
         })?;
+        let parents = list_metadata(&self.parents_api(), None, &self.parents.kind).await?;
+        self.round_over(live, parents).await
+    }
+
+    /// One round over `parents`, the metadata of every parent as the caller has it (from a watch it keeps, so
+    /// that a round costs no list), with `live` the members alive ([`Members::live`]): applies [`decide`] to
+    /// each. A parent whose metadata is older than the server's is written with a stale resourceVersion: a
+    /// conflict, counted and left to the next round.
+    pub async fn round_over(
+        &self,
+        live: Vec<String>,
+        parents: Vec<ObjectMeta>,
+    ) -> Result<Round, AssignError> {
         let mut round = Round {
             live: live.clone(),
             ..Round::default()

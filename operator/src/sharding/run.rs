@@ -2,6 +2,8 @@
 //! assigner that runs on whichever member holds the group's assigner Lease.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::StreamExt;
 use kube::Client;
@@ -116,8 +118,10 @@ pub(crate) async fn assign(
             _ = elector.acquire() => {}
         }
         tracing::info!(group = %config.group(), member = %config.member(), "this member assigns the group's parents");
-        // The parents' metadata, watched while this member assigns, so that a round lists nothing.
+        // The parents' metadata, watched while this member assigns, so that a round lists nothing: only what the
+        // assigner reads (identity, labels, resourceVersion), so that 10,000 parents cost a few megabytes.
         let mut watching = tokio::task::JoinSet::new();
+        let changes = Arc::new(AtomicU64::new(0));
         let stores: Vec<Store<PartialObjectMeta<DynamicObject>>> = assigners
             .iter()
             .map(|a| {
@@ -126,11 +130,16 @@ pub(crate) async fn assign(
                 let events = watcher::watcher(
                     a.parents_metadata_api(),
                     watcher::Config::default().page_size(crate::cache::LIST_PAGE),
-                );
+                )
+                .modify(|p| p.metadata = assigned_meta(&p.metadata));
+                let changes = changes.clone();
                 watching.spawn(
                     reflector::reflector(writer, events)
                         .default_backoff()
-                        .for_each(|_| std::future::ready(())),
+                        .for_each(move |_| {
+                            changes.fetch_add(1, Ordering::Relaxed);
+                            std::future::ready(())
+                        }),
                 );
                 store
             })
@@ -139,18 +148,41 @@ pub(crate) async fn assign(
             for store in &stores {
                 let _ = store.wait_until_ready().await;
             }
+            // A round runs when a parent or the membership changed since the last, or the last one wrote or
+            // met a conflict (its writes come back as changes, and a conflict is retried).
+            let mut last: Option<(u64, Vec<String>)> = None;
             loop {
+                let live = match members.live().await {
+                    Ok(live) => live,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot read the members' Leases; retrying");
+                        tokio::time::sleep(retry_period).await;
+                        continue;
+                    }
+                };
+                let seen = changes.load(Ordering::Relaxed);
+                if last.as_ref() == Some(&(seen, live.clone())) {
+                    tokio::time::sleep(retry_period).await;
+                    continue;
+                }
+                let mut busy = false;
                 let mut owners: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
                 for (a, store) in assigners.iter().zip(&stores) {
                     let kind = a.parents().kind.clone();
                     let parents = store.state().iter().map(|p| p.metadata.clone()).collect();
-                    match a.round_over(&mut members, parents).await {
+                    match a.round_over(live.clone(), parents).await {
                         Ok(round) => {
                             let m = Metrics::global();
                             m.shard_moves(&kind, "assign", round.assigned);
                             m.shard_moves(&kind, "drain", round.draining);
                             m.shard_moves(&kind, "cancel", round.cancelled);
                             m.shard_moves(&kind, "reassign", round.reassigned);
+                            busy |= round.assigned
+                                + round.draining
+                                + round.cancelled
+                                + round.reassigned
+                                + round.conflicts
+                                > 0;
                             let counts = owners.entry(kind).or_default();
                             for member in &round.live {
                                 counts.entry(member.clone()).or_default();
@@ -160,6 +192,7 @@ pub(crate) async fn assign(
                             }
                         }
                         Err(e) => {
+                            busy = true;
                             tracing::warn!(kind = %kind, error = %e, "an assigner round failed; retrying")
                         }
                     }
@@ -167,6 +200,7 @@ pub(crate) async fn assign(
                 for (kind, counts) in &owners {
                     Metrics::global().shard_parents(kind, counts);
                 }
+                last = (!busy).then_some((seen, live));
                 tokio::time::sleep(retry_period).await;
             }
         };
@@ -180,6 +214,18 @@ pub(crate) async fn assign(
             }
             _ = rounds => {}
         }
+    }
+}
+
+/// What the assigner keeps of a parent's metadata: its identity, labels and resourceVersion.
+fn assigned_meta(meta: &kube::core::ObjectMeta) -> kube::core::ObjectMeta {
+    kube::core::ObjectMeta {
+        name: meta.name.clone(),
+        namespace: meta.namespace.clone(),
+        uid: meta.uid.clone(),
+        resource_version: meta.resource_version.clone(),
+        labels: meta.labels.clone(),
+        ..kube::core::ObjectMeta::default()
     }
 }
 
