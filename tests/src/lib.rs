@@ -8,6 +8,7 @@ pub mod expose_scenario;
 pub mod kubectl;
 pub mod normalize;
 pub mod notes_scenario;
+pub mod plan_scenario;
 pub mod priority_scenario;
 pub mod sharding_scenario;
 pub mod teams_scenario;

@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::reconcilers::DESIRED_HASH;
+
 /// Fields of `metadata` that differ between the live object and any dry-run answer without saying anything
 /// about what the write changes, so they are left out of both sides of a diff:
 ///
@@ -11,6 +13,9 @@ use serde_json::Value;
 /// - `generation`: bumped by every change to the spec, which the diff shows itself;
 /// - `uid` and `creationTimestamp`: never changed by a write to an existing object, and invented by the server
 ///   for the dry run of a create.
+///
+/// The runtime's own annotation [`DESIRED_HASH`] (a digest of a child's desired state, which changes with
+/// whatever else the diff shows) is left out too.
 pub const NOISE: [&str; 5] = [
     "managedFields",
     "resourceVersion",
@@ -24,6 +29,12 @@ pub fn clean(mut object: Value) -> Value {
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         for field in NOISE {
             meta.remove(field);
+        }
+        if let Some(annotations) = meta.get_mut("annotations").and_then(Value::as_object_mut) {
+            annotations.remove(DESIRED_HASH);
+            if annotations.is_empty() {
+                meta.remove("annotations");
+            }
         }
         if meta.is_empty()
             && let Some(map) = object.as_object_mut()
@@ -72,7 +83,8 @@ mod tests {
         });
         let planned = json!({
             "metadata": {"name": "web", "resourceVersion": "8", "generation": 2, "uid": "u",
-                          "managedFields": [{"manager": "a"}, {"manager": "b"}]},
+                          "managedFields": [{"manager": "a"}, {"manager": "b"}],
+                          "annotations": {"operator.dev/desired-hash": "x"}},
             "spec": {"replicas": 2},
         });
         assert_eq!(unified(Some(&live), Some(&planned)), "");

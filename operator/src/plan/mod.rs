@@ -12,9 +12,10 @@
 //! **The diff.** For each write, the live object is read from the API server just before it (none for a
 //! create), and the answer of the dry run is the object after it (none for a delete). Both are printed as YAML
 //! after removing the metadata every write changes without meaning anything ([`diff::NOISE`]:
-//! `managedFields`, `resourceVersion`, `generation`, `uid`, `creationTimestamp`), and compared line by line as a
-//! unified diff. A write whose dry run stores the object unchanged (nothing but noise differs) is still listed,
-//! with an empty diff: the operator would send it.
+//! `managedFields`, `resourceVersion`, `generation`, `uid`, `creationTimestamp`, and the runtime's
+//! desired-state digest annotation), and compared line by line as a unified diff. A write whose dry run changes
+//! nothing but those (the runtime's move of a created child's managed fields into its apply entry, say) is
+//! still listed, with an empty diff: the operator would send it.
 //!
 //! **Limits.** One pass per parent: a write that a later pass would make only after this one's writes landed
 //! (a step reading a child it created; a reconciler in one-action-per-pass mode) is not in the plan. Writes a
@@ -259,7 +260,7 @@ impl std::fmt::Display for Plan {
                     (Some(e), _) => writeln!(f, "  {} {}: refused: {e}", w.verb, w.target)?,
                     (None, true) => writeln!(
                         f,
-                        "  {} {} (the stored object would not change)",
+                        "  {} {} (only metadata left out of diffs would change)",
                         w.verb, w.target
                     )?,
                     (None, false) => {
