@@ -31,7 +31,11 @@ async fn an_upgrade_plans_exactly_the_changed_field_on_the_embedded_cluster() {
 }
 
 /// `plan --kubeconfig F [--parent NS/NAME]`, the exit code of its result.
-async fn plan_command(kubeconfig: &str, release: kubewright::Reconciler<examples::webapp::WebApp>, parent: Option<&str>) -> u8 {
+async fn plan_command(
+    kubeconfig: &str,
+    release: kubewright::Reconciler<examples::webapp::WebApp>,
+    parent: Option<&str>,
+) -> u8 {
     let app = app(release);
     let mut args = vec!["webapp", "--kubeconfig", kubeconfig, "plan"];
     if let Some(p) = parent {
@@ -59,14 +63,21 @@ async fn the_plan_subcommand_exits_0_or_2_on_the_served_embedded_cluster() {
 
     // No parent yet: nothing to plan.
     assert_eq!(plan_command(&kubeconfig, release_one(), None).await, 0);
-    let apps: kube::Api<examples::webapp::WebApp> = kube::Api::namespaced(client.clone(), "default");
+    let apps: kube::Api<examples::webapp::WebApp> =
+        kube::Api::namespaced(client.clone(), "default");
     apps.create(&Default::default(), &examples::webapp::sample("web", None))
         .await
         .unwrap();
     assert_eq!(plan_command(&kubeconfig, release_one(), None).await, 2);
-    assert_eq!(plan_command(&kubeconfig, release_two(), Some("default/web")).await, 2);
+    assert_eq!(
+        plan_command(&kubeconfig, release_two(), Some("default/web")).await,
+        2
+    );
     // A parent that does not exist: the plan cannot be made.
-    assert_eq!(plan_command(&kubeconfig, release_one(), Some("default/nope")).await, 1);
+    assert_eq!(
+        plan_command(&kubeconfig, release_one(), Some("default/nope")).await,
+        1
+    );
     assert_eq!(
         real_writes(&server),
         installed + 1,

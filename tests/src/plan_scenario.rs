@@ -75,10 +75,30 @@ async fn stored(client: &Client, namespace: &str) -> Vec<Option<String>> {
         Api::namespaced(client.clone(), namespace);
     let rv = |o: Option<String>| o;
     vec![
-        rv(apps.get_opt("web").await.unwrap().and_then(|a| a.resource_version())),
-        rv(deployments.get_opt("web").await.unwrap().and_then(|d| d.resource_version())),
-        rv(services.get_opt("web").await.unwrap().and_then(|s| s.resource_version())),
-        Some(events.list(&Default::default()).await.unwrap().items.len().to_string()),
+        rv(apps
+            .get_opt("web")
+            .await
+            .unwrap()
+            .and_then(|a| a.resource_version())),
+        rv(deployments
+            .get_opt("web")
+            .await
+            .unwrap()
+            .and_then(|d| d.resource_version())),
+        rv(services
+            .get_opt("web")
+            .await
+            .unwrap()
+            .and_then(|s| s.resource_version())),
+        Some(
+            events
+                .list(&Default::default())
+                .await
+                .unwrap()
+                .items
+                .len()
+                .to_string(),
+        ),
     ]
 }
 
@@ -98,8 +118,16 @@ async fn plan(
         .unwrap();
     // A write that landed would show in a watch first: give it time.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(stored(client, namespace).await, before, "the plan changed the cluster\n{plan}");
-    assert_eq!(writes(), sent, "the plan sent a write that is not a dry run\n{plan}");
+    assert_eq!(
+        stored(client, namespace).await,
+        before,
+        "the plan changed the cluster\n{plan}"
+    );
+    assert_eq!(
+        writes(),
+        sent,
+        "the plan sent a write that is not a dry run\n{plan}"
+    );
     plan
 }
 
@@ -148,7 +176,10 @@ pub async fn upgrade(client: Client, namespace: &str, writes: &(dyn Fn() -> usiz
         .collect();
     assert!(planned.len() >= 3, "{first}");
     for kind in ["Deployment", "Service", "WebApp"] {
-        assert!(planned.iter().any(|w| w.ends_with(kind)), "no write to a {kind}: {planned:?}\n{first}");
+        assert!(
+            planned.iter().any(|w| w.ends_with(kind)),
+            "no write to a {kind}: {planned:?}\n{first}"
+        );
     }
     assert!(planned.contains(&"status WebApp".to_string()), "{first}");
     let deployment = first.parents[0]
@@ -198,14 +229,21 @@ pub async fn upgrade(client: Client, namespace: &str, writes: &(dyn Fn() -> usiz
                     changed.iter().all(|l| l.contains("revisionHistoryLimit:")),
                     "only revisionHistoryLimit changes: {changed:?}\n{upgrade}"
                 );
-                field_changed |= changed
-                    .contains(&format!("+  revisionHistoryLimit: {RELEASE_TWO_REVISION_HISTORY}"));
+                field_changed |= changed.contains(&format!(
+                    "+  revisionHistoryLimit: {RELEASE_TWO_REVISION_HISTORY}"
+                ));
             }
             ("status", "WebApp") => {}
-            _ => panic!("an unexpected write: {} {}\n{upgrade}", write.verb, write.target),
+            _ => panic!(
+                "an unexpected write: {} {}\n{upgrade}",
+                write.verb, write.target
+            ),
         }
     }
-    assert!(field_changed, "the plan does not show the changed field\n{upgrade}");
+    assert!(
+        field_changed,
+        "the plan does not show the changed field\n{upgrade}"
+    );
     let live: Api<Deployment> = Api::namespaced(client.clone(), namespace);
     let live = live.get("web").await.unwrap();
     assert_ne!(

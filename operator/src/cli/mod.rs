@@ -630,4 +630,37 @@ mod tests {
             .unwrap_err();
         assert!(err.to_string().contains("--embedded"), "{err}");
     }
+
+    #[test]
+    fn plan_takes_a_parent_and_its_kind() {
+        let app = App::new("tidy-operator");
+        let cli = app
+            .try_parse_from(["tidy", "plan", "--parent", "ns/web", "--kind", "WebApp"])
+            .unwrap();
+        assert_eq!(
+            cli.command,
+            Some(CliCommand::Plan {
+                parent: Some("ns/web".into()),
+                kind: Some("WebApp".into())
+            })
+        );
+        let err = app
+            .try_parse_from(["tidy", "plan", "--kind", "WebApp"])
+            .unwrap_err();
+        assert!(err.to_string().contains("--parent"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn plan_needs_a_cluster() {
+        let app = App::new("tidy-operator");
+        let mut cli = app.try_parse_from(["tidy", "plan"]).unwrap();
+        cli.kubeconfig = None;
+        // With KUBECONFIG set, the plan would run against that cluster.
+        if std::env::var_os("KUBECONFIG").is_some_and(|v| !v.is_empty()) {
+            return;
+        }
+        let err = app.run_with(cli, std::future::pending()).await.unwrap_err();
+        assert_eq!(err.exit_code(), 1);
+        assert!(err.to_string().contains("plan needs a cluster"), "{err}");
+    }
 }

@@ -44,16 +44,17 @@ impl App {
             .write_all(plan.to_string().as_bytes())
             .context("cannot write to stdout")?;
         if let Some(first) = plan.failures().into_iter().next() {
-            return Err(CliError::msg(format!(
-                "the plan is incomplete: {first}"
-            )));
+            return Err(CliError::msg(format!("the plan is incomplete: {first}")));
         }
         match plan.exit_code() {
             EXIT_UNCHANGED => Ok(()),
             code => {
                 debug_assert_eq!(code, EXIT_CHANGES);
                 let writes: usize = plan.parents.iter().map(|p| p.writes.len()).sum();
-                Err(CliError::msg(format!("the operator would make {writes} writes")).exit_code_of(code))
+                Err(
+                    CliError::msg(format!("the operator would make {writes} writes"))
+                        .exit_code_of(code),
+                )
             }
         }
     }

@@ -97,7 +97,11 @@ mod tests {
         let diff = unified(Some(&live), Some(&planned));
         let changed: Vec<&str> = diff
             .lines()
-            .filter(|l| (l.starts_with('-') || l.starts_with('+')) && !l.starts_with("---") && !l.starts_with("+++"))
+            .filter(|l| {
+                (l.starts_with('-') || l.starts_with('+'))
+                    && !l.starts_with("---")
+                    && !l.starts_with("+++")
+            })
             .collect();
         assert_eq!(changed, ["-  replicas: 2", "+  replicas: 3"], "{diff}");
         assert!(diff.starts_with("--- live\n+++ planned\n"), "{diff}");

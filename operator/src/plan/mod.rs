@@ -79,7 +79,7 @@ impl ParentSelector {
         }
     }
 
-    fn selects_kind<P: ParentKind>(&self) -> bool {
+    fn selects_kind<P: kube::Resource<DynamicType = ()>>(&self) -> bool {
         self.kind.as_deref().is_none_or(|k| {
             k.eq_ignore_ascii_case(&P::kind(&())) || k.eq_ignore_ascii_case(&P::plural(&()))
         })
@@ -257,7 +257,8 @@ impl std::fmt::Display for Plan {
             }
             for w in &p.writes {
                 match (&w.refused, w.diff.is_empty()) {
-                    (Some(e), _) => writeln!(f, "  {} {}: refused: {e}", w.verb, w.target)?,
+                    // The error names the request.
+                    (Some(e), _) => writeln!(f, "  refused: {e}")?,
                     (None, true) => writeln!(
                         f,
                         "  {} {} (only metadata left out of diffs would change)",
@@ -273,21 +274,26 @@ impl std::fmt::Display for Plan {
             }
             match &p.ended {
                 PassEnd::Done => {}
-                PassEnd::Yielded => writeln!(
-                    f,
-                    "  (one action per pass: later passes would write more)"
-                )?,
+                PassEnd::Yielded => {
+                    writeln!(f, "  (one action per pass: later passes would write more)")?
+                }
                 PassEnd::InvalidSpec(e) => writeln!(f, "  (the spec cannot be realised: {e})")?,
+                // A pass that failed on a refused write says so above.
+                PassEnd::Failed(_) if p.writes.iter().any(|w| w.refused.is_some()) => {}
                 PassEnd::Failed(e) => writeln!(f, "  the pass failed: {e}")?,
             }
         }
         let changed = self.parents.iter().filter(|p| !p.writes.is_empty()).count();
         let writes: usize = self.parents.iter().map(|p| p.writes.len()).sum();
-        writeln!(
+        write!(
             f,
-            "{changed} of {} parents would change ({writes} writes)",
+            "parents: {}, would change: {changed}, writes: {writes}",
             self.parents.len()
-        )
+        )?;
+        match self.failures().len() {
+            0 => writeln!(f),
+            n => writeln!(f, "; incomplete: {n} with a refused write or a failed pass"),
+        }
     }
 }
 
@@ -308,9 +314,9 @@ pub(crate) fn planner<P: ParentKind>(
             }
             let mut parents = caches.ensure::<P>().state();
             parents.retain(|p| {
-                selector.as_ref().is_none_or(|s| {
-                    s.namespace == p.namespace() && s.name == p.name_any()
-                })
+                selector
+                    .as_ref()
+                    .is_none_or(|s| s.namespace == p.namespace() && s.name == p.name_any())
             });
             parents.sort_by_key(|p| (p.namespace(), p.name_any()));
             let mut plans = Vec::with_capacity(parents.len());
@@ -330,14 +336,15 @@ async fn plan_parent<P: ParentKind>(
     caches: &Caches,
     parent: &P,
 ) -> ParentPlan {
-    let dispatcher = PlanDispatcher::new(ApiDispatcher::new(client.clone(), reconciler.name()).dry_run());
+    let dispatcher =
+        PlanDispatcher::new(ApiDispatcher::new(client.clone(), reconciler.name()).dry_run());
     let erased: Arc<dyn Dispatcher> = dispatcher.clone();
     let pass = reconciler.run_pass(parent, caches, erased).await;
     let ended = match pass.result {
         Ok(_) => PassEnd::Done,
         Err(Error::Yield) => PassEnd::Yielded,
         Err(e @ Error::InvalidSpec { .. }) => PassEnd::InvalidSpec(e.to_string()),
-        Err(e) => PassEnd::Failed(e.to_string()),
+        Err(e) => PassEnd::Failed(record::brief(&e)),
     };
     ParentPlan {
         kind: P::kind(&()).into_owned(),
@@ -381,4 +388,101 @@ pub(crate) async fn run(
     }
     parents.sort_by(|a, b| a.key().cmp(&b.key()));
     Ok(Plan { parents })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parent(name: &str, writes: Vec<PlannedWrite>, ended: PassEnd) -> ParentPlan {
+        ParentPlan {
+            kind: "WebApp".into(),
+            namespace: Some("default".into()),
+            name: name.into(),
+            writes,
+            ended,
+        }
+    }
+
+    fn write(refused: Option<&str>) -> PlannedWrite {
+        PlannedWrite {
+            verb: "apply",
+            target: Target {
+                group: "apps".into(),
+                version: "v1".into(),
+                kind: "Deployment".into(),
+                plural: "deployments".into(),
+                namespace: Some("default".into()),
+                name: "web".into(),
+            },
+            live: None,
+            planned: None,
+            diff: "--- live\n+++ planned\n@@ -1 +1 @@\n-a: 1\n+a: 2\n".into(),
+            refused: refused.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn exit_codes_say_unchanged_changes_or_failed() {
+        let quiet = Plan {
+            parents: vec![parent("a", vec![], PassEnd::Done)],
+        };
+        assert_eq!(quiet.exit_code(), EXIT_UNCHANGED);
+        assert_eq!(
+            quiet.to_string(),
+            "WebApp default/a: no change\nparents: 1, would change: 0, writes: 0\n"
+        );
+        let busy = Plan {
+            parents: vec![
+                parent("a", vec![], PassEnd::Done),
+                parent("b", vec![write(None)], PassEnd::Done),
+            ],
+        };
+        assert_eq!(busy.exit_code(), EXIT_CHANGES);
+        assert!(
+            busy.to_string().contains(
+                "WebApp default/b: 1 write\n  apply Deployment default/web\n    --- live\n"
+            ),
+            "{busy}"
+        );
+        let refused = Plan {
+            parents: vec![parent(
+                "c",
+                vec![write(Some(
+                    "apply Deployment default/web (dryRun=All): 403 Forbidden: no",
+                ))],
+                PassEnd::Failed("same".into()),
+            )],
+        };
+        assert_eq!(refused.exit_code(), EXIT_FAILED);
+        assert_eq!(
+            refused.failures(),
+            ["WebApp default/c: apply Deployment default/web (dryRun=All): 403 Forbidden: no"]
+        );
+        let failed = Plan {
+            parents: vec![parent("d", vec![], PassEnd::Failed("boom".into()))],
+        };
+        assert_eq!(failed.exit_code(), EXIT_FAILED);
+        let invalid = Plan {
+            parents: vec![parent("e", vec![], PassEnd::InvalidSpec("bad".into()))],
+        };
+        assert_eq!(
+            invalid.exit_code(),
+            EXIT_UNCHANGED,
+            "an invalid spec is a state, not a failure"
+        );
+    }
+
+    #[test]
+    fn a_selector_picks_by_kind_or_plural() {
+        use k8s_openapi::api::core::v1::Service;
+        assert!(ParentSelector::parse("a/b", Some("service")).selects_kind::<Service>());
+        assert!(ParentSelector::parse("a/b", Some("Services")).selects_kind::<Service>());
+        assert!(ParentSelector::parse("a/b", None).selects_kind::<Service>());
+        assert!(!ParentSelector::parse("a/b", Some("WebApp")).selects_kind::<Service>());
+        assert_eq!(
+            ParentSelector::parse("a/b", Some("WebApp")).to_string(),
+            "WebApp a/b"
+        );
+    }
 }

@@ -62,7 +62,7 @@ impl PlanDispatcher {
         let planned = match &answered {
             Ok(Some(answer)) => answer.to_value().map(Some).map_err(|e| e.to_string()),
             Ok(None) => Ok(None),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(brief(e)),
         };
         self.writes
             .lock()
@@ -83,5 +83,20 @@ impl Dispatcher for PlanDispatcher {
 
     fn get<'a>(&'a self, target: &'a Target) -> BoxFuture<'a, Result<Option<Value>>> {
         self.inner.get(target)
+    }
+}
+
+/// An error in one line: for a refused request, what was asked and the server's code, reason and message
+/// (`create Deployment ns/web (dryRun=All): 403 Forbidden: deployments.apps is forbidden: User …`).
+pub(crate) fn brief(error: &crate::Error) -> String {
+    match error {
+        crate::Error::Kube {
+            context,
+            source: kube::Error::Api(status),
+        } => format!(
+            "{context} (dryRun=All): {} {}: {}",
+            status.code, status.reason, status.message
+        ),
+        other => other.to_string(),
     }
 }
