@@ -3,7 +3,6 @@
 //! embedded cluster's kubeconfig, with its exit codes.
 
 use examples::webapp::cli::ensure_crd;
-use kubewright::cli::CliError;
 use kubewright::testing::ApiServer;
 use kubewright::testing::apiserver::Verb;
 use tests::plan_scenario::{app, release_one, release_two, upgrade};
@@ -44,7 +43,7 @@ async fn plan_command(
     let cli = app.try_parse_from(args).unwrap();
     match app.run_with(cli, std::future::pending()).await {
         Ok(()) => 0,
-        Err(e) => CliError::exit_code(&e),
+        Err(e) => e.exit_code(),
     }
 }
 
@@ -85,4 +84,24 @@ async fn the_plan_subcommand_exits_0_or_2_on_the_served_embedded_cluster() {
     );
     serving.shutdown(std::time::Duration::from_secs(1)).await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn plan_embedded_plans_the_first_passes_over_the_samples() {
+    let app = examples::webapp::cli::by_hand();
+    let cli = app
+        .try_parse_from(["webapp", "--embedded", "plan"])
+        .unwrap();
+    let err = app
+        .run_with(cli, std::future::pending())
+        .await
+        .expect_err("the sample WebApp's first pass writes");
+    assert_eq!(err.exit_code(), kubewright::plan::EXIT_CHANGES, "{err}");
+    let app = examples::webapp::cli::by_hand();
+    let cli = app
+        .try_parse_from(["webapp", "--embedded", "plan", "--parent", "default/nope"])
+        .unwrap();
+    let err = app.run_with(cli, std::future::pending()).await.unwrap_err();
+    assert_eq!(err.exit_code(), kubewright::plan::EXIT_FAILED);
+    assert!(err.to_string().contains("cannot plan"), "{err}");
 }

@@ -131,10 +131,11 @@ pub enum CliCommand {
     /// Print what the operator would write, without writing: one pass per parent with every write sent as a
     /// server-side dry run (`dryRun=All`), each write shown as a unified diff of the live object and the dry
     /// run's answer, as YAML without the metadata every write changes (managedFields, resourceVersion,
-    /// generation, uid, creationTimestamp); no event is sent. Needs a cluster (`--kubeconfig`, `KUBECONFIG` or
-    /// `--in-cluster`; the embedded cluster served with `--listen` and `--write-kubeconfig` is one) and the RBAC
-    /// for the writes. Exit code 0 when nothing would be written, 2 when something would, 1 when the plan
-    /// cannot be made (a write refused, naming the request).
+    /// generation, uid, creationTimestamp, the runtime's desired-hash annotation); no event is sent. Runs against
+    /// `--kubeconfig`, `KUBECONFIG` or `--in-cluster` (a served embedded cluster's kubeconfig too), with the RBAC
+    /// for the writes, or with `--embedded` on a new embedded cluster holding the samples. Exit code 0 when
+    /// nothing would be written, 2 when something would, 1 when the plan cannot be made (a write refused,
+    /// naming the request).
     Plan {
         /// Plan only this parent: `NAMESPACE/NAME`, or `NAME` for a cluster-scoped kind.
         #[arg(long, value_name = "NAMESPACE/NAME")]
@@ -506,10 +507,13 @@ impl App {
             return self.migrate(&client).await;
         }
         if let Some(CliCommand::Plan { parent, kind }) = &cli.command {
-            let client = cluster_client(&cli, "plan").await?;
             let selector = parent
                 .as_deref()
                 .map(|p| crate::plan::ParentSelector::parse(p, kind.as_deref()));
+            if cli.embedded {
+                return embedded::plan(self, &cli.run, selector).await;
+            }
+            let client = cluster_client(&cli, "plan").await?;
             return self.run_plan(client, &cli.run, selector).await;
         }
         if cli.in_cluster {
