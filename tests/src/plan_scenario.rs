@@ -216,6 +216,7 @@ pub async fn upgrade(client: Client, namespace: &str, writes: &(dyn Fn() -> usiz
     // generation not observed yet), as it would after a real upgrade. Nothing else is written.
     let selector = ParentSelector::parse(&format!("{namespace}/web"), Some("webapps"));
     let upgrade = plan(&client, namespace, release_two(), Some(selector), writes).await;
+    println!("release 2's plan:\n{upgrade}");
     assert_eq!(upgrade.exit_code(), EXIT_CHANGES, "{upgrade}");
     assert_eq!(upgrade.parents.len(), 1, "{upgrade}");
     let writes_of_web = &upgrade.parents[0].writes;
