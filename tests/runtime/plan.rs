@@ -105,3 +105,45 @@ async fn plan_embedded_plans_the_first_passes_over_the_samples() {
     assert_eq!(err.exit_code(), kubewright::plan::EXIT_FAILED);
     assert!(err.to_string().contains("cannot plan"), "{err}");
 }
+
+/// A finalizer added and a status written are writes: the plan lists both, and stores neither.
+#[tokio::test]
+async fn a_finalizer_add_and_a_status_write_are_planned() {
+    use examples::database::{Database, app, sample};
+    use kube::CustomResourceExt;
+    let server = ApiServer::new();
+    let client = server.client();
+    kubewright::cli::ensure_crd(&client, Database::crd())
+        .await
+        .unwrap();
+    let dbs: kube::Api<Database> = kube::Api::namespaced(client.clone(), "default");
+    dbs.create(&Default::default(), &sample("db", "16"))
+        .await
+        .unwrap();
+    let plan = app()
+        .plan(client.clone(), &kubewright::cli::RunFlags::default(), None)
+        .await
+        .unwrap();
+    let writes = &plan.parents[0].writes;
+    let finalizer = writes
+        .iter()
+        .find(|w| w.target.kind == "Database" && w.verb != "status")
+        .unwrap_or_else(|| panic!("no finalizer write\n{plan}"));
+    assert!(
+        finalizer
+            .diff
+            .contains("+  finalizers:\n+  - example.dev/database"),
+        "{plan}"
+    );
+    assert!(
+        writes
+            .iter()
+            .any(|w| w.verb == "status" && w.target.kind == "Database"),
+        "{plan}"
+    );
+    let db = dbs.get("db").await.unwrap();
+    assert!(
+        db.metadata.finalizers.is_none() && db.status.is_none(),
+        "{db:?}"
+    );
+}
