@@ -48,6 +48,7 @@ pub mod outcome;
 mod own_status;
 mod owners;
 pub mod pause;
+pub mod plan;
 pub mod prelude;
 pub mod probes;
 mod process_metrics;

@@ -28,6 +28,8 @@ pub struct Operator {
     client: Client,
     caches: Caches,
     runners: Vec<Runner>,
+    /// The same controllers' passes as dry runs ([`Operator::plan`]).
+    planners: Vec<crate::plan::Planner>,
     deadline: Duration,
     backoff: Backoff,
     retry_rate: crate::controller::RetryRate,
@@ -93,6 +95,7 @@ impl Operator {
             caches: Caches::for_namespaces(client.clone(), namespaces),
             client,
             runners: Vec::new(),
+            planners: Vec::new(),
             deadline: Duration::from_secs(30),
             backoff: Backoff::default(),
             retry_rate: crate::controller::RetryRate::default(),
@@ -198,7 +201,7 @@ impl Operator {
                 .map(|k| (k.api_version.clone(), k.kind.clone()))
                 .collect(),
         });
-        if let Some(runner) = crate::controller::runner(
+        if let Some((runner, planner)) = crate::controller::runner(
             &self.client,
             &self.caches,
             reconciler,
@@ -209,6 +212,7 @@ impl Operator {
         ) {
             self.names.push(name);
             self.runners.push(runner);
+            self.planners.push(planner);
         }
         if self.probe.is_none() {
             self.probe = Some(Box::new(|client, namespace| {
@@ -300,6 +304,34 @@ impl Operator {
     /// The client the operator talks through.
     pub fn client(&self) -> &Client {
         &self.client
+    }
+
+    /// What the controllers would write, without writing ([`crate::plan`]): fills the caches (waiting at most
+    /// `sync` for their first lists), runs one pass per parent (only the parent `selector` picks, when given)
+    /// with every write sent as a server-side dry run, and returns the writes as diffs, sorted by parent.
+    /// Nothing is stored and no event is sent; leader election, if set, is not used.
+    pub async fn plan(
+        self,
+        selector: Option<crate::plan::ParentSelector>,
+        sync: Duration,
+    ) -> Result<crate::plan::Plan, crate::plan::PlanError> {
+        let Operator {
+            caches,
+            runners,
+            planners,
+            invalid,
+            twice,
+            ..
+        } = self;
+        // The controllers do not run: their trigger streams are dropped before the caches fill.
+        drop(runners);
+        if let Some(e) = invalid.into_iter().next() {
+            return Err(RunError::from(e).into());
+        }
+        if let Some(e) = twice.into_iter().next() {
+            return Err(RunError::from(e).into());
+        }
+        crate::plan::run(caches, planners, selector, sync).await
     }
 
     /// Runs until Ctrl-C (SIGINT) or SIGTERM, then shuts down gracefully (see [`Operator::run_until`]).

@@ -16,6 +16,7 @@ mod idle;
 mod leader;
 mod metrics_secure;
 mod pause;
+mod plan;
 mod priority;
 mod quantities;
 mod runtime;

@@ -17,6 +17,7 @@ mod leader;
 mod lifecycle;
 mod lists;
 mod pause;
+mod plan;
 mod priority;
 mod references;
 mod selected_caches;

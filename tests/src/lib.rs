@@ -10,6 +10,7 @@ pub mod fights_scenario;
 pub mod kubectl;
 pub mod normalize;
 pub mod notes_scenario;
+pub mod plan_scenario;
 pub mod priority_scenario;
 pub mod sharded_operators;
 pub mod sharding_scenario;

@@ -109,16 +109,7 @@ pub(crate) async fn run(
         ),
         None => None,
     };
-    let client = server.client();
-    let config = super::webhooks::embedded_client_config(&app.webhooks);
-    for crd in app.webhooks.point_crds(&app.crds, &config, "") {
-        super::ensure_crd(&client, crd).await?;
-    }
-    for crd in &app.embedded_crds {
-        super::ensure_crd(&client, crd.clone()).await?;
-    }
-    super::webhooks::start_embedded(&app.webhooks, &server, &client).await?;
-    create_samples(&client, &app.samples).await?;
+    let client = install(&app, &server).await?;
     if let (Some(serving), Some(path)) = (&serving, &serve.write_kubeconfig) {
         serving
             .write_kubeconfig(path)
@@ -153,6 +144,57 @@ pub(crate) async fn run(
         serving.shutdown(Duration::from_secs(5)).await;
     }
     ran
+}
+
+/// Installs the app's CRDs (those of other projects too), its webhooks and its samples on `server`: the client
+/// of the cluster made ready.
+#[cfg(feature = "testing")]
+fn install<'a>(
+    app: &'a super::App,
+    server: &'a crate::testing::ApiServer,
+) -> impl Future<Output = Result<Client, CliError>> + Send + 'a {
+    // The fields, not the app: a reference to the app (whose configuration is not `Sync`) held across an await
+    // would make the future not `Send`.
+    let (webhooks, crds, embedded_crds, samples) =
+        (&app.webhooks, &app.crds, &app.embedded_crds, &app.samples);
+    async move {
+        let client = server.client();
+        let config = super::webhooks::embedded_client_config(webhooks);
+        for crd in webhooks.point_crds(crds, &config, "") {
+            super::ensure_crd(&client, crd).await?;
+        }
+        for crd in embedded_crds {
+            super::ensure_crd(&client, crd.clone()).await?;
+        }
+        super::webhooks::start_embedded(webhooks, server, &client).await?;
+        create_samples(&client, samples).await?;
+        Ok(client)
+    }
+}
+
+/// `plan --embedded`: a new embedded cluster with the CRDs and the samples, and the plan of the operator's first
+/// passes over them ([`App::run_plan`](super::App::run_plan)).
+#[cfg(feature = "testing")]
+pub(crate) async fn plan(
+    app: super::App,
+    flags: &super::RunFlags,
+    selector: Option<crate::plan::ParentSelector>,
+) -> Result<(), CliError> {
+    let server = crate::testing::ApiServer::new();
+    let client = install(&app, &server).await?;
+    app.run_plan(client, flags, selector).await
+}
+
+/// A build without the embedded cluster runs `plan` only against a real cluster.
+#[cfg(not(feature = "testing"))]
+pub(crate) async fn plan(
+    _app: super::App,
+    _flags: &super::RunFlags,
+    _selector: Option<crate::plan::ParentSelector>,
+) -> Result<(), CliError> {
+    Err(CliError::msg(
+        "this binary was built without the embedded cluster (the `kubewright` crate's `testing` feature): plan against a cluster with --kubeconfig FILE, KUBECONFIG or --in-cluster",
+    ))
 }
 
 /// A build without the embedded cluster (the `kubewright` crate's feature `testing` off) runs only against a

@@ -13,6 +13,8 @@ pub struct CliError {
     message: String,
     #[source]
     source: Option<Source>,
+    /// The process's exit code for this error.
+    code: u8,
 }
 
 impl CliError {
@@ -21,6 +23,7 @@ impl CliError {
         Self {
             message: message.into(),
             source: None,
+            code: 1,
         }
     }
 
@@ -29,7 +32,19 @@ impl CliError {
         Self {
             message: message.into(),
             source: Some(source.into()),
+            code: 1,
         }
+    }
+
+    /// The same error, ending the process with `code` ([`App::run`](super::App::run) exits with it).
+    pub fn exit_code_of(mut self, code: u8) -> Self {
+        self.code = code;
+        self
+    }
+
+    /// The process's exit code for this error: 1, or 2 for a `plan` with writes.
+    pub fn exit_code(&self) -> u8 {
+        self.code
     }
 }
 

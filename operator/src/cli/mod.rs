@@ -50,6 +50,7 @@ mod error;
 mod flags;
 mod observe;
 mod operate;
+mod plan;
 mod webhooks;
 
 pub use cluster::{ensure_crd, ensure_served, from_env, from_kubeconfig, in_cluster};
@@ -58,6 +59,7 @@ pub use error::CliError;
 pub use flags::{BindAddress, RunFlags, parse_bind_address, run_operator};
 pub use observe::{log_changes, ready};
 pub use operate::Operate;
+pub use plan::PLAN_SYNC_TIMEOUT;
 pub use webhooks::WebhookFlags;
 
 use embedded::Sample;
@@ -130,6 +132,37 @@ pub enum CliCommand {
     /// version is removed). Needs a cluster (`--kubeconfig`, `KUBECONFIG` or `--in-cluster`) whose CRDs are
     /// served with their conversion webhook running; safe to run twice and to run again after an interruption.
     Migrate,
+    /// Print what the operator would write, without writing: one pass per parent with every write sent as a
+    /// server-side dry run (`dryRun=All`), each write shown as a unified diff of the live object and the dry
+    /// run's answer, as YAML without the metadata every write changes (managedFields, resourceVersion,
+    /// generation, uid, creationTimestamp, the runtime's desired-hash annotation); no event is sent. Runs against
+    /// `--kubeconfig`, `KUBECONFIG` or `--in-cluster` (a served embedded cluster's kubeconfig too), with the RBAC
+    /// for the writes, or with `--embedded` on a new embedded cluster holding the samples. Exit code 0 when
+    /// nothing would be written, 2 when something would, 1 when the plan cannot be made (a write refused,
+    /// naming the request).
+    Plan {
+        /// Plan only this parent: `NAMESPACE/NAME`, or `NAME` for a cluster-scoped kind.
+        #[arg(long, value_name = "NAMESPACE/NAME")]
+        parent: Option<String>,
+        /// With `--parent`, the parent's kind (`WebApp`) or plural (`webapps`), when the operator has several
+        /// parent kinds.
+        #[arg(long, requires = "parent")]
+        kind: Option<String>,
+    },
+}
+
+/// The client of the cluster a subcommand (`what`) needs: `--kubeconfig`, `--in-cluster` or `KUBECONFIG`.
+async fn cluster_client(cli: &Cli, what: &str) -> Result<Client, CliError> {
+    match (&cli.kubeconfig, cli.in_cluster) {
+        (Some(path), _) => from_kubeconfig(path).await,
+        (None, true) => in_cluster().await,
+        (None, false) if std::env::var_os("KUBECONFIG").is_some_and(|v| !v.is_empty()) => {
+            from_env().await
+        }
+        _ => Err(CliError::msg(format!(
+            "{what} needs a cluster: --kubeconfig FILE, KUBECONFIG or --in-cluster"
+        ))),
+    }
 }
 
 /// What `--help` says of where the operator runs, after the app's own description.
@@ -417,13 +450,21 @@ impl App {
     }
 
     /// Installs a `tracing` subscriber honouring `RUST_LOG` (default `info`) unless one is set, parses the
-    /// process's arguments and does what they ask until Ctrl-C or SIGTERM.
+    /// process's arguments and does what they ask until Ctrl-C or SIGTERM. An error whose
+    /// [`exit_code`](CliError::exit_code) is not 1 (`plan` with writes: 2) ends the process with that code.
     pub async fn run(self) -> Result<(), CliError> {
         let filter = tracing_subscriber::EnvFilter::try_from_default_env()
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
         let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
         let cli = self.parse();
-        self.run_with(cli, crate::shutdown_signal()).await
+        match self.run_with(cli, crate::shutdown_signal()).await {
+            // Not a failure: `plan` says that something would be written.
+            Err(e) if e.exit_code() != 1 => {
+                tracing::info!("{e}");
+                std::process::exit(i32::from(e.exit_code()))
+            }
+            done => done,
+        }
     }
 
     /// Does what `cli` asks until `shutdown` resolves.
@@ -468,19 +509,18 @@ impl App {
                 .context("cannot write the manifests");
         }
         if cli.command == Some(CliCommand::Migrate) {
-            let client = match (&cli.kubeconfig, cli.in_cluster) {
-                (Some(path), _) => from_kubeconfig(path).await?,
-                (None, true) => in_cluster().await?,
-                (None, false) if std::env::var_os("KUBECONFIG").is_some_and(|v| !v.is_empty()) => {
-                    from_env().await?
-                }
-                _ => {
-                    return Err(CliError::msg(
-                        "migrate needs a cluster: --kubeconfig FILE, KUBECONFIG or --in-cluster",
-                    ));
-                }
-            };
+            let client = cluster_client(&cli, "migrate").await?;
             return self.migrate(&client).await;
+        }
+        if let Some(CliCommand::Plan { parent, kind }) = &cli.command {
+            let selector = parent
+                .as_deref()
+                .map(|p| crate::plan::ParentSelector::parse(p, kind.as_deref()));
+            if cli.embedded {
+                return embedded::plan(self, &cli.run, selector).await;
+            }
+            let client = cluster_client(&cli, "plan").await?;
+            return self.run_plan(client, &cli.run, selector).await;
         }
         if cli.in_cluster {
             let client = in_cluster().await?;
@@ -600,5 +640,38 @@ mod tests {
             .try_parse_from(["tidy", "--in-cluster", "--embedded"])
             .unwrap_err();
         assert!(err.to_string().contains("--embedded"), "{err}");
+    }
+
+    #[test]
+    fn plan_takes_a_parent_and_its_kind() {
+        let app = App::new("tidy-operator");
+        let cli = app
+            .try_parse_from(["tidy", "plan", "--parent", "ns/web", "--kind", "WebApp"])
+            .unwrap();
+        assert_eq!(
+            cli.command,
+            Some(CliCommand::Plan {
+                parent: Some("ns/web".into()),
+                kind: Some("WebApp".into())
+            })
+        );
+        let err = app
+            .try_parse_from(["tidy", "plan", "--kind", "WebApp"])
+            .unwrap_err();
+        assert!(err.to_string().contains("--parent"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn plan_needs_a_cluster() {
+        let app = App::new("tidy-operator");
+        let mut cli = app.try_parse_from(["tidy", "plan"]).unwrap();
+        cli.kubeconfig = None;
+        // With KUBECONFIG set, the plan would run against that cluster.
+        if std::env::var_os("KUBECONFIG").is_some_and(|v| !v.is_empty()) {
+            return;
+        }
+        let err = app.run_with(cli, std::future::pending()).await.unwrap_err();
+        assert_eq!(err.exit_code(), 1);
+        assert!(err.to_string().contains("plan needs a cluster"), "{err}");
     }
 }

@@ -80,7 +80,7 @@ impl Backoff {
 }
 
 struct Shared<P: ParentKind> {
-    reconciler: Reconciler<P>,
+    reconciler: Arc<Reconciler<P>>,
     caches: Caches,
     dispatcher: Arc<dyn Dispatcher>,
     tracker: Arc<Tracker<P>>,
@@ -198,8 +198,9 @@ async fn forget_deleted<P: ParentKind>(
 /// A controller's run, to start when the operator runs: it takes the shutdown signal.
 pub(crate) type Runner = Box<dyn FnOnce(watch::Receiver<bool>) -> BoxFuture<'static, ()> + Send>;
 
-/// The run of a controller for `P` over `caches`, writing through `client`; `None` (logged) when the
-/// parent's cache already started, so no trigger could reach the controller.
+/// The run of a controller for `P` over `caches`, writing through `client`, and its planner (the same
+/// reconciler's passes as dry runs, [`crate::plan`]); `None` (logged) when the parent's cache already started,
+/// so no trigger could reach the controller.
 pub(crate) fn runner<P: ParentKind>(
     client: &Client,
     caches: &Caches,
@@ -208,7 +209,7 @@ pub(crate) fn runner<P: ParentKind>(
     retry_rate: RetryRate,
     health: Health,
     gate: Gate,
-) -> Option<Runner> {
+) -> Option<(Runner, crate::plan::Planner)> {
     let caches = caches.clone();
     let parent_cache = caches.ensure::<P>();
     let Some(parent_stream) = parent_cache.subscribe() else {
@@ -336,6 +337,8 @@ pub(crate) fn runner<P: ParentKind>(
         Arc::new(ApiDispatcher::new(client.clone(), reconciler.name()));
     // The parents whose changes, held while their pass ran, were not its echoes.
     let (held_changed, held) = futures::channel::mpsc::unbounded();
+    let reconciler = Arc::new(reconciler);
+    let planner = crate::plan::planner(reconciler.clone(), client.clone(), caches.clone());
     let shared = Arc::new(Shared {
         reconciler,
         caches,
@@ -351,7 +354,7 @@ pub(crate) fn runner<P: ParentKind>(
         held_changed,
         health,
     });
-    Some(Box::new(move |mut stop: watch::Receiver<bool>| {
+    let runner: Runner = Box::new(move |mut stop: watch::Receiver<bool>| {
         let name = shared.reconciler.name().to_string();
         let _ = shared.stop.set(stop.clone());
         let signal = async move {
@@ -433,7 +436,8 @@ pub(crate) fn runner<P: ParentKind>(
             tracing::info!(controller = %name, "stopped");
         }
         .boxed()
-    }))
+    });
+    Some((runner, planner))
 }
 
 /// Waits until every cache holds its first list, warning while it takes long (e.g. a kind that cannot be
