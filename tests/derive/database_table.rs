@@ -74,11 +74,13 @@ async fn a_database_in_place_is_ready_and_writes_only_its_status() -> anyhow::Re
         .await?;
     let mut set: StatefulSet = fx.child(desired_stateful_set).await?;
     set.metadata.generation = Some(1);
+    // As the StatefulSet controller leaves it (with `collisionCount`, which a status write may not drop).
     set.status = Some(StatefulSetStatus {
         observed_generation: Some(1),
         replicas: 1,
         ready_replicas: Some(1),
         updated_replicas: Some(1),
+        collision_count: Some(0),
         ..Default::default()
     });
     case("in place")

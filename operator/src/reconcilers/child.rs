@@ -744,7 +744,6 @@ where
     }
 }
 
-/// Whether `live` carries the desired-state hash `desired` carries (both absent counts as the same).
 /// The reason of a child step's condition, and of the event, while another writer fights over the child.
 pub const CONTESTED: &str = "Contested";
 
@@ -753,6 +752,7 @@ fn contested(condition: &str, fight: &fights::Fight, child: &str) -> ConditionUp
     ConditionUpdate::false_(condition, CONTESTED, fight.message(child))
 }
 
+/// Whether `live` carries the desired-state hash `desired` carries (both absent counts as the same).
 fn same_desired_hash<C: Resource>(live: &C, desired: &C) -> bool {
     live.annotations().get(DESIRED_HASH) == desired.annotations().get(DESIRED_HASH)
 }
