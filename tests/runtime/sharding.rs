@@ -11,17 +11,7 @@ use tests::priority_scenario::Backlog;
 async fn the_assigner_assigns_hands_over_and_reassigns() {
     let server = ApiServer::new();
     let client = server.client();
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    crds.create(&PostParams::default(), &Backlog::crd())
-        .await
-        .unwrap();
-    await_condition(
-        crds,
-        "backlogs.priority.example.dev",
-        conditions::is_crd_established(),
-    )
-    .await
-    .unwrap();
+    install_backlogs(&client).await;
     tests::sharding_scenario::assigns_hands_over_and_reassigns(&client, "default").await;
 }
 
@@ -31,6 +21,12 @@ async fn the_assigner_assigns_hands_over_and_reassigns() {
 async fn sharded_replicas_share_the_parents_and_hand_them_over() {
     let server = ApiServer::new();
     let client = server.client();
+    install_backlogs(&client).await;
+    tests::sharded_operators::replicas_share_join_leave_and_die(&client, "default", 40).await;
+}
+
+/// Installs the Backlog CRD and waits until it is established.
+async fn install_backlogs(client: &kube::Client) {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     crds.create(&PostParams::default(), &Backlog::crd())
         .await
@@ -42,5 +38,4 @@ async fn sharded_replicas_share_the_parents_and_hand_them_over() {
     )
     .await
     .unwrap();
-    tests::sharded_operators::replicas_share_join_leave_and_die(&client, "default", 40).await;
 }

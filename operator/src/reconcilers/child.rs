@@ -588,16 +588,18 @@ where
             // A fight in progress speaks for the child until it ends, and a pass comes when it would.
             let uid = child.uid().unwrap_or_default();
             if let Some(fight) = cx.written().fights().active(&uid, Instant::now()) {
-                cx.set_condition(contested(&self.condition, &fight, &self.describe(child)));
+                cx.set_condition(fights::contested(
+                    &self.condition,
+                    &fight,
+                    &self.describe(child),
+                ));
                 next = Outcome::RequeueAfter(fight.ends_in);
             }
         }
         Ok(Some((next, outcome)))
     }
 
-    /// Before correcting another writer's change to `live`: how long to wait first, when a fight over the
-    /// child is backing off (the step's condition then says so); otherwise records the correction, and when it
-    /// makes a fight, tells the parent with a `Warning` event (`fights.rs`).
+    /// Before correcting another writer's change to `live`: how long to wait first (`fights::before_correction`).
     async fn correction(
         &self,
         cx: &mut Context,
@@ -606,35 +608,16 @@ where
         desired_value: &Value,
         live_value: &Value,
     ) -> Result<Option<Duration>> {
-        let uid = live.uid().unwrap_or_default();
-        let now = Instant::now();
-        let fights = cx.written();
-        if let Some(wait) = fights.fights().wait(&uid, now) {
-            if let Some(fight) = fights.fights().active(&uid, now) {
-                cx.set_condition(contested(&self.condition, &fight, &self.describe(live)));
-            }
-            tracing::debug!(child = %self.describe(live), ?wait, "a fight over the child's fields: the correction waits");
-            return Ok(Some(wait));
-        }
-        let fields = fights::drifted_fields(desired_value, live_value);
-        let managers = match cx.read_value(&Target::of(desired)).await? {
-            Some(value) => fights::owners_of(
-                &value["metadata"]["managedFields"],
-                &fields,
-                &self.manager(cx),
-            ),
-            None => Vec::new(),
+        let correction = fights::Correction {
+            condition: &self.condition,
+            child: self.describe(live),
+            child_ref: live.object_ref(&()),
+            kind: C::kind(&()).into_owned(),
+            uid: live.uid().unwrap_or_default(),
+            target: Target::of(desired),
+            manager: self.manager(cx),
         };
-        if let Some(fight) = fights.fights().corrected(&uid, now, fields, managers)
-            && fight.began
-        {
-            let message = fight.message(&self.describe(live));
-            tracing::warn!(child = %self.describe(live), "{message}");
-            crate::metrics::Metrics::global().fight(cx.controller_name(), &C::kind(&()));
-            cx.event_about(live.object_ref(&()), true, CONTESTED, "Correct", message)
-                .await;
-        }
-        Ok(None)
+        fights::before_correction(cx, correction, desired_value, live_value).await
     }
 
     /// The step's condition once the child is in place: `True` when it is also ready, else `False` with why.
@@ -742,14 +725,6 @@ where
             outcome.reflect_into(field(status), |c| Some(c.name_any()))
         })
     }
-}
-
-/// The reason of a child step's condition, and of the event, while another writer fights over the child.
-pub const CONTESTED: &str = "Contested";
-
-/// The step's condition during a fight.
-fn contested(condition: &str, fight: &fights::Fight, child: &str) -> ConditionUpdate {
-    ConditionUpdate::false_(condition, CONTESTED, fight.message(child))
 }
 
 /// Whether `live` carries the desired-state hash `desired` carries (both absent counts as the same).

@@ -21,7 +21,16 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use k8s_openapi::api::core::v1::ObjectReference;
 use serde_json::Value;
+
+use crate::command::Target;
+use crate::conditions::ConditionUpdate;
+use crate::context::Context;
+use crate::error::Result;
+
+/// The reason of a child step's condition, and of the event, while another writer fights over the child.
+pub const CONTESTED: &str = "Contested";
 
 /// Corrections of one child within [`FIGHT_WINDOW`] that make a fight.
 pub const FIGHT_THRESHOLD: usize = 3;
@@ -166,6 +175,61 @@ impl Fights {
         }
         record.fight(false, now)
     }
+}
+
+/// The step's condition during a fight.
+pub(crate) fn contested(condition: &str, fight: &Fight, child: &str) -> ConditionUpdate {
+    ConditionUpdate::false_(condition, CONTESTED, fight.message(child))
+}
+
+/// A correction a child step is about to make.
+pub(crate) struct Correction<'a> {
+    /// The step's condition type.
+    pub(crate) condition: &'a str,
+    /// `Kind namespace/name`.
+    pub(crate) child: String,
+    pub(crate) child_ref: ObjectReference,
+    pub(crate) kind: String,
+    pub(crate) uid: String,
+    /// Where to read the child's `managedFields`.
+    pub(crate) target: Target,
+    /// The step's own field manager.
+    pub(crate) manager: String,
+}
+
+/// Before correcting another writer's change: how long to wait first, when a fight over the child is backing
+/// off (the step's condition then says so); otherwise records the correction, and when it makes a fight,
+/// tells the parent with a `Warning` event.
+pub(crate) async fn before_correction(
+    cx: &mut Context,
+    c: Correction<'_>,
+    desired: &Value,
+    live: &Value,
+) -> Result<Option<Duration>> {
+    let now = Instant::now();
+    let written = cx.written();
+    if let Some(wait) = written.fights().wait(&c.uid, now) {
+        if let Some(fight) = written.fights().active(&c.uid, now) {
+            cx.set_condition(contested(c.condition, &fight, &c.child));
+        }
+        tracing::debug!(child = %c.child, ?wait, "a fight over the child's fields: the correction waits");
+        return Ok(Some(wait));
+    }
+    let fields = drifted_fields(desired, live);
+    let managers = match cx.read_value(&c.target).await? {
+        Some(value) => owners_of(&value["metadata"]["managedFields"], &fields, &c.manager),
+        None => Vec::new(),
+    };
+    if let Some(fight) = written.fights().corrected(&c.uid, now, fields, managers)
+        && fight.began
+    {
+        let message = fight.message(&c.child);
+        tracing::warn!(child = %c.child, "{message}");
+        crate::metrics::Metrics::global().fight(cx.controller_name(), &c.kind);
+        cx.event_about(c.child_ref, true, CONTESTED, "Correct", message)
+            .await;
+    }
+    Ok(None)
 }
 
 /// The dotted paths of the fields `desired` sets that `live` holds otherwise (an array as a whole).
