@@ -45,6 +45,21 @@ pub struct Args {
     /// Measure this operator binary instead of building the example.
     #[arg(long, value_name = "PATH")]
     binary: Option<PathBuf>,
+    /// The replicas' `--leader-elect-lease-duration`, in seconds (their membership Leases). Longer than the
+    /// operator's default: on a machine whose cores the API server, etcd and every replica share, a renewal
+    /// can wait longer than the default deadline.
+    #[arg(long, default_value_t = 30)]
+    lease_seconds: u64,
+    /// The replicas' `--leader-elect-renew-deadline`, in seconds.
+    #[arg(long, default_value_t = 20)]
+    renew_seconds: u64,
+}
+
+/// How each replica runs.
+#[derive(Clone, Copy)]
+struct Timings {
+    lease_seconds: u64,
+    renew_seconds: u64,
 }
 
 /// The users the replicas write as: `shard-r1`, `shard-r2`, ...
@@ -61,6 +76,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Err(e) => return Err(e.into()),
     };
     let runtime = tokio::runtime::Runtime::new().context("starting a tokio runtime")?;
+    let timings = Timings {
+        lease_seconds: args.lease_seconds,
+        renew_seconds: args.renew_seconds,
+    };
+    if timings.renew_seconds >= timings.lease_seconds {
+        bail!("--renew-seconds must be shorter than --lease-seconds");
+    }
+    eprintln!(
+        "bench-shards: membership Leases of {} s, renew deadline {} s",
+        timings.lease_seconds, timings.renew_seconds
+    );
     if !args.no_scale {
         let mut rows = Vec::new();
         for &replicas in &args.replicas {
@@ -68,7 +94,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "bench-shards: {} WebApps, {replicas} replicas",
                 args.parents
             );
-            rows.push(runtime.block_on(scale(&binary, assets.clone(), args.parents, replicas))?);
+            rows.push(runtime.block_on(scale(
+                &binary,
+                assets.clone(),
+                args.parents,
+                replicas,
+                timings,
+            ))?);
         }
         println!(
             "bench-shards: {} WebApps, bare control plane; per replica: CPU seconds at the converge, peak MiB, parents owned",
@@ -79,7 +111,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     if !args.no_handover {
-        runtime.block_on(handover(&binary, assets, args.parents))?;
+        runtime.block_on(handover(&binary, assets, args.parents, timings))?;
     }
     Ok(())
 }
@@ -110,6 +142,7 @@ fn spawn_replica(
     cp: &ControlPlane,
     dir: &Path,
     id: &str,
+    timings: Timings,
 ) -> anyhow::Result<Replica> {
     let kubeconfig = kubeconfig_for(cp, dir, id)?;
     let child = Command::new(binary)
@@ -120,6 +153,8 @@ fn spawn_replica(
             "--shard-group=webapp",
             &format!("--shard-identity={id}"),
             &format!("--shard-namespace={NAMESPACE}"),
+            &format!("--leader-elect-lease-duration={}s", timings.lease_seconds),
+            &format!("--leader-elect-renew-deadline={}s", timings.renew_seconds),
         ])
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
@@ -184,7 +219,13 @@ async fn owners(
     Ok(counts)
 }
 
-async fn scale(binary: &Path, assets: Assets, n: usize, replicas: usize) -> anyhow::Result<String> {
+async fn scale(
+    binary: &Path,
+    assets: Assets,
+    n: usize,
+    replicas: usize,
+    timings: Timings,
+) -> anyhow::Result<String> {
     let cp = ControlPlane::builder()
         .assets(assets)
         .name("bench-shards")
@@ -196,7 +237,13 @@ async fn scale(binary: &Path, assets: Assets, n: usize, replicas: usize) -> anyh
     let started = Instant::now();
     let mut running = Vec::new();
     for i in 1..=replicas {
-        running.push(spawn_replica(binary, &cp, dir.path(), &format!("r{i}"))?);
+        running.push(spawn_replica(
+            binary,
+            &cp,
+            dir.path(),
+            &format!("r{i}"),
+            timings,
+        )?);
     }
     wait_converged(&parents, n, Example::Webapp, false).await?;
     let converge = started.elapsed();
@@ -250,7 +297,7 @@ async fn change_images(parents: &Api<DynamicObject>, names: &[String]) -> anyhow
     Ok(())
 }
 
-async fn handover(binary: &Path, assets: Assets, n: usize) -> anyhow::Result<()> {
+async fn handover(binary: &Path, assets: Assets, n: usize, timings: Timings) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let policy = dir.path().join("audit-policy.yaml");
     std::fs::write(&policy, super::audit::policy("webapps"))?;
@@ -267,8 +314,8 @@ async fn handover(binary: &Path, assets: Assets, n: usize) -> anyhow::Result<()>
     let parents = install(binary, &client, n).await?;
     eprintln!("bench-shards: hand-over run: r1 and r2 start");
     let started = Instant::now();
-    let r1 = spawn_replica(binary, &cp, dir.path(), "r1")?;
-    let mut r2 = spawn_replica(binary, &cp, dir.path(), "r2")?;
+    let r1 = spawn_replica(binary, &cp, dir.path(), "r1", timings)?;
+    let mut r2 = spawn_replica(binary, &cp, dir.path(), "r2", timings)?;
     while converged_now(&parents).await? < n / 3 {
         tokio::time::sleep(Duration::from_secs(2)).await;
     }
@@ -276,7 +323,7 @@ async fn handover(binary: &Path, assets: Assets, n: usize) -> anyhow::Result<()>
         "bench-shards: a third converged after {:.1} s; r3 joins",
         started.elapsed().as_secs_f64()
     );
-    let mut r3 = spawn_replica(binary, &cp, dir.path(), "r3")?;
+    let mut r3 = spawn_replica(binary, &cp, dir.path(), "r3", timings)?;
     wait_converged(&parents, n, Example::Webapp, false).await?;
     eprintln!(
         "bench-shards: converged after {:.1} s with {:?}; r2 stops (SIGTERM)",
