@@ -52,11 +52,13 @@ mod policy;
 mod rbac;
 mod schema;
 mod workloads;
+mod zeros;
 
 pub use encode::{object as encode, watch_event};
 use error::MAGIC;
 pub use error::{ProtobufError, Result};
 pub use options::{decode_delete_options, options_type};
+pub use zeros::omit_zero_scalars;
 
 use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
 use prost::Message;

@@ -53,6 +53,7 @@ fn typed_check<K: Serialize + DeserializeOwned + k8s_openapi::schemars::JsonSche
 ) -> Result<Value, String> {
     round_trip::<K>(v).map(|out| {
         let mut out = crate::omit_empty::omit_empty(out, round_trip::<K>);
+        crate::protobuf::omit_zero_scalars(&mut out);
         crate::quantity::canonicalize::<K>(&mut out);
         out
     })
