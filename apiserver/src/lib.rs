@@ -235,13 +235,20 @@
 //!   selectors, a Service's cluster IP range, node ports held by other Services (this server allocates no
 //!   node ports nor a health check node port), a gated Pod's node selector and affinity), the other
 //!   kinds' own rules (their metadata only; a ServiceAccount has no rules but its metadata's, which run),
-//!   an Ingress's status, a HorizontalPodAutoscaler's container resource names (`ValidateContainerResourceName`)
+//!   a HorizontalPodAutoscaler's container resource names (`ValidateContainerResourceName`)
 //!   and an empty scaling `policies` list (the typed round trip reads `[]` as absent, so the defaults fill
 //!   it), an Ingress path's `pathType: ""` (read as absent: `Required`, where kube-apiserver says
-//!   `Unsupported value`), and the rules of status updates other than the `apps` workloads' (a write to the
-//!   `status` of a Deployment, ReplicaSet, StatefulSet or DaemonSet is checked as kube-apiserver checks it:
-//!   counts not negative nor above `status.replicas`, `availableReplicas` not above `readyReplicas`,
-//!   `collisionCount` never decremented; Jobs' and the other kinds' status rules are not). Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
+//!   `Unsupported value`), and part of the status rules. A write to a `status` runs the kind's status rules
+//!   in place of its spec rules for Deployments, ReplicaSets, StatefulSets and DaemonSets (counts not
+//!   negative nor above `status.replicas`, `availableReplicas` not above `readyReplicas`, `collisionCount`
+//!   never decremented), Jobs (every rule of `ValidateJobStatusUpdate` with the options kube-apiserver 1.35
+//!   sets: conditions that contradict each other, `completionTime` and `startTime`, index lists, counters
+//!   and terminal conditions never taken back), CronJobs (none), Services and Ingresses (the load
+//!   balancer's ingress IPs, IP modes and host names), Namespaces (the phase), PodDisruptionBudgets (the
+//!   conditions, counts), HorizontalPodAutoscalers (replica counts), PersistentVolumeClaims (access modes;
+//!   not capacity nor allocated resources) and Pods (conditions, node, nominated node, observed generation,
+//!   QoS class, pod and host IPs; not container state transitions, container users and resources, resource
+//!   claim statuses nor the pod-specific annotations); other kinds' status writes get their update rules. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
 //!   template) the value is printed as the object's JSON (a container's security context with Go's field
 //!   names, but its nested structs other than the capabilities as their JSON), and the immutable spec messages of a
 //!   PersistentVolumeClaim and a Pod have no diff of the two specs.
@@ -322,6 +329,9 @@
 //! - A `/status` write that also changes metadata: like kube-apiserver it is not applied, but the in-memory server
 //!   does not record the metadata fields in the status entry of `managedFields` (kube-apiserver does).
 //! - The message of an invalid list `continue` token ends with the token, not with Go's decoding error.
+//! - A built-in object whose `metav1.Condition` (a PodDisruptionBudget's status conditions) has no
+//!   `lastTransitionTime` is refused with `400 BadRequest` (the typed decoding needs it); kube-apiserver
+//!   decodes the zero time and refuses it with `422 Invalid` (`lastTransitionTime: Required value`).
 //! - Not served: `bindings`,
 //!   `componentstatuses`, and the subresources that reach a kubelet, a proxy or a signer or write a part of
 //!   an object other than status and scale: `pods/log`, `exec`, `attach`, `portforward`, `proxy`, `eviction`,

@@ -507,6 +507,18 @@ pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
                     set_default(p, "targetPort", port);
                 }
             }
+            // A load balancer's ingress with an IP is a `VIP` unless it says otherwise.
+            if obj["spec"]["type"] == "LoadBalancer"
+                && let Some(ingress) = obj
+                    .pointer_mut("/status/loadBalancer/ingress")
+                    .and_then(Value::as_array_mut)
+            {
+                for entry in ingress.iter_mut().filter(|e| {
+                    e["ip"].as_str().is_some_and(|ip| !ip.is_empty()) && e["ipMode"].is_null()
+                }) {
+                    entry["ipMode"] = json!("VIP");
+                }
+            }
         }
         _ => {}
     }

@@ -35,7 +35,8 @@ fn cron_job(schedule: &str, created: &str, edit: impl FnOnce(&mut CronJob)) -> F
 }
 
 /// The Job of the run at `scheduled` as the runtime created it, finished as `ended` says (`Complete`,
-/// `Failed`) or running.
+/// `Failed`) or running, with the status the Job controller writes for that (the API server refuses a
+/// finished Job without a start time or without the condition that precedes its terminal one).
 async fn job(fx: &Fixtures<CronJob>, scheduled: &str, ended: Option<&str>) -> anyhow::Result<Job> {
     let t = at(scheduled);
     let desired = move |cj: &CronJob, _: &mut Context| {
@@ -50,15 +51,31 @@ async fn job(fx: &Fixtures<CronJob>, scheduled: &str, ended: Option<&str>) -> an
         Ok(Some(job_for(cj, &runs(&valid)?, t)))
     };
     let mut job: Job = fx.child_written(desired, WriteStrategy::CreateOnly).await?;
-    job.status = Some(JobStatus {
-        conditions: ended.map(|type_| {
-            vec![JobCondition {
-                type_: type_.into(),
-                status: "True".into(),
-                ..Default::default()
-            }]
-        }),
+    let condition = |type_: &str| JobCondition {
+        type_: type_.into(),
+        status: "True".into(),
         ..Default::default()
+    };
+    let started = Some(Time(t));
+    job.status = Some(match ended {
+        // Running: no start time, which the embedded Job controller would read as due to finish.
+        None => JobStatus {
+            active: Some(1),
+            ..Default::default()
+        },
+        Some("Complete") => JobStatus {
+            start_time: started,
+            completion_time: Some(Time(t + std::time::Duration::from_secs(10))),
+            succeeded: Some(1),
+            conditions: Some(vec![condition("SuccessCriteriaMet"), condition("Complete")]),
+            ..Default::default()
+        },
+        Some(other) => JobStatus {
+            start_time: started,
+            failed: Some(1),
+            conditions: Some(vec![condition("FailureTarget"), condition(other)]),
+            ..Default::default()
+        },
     });
     Ok(job)
 }

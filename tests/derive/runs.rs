@@ -104,9 +104,14 @@ fn job(n: u32, image: &str, finished: bool) -> Value {
         }}},
     });
     if finished {
+        // As the Job controller leaves a Job that succeeded (the API server refuses a `Complete` Job without
+        // a start time or `SuccessCriteriaMet`).
         job["status"] = json!({
+            "startTime": "2024-12-31T23:59:00Z",
             "completionTime": "2025-01-01T00:00:00Z",
-            "conditions": [{"type": "Complete", "status": "True"}],
+            "succeeded": 1,
+            "conditions": [{"type": "SuccessCriteriaMet", "status": "True"},
+                {"type": "Complete", "status": "True"}],
         });
     }
     job

@@ -218,3 +218,48 @@ async fn protobuf_custom_resources_get_no_answer_on_kube_apiserver() {
     assert_eq!(answers[0], Some(415), "in-memory: 415");
     assert_eq!(answers[1], None, "kube-apiserver: no answer");
 }
+
+/// A `metav1.Condition` of a built-in kind without `lastTransitionTime`: both refuse it, the in-memory server
+/// with `400 BadRequest` (its typed decoding needs the field), kube-apiserver with `422 Invalid` (it decodes
+/// Go's zero time, which validation then requires).
+pub const CONDITION_WITHOUT_TRANSITION_TIME: Deviation = Deviation {
+    name: "a metav1.Condition without lastTransitionTime: 400 in memory, 422 on kube-apiserver",
+    paths: &["a condition without a transition time:*"],
+};
+
+#[tokio::test]
+async fn conditions_without_a_transition_time_are_refused_differently() {
+    let Some([memory, real]) =
+        both("conditions_without_a_transition_time_are_refused_differently").await
+    else {
+        return;
+    };
+    let mut answers = Vec::new();
+    for (client, ns) in [memory, real] {
+        let mut t = Transcript::new(client);
+        let pdbs = format!("/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets");
+        let pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "p"}, "spec": {"minAvailable": 1}});
+        t.post("create", &pdbs, &pdb).await;
+        let answer = t
+            .patch(
+                "a condition without a transition time",
+                &format!("{pdbs}/p/status"),
+                crate::support::MERGE,
+                &json!({"status": {"conditions": [{"type": "Ok", "status": "True", "reason": "Fine",
+                    "message": ""}]}}),
+            )
+            .await;
+        answers.push((answer["code"].clone(), answer["details"]["causes"].clone()));
+    }
+    assert_eq!(answers[0], (json!(400), Value::Null), "in memory");
+    assert_eq!(
+        answers[1],
+        (
+            json!(422),
+            json!([{"field": "status.conditions[0].lastTransitionTime", "message": "Required value",
+                "reason": "FieldValueRequired"}])
+        ),
+        "on kube-apiserver"
+    );
+}

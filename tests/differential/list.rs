@@ -227,3 +227,39 @@ async fn streamed_list(client: Client, ns: String) -> Transcript {
 async fn streamed_lists() {
     run("streamed_lists", &[], streamed_list).await;
 }
+
+/// A streamed list asked as a Table, with each `includeObject`: the objects' rows (the column headers in the
+/// first event only), then the closing bookmark, itself a Table whose row is the empty object (its object
+/// the bookmark's metadata, also under `includeObject=None`); and a Table streamed list of nothing.
+async fn table_streamed_list(client: Client, ns: String) -> Transcript {
+    const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";
+    let mut t = Transcript::new(client);
+    let cms = configmaps(&ns);
+    for name in ["b", "a"] {
+        let mut cm = crate::support::configmap(name, json!({"k": name}));
+        cm["metadata"]["labels"] = json!({"app": "x"});
+        t.post(&format!("create {name}"), &cms, &cm).await;
+    }
+    let stream = "watch=true&sendInitialEvents=true&allowWatchBookmarks=true&timeoutSeconds=1\
+        &resourceVersionMatch=NotOlderThan";
+    for include in ["None", "Metadata", "Object"] {
+        t.streamed_list_accepting(
+            &format!("a Table streamed list, includeObject={include}"),
+            &format!("{cms}?{stream}&labelSelector=app%3Dx&includeObject={include}"),
+            TABLE,
+        )
+        .await;
+    }
+    t.streamed_list_accepting(
+        "a Table streamed list of nothing",
+        &format!("{cms}?{stream}&labelSelector=app%3Dnone"),
+        TABLE,
+    )
+    .await;
+    t
+}
+
+#[tokio::test]
+async fn table_streamed_lists() {
+    run("table_streamed_lists", &[], table_streamed_list).await;
+}

@@ -20,6 +20,8 @@
 //!   the status entry of managedFields on kube-apiserver only.
 //! - `CONTINUE_TOKEN_ERROR`: the message of an invalid `continue` token ends with the token, not Go's JSON
 //!   decoding error.
+//! - `CONDITION_WITHOUT_TRANSITION_TIME`: a built-in object's `metav1.Condition` without `lastTransitionTime`
+//!   is refused with 400 in memory (typed decoding), 422 on kube-apiserver (validation).
 //! - `CSR_REQUESTOR`: kube-apiserver records the requesting user in a CertificateSigningRequest's
 //!   `spec.username`; the in-memory server authenticates no one, so the table's Requestor cell is empty.
 //! - A custom resource's object in protobuf: kube-apiserver 1.35 fails the request without an answer (a nil
@@ -46,7 +48,7 @@
 //! subresources, finalizers and deletion (with the watch events), watch event sequences with and without a
 //! label selector. `apply`: server-side apply managers, conflicts, force, no-op applies, /status, type
 //! errors. `patch`: strategic merge, JSON and merge patches on a Deployment's containers and their errors.
-//! `field_validation`: `fieldValidation` (default, `Warn`, `Ignore`, `Strict`) on JSON, merge and strategic merge patches and server-side apply with unknown and duplicate fields, on a Deployment, a closed and an open custom resource (the patched object a 422 quotes compared as JSON). `jobs`: the Job statuses the in-memory server plays (started, complete, failed), written through `/status`: kube-apiserver stores the same. `list`: label and field selectors, pagination with `limit`/`continue`. `dry_run`: `dryRun=All` on create,
+//! `field_validation`: `fieldValidation` (default, `Warn`, `Ignore`, `Strict`) on JSON, merge and strategic merge patches and server-side apply with unknown and duplicate fields, on a Deployment, a closed and an open custom resource (the patched object a 422 quotes compared as JSON). `jobs`: the Job statuses the in-memory server plays (started, complete, failed), written through `/status`: kube-apiserver stores the same. `list`: label and field selectors, pagination with `limit`/`continue`, streamed lists (also asked as Tables, with their bookmarks). `dry_run`: `dryRun=All` on create,
 //! update, every patch type, server-side apply, the status and scale subresources, delete (with finalizers,
 //! each propagation policy, preconditions) and deletecollection: the answers, and no watch event from any of
 //! them. `parity`: a script of kubectl commands (apply, get -o yaml/json/name/jsonpath, label, annotate,

@@ -377,8 +377,20 @@ impl Transcript {
     /// - kube-apiserver may send a periodic bookmark at any time after it, so bookmarks without the annotation
     ///   are left out.
     pub async fn streamed_list(&mut self, label: &str, path: &str) -> Vec<Value> {
+        self.streamed_list_accepting(label, path, "application/json")
+            .await
+    }
+
+    /// [`Transcript::streamed_list`] asking for `accept`; in a Table's bookmark, every resourceVersion (the
+    /// row's object's) is recorded as above.
+    pub async fn streamed_list_accepting(
+        &mut self,
+        label: &str,
+        path: &str,
+        accept: &str,
+    ) -> Vec<Value> {
         let newest = self.newest_version();
-        let events = self.watch(label, path).await;
+        let events = self.watch_accepting(label, path, accept).await;
         let kept: Vec<bool> = events.iter().map(|e| !is_periodic_bookmark(e)).collect();
         for exchange in self.exchanges.iter_mut().rev().take(2) {
             if let Value::Array(items) = &mut exchange.body {
@@ -393,12 +405,22 @@ impl Transcript {
             .find(|e| e.method == "WATCH")
             .expect("the watch just recorded");
         for event in watch.body.as_array_mut().into_iter().flatten() {
-            if event["type"] == "BOOKMARK" {
-                let version = &mut event["object"]["metadata"]["resourceVersion"];
+            if event["type"] != "BOOKMARK" {
+                continue;
+            }
+            let versions = [
+                "/object/metadata/resourceVersion",
+                "/object/rows/0/object/metadata/resourceVersion",
+            ];
+            for pointer in versions {
+                let Some(version) = event.pointer_mut(pointer) else {
+                    continue;
+                };
                 let seen = version.as_str().and_then(|v| v.parse::<u64>().ok());
                 *version = json!(match seen {
                     Some(v) if v >= newest => "<not older than any write before>",
                     Some(_) => "<older than a write before>",
+                    None if version.as_str() == Some("") => "",
                     None => "<not a number>",
                 });
             }
@@ -449,16 +471,21 @@ impl Transcript {
 
 /// Whether a watch event is a bookmark other than a streamed list's closing one (`k8s.io/initial-events-end`),
 /// as JSON or as decoded from protobuf (where the object is wrapped once more). kube-apiserver sends those
-/// whenever its bookmark timer fires, so a scenario cannot expect them at a given point.
+/// whenever its bookmark timer fires, so a scenario cannot expect them at a given point. In a Table watch the
+/// bookmark is a row, its object's metadata annotated.
 pub fn is_periodic_bookmark(event: &Value) -> bool {
     event["type"] == "BOOKMARK"
-        && ["/object/metadata", "/object/object/metadata"]
-            .iter()
-            .all(|m| {
-                event
-                    .pointer(&format!("{m}/annotations/k8s.io~1initial-events-end"))
-                    .is_none()
-            })
+        && [
+            "/object/metadata",
+            "/object/object/metadata",
+            "/object/rows/0/object/metadata",
+        ]
+        .iter()
+        .all(|m| {
+            event
+                .pointer(&format!("{m}/annotations/k8s.io~1initial-events-end"))
+                .is_none()
+        })
 }
 
 fn parse(bytes: &[u8]) -> Value {

@@ -7,6 +7,7 @@ mod job_selector;
 mod marking;
 mod metadata;
 mod options;
+mod pod_create;
 mod write;
 
 pub use delete::delete;

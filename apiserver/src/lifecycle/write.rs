@@ -13,6 +13,7 @@ use super::metadata::{
     namespace_check, owner_reference_causes, scope, spec_content,
 };
 use super::options::{Part, WriteOpts, Written};
+use super::pod_create;
 use crate::convert::{from_storage, to_storage, try_from_storage, try_to_storage};
 use crate::crd;
 use crate::error::{ApiError, ApiResult, Cause};
@@ -100,6 +101,7 @@ pub fn create(
     {
         return Err(ApiError::already_exists(rt.target(), &name));
     }
+    let requested_qos = pod_create::requested_qos(&obj);
     if rt.status_subresource
         && let Some(m) = obj.as_object_mut()
     {
@@ -156,6 +158,9 @@ pub fn create(
         name_label(&mut obj, &name);
         obj["spec"]["finalizers"] = json!(["kubernetes"]);
         obj["status"] = json!({ "phase": "Active" });
+    }
+    if pod_create::is_pod(rt) {
+        pod_create::prepare(&mut obj, requested_qos, &now);
     }
     if opts.dry_run {
         return Ok(Written {

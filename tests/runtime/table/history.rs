@@ -59,8 +59,19 @@ fn job(id: &str, image: &str, at: i64, finished: Option<&str>) -> Value {
             "containers": [{"name": "run", "image": image}],
         }}},
     });
-    if let Some(type_) = finished {
-        job["status"] = json!({"conditions": [{"type": type_, "status": "True"}]});
+    // As the Job controller leaves a finished Job: the API server refuses a terminal condition without a start
+    // time and the condition that precedes it (and a `Complete` one without its completion time).
+    let condition = |type_: &str| json!({"type": type_, "status": "True"});
+    match finished {
+        Some("Complete") => {
+            job["status"] = json!({"startTime": at, "completionTime": at, "succeeded": 1,
+                "conditions": [condition("SuccessCriteriaMet"), condition("Complete")]});
+        }
+        Some(type_) => {
+            job["status"] = json!({"startTime": at, "failed": 1,
+                "conditions": [condition("FailureTarget"), condition(type_)]});
+        }
+        None => {}
     }
     job
 }

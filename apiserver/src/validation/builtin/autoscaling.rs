@@ -14,6 +14,23 @@ use super::{formats, meta};
 const MAX_PERIOD_SECONDS: i64 = 1800;
 const MAX_STABILIZATION_WINDOW_SECONDS: i64 = 3600;
 
+/// `ValidateHorizontalPodAutoscalerStatusUpdate`: the replica counts not negative.
+pub(super) fn horizontal_pod_autoscaler_status(obj: &Value) -> Errors {
+    ["currentReplicas", "desiredReplicas"]
+        .iter()
+        .filter_map(|name| {
+            let n = obj["status"][*name].as_i64().unwrap_or(0);
+            (n < 0).then(|| {
+                FieldError::invalid_value(
+                    format!("status.{name}"),
+                    &json!(n),
+                    "must be greater than or equal to 0",
+                )
+            })
+        })
+        .collect()
+}
+
 fn list(v: &Value) -> &[Value] {
     v.as_array().map_or(&[][..], Vec::as_slice)
 }

@@ -95,6 +95,11 @@ impl FieldError {
         Self::new(ErrorType::Invalid, field, Some(printed), detail)
     }
 
+    /// `field.Invalid(path, field.OmitValueType{}, detail)`: no value printed.
+    pub(super) fn invalid_omitted(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::new(ErrorType::Invalid, field, None, detail)
+    }
+
     /// `field.NotFound(path, value)` of a string.
     pub(super) fn not_found(field: impl Into<String>, value: &str) -> Self {
         Self::new(ErrorType::NotFound, field, Some(go_quote(value)), "")

@@ -68,6 +68,89 @@ pub(super) fn object_update(obj: &Value) -> Errors {
     labels_and_annotations(&obj["metadata"], "metadata")
 }
 
+const CONDITION_REASON_FMT: &str = "[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?";
+const CONDITION_REASON_MSG: &str = "a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'";
+
+fn condition_reason_matches(reason: &str) -> bool {
+    let b = reason.as_bytes();
+    let inner = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b',' | b':');
+    match (b.first(), b.last()) {
+        (Some(f), Some(l)) => {
+            f.is_ascii_alphabetic()
+                && (b.len() == 1 || l.is_ascii_alphanumeric() || *l == b'_')
+                && b.iter().all(inner)
+        }
+        _ => false,
+    }
+}
+
+/// `metav1validation.ValidateConditions` of a list of `metav1.Condition` at `path`: types unique and
+/// qualified names, statuses `True`, `False` or `Unknown`, observed generations not negative, a transition
+/// time, a reason in its format and sizes.
+pub(super) fn conditions(conditions: &Value, path: &str) -> Errors {
+    let mut errs = Errors::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, c) in conditions.as_array().into_iter().flatten().enumerate() {
+        let at = format!("{path}[{i}]");
+        let type_ = c["type"].as_str().unwrap_or("");
+        if !seen.insert(type_) {
+            errs.push(FieldError::duplicate(format!("{at}.type"), type_));
+        }
+        for msg in formats::qualified_name(type_) {
+            errs.push(FieldError::invalid(format!("{at}.type"), type_, msg));
+        }
+        let status = c["status"].as_str().unwrap_or("");
+        if !matches!(status, "True" | "False" | "Unknown") {
+            errs.push(FieldError::not_supported(
+                format!("{at}.status"),
+                status,
+                &["False", "True", "Unknown"],
+            ));
+        }
+        if let Some(g) = c["observedGeneration"].as_i64()
+            && g < 0
+        {
+            errs.push(FieldError::invalid_value(
+                format!("{at}.observedGeneration"),
+                &serde_json::json!(g),
+                "must be greater than or equal to zero",
+            ));
+        }
+        if c["lastTransitionTime"].as_str().is_none_or(str::is_empty) {
+            errs.push(FieldError::required(format!("{at}.lastTransitionTime"), ""));
+        }
+        let reason = c["reason"].as_str().unwrap_or("");
+        if reason.is_empty() {
+            errs.push(FieldError::required(format!("{at}.reason"), ""));
+        } else {
+            if !condition_reason_matches(reason) {
+                errs.push(FieldError::invalid(
+                    format!("{at}.reason"),
+                    reason,
+                    crate::selector::regex_error(
+                        CONDITION_REASON_MSG,
+                        CONDITION_REASON_FMT,
+                        &[
+                            "my_name",
+                            "MY_NAME",
+                            "MyName",
+                            "ReasonA,ReasonB",
+                            "ReasonA:ReasonB",
+                        ],
+                    ),
+                ));
+            }
+            if reason.len() > 1024 {
+                errs.push(FieldError::too_long(format!("{at}.reason"), 1024));
+            }
+        }
+        if c["message"].as_str().map_or(0, str::len) > 32 * 1024 {
+            errs.push(FieldError::too_long(format!("{at}.message"), 32 * 1024));
+        }
+    }
+    errs
+}
+
 /// `ValidateLabelSelector` (strict: label values in expressions checked): the match labels, then each
 /// expression's operator and values, key and values.
 pub(super) fn label_selector(selector: &Value, path: &str) -> Errors {

@@ -10,9 +10,11 @@ mod apps;
 mod apps_status;
 mod autoscaling;
 mod batch;
+mod batch_status;
 mod container;
 mod coordination;
 mod core;
+mod core_status;
 mod field;
 mod formats;
 mod ingress;
@@ -42,21 +44,47 @@ pub(crate) fn causes(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> Vec
 }
 
 /// The causes of a write to a built-in object's `status`: the common metadata checks, then the kind's status
-/// rules (`ValidateXStatusUpdate`) for the kinds whose status rules this server has (Deployments, ReplicaSets,
-/// StatefulSets, DaemonSets), else the rules of an update.
+/// rules (`ValidateXStatusUpdate`) for the kinds whose status rules this server has, else the rules of an
+/// update.
 pub(crate) fn status_causes(rt: &ResourceType, obj: &Value, old: &Value) -> Vec<Cause> {
-    use apps::Kind;
-    let kind = match (rt.group.as_str(), rt.kind.as_str()) {
-        ("apps", "Deployment") => Kind::Deployment,
-        ("apps", "ReplicaSet") => Kind::ReplicaSet,
-        ("apps", "DaemonSet") => Kind::DaemonSet,
-        ("apps", "StatefulSet") => Kind::StatefulSet,
-        _ => return causes(rt, obj, Some(old)),
+    let Some(status_errs) = status_rules(rt, obj, old) else {
+        return causes(rt, obj, Some(old));
     };
     let mut errs = meta::object(obj);
     errs.extend(meta::object_update(obj));
-    errs.extend(apps_status::status_update(kind, obj, old));
+    errs.extend(status_errs);
     errs.iter().map(field::FieldError::cause).collect()
+}
+
+/// The status rules of `rt`'s kind (`None` for a kind without them here). Their metadata checks find nothing
+/// beyond the common ones: a status write keeps the stored metadata.
+fn status_rules(rt: &ResourceType, obj: &Value, old: &Value) -> Option<field::Errors> {
+    use apps::Kind;
+    let lb = |path: &str| &obj["status"][path];
+    Some(match (rt.group.as_str(), rt.kind.as_str()) {
+        ("apps", "Deployment") => apps_status::status_update(Kind::Deployment, obj, old),
+        ("apps", "ReplicaSet") => apps_status::status_update(Kind::ReplicaSet, obj, old),
+        ("apps", "DaemonSet") => apps_status::status_update(Kind::DaemonSet, obj, old),
+        ("apps", "StatefulSet") => apps_status::status_update(Kind::StatefulSet, obj, old),
+        ("batch", "Job") => batch_status::job_status_update(obj, old),
+        // `cronJobStatusStrategy.ValidateUpdate` finds nothing.
+        ("batch", "CronJob") => field::Errors::new(),
+        ("", "Service") => core_status::service_status(obj, old),
+        ("", "Namespace") => core_status::namespace_status(obj),
+        ("", "PersistentVolumeClaim") => core_status::persistent_volume_claim_status(obj),
+        ("", "Pod") => core_status::pod_status(obj, old),
+        ("policy", "PodDisruptionBudget") => policy::pod_disruption_budget_status(obj),
+        ("autoscaling", "HorizontalPodAutoscaler") => {
+            autoscaling::horizontal_pod_autoscaler_status(obj)
+        }
+        ("networking.k8s.io", "Ingress") => core_status::load_balancer(
+            lb("loadBalancer"),
+            &old["status"]["loadBalancer"],
+            "status.loadBalancer",
+            None,
+        ),
+        _ => return None,
+    })
 }
 
 fn errors(rt: &ResourceType, obj: &Value, old: Option<&Value>) -> field::Errors {

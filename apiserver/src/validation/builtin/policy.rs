@@ -50,3 +50,25 @@ pub(super) fn pod_disruption_budget(obj: &Value, update: bool) -> Errors {
     }
     errs
 }
+
+/// `ValidatePodDisruptionBudgetStatusUpdate` (`policy/v1`): the conditions, then the counts not negative.
+pub(super) fn pod_disruption_budget_status(obj: &Value) -> Errors {
+    let status = &obj["status"];
+    let mut errs = meta::conditions(&status["conditions"], "status.conditions");
+    for name in [
+        "disruptionsAllowed",
+        "currentHealthy",
+        "desiredHealthy",
+        "expectedPods",
+    ] {
+        let n = status[name].as_i64().unwrap_or(0);
+        if n < 0 {
+            errs.push(FieldError::invalid_value(
+                format!("status.{name}"),
+                &serde_json::json!(n),
+                "must be greater than or equal to 0",
+            ));
+        }
+    }
+    errs
+}
