@@ -152,7 +152,9 @@
 //!   once: no retries, no backoff. No pods are created, and CronJobs create no Jobs.
 //! - Built-in kinds are checked by round-tripping through their `k8s-openapi` types and receive only the most
 //!   common defaults (Pod templates, PodTemplates, ReplicationControllers, Deployments, StatefulSets,
-//!   CronJobs, Services). Of kube-apiserver's validation of built-in kinds, these rules run, on create,
+//!   CronJobs, Services; a Pod also gets `SetDefaults_Pod`'s requests from its containers' limits,
+//!   `enableServiceLinks` and host ports on the host's network, but not the defaults of pod-level
+//!   `resources`). Of kube-apiserver's validation of built-in kinds, these rules run, on create,
 //!   update, every patch and dry runs, with its field paths, reasons and messages, in its order:
 //!   - names per kind (a DNS-1035 label for Services, an RFC 1123 label for Namespaces and StatefulSets, a
 //!     path segment for the RBAC kinds, a subdomain for the others); label keys and values, annotation keys
@@ -245,8 +247,8 @@
 //!   sets: conditions that contradict each other, `completionTime` and `startTime`, index lists, counters
 //!   and terminal conditions never taken back), CronJobs (none), Services and Ingresses (the load
 //!   balancer's ingress IPs, IP modes and host names), Namespaces (the phase), PodDisruptionBudgets (the
-//!   conditions, counts), HorizontalPodAutoscalers (replica counts), PersistentVolumeClaims (access modes;
-//!   not capacity nor allocated resources) and Pods (conditions, node, nominated node, observed generation,
+//!   conditions, counts), HorizontalPodAutoscalers (replica counts), PersistentVolumeClaims (access modes,
+//!   capacity and allocated resources not negative, their resource names and resize states) and Pods (conditions, node, nominated node, observed generation,
 //!   QoS class, pod and host IPs; not container state transitions, container users and resources, resource
 //!   claim statuses nor the pod-specific annotations); other kinds' status writes get their update rules. Where kube-apiserver prints a value of its internal types in a message (a Job's immutable
 //!   template) the value is printed as the object's JSON (a container's security context with Go's field

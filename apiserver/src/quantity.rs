@@ -205,6 +205,23 @@ pub(crate) fn compare(a: &str, b: &str) -> Option<std::cmp::Ordering> {
     Some(scale(a, e)?.cmp(&scale(b, e)?))
 }
 
+/// A quantity's value as a whole number, rounded away from zero (`Quantity.Value`), `None` when `s` is not a
+/// quantity or its value does not fit exact arithmetic.
+pub(crate) fn value(s: &str) -> Option<i128> {
+    let p = parse(s)?;
+    let m = p.mantissa.checked_mul(2i128.checked_pow(p.binary)?)?;
+    if p.exponent >= 0 {
+        return m.checked_mul(10i128.checked_pow(u32::try_from(p.exponent).ok()?)?);
+    }
+    let div = 10i128.checked_pow(u32::try_from(-p.exponent).ok()?)?;
+    let q = m / div;
+    Some(match m % div {
+        0 => q,
+        _ if m > 0 => q + 1,
+        _ => q - 1,
+    })
+}
+
 /// The JSON schema of a k8s-openapi type, generated once per type.
 fn schema_of<K: JsonSchema + 'static>() -> Arc<Value> {
     static SCHEMAS: OnceLock<Mutex<HashMap<TypeId, Arc<Value>>>> = OnceLock::new();
@@ -284,6 +301,16 @@ fn walk(value: &mut Value, schema: &Value, defs: &Map<String, Value>, depth: usi
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn values_round_away_from_zero() {
+        assert_eq!(value("1Ki"), Some(1024));
+        assert_eq!(value("1.5"), Some(2));
+        assert_eq!(value("-500m"), Some(-1));
+        assert_eq!(value("-2"), Some(-2));
+        assert_eq!(value("2e3"), Some(2000));
+        assert_eq!(value("x"), None);
+    }
 
     #[test]
     fn canonical_forms_match_apimachinery() {

@@ -289,9 +289,13 @@ fn unknown_fields(input: &Value, output: &Value, path: String, out: &mut Vec<Str
     }
 }
 
+/// Sets `key` when it is absent or null (Go decodes a null into the zero value its defaulting fills).
 fn set_default(obj: &mut Value, key: &str, value: Value) {
     if let Some(m) = obj.as_object_mut() {
-        m.entry(key.to_string()).or_insert(value);
+        let slot = m.entry(key.to_string()).or_insert(Value::Null);
+        if slot.is_null() {
+            *slot = value;
+        }
     }
 }
 
@@ -327,6 +331,42 @@ fn pod_spec_defaults(spec: &mut Value) {
             }
         }
     }
+}
+
+/// `SetDefaults_Pod`: what a Pod gets and a pod template does not. A container's limits fill in its missing
+/// requests, `enableServiceLinks` is true when unset, and with the host's network a port's `hostPort` is its
+/// `containerPort`. (Pod-level `resources` get no defaults here.)
+fn pod_only_defaults(spec: &mut Value) {
+    if !spec.is_object() {
+        return;
+    }
+    let host_network = spec["hostNetwork"].as_bool() == Some(true);
+    for list in ["containers", "initContainers"] {
+        let Some(cs) = spec[list].as_array_mut() else {
+            continue;
+        };
+        for c in cs.iter_mut().filter(|c| c.is_object()) {
+            let resources = &mut c["resources"];
+            if let Some(limits) = resources["limits"].as_object().cloned() {
+                if !resources["requests"].is_object() {
+                    resources["requests"] = json!({});
+                }
+                if let Some(requests) = resources["requests"].as_object_mut() {
+                    for (name, quantity) in limits {
+                        requests.entry(name).or_insert(quantity);
+                    }
+                }
+            }
+            if host_network && let Some(ports) = c["ports"].as_array_mut() {
+                for p in ports.iter_mut().filter(|p| p.is_object()) {
+                    if p["hostPort"].as_i64().unwrap_or(0) == 0 {
+                        p["hostPort"] = p["containerPort"].clone();
+                    }
+                }
+            }
+        }
+    }
+    set_default(spec, "enableServiceLinks", json!(true));
 }
 
 /// A Secret's `stringData` is write-only: kube-apiserver merges it into `data` (base64, its keys winning over
@@ -375,7 +415,10 @@ fn deployment_strategy_defaults(spec: &mut Value) {
 /// PodTemplates, ReplicationControllers, bindings' groups, Deployments, StatefulSets, CronJobs, Services, Secrets' `stringData`), so that semantic comparisons meet what a real cluster returns.
 pub fn builtin_defaults(rt: &ResourceType, obj: &mut Value) {
     match (rt.group.as_str(), rt.kind.as_str()) {
-        ("", "Pod") => pod_spec_defaults(&mut obj["spec"]),
+        ("", "Pod") => {
+            pod_spec_defaults(&mut obj["spec"]);
+            pod_only_defaults(&mut obj["spec"]);
+        }
         ("", "Secret") => {
             merge_string_data(obj);
             set_default(obj, "type", json!("Opaque"));
@@ -644,5 +687,29 @@ mod tests {
         let c = &d["spec"]["template"]["spec"]["containers"][0];
         assert_eq!(c["imagePullPolicy"], "IfNotPresent");
         assert_eq!(c["ports"][0]["protocol"], "TCP");
+        // A template's containers keep their requests as written, and no service links are set.
+        assert!(d["spec"]["template"]["spec"]["enableServiceLinks"].is_null());
+    }
+
+    #[test]
+    fn pod_defaults_fill_requests_from_limits() {
+        let reg = super::super::registry::Registry::with_builtins();
+        let rt = reg.get("", "v1", "pods").unwrap();
+        let mut pod = json!({"spec": {"hostNetwork": true, "enableServiceLinks": null, "containers": [
+            {"name": "a", "image": "x", "ports": [{"containerPort": 8080}],
+                "resources": {"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "100m"}}}],
+            "initContainers": [{"name": "b", "image": "x", "resources": {"limits": {"cpu": "2"}}}]}});
+        builtin_defaults(&rt, &mut pod);
+        let spec = &pod["spec"];
+        assert_eq!(
+            spec["containers"][0]["resources"]["requests"],
+            json!({"cpu": "100m", "memory": "1Gi"})
+        );
+        assert_eq!(
+            spec["initContainers"][0]["resources"]["requests"],
+            json!({"cpu": "2"})
+        );
+        assert_eq!(spec["containers"][0]["ports"][0]["hostPort"], 8080);
+        assert_eq!(spec["enableServiceLinks"], true);
     }
 }

@@ -265,7 +265,8 @@ async fn job_status_writes_are_validated_alike() {
 
 /// Writes to the `status` of the other kinds with status rules: a Service's and an Ingress's load balancer,
 /// a PodDisruptionBudget's conditions and counts, a HorizontalPodAutoscaler's replica counts, a Pod's
-/// conditions, QoS class and IPs (and the status a new Pod gets), and a CronJob's (no rules).
+/// conditions, QoS class and IPs (and the status and defaults a new Pod gets), a PersistentVolumeClaim's
+/// capacity and allocated resources, and a CronJob's (no rules).
 async fn other_statuses(client: Client, ns: String) -> Transcript {
     let mut t = Transcript::new(client);
     let core = |plural: &str| format!("/api/v1/namespaces/{ns}/{plural}");
@@ -419,6 +420,56 @@ async fn other_statuses(client: Client, ns: String) -> Transcript {
         t.patch(
             label,
             &format!("{pods}/best-effort/status"),
+            MERGE,
+            &json!({ "status": status }),
+        )
+        .await;
+        keep_only_status(&mut t);
+    }
+    let limited = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "limited"},
+        "spec": {"hostNetwork": true, "containers": [{"name": "c", "image": "busybox:1.36",
+            "ports": [{"containerPort": 8080}],
+            "resources": {"limits": {"cpu": "1", "memory": "1024Mi"}, "requests": {"cpu": "100m"}}}]}});
+    t.post("a Pod's requests default to its limits", &pods, &limited)
+        .await;
+    if let Some(answer) = t.last_answer_mut()
+        && answer["kind"] != "Status"
+    {
+        let spec = &answer["spec"];
+        *answer = json!({"enableServiceLinks": spec["enableServiceLinks"],
+            "resources": spec["containers"][0]["resources"], "ports": spec["containers"][0]["ports"]});
+    }
+    let claims = core("persistentvolumeclaims");
+    let claim = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "pvc"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}});
+    t.post("create a PersistentVolumeClaim", &claims, &claim)
+        .await;
+    keep_kind(&mut t);
+    // One entry per map in the refused ones: Go reports a map's errors in its random order.
+    for (label, status) in [
+        (
+            "a PersistentVolumeClaim's valid status",
+            json!({"phase": "Bound", "accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"},
+            "allocatedResources": {"storage": "1Gi"}, "allocatedResourceStatuses": {"storage": "NodeResizePending"}}),
+        ),
+        (
+            "a PersistentVolumeClaim's negative capacity, CPU and resize state",
+            json!({"capacity": {"storage": "-1Ki"},
+            "allocatedResources": {"storage": null, "cpu": "1"}, "allocatedResourceStatuses": {"storage": "Resizing"}}),
+        ),
+        (
+            "a PersistentVolumeClaim's negative allocation",
+            json!({"allocatedResources": {"example.com/iops": "-500m"}}),
+        ),
+        (
+            "a PersistentVolumeClaim's invalid resource names",
+            json!({"allocatedResources": {"storage": null, "kubernetes.io/fast": "1"},
+            "allocatedResourceStatuses": {"storage": null, "bad name": "NodeResizePending"}}),
+        ),
+    ] {
+        t.patch(
+            label,
+            &format!("{claims}/pvc/status"),
             MERGE,
             &json!({ "status": status }),
         )

@@ -3,13 +3,12 @@
 //! the load balancer status that Services and Ingresses share, run on writes to their `status` in place of
 //! the spec rules.
 //!
-//! Not here (the crate docs list them): a PVC's capacity and allocated resources, a Pod's container state
-//! transitions, its container statuses' users and resources, its resource claim statuses and its specific
-//! annotations.
+//! Not here (the crate docs list them): a Pod's container state transitions, its container statuses' users
+//! and resources, its resource claim statuses and its specific annotations.
 
 use serde_json::{Value, json};
 
-use super::field::{Errors, FieldError, go_json, go_quote};
+use super::field::{Errors, FieldError, go_json, go_quote, key};
 use super::formats;
 use super::ip::{is_ipv6, legacy_ip, parse_sloppy};
 
@@ -127,10 +126,81 @@ pub(super) fn namespace_status(obj: &Value) -> Errors {
     vec![FieldError::invalid("status.Phase", phase, detail)]
 }
 
-/// A PersistentVolumeClaim's status: its spec must have access modes (Go's path `Spec.accessModes`).
+/// The states of `status.allocatedResourceStatuses`, sorted as Go lists them.
+const RESIZE_STATUSES: [&str; 5] = [
+    "ControllerResizeInProgress",
+    "ControllerResizeInfeasible",
+    "NodeResizeInProgress",
+    "NodeResizeInfeasible",
+    "NodeResizePending",
+];
+
+/// A PersistentVolumeClaim's status: its spec must have access modes (Go's path `Spec.accessModes`), its
+/// capacity and allocated resources must not be negative, and the allocated ones (with their resize states)
+/// name storage or an extended resource.
 pub(super) fn persistent_volume_claim_status(obj: &Value) -> Errors {
+    let mut errs = Errors::new();
     if items(&obj["spec"]["accessModes"]).is_empty() {
-        return vec![FieldError::required("Spec.accessModes", "")];
+        errs.push(FieldError::required("Spec.accessModes", ""));
+    }
+    let status = &obj["status"];
+    for (name, qty) in status["capacity"].as_object().into_iter().flatten() {
+        errs.extend(basic_resource(qty, &key("status.capacity", name)));
+    }
+    let path = "status.allocatedResourceStatuses";
+    for (name, state) in status["allocatedResourceStatuses"]
+        .as_object()
+        .into_iter()
+        .flatten()
+    {
+        errs.extend(claim_resource_key(name, path));
+        if !state.as_str().is_some_and(|s| RESIZE_STATUSES.contains(&s)) {
+            // Go reports the key, not the state.
+            errs.push(FieldError::not_supported(path, name, &RESIZE_STATUSES));
+        }
+    }
+    let path = "status.allocatedResources";
+    for (name, qty) in status["allocatedResources"]
+        .as_object()
+        .into_iter()
+        .flatten()
+    {
+        let key_errs = claim_resource_key(name, path);
+        if key_errs.is_empty() {
+            // `ValidateResourceQuantityValue` of storage finds nothing `validateBasicResource` did not.
+            errs.extend(basic_resource(qty, &key(path, name)));
+        } else {
+            errs.extend(key_errs);
+        }
+    }
+    errs
+}
+
+/// `validateBasicResource`: a quantity whose whole value (rounded away from zero) is negative.
+fn basic_resource(qty: &Value, path: &str) -> Errors {
+    match qty.as_str().and_then(crate::quantity::value) {
+        Some(v) if v < 0 => vec![FieldError::invalid_printed(
+            path,
+            v.to_string(),
+            "must be a valid resource quantity",
+        )],
+        _ => Errors::new(),
+    }
+}
+
+/// `validatePersistentVolumeClaimResourceKey`: a qualified name, and `storage` among the native resources
+/// (those without a `/`, or in `kubernetes.io/`).
+fn claim_resource_key(name: &str, path: &str) -> Errors {
+    let errs: Errors = formats::qualified_name(name)
+        .into_iter()
+        .map(|msg| FieldError::invalid(path, name, msg))
+        .collect();
+    if !errs.is_empty() {
+        return errs;
+    }
+    let native = !name.contains('/') || name.contains("kubernetes.io/");
+    if native && name != "storage" {
+        return vec![FieldError::not_supported(path, name, &["storage"])];
     }
     Errors::new()
 }
@@ -298,6 +368,27 @@ mod tests {
             )),
             [
                 "status.Phase: Invalid value: \"Terminating\": may only be 'Active' if `deletionTimestamp` is empty"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_claim_status_has_no_negative_quantities_and_names_storage() {
+        let ok = json!({"spec": {"accessModes": ["ReadWriteOnce"]}, "status": {"capacity": {"storage": "1Gi"},
+            "allocatedResources": {"storage": "1Gi", "example.com/iops": "3"},
+            "allocatedResourceStatuses": {"storage": "NodeResizePending"}}});
+        assert!(persistent_volume_claim_status(&ok).is_empty());
+        let bad = json!({"spec": {}, "status": {"capacity": {"storage": "-1Ki"},
+            "allocatedResources": {"cpu": "1", "storage": "-500m"},
+            "allocatedResourceStatuses": {"storage": "Resizing"}}});
+        assert_eq!(
+            messages(&persistent_volume_claim_status(&bad)),
+            [
+                "Spec.accessModes: Required value",
+                "status.capacity[storage]: Invalid value: -1024: must be a valid resource quantity",
+                "status.allocatedResourceStatuses: Unsupported value: \"storage\": supported values: \"ControllerResizeInProgress\", \"ControllerResizeInfeasible\", \"NodeResizeInProgress\", \"NodeResizeInfeasible\", \"NodeResizePending\"",
+                "status.allocatedResources: Unsupported value: \"cpu\": supported values: \"storage\"",
+                "status.allocatedResources[storage]: Invalid value: -1: must be a valid resource quantity",
             ]
         );
     }
