@@ -260,7 +260,11 @@ impl Members {
             .api
             .list(&ListParams::default().labels(&format!("{GROUP_LABEL}={}", self.group)))
             .await?;
-        let now = Instant::now();
+        Ok(self.observe(leases, Instant::now()))
+    }
+
+    /// The identities alive among `leases`, the group's Leases as read at `now` by this observer's clock.
+    fn observe(&mut self, leases: impl IntoIterator<Item = Lease>, now: Instant) -> Vec<String> {
         let mut seen = HashMap::new();
         for lease in leases {
             let spec = lease.spec.clone().unwrap_or_default();
@@ -287,7 +291,7 @@ impl Members {
             .collect();
         live.sort();
         live.dedup();
-        Ok(live)
+        live
     }
 }
 
@@ -376,14 +380,22 @@ mod tests {
         a.renew().await.unwrap();
         b.renew().await.unwrap();
         assert_eq!(members.live().await.unwrap(), ["a", "b"]);
-        // `a` keeps renewing, `b` stops: after the lease duration by the observer's clock, `b` is dead.
+        // `a` keeps renewing, `b` stops: after the lease duration (1 s) by the observer's clock, `b` is dead.
+        // The observer's clock is given, so a loaded machine cannot make the test's sleeps run long.
+        let leases = Api::<Lease>::namespaced(client.clone(), "default");
+        let read = || async { leases.list(&ListParams::default()).await.unwrap() };
+        let t0 = Instant::now();
+        assert_eq!(members.observe(read().await, t0), ["a", "b"]);
+        a.renew().await.unwrap();
+        let t = t0 + Duration::from_millis(800);
+        assert_eq!(members.observe(read().await, t), ["a", "b"]);
+        a.renew().await.unwrap();
+        let t = t0 + Duration::from_millis(1800);
+        assert_eq!(members.observe(read().await, t), ["a"]);
+        // A renewal keeps a member alive while it holds its Lease.
         let holding = tokio::spawn(async move {
             a.hold().await;
         });
-        tokio::time::sleep(Duration::from_millis(800)).await;
-        assert_eq!(members.live().await.unwrap(), ["a", "b"]);
-        tokio::time::sleep(Duration::from_millis(1000)).await;
-        assert_eq!(members.live().await.unwrap(), ["a"]);
         // `b` comes back under the same identity: alive at once.
         b.renew().await.unwrap();
         assert_eq!(members.live().await.unwrap(), ["a", "b"]);
