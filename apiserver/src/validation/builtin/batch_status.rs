@@ -515,16 +515,8 @@ pub(super) fn job_status_update(obj: &Value, old: &Value) -> Errors {
 
 #[cfg(test)]
 mod tests {
+    use super::super::field::messages;
     use super::*;
-
-    fn messages(errs: &Errors) -> Vec<String> {
-        errs.iter()
-            .map(|e| {
-                let c = e.cause();
-                format!("{}: {}", c.field, c.message)
-            })
-            .collect()
-    }
 
     fn job(status: Value) -> Value {
         json!({"spec": {"completions": 3, "parallelism": 1}, "status": status})

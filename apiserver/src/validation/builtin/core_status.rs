@@ -325,16 +325,8 @@ pub(super) fn pod_status(obj: &Value, old: &Value) -> Errors {
 
 #[cfg(test)]
 mod tests {
+    use super::super::field::messages;
     use super::*;
-
-    fn messages(errs: &Errors) -> Vec<String> {
-        errs.iter()
-            .map(|e| {
-                let c = e.cause();
-                format!("{}: {}", c.field, c.message)
-            })
-            .collect()
-    }
 
     #[test]
     fn a_load_balancer_status_on_a_cluster_ip_service_is_forbidden() {

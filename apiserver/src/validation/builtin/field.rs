@@ -256,6 +256,17 @@ pub(super) fn key(path: &str, k: &str) -> String {
     format!("{path}[{k}]")
 }
 
+/// Each error as `field: message`, for tests.
+#[cfg(test)]
+pub(super) fn messages(errs: &Errors) -> Vec<String> {
+    errs.iter()
+        .map(|e| {
+            let c = e.cause();
+            format!("{}: {}", c.field, c.message)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
