@@ -139,22 +139,27 @@ fn labelled(name: &str, mode: &str, data: Value) -> Value {
     cm
 }
 
-/// Whether a dry-run create of `object` is answered with `code` (and a warning, when `warned`); else the
-/// answer.
+/// Whether `method` on `uri` (with `body`, when given) is answered with `code` (and a warning, when
+/// `warned`); else the answer.
 async fn answered(
     client: &Client,
-    ns: &str,
-    object: &Value,
+    method: &str,
+    uri: &str,
+    body: Option<&Value>,
     code: u16,
     warned: bool,
 ) -> Result<(), String> {
+    let body = body.map_or_else(Vec::new, |b| serde_json::to_vec(b).expect("JSON"));
+    let content_type = if method == "PATCH" {
+        crate::support::MERGE
+    } else {
+        "application/json"
+    };
     let request = http::Request::builder()
-        .method("POST")
-        .uri(format!("{}?dryRun=All", configmaps(ns)))
-        .header("content-type", "application/json")
-        .body(kube::client::Body::from(
-            serde_json::to_vec(object).expect("JSON"),
-        ))
+        .method(method)
+        .uri(uri)
+        .header("content-type", content_type)
+        .body(kube::client::Body::from(body))
         .expect("a request");
     match client.send(request).await {
         Ok(response) => {
@@ -164,15 +169,21 @@ async fn answered(
             if status == code && (!warned || warning) {
                 Ok(())
             } else {
-                Err(format!("{status} (warned: {warning}): {body:?}"))
+                Err(format!(
+                    "{method} {uri}: {status} (warned: {warning}): {body:?}"
+                ))
             }
         }
         Err(e) => Err(e.to_string()),
     }
 }
 
-/// Waits (bounded) until every binding is in force.
+/// Waits (bounded) until every binding is in force: a dry-run create meets each create binding, and a
+/// dry-run delete of a `keep` labelled for the delete binding is refused. That `keep` is then unlabelled
+/// (out of the binding's reach) and deleted, so the scenario creates its own.
 async fn in_force(client: &Client, ns: &str) {
+    let dry_run = format!("{}?dryRun=All", configmaps(ns));
+    let keep = format!("{}/keep", configmaps(ns));
     let probes = [
         (labelled("probe", "deny", json!({"bad": "x"})), 403, false),
         (labelled("probe", "warn", json!({"bad": "x"})), 201, true),
@@ -180,15 +191,37 @@ async fn in_force(client: &Client, ns: &str) {
         (labelled("probe", "noparam", json!({})), 422, false),
         (labelled("probe", "error", json!({})), 422, false),
     ];
+    let keep_object = labelled("keep", "delete", json!({}));
+    answered(
+        client,
+        "POST",
+        &configmaps(ns),
+        Some(&keep_object),
+        201,
+        false,
+    )
+    .await
+    .expect("the delete probe is created");
     let mut last = Vec::new();
     for _ in 0..300 {
         last.clear();
         for (object, code, warned) in &probes {
-            if let Err(e) = answered(client, ns, object, *code, *warned).await {
+            if let Err(e) = answered(client, "POST", &dry_run, Some(object), *code, *warned).await {
                 last.push(e);
             }
         }
+        let delete = format!("{keep}?dryRun=All");
+        if let Err(e) = answered(client, "DELETE", &delete, None, 422, false).await {
+            last.push(e);
+        }
         if last.is_empty() {
+            let unlabel = json!({"metadata": {"labels": null}});
+            answered(client, "PATCH", &keep, Some(&unlabel), 200, false)
+                .await
+                .expect("the delete probe is unlabelled");
+            answered(client, "DELETE", &keep, None, 200, false)
+                .await
+                .expect("the delete probe is deleted");
             return;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
