@@ -175,6 +175,68 @@ pub(super) fn check(
     Ok(findings)
 }
 
+/// One replica's membership Lease renewals, as kube-apiserver's audit log shows them.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(super) struct Renewals {
+    /// Successful writes of the Lease.
+    pub(super) written: usize,
+    /// Writes answered with an error.
+    pub(super) failed: usize,
+    /// The longest a write took in kube-apiserver (received to response complete), in seconds.
+    pub(super) slowest: f64,
+    /// The longest time between two successful writes received, in seconds.
+    pub(super) longest_gap: f64,
+    /// When the last successful write was received.
+    pub(super) last: String,
+}
+
+/// Each replica's renewals of its membership Lease (`<group>-<replica>`, written by user
+/// `<replica_prefix><replica>`): how long kube-apiserver took over them and the longest gap between two. A
+/// replica that lost its Lease shows whether the server was slow to answer (a long write) or the renewals did
+/// not reach it (a long gap of quick writes).
+pub(super) fn renewals(
+    path: &Path,
+    group: &str,
+    replica_prefix: &str,
+) -> anyhow::Result<BTreeMap<String, Renewals>> {
+    use k8s_openapi::jiff::Timestamp;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the audit log {}", path.display()))?;
+    let mut out: BTreeMap<String, Renewals> = BTreeMap::new();
+    let mut previous: BTreeMap<String, Timestamp> = BTreeMap::new();
+    for line in text.lines() {
+        let Some(w) = parse(line) else { continue };
+        let Some(replica) = w.user.strip_prefix(replica_prefix) else {
+            continue;
+        };
+        if w.resource != "leases" || w.name != format!("{group}-{replica}") {
+            continue;
+        }
+        let v: Value = serde_json::from_str(line)?;
+        let received: Timestamp = w.received.parse()?;
+        let completed: Timestamp = v["stageTimestamp"]
+            .as_str()
+            .unwrap_or(&w.received)
+            .parse()?;
+        let r = out.entry(replica.to_string()).or_default();
+        r.slowest = r
+            .slowest
+            .max(completed.duration_since(received).as_secs_f64());
+        if !(200..300).contains(&w.code) {
+            r.failed += 1;
+            continue;
+        }
+        r.written += 1;
+        if let Some(before) = previous.insert(replica.to_string(), received) {
+            r.longest_gap = r
+                .longest_gap
+                .max(received.duration_since(before).as_secs_f64());
+        }
+        r.last = w.received.clone();
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,5 +311,71 @@ mod tests {
         assert_eq!(f.foreign.len(), 1, "{:?}", f.foreign);
         assert!(f.foreign[0].starts_with("shard-r1 patch webapps app-0"));
         assert_eq!(f.created_twice, ["deployments app-0: 2 creates"]);
+    }
+
+    #[test]
+    fn renewals_show_the_slowest_write_and_the_longest_gap() {
+        let lease = |user: &str, name: &str, at: &str, done: &str, code: u16| {
+            format!(
+                r#"{{"verb":"update","user":{{"username":"admin"}},"impersonatedUser":{{"username":"{user}"}},"objectRef":{{"resource":"leases","name":"{name}"}},"responseStatus":{{"code":{code}}},"requestReceivedTimestamp":"{at}","stageTimestamp":"{done}"}}"#
+            )
+        };
+        let log = [
+            lease(
+                "shard-r1",
+                "webapp-r1",
+                "2026-01-01T00:00:01.000000Z",
+                "2026-01-01T00:00:01.010000Z",
+                200,
+            ),
+            lease(
+                "shard-r1",
+                "webapp-r1",
+                "2026-01-01T00:00:03.000000Z",
+                "2026-01-01T00:00:04.500000Z",
+                200,
+            ),
+            lease(
+                "shard-r1",
+                "webapp-r1",
+                "2026-01-01T00:00:13.000000Z",
+                "2026-01-01T00:00:13.100000Z",
+                200,
+            ),
+            lease(
+                "shard-r1",
+                "webapp-r1",
+                "2026-01-01T00:00:14.000000Z",
+                "2026-01-01T00:00:14.000000Z",
+                409,
+            ),
+            // Another replica's Lease, and one that is not a membership Lease.
+            lease(
+                "shard-r2",
+                "webapp-r2",
+                "2026-01-01T00:00:02.000000Z",
+                "2026-01-01T00:00:02.000000Z",
+                200,
+            ),
+            lease(
+                "shard-r2",
+                "webapp-assigner",
+                "2026-01-01T00:00:09.000000Z",
+                "2026-01-01T00:00:09.000000Z",
+                200,
+            ),
+        ]
+        .join("\n");
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = dir.path().join("audit.log");
+        std::fs::write(&path, log).expect("written");
+        let found = renewals(&path, "webapp", "shard-").expect("read");
+        let r1 = &found["r1"];
+        assert_eq!((r1.written, r1.failed), (3, 1));
+        assert!((r1.slowest - 1.5).abs() < 1e-9, "{r1:?}");
+        assert!((r1.longest_gap - 10.0).abs() < 1e-9, "{r1:?}");
+        assert_eq!(r1.last, "2026-01-01T00:00:13.000000Z");
+        assert_eq!(found["r2"].written, 1);
+        assert_eq!(found.len(), 2);
     }
 }

@@ -324,7 +324,9 @@ async fn handover(binary: &Path, assets: Assets, n: usize, timings: Timings) -> 
         started.elapsed().as_secs_f64()
     );
     let mut r3 = spawn_replica(binary, &cp, dir.path(), "r3", timings)?;
-    wait_converged(&parents, n, Example::Webapp, false).await?;
+    if let Err(e) = wait_converged(&parents, n, Example::Webapp, false).await {
+        return Err(failed(dir, &log, e));
+    }
     eprintln!(
         "bench-shards: converged after {:.1} s with {:?}; r2 stops (SIGTERM)",
         started.elapsed().as_secs_f64(),
@@ -344,7 +346,9 @@ async fn handover(binary: &Path, assets: Assets, n: usize, timings: Timings) -> 
     r3.child.kill()?;
     r3.child.wait()?;
     change_images(&parents, rest).await?;
-    wait_converged(&parents, n, Example::Webapp, false).await?;
+    if let Err(e) = wait_converged(&parents, n, Example::Webapp, false).await {
+        return Err(failed(dir, &log, e));
+    }
     eprintln!(
         "bench-shards: converged again {:.1} s after the first change; owners {:?}",
         changed.elapsed().as_secs_f64(),
@@ -371,6 +375,7 @@ async fn handover(binary: &Path, assets: Assets, n: usize, timings: Timings) -> 
         findings.foreign.len(),
         findings.created_twice.len()
     );
+    report_renewals(&log)?;
     for f in findings.foreign.iter().take(10) {
         println!("  {f}");
     }
@@ -385,4 +390,25 @@ async fn handover(binary: &Path, assets: Assets, n: usize, timings: Timings) -> 
         bail!("parents not with the one live replica a minute after the converge: {after:?}");
     }
     Ok(())
+}
+
+/// Prints each replica's membership Lease renewals as the audit log shows them.
+fn report_renewals(log: &Path) -> anyhow::Result<()> {
+    for (replica, r) in super::audit::renewals(log, "webapp", USER_PREFIX)? {
+        println!(
+            "bench-shards: {replica}'s membership Lease: {} renewals ({} refused), slowest in kube-apiserver {:.2} s, longest gap {:.1} s, last received {}",
+            r.written, r.failed, r.slowest, r.longest_gap, r.last
+        );
+    }
+    Ok(())
+}
+
+/// A hand-over run that did not converge: the renewals reported and the audit log kept for a look.
+fn failed(dir: tempfile::TempDir, log: &Path, e: anyhow::Error) -> anyhow::Error {
+    if let Err(report) = report_renewals(log) {
+        eprintln!("bench-shards: cannot read the renewals: {report:#}");
+    }
+    let kept = dir.keep();
+    eprintln!("bench-shards: the audit log is kept in {}", kept.display());
+    e
 }
