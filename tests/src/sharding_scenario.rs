@@ -3,6 +3,8 @@
 //! and asks a live owner to hand a parent over (the drain label) when a member joins, without moving it.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
@@ -17,6 +19,27 @@ use crate::priority_scenario::{Backlog, install_parents, name};
 
 const PARENTS: usize = 40;
 
+/// A client sending through `client` that counts its lists of ConfigMaps (GETs of the collection, watches
+/// apart): the requests the server receives, on either server.
+fn counting_configmap_lists(client: &Client) -> (Client, Arc<AtomicUsize>) {
+    let lists = Arc::new(AtomicUsize::new(0));
+    let (inner, counter) = (client.clone(), lists.clone());
+    let service = tower::service_fn(move |request: http::Request<kube::client::Body>| {
+        let list = request.method() == http::Method::GET
+            && request.uri().path().ends_with("/configmaps")
+            && !request.uri().query().unwrap_or_default().contains("watch=");
+        if list {
+            counter.fetch_add(1, Ordering::SeqCst);
+        }
+        let inner = inner.clone();
+        async move { inner.send(request).await }
+    });
+    (
+        Client::new(service, client.default_namespace().to_string()),
+        lists,
+    )
+}
+
 fn labels_of(o: &impl Resource) -> BTreeMap<String, String> {
     o.meta().labels.clone().unwrap_or_default()
 }
@@ -30,7 +53,8 @@ pub async fn assigns_hands_over_and_reassigns(client: &Client, ns: &str) {
     let member =
         |id: &str| MemberLease::new(client.clone(), Sharding::new(&group, ns).identity(id));
     let mut members = Members::new(client.clone(), ns, &group);
-    let assigner = Assigner::<Backlog>::new(client.clone())
+    let (counted, configmap_lists) = counting_configmap_lists(client);
+    let assigner = Assigner::<Backlog>::new(counted)
         .within(ns)
         .child::<ConfigMap>();
     let (mut a, mut b, mut c) = (member("a"), member("b"), member("c"));
@@ -78,9 +102,13 @@ pub async fn assigns_hands_over_and_reassigns(client: &Client, ns: &str) {
 
     // `b` leaves (its controllers stopped, its Lease released): its parents and their children go to `a`.
     b.release().await;
+    configmap_lists.store(0, Ordering::SeqCst);
     let round = assigner.round(&mut members).await.unwrap();
     assert_eq!(round.live, ["a"]);
     assert_eq!((round.reassigned, round.children_moved), (of_b, of_b));
+    // One list of the dead member's children for the round, not one per parent (10,000 parents made that a
+    // flood of lists).
+    assert_eq!(configmap_lists.load(Ordering::SeqCst), 1);
     for p in backlogs.list(&Default::default()).await.unwrap() {
         assert_eq!(
             labels_of(&p).get(SHARD_LABEL).map(String::as_str),

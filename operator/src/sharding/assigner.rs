@@ -1,9 +1,11 @@
 //! The assigner: reads the live members and every parent's sharding labels, and applies [`decide`] to each
 //! parent (see the module docs of [`sharding`](super) for the protocol).
 //!
-//! This first form lists the parents' metadata each round (one paged list) rather than watching them, and
-//! must be run by one replica (the group's leader); it is not started by the runtime yet.
+//! One replica runs it: the runtime starts it on the member holding the group's assigner Lease, over the
+//! parents' metadata that member watches ([`Assigner::round_over`]); [`Assigner::round`] lists them instead.
+//! A round lists the children of each dead member once (one paged list per child kind), not per parent.
 
+use std::collections::HashMap;
 use std::marker::PhantomData;
 
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams};
@@ -186,6 +188,7 @@ impl<P> Assigner<P> {
             live: live.clone(),
             ..Round::default()
         };
+        let mut orphans = Orphans::default();
         for meta in parents {
             let shard = parent_shard(&meta);
             let Some(step) = decide(&shard, &live) else {
@@ -202,8 +205,10 @@ impl<P> Assigner<P> {
                 Move::CancelDrain => labels(&api, &meta, json!({ DRAIN_LABEL: null })).await,
                 Move::Reassign { from, to } => {
                     // The children first: once the parent carries the new label, its new owner reconciles it.
-                    let (moved, conflicts) =
-                        relabel_children(&self.client, &self.children, &meta, from, to).await?;
+                    let children = orphans
+                        .of(self, from, meta.uid.as_deref().unwrap_or_default())
+                        .await?;
+                    let (moved, conflicts) = relabel(&self.client, children, to).await?;
                     round.children_moved += moved;
                     round.conflicts += conflicts;
                     labels(&api, &meta, json!({ SHARD_LABEL: to, DRAIN_LABEL: null })).await
@@ -241,8 +246,101 @@ impl<P> Assigner<P> {
     }
 }
 
+/// The children of a round's dead members, by member and then by owner uid: listed once per dead member and
+/// child kind in a round (selected by the member's shard label), not once per parent. A dead member writes
+/// nothing more, so no child with its label appears after the list.
+#[derive(Default)]
+struct Orphans {
+    by_member: HashMap<String, HashMap<String, Vec<(ApiResource, ObjectMeta)>>>,
+}
+
+impl Orphans {
+    /// The children of the parent `uid` that carry the label of the dead member `from`.
+    async fn of<P>(
+        &mut self,
+        assigner: &Assigner<P>,
+        from: &str,
+        uid: &str,
+    ) -> Result<Vec<(ApiResource, ObjectMeta)>, AssignError> {
+        if !self.by_member.contains_key(from) {
+            let mut by_owner: HashMap<String, Vec<(ApiResource, ObjectMeta)>> = HashMap::new();
+            for kind in &assigner.children {
+                let api = assigner.api(kind, assigner.namespace.as_deref());
+                let selector = format!("{SHARD_LABEL}={from}");
+                for child in list_metadata(&api, Some(&selector), &kind.kind).await? {
+                    let kept = ObjectMeta {
+                        name: child.name,
+                        namespace: child.namespace,
+                        resource_version: child.resource_version,
+                        labels: child.labels,
+                        ..ObjectMeta::default()
+                    };
+                    for owner in child.owner_references.iter().flatten() {
+                        by_owner
+                            .entry(owner.uid.clone())
+                            .or_default()
+                            .push((kind.clone(), kept.clone()));
+                    }
+                }
+            }
+            self.by_member.insert(from.to_string(), by_owner);
+        }
+        Ok(self
+            .by_member
+            .get_mut(from)
+            .and_then(|by_owner| by_owner.remove(uid))
+            .unwrap_or_default())
+    }
+}
+
+/// Relabels `children` (with their kinds) to `to`; answers how many moved and how many writes conflicted.
+async fn relabel(
+    client: &Client,
+    children: Vec<(ApiResource, ObjectMeta)>,
+    to: &str,
+) -> Result<(usize, usize), AssignError> {
+    let (mut moved, mut conflicts) = (0, 0);
+    for (kind, child) in children {
+        let api = api_of(client, &kind, child.namespace.as_deref());
+        let name = child.name.clone().unwrap_or_default();
+        let failed = |source| AssignError::Write {
+            what: format!("{} {name}", kind.kind),
+            source,
+        };
+        match labels(&api, &child, json!({ SHARD_LABEL: to })).await {
+            Ok(()) => moved += 1,
+            // Listed at the round's start, and changed since (a controller writing its status): read again
+            // and retried once, unless it no longer carries the dead member's label.
+            Err(e) if is_conflict(&e) => {
+                let from = child.labels.as_ref().and_then(|l| l.get(SHARD_LABEL));
+                let fresh = match api.get_metadata_opt(&name).await.map_err(failed)? {
+                    Some(fresh)
+                        if fresh
+                            .metadata
+                            .labels
+                            .as_ref()
+                            .and_then(|l| l.get(SHARD_LABEL))
+                            == from =>
+                    {
+                        fresh.metadata
+                    }
+                    _ => continue,
+                };
+                match labels(&api, &fresh, json!({ SHARD_LABEL: to })).await {
+                    Ok(()) => moved += 1,
+                    Err(e) if is_conflict(&e) => conflicts += 1,
+                    Err(source) => return Err(failed(source)),
+                }
+            }
+            Err(source) => return Err(failed(source)),
+        }
+    }
+    Ok((moved, conflicts))
+}
+
 /// Relabels from `from` to `to` the children of the parent `meta` of the kinds `children` (those carrying
-/// `from`'s label and controlled by the parent); answers how many moved and how many writes conflicted.
+/// `from`'s label and controlled by the parent); answers how many moved and how many writes conflicted. It
+/// lists every child of `from`: for one parent (a hand-over whose children no cache holds), not a round.
 pub(crate) async fn relabel_children(
     client: &Client,
     children: &[ApiResource],

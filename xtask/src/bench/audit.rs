@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use serde_json::Value;
 
 /// The audit policy: the protocol's label patches of the parents with their bodies (the new owner is in
@@ -69,6 +69,38 @@ fn parse(line: &str) -> Option<Write> {
     })
 }
 
+/// The audit log at `path` with the files kube-apiserver rotated out of it before (`<stem>-<time>.<ext>` in
+/// the same directory: it rotates at 100 MB even with `--audit-log-maxsize=0`), oldest first.
+fn read_log(path: &Path) -> anyhow::Result<String> {
+    let (Some(dir), Some(stem), Some(ext)) = (
+        path.parent(),
+        path.file_stem().and_then(|s| s.to_str()),
+        path.extension().and_then(|s| s.to_str()),
+    ) else {
+        bail!("not an audit log path: {}", path.display());
+    };
+    let mut rotated: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with(&format!("{stem}-")) && n.ends_with(&format!(".{ext}"))
+            })
+        })
+        .collect();
+    // The rotation time in each name sorts them.
+    rotated.sort();
+    rotated.push(path.to_path_buf());
+    let mut text = String::new();
+    for file in rotated {
+        text.push_str(
+            &std::fs::read_to_string(&file)
+                .with_context(|| format!("reading the audit log {}", file.display()))?,
+        );
+    }
+    Ok(text)
+}
+
 /// What the audit shows.
 #[derive(Debug, Default)]
 pub(super) struct Findings {
@@ -99,8 +131,7 @@ pub(super) fn check(
     children: &[&str],
     replica_prefix: &str,
 ) -> anyhow::Result<Findings> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading the audit log {}", path.display()))?;
+    let text = read_log(path)?;
     let writes: Vec<Write> = text.lines().filter_map(parse).collect();
     // Each parent's owners over time: (completed, owner).
     let mut owners: HashMap<&str, Vec<(&str, &str)>> = HashMap::new();
@@ -200,8 +231,7 @@ pub(super) fn renewals(
     replica_prefix: &str,
 ) -> anyhow::Result<BTreeMap<String, Renewals>> {
     use k8s_openapi::jiff::Timestamp;
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading the audit log {}", path.display()))?;
+    let text = read_log(path)?;
     let mut out: BTreeMap<String, Renewals> = BTreeMap::new();
     let mut previous: BTreeMap<String, Timestamp> = BTreeMap::new();
     for line in text.lines() {
@@ -364,11 +394,13 @@ mod tests {
                 "2026-01-01T00:00:09.000000Z",
                 200,
             ),
-        ]
-        .join("\n");
+        ];
+        // kube-apiserver rotated the first two lines out.
         let dir = tempfile::tempdir().expect("a directory");
         let path = dir.path().join("audit.log");
-        std::fs::write(&path, log).expect("written");
+        let rotated = dir.path().join("audit-2026-01-01T00-00-05.000.log");
+        std::fs::write(&rotated, log[..2].join("\n") + "\n").expect("written");
+        std::fs::write(&path, log[2..].join("\n")).expect("written");
         let found = renewals(&path, "webapp", "shard-").expect("read");
         let r1 = &found["r1"];
         assert_eq!((r1.written, r1.failed), (3, 1));
