@@ -351,37 +351,22 @@ pub(crate) async fn relabel_children(
     let Some(uid) = meta.uid.as_deref() else {
         return Ok((0, 0));
     };
-    let (mut moved, mut conflicts) = (0, 0);
+    let mut owned = Vec::new();
     for kind in children {
         let api = api_of(client, kind, meta.namespace.as_deref());
         let selector = format!("{SHARD_LABEL}={from}");
         for child in list_metadata(&api, Some(&selector), &kind.kind).await? {
-            let owned = child
+            if child
                 .owner_references
                 .iter()
                 .flatten()
-                .any(|r| r.uid == uid);
-            if !owned {
-                continue;
-            }
-            let child_api = api_of(client, kind, child.namespace.as_deref());
-            match labels(&child_api, &child, json!({ SHARD_LABEL: to })).await {
-                Ok(()) => moved += 1,
-                Err(e) if is_conflict(&e) => conflicts += 1,
-                Err(source) => {
-                    return Err(AssignError::Write {
-                        what: format!(
-                            "{} {}",
-                            kind.kind,
-                            child.name.as_deref().unwrap_or_default()
-                        ),
-                        source,
-                    });
-                }
+                .any(|r| r.uid == uid)
+            {
+                owned.push((kind.clone(), child));
             }
         }
     }
-    Ok((moved, conflicts))
+    relabel(client, owned, to).await
 }
 
 /// The API of the kind `kind` in `namespace` (all namespaces, or cluster-scoped, without one).
