@@ -13,7 +13,7 @@ use kube::core::ObjectMeta;
 use kube::{Client, Resource};
 use serde_json::{Value, json};
 
-use super::{DRAIN_LABEL, Members, Move, ParentShard, SHARD_LABEL, decide};
+use super::{DRAIN_LABEL, Members, Move, ParentShard, SHARD_LABEL, decide, shard_of};
 use crate::leader::is_conflict;
 
 /// Objects per page when the assigner lists parents and children.
@@ -312,18 +312,8 @@ async fn relabel(
             // Listed at the round's start, and changed since (a controller writing its status): read again
             // and retried once, unless it no longer carries the dead member's label.
             Err(e) if is_conflict(&e) => {
-                let from = child.labels.as_ref().and_then(|l| l.get(SHARD_LABEL));
                 let fresh = match api.get_metadata_opt(&name).await.map_err(failed)? {
-                    Some(fresh)
-                        if fresh
-                            .metadata
-                            .labels
-                            .as_ref()
-                            .and_then(|l| l.get(SHARD_LABEL))
-                            == from =>
-                    {
-                        fresh.metadata
-                    }
+                    Some(fresh) if shard_of(&fresh.metadata) == shard_of(&child) => fresh.metadata,
                     _ => continue,
                 };
                 match labels(&api, &fresh, json!({ SHARD_LABEL: to })).await {

@@ -33,7 +33,7 @@ const PROTOCOL: &str = "fieldManager=kubewright-sharding";
 
 /// One write of the log.
 #[derive(Debug, Clone)]
-struct Write {
+pub(super) struct Write {
     user: String,
     verb: String,
     resource: String,
@@ -41,6 +41,8 @@ struct Write {
     name: String,
     code: u16,
     received: String,
+    /// When the response was complete (the received time when the log has no later stage).
+    completed: String,
     protocol: bool,
     /// The shard label the body sets, for a protocol patch of a parent.
     sets_owner: Option<String>,
@@ -62,6 +64,10 @@ fn parse(line: &str) -> Option<Write> {
         name: object["name"].as_str().unwrap_or_default().to_string(),
         code: u16::try_from(v["responseStatus"]["code"].as_u64().unwrap_or(0)).unwrap_or(0),
         received: v["requestReceivedTimestamp"].as_str()?.to_string(),
+        completed: v["stageTimestamp"]
+            .as_str()
+            .or_else(|| v["requestReceivedTimestamp"].as_str())?
+            .to_string(),
         protocol: v["requestURI"]
             .as_str()
             .is_some_and(|u| u.contains(PROTOCOL)),
@@ -69,9 +75,10 @@ fn parse(line: &str) -> Option<Write> {
     })
 }
 
-/// The audit log at `path` with the files kube-apiserver rotated out of it before (`<stem>-<time>.<ext>` in
-/// the same directory: it rotates at 100 MB even with `--audit-log-maxsize=0`), oldest first.
-fn read_log(path: &Path) -> anyhow::Result<String> {
+/// The writes of the audit log at `path` and of the files kube-apiserver rotated out of it before
+/// (`<stem>-<time>.<ext>` in the same directory: it rotates at 100 MB even with `--audit-log-maxsize=0`),
+/// oldest first.
+pub(super) fn writes(path: &Path) -> anyhow::Result<Vec<Write>> {
     let (Some(dir), Some(stem), Some(ext)) = (
         path.parent(),
         path.file_stem().and_then(|s| s.to_str()),
@@ -91,14 +98,13 @@ fn read_log(path: &Path) -> anyhow::Result<String> {
     // The rotation time in each name sorts them.
     rotated.sort();
     rotated.push(path.to_path_buf());
-    let mut text = String::new();
+    let mut writes = Vec::new();
     for file in rotated {
-        text.push_str(
-            &std::fs::read_to_string(&file)
-                .with_context(|| format!("reading the audit log {}", file.display()))?,
-        );
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("reading the audit log {}", file.display()))?;
+        writes.extend(text.lines().filter_map(parse));
     }
-    Ok(text)
+    Ok(writes)
 }
 
 /// What the audit shows.
@@ -118,24 +124,21 @@ pub(super) struct Findings {
     pub(super) by_replica: BTreeMap<String, usize>,
 }
 
-/// Reads the audit log at `path` and checks every write of a replica (a user starting with `replica_prefix`)
-/// to a parent of `plural` or a child of `children` (named as its parent) against the owner the parent had
-/// when the write was received: the value of its shard label after the last protocol write received before.
+/// Checks every write of a replica (a user starting with `replica_prefix`) to a parent of `plural` or a child
+/// of `children` (named as its parent) against the owner the parent had when the write was received: the value of its shard label after the last protocol write received before.
 /// A relabel takes effect when it is committed, between its receipt and its completion, and a new owner's
 /// writes follow its commit (the new owner saw it on a watch), so they are received after the relabel was;
 /// the completion is no bound (the watch event can reach the new owner, and its write the server, before the
 /// relabel's response is written). RFC 3339 timestamps with microseconds compare as strings.
 pub(super) fn check(
-    path: &Path,
+    writes: &[Write],
     plural: &str,
     children: &[&str],
     replica_prefix: &str,
-) -> anyhow::Result<Findings> {
-    let text = read_log(path)?;
-    let writes: Vec<Write> = text.lines().filter_map(parse).collect();
+) -> Findings {
     // Each parent's owners over time: (completed, owner).
     let mut owners: HashMap<&str, Vec<(&str, &str)>> = HashMap::new();
-    for w in &writes {
+    for w in writes {
         if w.protocol
             && w.resource == plural
             && (200..300).contains(&w.code)
@@ -152,7 +155,7 @@ pub(super) fn check(
     }
     let mut findings = Findings::default();
     let mut created: HashMap<(String, String), usize> = HashMap::new();
-    for w in &writes {
+    for w in writes {
         let relevant = w.resource == plural || children.contains(&w.resource.as_str());
         if !relevant || !w.user.starts_with(replica_prefix) {
             continue;
@@ -203,7 +206,7 @@ pub(super) fn check(
         .map(|((resource, name), n)| format!("{resource} {name}: {n} creates"))
         .collect();
     findings.created_twice.sort();
-    Ok(findings)
+    findings
 }
 
 /// One replica's membership Lease renewals, as kube-apiserver's audit log shows them.
@@ -226,28 +229,22 @@ pub(super) struct Renewals {
 /// replica that lost its Lease shows whether the server was slow to answer (a long write) or the renewals did
 /// not reach it (a long gap of quick writes).
 pub(super) fn renewals(
-    path: &Path,
+    writes: &[Write],
     group: &str,
     replica_prefix: &str,
 ) -> anyhow::Result<BTreeMap<String, Renewals>> {
     use k8s_openapi::jiff::Timestamp;
-    let text = read_log(path)?;
     let mut out: BTreeMap<String, Renewals> = BTreeMap::new();
     let mut previous: BTreeMap<String, Timestamp> = BTreeMap::new();
-    for line in text.lines() {
-        let Some(w) = parse(line) else { continue };
+    for w in writes {
         let Some(replica) = w.user.strip_prefix(replica_prefix) else {
             continue;
         };
         if w.resource != "leases" || w.name != format!("{group}-{replica}") {
             continue;
         }
-        let v: Value = serde_json::from_str(line)?;
         let received: Timestamp = w.received.parse()?;
-        let completed: Timestamp = v["stageTimestamp"]
-            .as_str()
-            .unwrap_or(&w.received)
-            .parse()?;
+        let completed: Timestamp = w.completed.parse()?;
         let r = out.entry(replica.to_string()).or_default();
         r.slowest = r
             .slowest
@@ -335,7 +332,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("audit.log");
         std::fs::write(&path, log).unwrap();
-        let f = check(&path, "webapps", &["deployments"], "shard-").unwrap();
+        let f = check(
+            &writes(&path).unwrap(),
+            "webapps",
+            &["deployments"],
+            "shard-",
+        );
         assert_eq!(f.protocol_writes, 2);
         assert_eq!(f.writes, 4);
         assert_eq!(f.foreign.len(), 1, "{:?}", f.foreign);
@@ -401,7 +403,7 @@ mod tests {
         let rotated = dir.path().join("audit-2026-01-01T00-00-05.000.log");
         std::fs::write(&rotated, log[..2].join("\n") + "\n").expect("written");
         std::fs::write(&path, log[2..].join("\n")).expect("written");
-        let found = renewals(&path, "webapp", "shard-").expect("read");
+        let found = renewals(&writes(&path).expect("read"), "webapp", "shard-").expect("parsed");
         let r1 = &found["r1"];
         assert_eq!((r1.written, r1.failed), (3, 1));
         assert!((r1.slowest - 1.5).abs() < 1e-9, "{r1:?}");

@@ -365,7 +365,13 @@ async fn handover(binary: &Path, assets: Assets, n: usize, timings: Timings) -> 
     let mut r1 = r1;
     tokio::time::sleep(Duration::from_secs(3)).await;
     stop(&mut r1.child)?;
-    let findings = super::audit::check(&log, "webapps", &["deployments", "services"], USER_PREFIX)?;
+    let writes = super::audit::writes(&log)?;
+    let findings = super::audit::check(
+        &writes,
+        "webapps",
+        &["deployments", "services"],
+        USER_PREFIX,
+    );
     println!(
         "bench-shards: hand-over run, {n} WebApps: {} writes by the replicas ({:?}), {} protocol label writes, 409s {:?}",
         findings.writes, findings.by_replica, findings.protocol_writes, findings.conflicts
@@ -375,7 +381,7 @@ async fn handover(binary: &Path, assets: Assets, n: usize, timings: Timings) -> 
         findings.foreign.len(),
         findings.created_twice.len()
     );
-    report_renewals(&log)?;
+    report_renewals(&writes)?;
     for f in findings.foreign.iter().take(10) {
         println!("  {f}");
     }
@@ -393,8 +399,8 @@ async fn handover(binary: &Path, assets: Assets, n: usize, timings: Timings) -> 
 }
 
 /// Prints each replica's membership Lease renewals as the audit log shows them.
-fn report_renewals(log: &Path) -> anyhow::Result<()> {
-    for (replica, r) in super::audit::renewals(log, "webapp", USER_PREFIX)? {
+fn report_renewals(writes: &[super::audit::Write]) -> anyhow::Result<()> {
+    for (replica, r) in super::audit::renewals(writes, "webapp", USER_PREFIX)? {
         println!(
             "bench-shards: {replica}'s membership Lease: {} renewals ({} refused), slowest in kube-apiserver {:.2} s, longest gap {:.1} s, last received {}",
             r.written, r.failed, r.slowest, r.longest_gap, r.last
@@ -405,7 +411,7 @@ fn report_renewals(log: &Path) -> anyhow::Result<()> {
 
 /// A hand-over run that did not converge: the renewals reported and the audit log kept for a look.
 fn failed(dir: tempfile::TempDir, log: &Path, e: anyhow::Error) -> anyhow::Error {
-    if let Err(report) = report_renewals(log) {
+    if let Err(report) = super::audit::writes(log).and_then(|w| report_renewals(&w)) {
         eprintln!("bench-shards: cannot read the renewals: {report:#}");
     }
     let kept = dir.keep();
