@@ -15,6 +15,8 @@ ARG EXAMPLE=webapp
 
 FROM rust:1.95-slim-bookworm AS build
 ARG EXAMPLE
+# jemalloc, the examples' allocator, builds with make, which the slim image lacks.
+RUN apt-get update && apt-get install -y --no-install-recommends make && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
