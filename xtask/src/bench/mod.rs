@@ -7,7 +7,7 @@
 //! operator's CPU seconds (user + system, from `/proc`), its peak and steady resident memory (and the peak of the
 //! operator restarted on the converged objects), API requests by
 //! verb during the converge (from kube-apiserver's `apiserver_request_total`, the benchmark's own lists taken
-//! out), writes while idle and after a restart, and the latency from a spec patch to the workload's update
+//! out), writes while idle and after a restart, the passes in the 15 s after the restart, and the latency from a spec patch to the workload's update
 //! (p50 / p99), each patch sent to an idle operator, and again with the patches back to back (one patch of
 //! another parent goes first and is printed apart: it opens the benchmark's own connection for writes); for the
 //! idle patches, also the slowest three in parts, the patch
@@ -211,6 +211,8 @@ struct Figures {
     passes: u64,
     steady_mib: f64,
     restart_peak_mib: f64,
+    /// Reconciler passes in the 15 s after the restart.
+    restart_passes: u64,
     p50_ms: f64,
     p99_ms: f64,
     /// The p99 with the patches back to back.
@@ -247,6 +249,7 @@ fn summarize(name: &str, runs: &[Figures]) {
     line("peak resident memory", "MiB", |f| f.peak_mib);
     line("steady resident memory", "MiB", |f| f.steady_mib);
     line("peak after a restart", "MiB", |f| f.restart_peak_mib);
+    line("passes after a restart", "", |f| f.restart_passes as f64);
     line("passes while converging", "", |f| f.passes as f64);
     line("  per parent", "", |f| f.passes_per_parent);
     line("spec patch -> workload p50", "ms", |f| f.p50_ms);
@@ -418,6 +421,7 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     tokio::time::sleep(Duration::from_secs(15)).await;
     let after_restart = request_counts(&client).await?;
     let own_restart = cluster::client_requests(&metrics_page(restart_metrics).await?);
+    let restart_passes = process::passes(restart_metrics).await?;
     let server_restart = cluster::server_delta(
         &server_before_restart,
         &cluster::server_writes(&client).await?,
@@ -460,6 +464,10 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     println!(
         "peak after a restart      {:>10.1} MiB (the converged objects listed again)",
         usage_restarted.peak_mib
+    );
+    println!(
+        "passes after a restart    {restart_passes} ({:.2} per {kind}, in 15 s)",
+        restart_passes as f64 / args.parents.max(1) as f64
     );
     println!(
         "passes while converging   {passes} ({:.2} per {kind})",
@@ -616,6 +624,7 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         passes,
         steady_mib: usage_idle.rss_mib,
         restart_peak_mib: usage_restarted.peak_mib,
+        restart_passes,
         p50_ms: percentile(latencies, 0.50),
         p99_ms: percentile(latencies, 0.99),
         busy_p99_ms: percentile(busy_latencies, 0.99),
