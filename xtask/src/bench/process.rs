@@ -6,12 +6,39 @@ use std::process::{Child, Command, Stdio};
 
 use anyhow::{Context, bail};
 
+/// The operator process, killed when dropped while it runs: a run that fails (a converge that does not finish,
+/// say) leaves no operator behind it.
+pub(super) struct Operator(Child);
+
+impl std::ops::Deref for Operator {
+    type Target = Child;
+
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Operator {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Operator {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 /// Starts the operator on `kubeconfig`, serving its metrics on `metrics_port` when given.
 pub(super) fn spawn(
     binary: &Path,
     kubeconfig: &Path,
     metrics_port: Option<u16>,
-) -> anyhow::Result<Child> {
+) -> anyhow::Result<Operator> {
     let mut command = Command::new(binary);
     command.arg("--kubeconfig").arg(kubeconfig);
     if let Some(port) = metrics_port {
@@ -22,6 +49,7 @@ pub(super) fn spawn(
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()
+        .map(Operator)
         .context("starting the operator")
 }
 
@@ -114,4 +142,20 @@ pub(super) fn usage(pid: u32) -> anyhow::Result<Usage> {
         peak_mib: kib(status.vmhwm),
         rss_mib: kib(status.vmrss),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_operator_dropped_while_it_runs_is_killed() {
+        let operator = Operator(Command::new("sleep").arg("30").spawn().unwrap());
+        let pid = operator.id();
+        drop(operator);
+        assert!(
+            procfs::process::Process::new(pid as i32).is_err(),
+            "process {pid} still runs"
+        );
+    }
 }
