@@ -7,8 +7,8 @@
 //! operator's CPU seconds (user + system, from `/proc`), its peak and steady resident memory (and the peak of the
 //! operator restarted on the converged objects), API requests by
 //! verb during the converge (from kube-apiserver's `apiserver_request_total`, the benchmark's own lists taken
-//! out), writes while idle and after a restart, the passes in the 15 s after the restart, and the latency from a spec patch to the workload's update
-//! (p50 / p99), each patch sent to an idle operator, and again with the patches back to back (one patch of
+//! out), writes while idle and after a restart, the passes in the 15 s after the restart, and the latency
+//! from a spec patch to the workload's update (p50 / p99), each patch sent to an idle operator, and again with the patches back to back (one patch of
 //! another parent goes first and is printed apart: it opens the benchmark's own connection for writes); for the
 //! idle patches, also the slowest three in parts, the patch
 //! request alone, the operator's time in its work queue (`workqueue_queue_duration_seconds`), the API server's own time per write of the workload (from its
@@ -420,8 +420,10 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     let mut restarted = spawn(binary, &kubeconfig, Some(restart_metrics))?;
     tokio::time::sleep(Duration::from_secs(15)).await;
     let after_restart = request_counts(&client).await?;
-    let own_restart = cluster::client_requests(&metrics_page(restart_metrics).await?);
-    let restart_passes = process::passes(restart_metrics).await?;
+    let restart_page = metrics_page(restart_metrics).await?;
+    let own_restart = cluster::client_requests(&restart_page);
+    let [restart_passes] = process::sums_in(&restart_page, ["controller_runtime_reconcile_total"])?;
+    let restart_passes = restart_passes as u64;
     let server_restart = cluster::server_delta(
         &server_before_restart,
         &cluster::server_writes(&client).await?,

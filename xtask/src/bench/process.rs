@@ -8,7 +8,7 @@ use anyhow::{Context, bail};
 
 /// The operator process, killed when dropped while it runs: a run that fails (a converge that does not finish,
 /// say) leaves no operator behind it.
-pub(super) struct Operator(Child);
+pub(super) struct Operator(pub(super) Child);
 
 impl std::ops::Deref for Operator {
     type Target = Child;
@@ -95,7 +95,11 @@ pub(super) async fn metric_sums<const N: usize>(
     port: u16,
     names: [&str; N],
 ) -> anyhow::Result<[f64; N]> {
-    let text = metrics_page(port).await?;
+    sums_in(&metrics_page(port).await?, names)
+}
+
+/// The sum over every series of each named metric on the metrics page `text`.
+pub(super) fn sums_in<const N: usize>(text: &str, names: [&str; N]) -> anyhow::Result<[f64; N]> {
     let mut sums = [0.0; N];
     for line in text.lines() {
         for (name, sum) in names.iter().zip(sums.iter_mut()) {

@@ -14,7 +14,7 @@
 //! no object may be created twice. Violations fail the command.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -24,7 +24,7 @@ use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams,
 use kubewright_envtest::{Assets, ControlPlane};
 use serde_json::json;
 
-use super::process::{stop, usage};
+use super::process::{Operator, stop, usage};
 use super::{Example, NAMESPACE, build_example, install_crd, parents_api, wait_converged};
 
 /// Options of `cargo xtask bench-shards`.
@@ -119,7 +119,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// A replica process and its identity.
 struct Replica {
     id: String,
-    child: Child,
+    /// Killed when dropped while it runs, so a failed run leaves no replica behind.
+    child: Operator,
 }
 
 /// Writes a kubeconfig for replica `id`: the control plane's, impersonating user `shard-<id>` in group
@@ -160,6 +161,7 @@ fn spawn_replica(
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()
+        .map(Operator)
         .context("starting a replica")?;
     Ok(Replica {
         id: id.to_string(),
