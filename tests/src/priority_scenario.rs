@@ -146,6 +146,32 @@ pub async fn passes_reach(passes: &Passes, n: usize) {
     );
 }
 
+/// Waits until all `count` parents in `ns` carry the status their first pass wrote, so that no first pass
+/// is still between its start and its write (a re-list taken then would make that parent due twice, rightly).
+pub async fn statuses_written(client: &Client, ns: &str, count: usize) {
+    let backlogs: Api<Backlog> = Api::namespaced(client.clone(), ns);
+    let mut written = 0;
+    for _ in 0..600 {
+        written = backlogs
+            .list(&Default::default())
+            .await
+            .expect("list the parents")
+            .items
+            .iter()
+            .filter(|b| {
+                b.status
+                    .as_ref()
+                    .is_some_and(|s| s.observed_generation.is_some())
+            })
+            .count();
+        if written >= count {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("only {written} of {count} parents have a status");
+}
+
 /// Changes the note of parent `name` in `ns` while passes run; answers how many passes started between the
 /// change's request and the changed parent's pass that saw it, and how many were still to run then (the
 /// backlog the change overtook).
