@@ -1,5 +1,6 @@
 //! The work queue's priority rule on the embedded cluster (`tests::priority_scenario`): a change to one parent
-//! runs before the 10,000 parents a re-list replays, and before the parents of an operator's first list.
+//! runs before the 10,000 parents a re-list replays, and before the parents of an operator's first list; so
+//! does a change to a child's spec, while a child's status update waits with the first list.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,8 +12,9 @@ use kube::api::{Api, PostParams};
 use kubewright::Operator;
 use kubewright::testing::ApiServer;
 use tests::priority_scenario::{
-    Pace, Passes, change_overtakes, install, name, passes_reach, reconciler, run, served_first,
-    statuses_written, workqueue_metric,
+    Pace, Passes, change_overtakes, child_write_overtakes, deployments_exist, install, name,
+    passes_reach, reconciler, reconciler_with_child, run, served_first, statuses_written,
+    workqueue_metric,
 };
 
 const PARENTS: usize = 10_000;
@@ -122,5 +124,74 @@ async fn a_change_runs_before_the_parents_of_the_first_list() {
     assert!(
         served_first(overtook, backlog),
         "{overtook} passes ran between the change and its pass, with {backlog} listed parents waiting"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_childs_status_update_waits_with_the_first_list_and_a_change_to_its_spec_does_not() {
+    // The test plays the Deployment controller: the server writes no workload status of its own.
+    let server = ApiServer::builder().workload_status(false).build();
+    let client = server.client();
+    install(&client, "default", 2_000).await;
+    let passes = Passes::default();
+    let _stop = run(
+        Operator::new(client.clone()).controller(reconciler_with_child(
+            "children",
+            passes.clone(),
+            Arc::new(AtomicU64::new(2)),
+        )),
+    );
+    passes_reach(&passes, 50).await;
+    // The first two parents that ran (the list's order is not their names'), once their Deployments exist.
+    let first: Vec<String> = {
+        let seen = passes.lock().unwrap();
+        let mut names: Vec<String> = Vec::new();
+        for (n, _) in seen.iter() {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+        names.truncate(2);
+        names
+    };
+    deployments_exist(&client, "default", &first).await;
+    // Another writer changes the first one's Deployment: its pass corrects it before the first list's.
+    let (overtook, backlog) = child_write_overtakes(
+        &client,
+        "default",
+        &first[0],
+        false,
+        serde_json::json!({"spec": {"replicas": 3}}),
+        &passes,
+        2_000,
+    )
+    .await;
+    assert!(
+        backlog > 1_000,
+        "the spec change came with {backlog} parents waiting"
+    );
+    assert!(
+        served_first(overtook, backlog),
+        "{overtook} passes ran between the child's spec change and its parent's pass, with {backlog} listed parents waiting"
+    );
+    // Its controller reports on the second one's Deployment: that waits with the first list, and is read
+    // in the parent's pass after it.
+    let (overtook, backlog) = child_write_overtakes(
+        &client,
+        "default",
+        &first[1],
+        true,
+        serde_json::json!({"status": {"observedGeneration": 1, "replicas": 1}}),
+        &passes,
+        2_000,
+    )
+    .await;
+    assert!(
+        backlog > 900,
+        "the status update came with {backlog} parents waiting"
+    );
+    assert!(
+        overtook + 50 >= backlog,
+        "the status update's pass ran after {overtook} of the {backlog} listed parents' passes"
     );
 }

@@ -7,17 +7,22 @@
 //! the list, thousands of passes; with it, behind the passes in flight and the few the cache had already
 //! handed to the queue.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::{FutureExt, StreamExt};
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{Client, CustomResource, CustomResourceExt, ResourceExt};
-use kubewright::{Operator, Outcome, Reconciler, ReconcilerStatus, SyncReconciler};
+use kubewright::{
+    ChildReconciler, Context, Operator, Outcome, Reconciler, ReconcilerStatus, SyncReconciler,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -72,6 +77,44 @@ pub fn reconciler(name: &str, passes: Passes, pace: Pace) -> Reconciler<Backlog>
                 .boxed()
             },
         ))
+}
+
+/// [`reconciler`] with a child: a Deployment named after its parent, as a workload controller would report on.
+pub fn reconciler_with_child(name: &str, passes: Passes, pace: Pace) -> Reconciler<Backlog> {
+    reconciler(name, passes, pace).step(ChildReconciler::new("deployment", desired_deployment))
+}
+
+fn desired_deployment(parent: &Backlog, _: &mut Context) -> kubewright::Result<Option<Deployment>> {
+    let labels = BTreeMap::from([("app".to_string(), parent.name_any())]);
+    Ok(Some(Deployment {
+        metadata: ObjectMeta {
+            name: Some(parent.name_any()),
+            ..Default::default()
+        },
+        spec: Some(DeploymentSpec {
+            replicas: Some(1),
+            selector: LabelSelector {
+                match_labels: Some(labels.clone()),
+                ..Default::default()
+            },
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels),
+                    ..Default::default()
+                }),
+                spec: Some(PodSpec {
+                    containers: vec![Container {
+                        name: "app".into(),
+                        image: Some("nginx:1.27".into()),
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }),
+            },
+            ..Default::default()
+        }),
+        ..Default::default()
+    }))
 }
 
 /// Installs the CRD and creates `count` parents in `ns` (see [`install_parents`]).
@@ -206,6 +249,68 @@ pub async fn change_overtakes(
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     panic!("the changed parent {parent} had no pass");
+}
+
+/// Waits until the Deployments of `parents` in `ns` exist.
+pub async fn deployments_exist(client: &Client, ns: &str, parents: &[String]) {
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), ns);
+    for parent in parents {
+        let mut found = false;
+        for _ in 0..600 {
+            if deployments
+                .get_opt(parent)
+                .await
+                .expect("read a Deployment")
+                .is_some()
+            {
+                found = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(found, "the Deployment of {parent} was not created");
+    }
+}
+
+/// Merges `patch` into the Deployment of parent `parent` in `ns` (into its status when `status`, as its
+/// controller would; else into its spec, as another writer would) while passes run; answers how many passes
+/// started between the write and the parent's next pass, and how many were still to run then.
+pub async fn child_write_overtakes(
+    client: &Client,
+    ns: &str,
+    parent: &str,
+    status: bool,
+    patch: serde_json::Value,
+    passes: &Passes,
+    total: usize,
+) -> (usize, usize) {
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), ns);
+    let changed_at = passes.lock().unwrap().len();
+    let params = PatchParams::default();
+    if status {
+        deployments
+            .patch_status(parent, &params, &Patch::Merge(patch))
+            .await
+            .expect("write the child's status");
+    } else {
+        deployments
+            .patch(parent, &params, &Patch::Merge(patch))
+            .await
+            .expect("change the child's spec");
+    }
+    for _ in 0..12_000 {
+        {
+            let seen = passes.lock().unwrap();
+            if let Some(at) = seen[changed_at..].iter().position(|(n, _)| n == parent) {
+                return (at, total.saturating_sub(changed_at));
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!(
+        "the parent {parent} had no pass after its child's write ({} passes since)",
+        passes.lock().unwrap().len() - changed_at
+    );
 }
 
 /// The value of the metric `metric{name="<controller>"}` the process's registry holds now.

@@ -10,13 +10,16 @@ use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher::Event;
 
 use super::objects::{Key, Objects, key_of};
+use super::spec_kept::SpecKept;
 use super::{CachedKind, Change, OwnerIndex, Publisher};
 
-/// Keeps the owner index in step with the objects. Runs before the objects take `ev`, so `objects` still hold
-/// the previous version of an applied object.
+/// Keeps the owner index in step with the objects, and notes the updates that kept their object's spec in
+/// `spec_kept`. Runs before the objects take `ev`, so `objects` still hold the previous version of an applied
+/// object.
 pub(super) fn index_update<K: CachedKind>(
     owners: &OwnerIndex,
     objects: &Objects<K>,
+    spec_kept: &SpecKept,
     pending: &mut Option<HashMap<String, HashSet<Key>>>,
     ev: &Event<K>,
 ) {
@@ -50,8 +53,19 @@ pub(super) fn index_update<K: CachedKind>(
             let r = key_of(o);
             let uids = refs_of(o);
             // Owner references rarely change: compare with the previous version (a lookup, not a scan of the
-            // whole index, which made every event O(objects)).
-            let known = objects.owner_uids(&r);
+            // whole index, which made every event O(objects)). The same partial decode tells whether the
+            // update kept the spec.
+            let previous = objects.previous(&r).unwrap_or_default();
+            let meta = o.meta();
+            if previous.generation.is_some()
+                && previous.generation == meta.generation
+                && !previous.deleting
+                && meta.deletion_timestamp.is_none()
+                && previous.owner_uids == uids
+            {
+                spec_kept.note(meta.resource_version.as_deref());
+            }
+            let known = previous.owner_uids;
             if known != uids {
                 let mut map = owners.write().unwrap_or_else(|e| e.into_inner());
                 remove(&mut map, &known, &r);
@@ -63,7 +77,7 @@ pub(super) fn index_update<K: CachedKind>(
         Event::Delete(o) => {
             let r = key_of(o);
             let mut uids = refs_of(o);
-            uids.extend(objects.owner_uids(&r));
+            uids.extend(objects.previous(&r).unwrap_or_default().owner_uids);
             let mut map = owners.write().unwrap_or_else(|e| e.into_inner());
             remove(&mut map, &uids, &r);
         }

@@ -28,6 +28,7 @@ mod objects;
 mod options;
 mod replayed;
 mod served;
+mod spec_kept;
 mod sync;
 mod watch;
 mod wire;

@@ -83,7 +83,8 @@ struct Inner<K: CachedKind> {
     ready: tokio::sync::watch::Sender<bool>,
 }
 
-/// What a compact object's owner references decode from, skipping every other field.
+/// What a compact object's owner references, generation and deletion decode from, skipping every other
+/// field.
 #[derive(Deserialize)]
 struct OwnersOnly {
     #[serde(default)]
@@ -94,6 +95,21 @@ struct OwnersOnly {
 struct OwnersMeta {
     #[serde(default, rename = "ownerReferences")]
     owner_references: Option<Vec<OwnerReference>>,
+    #[serde(default)]
+    generation: Option<i64>,
+    #[serde(default, rename = "deletionTimestamp")]
+    deletion_timestamp: Option<serde::de::IgnoredAny>,
+}
+
+/// What a cache's event is compared with: the previous version's owners, generation and deletion.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Previous {
+    /// The uids of its owners.
+    pub(crate) owner_uids: Vec<String>,
+    /// Its `metadata.generation`.
+    pub(crate) generation: Option<i64>,
+    /// Whether its deletion had begun.
+    pub(crate) deleting: bool,
 }
 
 /// What a compact object's labels decode from, skipping every other field.
@@ -238,21 +254,32 @@ impl<K: CachedKind> Objects<K> {
         }
     }
 
-    /// The owner uids of the object under `key` (a compact object's other fields are skipped, not decoded).
-    pub(crate) fn owner_uids(&self, key: &str) -> Vec<String> {
+    /// The owners, generation and deletion of the object under `key`, or `None` when the cache does not hold
+    /// it (a compact object's other fields are skipped, not decoded).
+    pub(crate) fn previous(&self, key: &str) -> Option<Previous> {
         let uids = |refs: &[OwnerReference]| refs.iter().map(|r| r.uid.clone()).collect();
         if self.compact() {
             let bytes = self.read();
-            bytes
-                .get(key)
-                .and_then(|b| self.inner.codec.decode::<OwnersOnly>(key, b))
-                .and_then(|o| o.metadata.owner_references)
-                .map(|refs| uids(&refs))
-                .unwrap_or_default()
+            let meta = self
+                .inner
+                .codec
+                .decode::<OwnersOnly>(key, bytes.get(key)?)?
+                .metadata;
+            Some(Previous {
+                owner_uids: meta
+                    .owner_references
+                    .as_deref()
+                    .map(uids)
+                    .unwrap_or_default(),
+                generation: meta.generation,
+                deleting: meta.deletion_timestamp.is_some(),
+            })
         } else {
-            self.get(key)
-                .map(|o| uids(o.owner_references()))
-                .unwrap_or_default()
+            self.get(key).map(|o| Previous {
+                owner_uids: uids(o.owner_references()),
+                generation: o.meta().generation,
+                deleting: o.meta().deletion_timestamp.is_some(),
+            })
         }
     }
 
@@ -347,7 +374,7 @@ mod tests {
     use k8s_openapi::ByteString;
     use k8s_openapi::api::apps::v1::Deployment;
     use k8s_openapi::api::core::v1::{Secret, Service, ServicePort, ServiceSpec};
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
     use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
     use kube::CustomResource;
     use kube::runtime::reflector::store::Writer;
@@ -547,7 +574,7 @@ mod tests {
         );
         assert!(objects.get("ns/bad").is_none());
         assert!(objects.state().is_empty());
-        assert!(objects.owner_uids("ns/bad").is_empty());
+        assert_eq!(objects.previous("ns/bad"), None);
         assert_eq!(objects.len(), 1);
     }
 
@@ -564,6 +591,8 @@ mod tests {
         let mut other = deployment("other");
         other.metadata.namespace = Some("elsewhere".into());
         other.metadata.labels = None;
+        other.metadata.generation = Some(3);
+        other.metadata.deletion_timestamp = Some(Time(Default::default()));
         for ev in [
             Event::Init,
             Event::InitApply(deployment("web")),
@@ -586,9 +615,25 @@ mod tests {
         assert_eq!(sorted(typed.state()), sorted(compact.state()));
         for k in ["ns/web", "ns/db", "ns/api", "elsewhere/other", "web"] {
             assert_eq!(typed.get(k), compact.get(k), "{k}");
-            assert_eq!(typed.owner_uids(k), compact.owner_uids(k), "{k}");
+            assert_eq!(typed.previous(k), compact.previous(k), "{k}");
         }
-        assert_eq!(compact.owner_uids("ns/web"), ["p1"]);
+        assert_eq!(
+            compact.previous("ns/web"),
+            Some(Previous {
+                owner_uids: vec!["p1".into()],
+                generation: None,
+                deleting: false,
+            })
+        );
+        assert_eq!(
+            compact.previous("elsewhere/other"),
+            Some(Previous {
+                owner_uids: vec!["p1".into()],
+                generation: Some(3),
+                deleting: true,
+            })
+        );
+        assert_eq!(compact.previous("ns/api"), None, "deleted");
         assert_eq!(compact.get("ns/web").as_deref(), Some(&deployment("web")));
         let labelled = |o: &Objects<Deployment>, ns| {
             sorted(o.labelled(ns, |l| l.get("app").is_some_and(|a| a == "db")))

@@ -21,13 +21,22 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use kube::runtime::watcher::Event;
 
-/// The highest resourceVersion a replayed event may carry (shared by a cache and its watch loop).
+use super::spec_kept::SpecKept;
+
+/// The highest resourceVersion a replayed event may carry (shared by a cache and its watch loop), and the
+/// cache's other events whose passes may wait: its updates that kept their object's spec ([`SpecKept`]).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Replayed {
     up_to: Arc<AtomicU64>,
+    spec_kept: SpecKept,
 }
 
 impl Replayed {
+    /// The cache's updates that kept their object's spec.
+    pub(crate) fn spec_kept(&self) -> &SpecKept {
+        &self.spec_kept
+    }
+
     /// Whether an event for an object at `resource_version` replays a list (see the module docs).
     pub(crate) fn replays(&self, resource_version: Option<&str>) -> bool {
         resource_version

@@ -3,7 +3,7 @@
 
 use super::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use kube::runtime::watcher::Event;
 
 fn cm(name: &str, owners: &[&str]) -> ConfigMap {
@@ -46,9 +46,10 @@ fn fed(form: Form) -> Fed {
     let mut compact = objects::CompactWriter::new(objects.clone());
     let owners = cache.owners.clone();
     let indexes = cache.indexes.clone();
+    let spec_kept = cache.replayed.spec_kept().clone();
     let mut pending = None;
     let feed = Box::new(move |ev: &Event<ConfigMap>| {
-        events::index_update(&owners, &objects, &mut pending, ev);
+        events::index_update(&owners, &objects, &spec_kept, &mut pending, ev);
         indexes.update(&objects, ev);
         match form {
             Form::Typed => writer.apply_watcher_event(ev),
@@ -148,4 +149,36 @@ fn both_forms_return_equal_values() {
         sorted(c.labelled(Some("ns"), tier_x))
     );
     assert_eq!((t.len(), c.len()), (3, 3));
+}
+
+#[test]
+fn an_update_that_keeps_the_generation_owners_and_no_deletion_kept_the_spec() {
+    for form in [Form::Typed, Form::Compact] {
+        let Fed { cache, mut feed } = fed(form);
+        let mut feed = |ev: Event<ConfigMap>| feed(&ev);
+        let at = |version: u64, generation: Option<i64>, owners: &[&str]| {
+            let mut c = cm("a", owners);
+            c.metadata.resource_version = Some(version.to_string());
+            c.metadata.generation = generation;
+            c
+        };
+        let kept = |version: u64| cache.replayed.spec_kept().kept(Some(&version.to_string()));
+        feed(Event::Init);
+        feed(Event::InitDone);
+        feed(Event::Apply(at(10, Some(1), &["p1"])));
+        assert!(!kept(10), "{form:?}: created, not kept");
+        feed(Event::Apply(at(11, Some(1), &["p1"])));
+        assert!(kept(11), "{form:?}: its status or metadata changed");
+        feed(Event::Apply(at(12, Some(2), &["p1"])));
+        assert!(!kept(12), "{form:?}: its spec changed");
+        feed(Event::Apply(at(13, Some(2), &["p1", "p2"])));
+        assert!(!kept(13), "{form:?}: its owners changed");
+        let mut deleting = at(14, Some(2), &["p1", "p2"]);
+        deleting.metadata.deletion_timestamp = Some(Time(Default::default()));
+        feed(Event::Apply(deleting));
+        assert!(!kept(14), "{form:?}: its deletion began");
+        feed(Event::Apply(at(15, None, &["p1"])));
+        feed(Event::Apply(at(16, None, &["p1"])));
+        assert!(!kept(16), "{form:?}: no generation to tell by");
+    }
 }

@@ -97,7 +97,13 @@ pub(super) fn run<K: CachedKind>(w: Watch<K>) -> BoxFuture<'static, ()> {
         let indexed_events = events.modify(strip::<K>).map(move |ev| {
             if let Ok(ev) = &ev {
                 let c = &indexed;
-                events::index_update(&c.owners, &c.objects, &mut pending, ev);
+                events::index_update(
+                    &c.owners,
+                    &c.objects,
+                    c.replayed.spec_kept(),
+                    &mut pending,
+                    ev,
+                );
                 c.indexes.update(&c.objects, ev);
                 events::note_seen(&seen, ev);
                 c.replayed.note(&seen, &mut listed_once, ev);

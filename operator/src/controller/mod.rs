@@ -6,11 +6,18 @@
 //! but the first list of a cache (every object was there before the operator started), a re-list after a lost
 //! watch (an object whose `resourceVersion` is at most the highest the cache had seen before the re-list: it
 //! did not change while the watch was down), a trigger stream that lagged and reconciles everything, or a
-//! periodic resync ([`Reconciler::resync_every`]); at the normal priority for anything else (a change to the
-//! parent, to its children, to the objects it watches or references, an external trigger, a requeue the pass
-//! asked for, a retry). A parent due at the low priority that a change asks for again moves up. The rule reads
-//! resourceVersions as etcd's increasing numbers; with a server whose versions are opaque, every pass is due at
-//! the normal priority.
+//! periodic resync ([`Reconciler::resync_every`]), or an update of one of its children that kept the child's
+//! spec (the same `metadata.generation` and owners, no deletion begun: a workload controller writing the
+//! child's status); at the normal priority for anything else (a change to the parent, to its children's specs,
+//! a child's deletion, a change to the objects it watches or references, an external trigger, a requeue the
+//! pass asked for, a retry). A parent due at the low priority that a change asks for again moves up.
+//!
+//! Unlike controller-runtime, which runs every update first, a child's status update waits with the replays:
+//! when an operator starts on thousands of parents, the passes that create their children go before the passes
+//! that report on children already made, and a Deployment's first status updates by kube-controller-manager
+//! (two in its first seconds) are read in one pass rather than one pass each. With no backlog, such an update
+//! runs at once, as any change. The rule reads resourceVersions as etcd's increasing numbers; with a server
+//! whose versions are opaque, every pass is due at the normal priority.
 //!
 //! **Retries.** A failed pass (an error, a `409 Conflict`) runs again after the later of its parent's
 //! [`Backoff`] and a token of the controller's [`RetryRate`] bucket.
@@ -229,16 +236,22 @@ pub(crate) fn runner<P: ParentKind>(
     let mut changes: Vec<BoxStream<'static, (Changed, Priority)>> = Vec::new();
     for kind in wiring.kinds() {
         let kind_changes = (kind.changes)(&caches);
-        // Events that replay a list queue their parents behind the changes (`queue::Priority`).
+        // Events that replay a list, and updates of a child that kept its spec, queue their parents behind the
+        // changes (`queue::Priority`).
         let replayed = caches
             .replayed_of(&kind.api_version, &kind.kind)
             .unwrap_or_default();
+        let child = kind.role == crate::reconcilers::Role::Owned;
         changes.push(
             kind_changes
                 .map(move |changed| {
                     let priority = match &changed {
                         Changed::Object { meta, .. } => {
-                            Priority::replay_if(replayed.replays(meta.resource_version.as_deref()))
+                            let version = meta.resource_version.as_deref();
+                            Priority::replay_if(
+                                replayed.replays(version)
+                                    || (child && replayed.spec_kept().kept(version)),
+                            )
                         }
                         Changed::Lagged => Priority::Low,
                     };
@@ -495,7 +508,7 @@ async fn reconcile<P: ParentKind>(
         None => obj_ref.name.clone(),
     };
     let in_flight = shared.health.pass_started(controller, parent_name);
-    let running = Running::new(&shared.why, &obj_ref);
+    let running = Running::new(&shared.why, &obj_ref, parent.meta());
     let (result, action) = pass(parent, &obj_ref, &why, &shared).await;
     if let Some(uid) = &uid
         && running.ended(uid)
@@ -519,8 +532,12 @@ struct Running<'a, P: ParentKind> {
 }
 
 impl<'a, P: ParentKind> Running<'a, P> {
-    fn new(why: &'a Why<P>, parent: &'a ObjectRef<P>) -> Self {
-        why.pass_started(parent);
+    fn new(
+        why: &'a Why<P>,
+        parent: &'a ObjectRef<P>,
+        read: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    ) -> Self {
+        why.pass_started(parent, read);
         Self {
             why,
             parent,

@@ -7,9 +7,10 @@
 //!   of millisecond ticks, so a change reached its pass about 2 ms late on an idle operator (the first tick of
 //!   the queue, then the first of tokio's timer). Here only requests for later (a requeue after a delay, a
 //!   retry's backoff, a debounce) go on a timer.
-//! - Parents due for a change run before parents due only because a list replayed them or a resync came round
-//!   ([`Priority`], controller-runtime's priority queue rule): an operator that starts on, or re-lists, 10,000
-//!   parents serves a change to one of them after the passes in flight, not after the other 9,999.
+//! - Parents due for a change run before parents due only because a list replayed them, a resync came round or
+//!   a child's status moved ([`Priority`], after controller-runtime's priority queue rule): an operator that
+//!   starts on, or re-lists, 10,000 parents serves a change to one of them after the passes in flight, not after
+//!   the other 9,999.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
@@ -26,14 +27,15 @@ use tokio_util::time::delay_queue::Key;
 ///
 /// A parent is due for a pass with [`Priority::Low`] when nothing asked for it but a list replaying objects
 /// the cache already had (the first list of a cache, a re-list after a lost watch: see the cache's replay
-/// rule), a lagging trigger stream that reconciles everything, or a periodic resync; with
-/// [`Priority::Normal`] for anything else (a change to the parent, its children or the objects it watches or
-/// references, an external trigger, a requeue the pass asked for, a retry). Due parents run in the order
+/// rule), a lagging trigger stream that reconciles everything, a periodic resync, or an update of a child that
+/// kept its spec (the cache's `SpecKept` rule: a child's status written by its own controller); with
+/// [`Priority::Normal`] for anything else (a change to the parent, its children's specs or the objects it
+/// watches or references, a child's deletion, an external trigger, a requeue the pass asked for, a retry). Due parents run in the order
 /// they came due within each priority, every normal one first; a low one that a change asks for again becomes
 /// normal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Priority {
-    /// Replays of lists, resyncs.
+    /// Replays of lists, resyncs, children's status updates.
     Low,
     /// Changes.
     Normal,
