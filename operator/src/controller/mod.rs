@@ -508,7 +508,7 @@ async fn reconcile<P: ParentKind>(
         None => obj_ref.name.clone(),
     };
     let in_flight = shared.health.pass_started(controller, parent_name);
-    let running = Running::new(&shared.why, &obj_ref, parent.meta());
+    let running = Running::new(&shared.why, &obj_ref);
     let (result, action) = pass(parent, &obj_ref, &why, &shared).await;
     if let Some(uid) = &uid
         && running.ended(uid)
@@ -532,12 +532,8 @@ struct Running<'a, P: ParentKind> {
 }
 
 impl<'a, P: ParentKind> Running<'a, P> {
-    fn new(
-        why: &'a Why<P>,
-        parent: &'a ObjectRef<P>,
-        read: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    ) -> Self {
-        why.pass_started(parent, read);
+    fn new(why: &'a Why<P>, parent: &'a ObjectRef<P>) -> Self {
+        why.pass_started(parent);
         Self {
             why,
             parent,

@@ -4,9 +4,7 @@
 //! While a parent's pass runs, the changes to the parent and the children it controls are held rather than
 //! queued: the echo of a write can arrive before the pass has the answer that tells it (the API server sends
 //! both at once). When the pass ends every answer is known; the held changes that are echoes go, the others
-//! queue the parent. So a pass's own writes never wake its parent, however the two race. A change to the parent
-//! at the very version the pass read is none either: when an operator starts, its children's first lists can
-//! start a parent's pass before the parent's own list event arrives, and that event would run it again.
+//! queue the parent. So a pass's own writes never wake its parent, however the two race.
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -36,15 +34,6 @@ struct Queued {
     other: bool,
 }
 
-/// A parent's pass in flight.
-#[derive(Default)]
-struct Running {
-    /// The parent as the pass read it: `uid resourceVersion`.
-    read: Option<Box<str>>,
-    /// The changes held until it ends.
-    held: Vec<Held>,
-}
-
 /// A change that came while its parent's pass ran.
 struct Held {
     why: Box<str>,
@@ -72,7 +61,7 @@ pub(super) struct Why<P: kube::Resource<DynamicType = ()>> {
     /// resync) take a table of small entries rather than one of whole object references and reasons.
     queued: Mutex<HashMap<Box<str>, Box<Queued>>>,
     /// The parents with a pass in flight, and the changes to them or their children held until it ends.
-    running: Mutex<HashMap<Box<str>, Running>>,
+    running: Mutex<HashMap<Box<str>, Vec<Held>>>,
     requeued: Mutex<HashMap<Box<str>, &'static str>>,
     /// The controller's writes whose echoes are awaited.
     echoes: Arc<Echoes>,
@@ -117,15 +106,8 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
         let changed = meta.uid.as_deref().zip(meta.resource_version.as_deref());
         let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
         match (running.get_mut(&*key(parent)), changed) {
-            // The parent at the version its pass read (its list's event, come after the pass began): nothing
-            // the pass does not see.
-            (Some(pass), Some((uid, version)))
-                if pass.read.as_deref().and_then(|r| r.split_once(' ')) == Some((uid, version)) =>
-            {
-                false
-            }
-            (Some(pass), Some((uid, version))) => {
-                pass.held.push(Held {
+            (Some(held), Some((uid, version))) => {
+                held.push(Held {
                     why: why().into(),
                     uid: uid.into(),
                     version: version.into(),
@@ -144,31 +126,19 @@ impl<P: kube::Resource<DynamicType = ()>> Why<P> {
         }
     }
 
-    /// Marks the pass over `parent` started from the parent as `read` (its metadata): changes to it and its
-    /// children are held until it ends, and a change to the parent at the version read is none.
-    pub(super) fn pass_started(&self, parent: &ObjectRef<P>, read: &ObjectMeta) {
-        let read = read
-            .uid
-            .as_deref()
-            .zip(read.resource_version.as_deref())
-            .map(|(uid, version)| format!("{uid} {version}").into_boxed_str());
+    /// Marks the pass over `parent` started: changes to it and its children are held until it ends.
+    pub(super) fn pass_started(&self, parent: &ObjectRef<P>) {
         self.running
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(
-                key(parent),
-                Running {
-                    read,
-                    held: Vec::new(),
-                },
-            );
+            .insert(key(parent), Vec::new());
     }
 
     /// Marks the pass over `parent` (whose uid is `uid`) ended, and records the changes held meanwhile that
     /// are not echoes of its writes. Answers whether any was, so that the parent runs again.
     pub(super) fn pass_ended(&self, parent: &ObjectRef<P>, uid: &str) -> bool {
         let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(Running { held, .. }) = running.remove(&*key(parent)) else {
+        let Some(held) = running.remove(&*key(parent)) else {
             return false;
         };
         // Checked in the order they came (an echo recognised lets the versions before it go), and under the
@@ -403,7 +373,7 @@ mod tests {
         let echoes = Arc::new(Echoes::default());
         let w = Why::<ConfigMap>::new("held", echoes.clone());
         let a = ObjectRef::new("a").within("default");
-        w.pass_started(&a, &meta("p", "3"));
+        w.pass_started(&a);
         // The echoes of the child's and the status's writes, before the pass has their answers.
         assert!(!w.record_change(
             &a,
@@ -418,7 +388,7 @@ mod tests {
         assert!(w.queued.lock().unwrap().is_empty());
 
         // Someone else's change during the pass queues the parent when the pass ends.
-        w.pass_started(&a, &meta("p", "3"));
+        w.pass_started(&a);
         assert!(!w.record_change(
             &a,
             None,
@@ -430,35 +400,10 @@ mod tests {
 
         // With no pass in flight, a change queues at once; a tracked object's change is never held.
         assert!(w.record_change(&a, None, || "the parent changed".into(), &meta("p", "7")));
-        w.pass_started(&a, &meta("p", "3"));
+        w.pass_started(&a);
         w.record(&a, "tracked Secret default/s changed");
         w.forget(&a);
         assert!(!w.pass_ended(&a, "p"), "forgotten with its parent");
-
-        // The parent at the version its pass read (its list's event, come late) is no change; another is.
-        w.pass_started(&a, &meta("p", "8"));
-        assert!(!w.record_change(
-            &a,
-            Some("p"),
-            || "the parent changed".into(),
-            &meta("p", "8")
-        ));
-        assert!(
-            !w.pass_ended(&a, "p"),
-            "the version the pass read: not queued"
-        );
-        w.pass_started(&a, &meta("p", "8"));
-        assert!(!w.record_change(
-            &a,
-            Some("p"),
-            || "the parent changed".into(),
-            &meta("p", "10")
-        ));
-        assert!(
-            w.pass_ended(&a, "p"),
-            "a later version: queued after the pass"
-        );
-        assert_eq!(why(&w, &a, false), "the parent changed");
 
         // With no pass in flight, the echo of a write of the writer's passes queues nothing; the same event for
         // a parent that did not write it does.
