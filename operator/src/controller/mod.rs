@@ -393,10 +393,17 @@ pub(crate) fn runner<P: ParentKind>(
         });
         let held = held.map(|r| (r, Priority::Normal));
         let requests = stream::select(parent_stream, stream::select(triggers, held));
-        // No pass before the parent cache holds its first list.
+        // No pass before every cache holds its first list. A pass that started once the parent's list was in
+        // waited for the others inside it, and the children's list events that came meanwhile ran its parent
+        // again after it: on every restart, as many second passes as the controller's concurrency.
         let ready_store = store.clone();
+        let ready_shared = shared.clone();
         let ready = async move {
             let _ = ready_store.wait_until_ready().await;
+            ready_shared
+                .synced
+                .get_or_init(|| caches_synced(&ready_shared.caches, ready_shared.reconciler.name()))
+                .await;
         };
         let start = move |obj_ref: ObjectRef<P>| {
             let Some(parent) = store.get(&obj_ref) else {
