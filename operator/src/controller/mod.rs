@@ -97,8 +97,6 @@ struct Shared<P: ParentKind> {
     backoff: Backoff,
     /// The overall rate of retries, beside `backoff`.
     retries: Mutex<rate::Bucket>,
-    /// Set once every cache holds its first list.
-    synced: tokio::sync::OnceCell<()>,
     /// The operator's shutdown signal, set when the controller starts.
     stop: std::sync::OnceLock<watch::Receiver<bool>>,
     /// Why each parent is due for a pass, from the triggers that queued it (see [`Why`]).
@@ -361,7 +359,6 @@ pub(crate) fn runner<P: ParentKind>(
         invalid: Mutex::default(),
         backoff,
         retries: Mutex::new(rate::Bucket::new(retry_rate)),
-        synced: tokio::sync::OnceCell::new(),
         stop: std::sync::OnceLock::new(),
         why,
         held_changed,
@@ -393,17 +390,16 @@ pub(crate) fn runner<P: ParentKind>(
         });
         let held = held.map(|r| (r, Priority::Normal));
         let requests = stream::select(parent_stream, stream::select(triggers, held));
-        // No pass before every cache holds its first list. A pass that started once the parent's list was in
-        // waited for the others inside it, and the children's list events that came meanwhile ran its parent
-        // again after it: on every restart, as many second passes as the controller's concurrency.
+        // No pass before every cache holds its first list: on a half-filled cache a child not listed yet looks
+        // absent (a needless write) and a tracked object not listed yet looks missing (a false invalid spec). The
+        // queue itself waits, not each pass: a pass that started once the parent's list was in waited for the
+        // others inside it, and the children's list events that came meanwhile ran its parent again after it
+        // (on every restart, as many second passes as the controller's concurrency).
         let ready_store = store.clone();
         let ready_shared = shared.clone();
         let ready = async move {
             let _ = ready_store.wait_until_ready().await;
-            ready_shared
-                .synced
-                .get_or_init(|| caches_synced(&ready_shared.caches, ready_shared.reconciler.name()))
-                .await;
+            caches_synced(&ready_shared.caches, ready_shared.reconciler.name()).await;
         };
         let start = move |obj_ref: ObjectRef<P>| {
             let Some(parent) = store.get(&obj_ref) else {
@@ -474,25 +470,6 @@ async fn reconcile<P: ParentKind>(
     shared: Arc<Shared<P>>,
 ) -> Result<Option<(Duration, Priority)>, Error> {
     let obj_ref = ObjectRef::from_obj(parent.as_ref());
-    // No pass before every cache holds its first list: on a half-filled cache a child not listed yet looks
-    // absent (a needless write) and a tracked object not listed yet looks missing (a false invalid spec).
-    let parent = if shared.synced.initialized() {
-        parent
-    } else {
-        shared
-            .synced
-            .get_or_init(|| caches_synced(&shared.caches, shared.reconciler.name()))
-            .await;
-        // The parent may have changed (or gone) while the caches filled.
-        let latest = shared
-            .caches
-            .get::<P>()
-            .and_then(|c| c.get(obj_ref.namespace.as_deref(), &obj_ref.name));
-        match latest {
-            Some(p) => p,
-            None => return Ok(None),
-        }
-    };
     let retrying = shared
         .failures
         .lock()
