@@ -60,8 +60,11 @@ async fn a_change_runs_before_the_ten_thousand_parents_a_relist_replays() {
     server.compact();
     assert!(server.drop_watches() >= 1);
     passes_reach(&passes, PARENTS + 100).await;
+    // The cache hands a re-list's parents to the queue in its store's (hashed) order, not the list's: the
+    // change goes to a parent whose replayed pass has not started yet.
+    let changed = not_replayed_yet(&passes);
     let (overtook, backlog) =
-        change_overtakes(&client, "default", &name(PARENTS - 1), &passes, 2 * PARENTS).await;
+        change_overtakes(&client, "default", &changed, &passes, 2 * PARENTS).await;
     assert!(
         backlog > PARENTS / 2,
         "the change came while {backlog} replayed parents waited"
@@ -77,18 +80,43 @@ async fn a_change_runs_before_the_ten_thousand_parents_a_relist_replays() {
         workqueue_metric("workqueue_depth", "relisted"),
     );
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let twice = more_than_twice(&passes);
+    let mut twice = more_than_twice(&passes);
+    // One parent may rightly run three times: the changed one, when its replayed pass started between the
+    // choice above and the change reaching the cache (the change then makes it due once more).
+    let changed_ran_before = twice
+        .iter()
+        .position(|(n, notes)| *n == changed && *notes == ["old", "old", "new"]);
+    let extra = usize::from(changed_ran_before.is_some());
+    if let Some(at) = changed_ran_before {
+        twice.remove(at);
+    }
+    assert!(
+        twice.is_empty(),
+        "parents that ran more than twice: {twice:?}"
+    );
     assert_eq!(
         adds,
-        Some(2 * PARENTS as u64),
-        "parents that ran more than twice: {twice:?}"
+        Some((2 * PARENTS + extra) as u64),
+        "every parent made due once by the first list and once by the re-list"
     );
     assert_eq!(depth, Some(0));
     assert_eq!(
         passes.lock().unwrap().len(),
-        2 * PARENTS,
-        "no pass twice: {twice:?}"
+        2 * PARENTS + extra,
+        "no pass twice"
     );
+}
+
+/// A parent whose pass since the first list's has not started: the last name not among them.
+fn not_replayed_yet(passes: &Passes) -> String {
+    let seen = passes.lock().unwrap();
+    let replayed: std::collections::HashSet<&str> =
+        seen[PARENTS..].iter().map(|(n, _)| n.as_str()).collect();
+    (0..PARENTS)
+        .rev()
+        .map(name)
+        .find(|n| !replayed.contains(n.as_str()))
+        .expect("a parent not replayed yet")
 }
 
 /// The parents with more than two passes, and their notes in each.
