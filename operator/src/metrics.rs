@@ -17,6 +17,7 @@
 //! | `leader_election_master_status` | `name` | 1 while this replica holds the Lease `name` |
 //! | `operator_writes_total` | `controller`, `verb`, `kind` | writes the controllers made |
 //! | `operator_events_total` | `controller`, `type` | events the controllers recorded |
+//! | `operator_passes_without_writes_total` | `controller` | passes that ended well and wrote nothing: every child and the status were already as desired |
 //! | `operator_child_corrections_total` | `controller`, `kind` | children updated to match their desired state (drifted, or their parent changed) |
 //! | `operator_child_fights_total` | `controller`, `kind` | fights begun: a child corrected again and again because another writer keeps changing it (`reconcilers::fights`) |
 //! | `operator_shard_parents` | `kind`, `shard` | parents each member of a sharded group owns, as the assigner last counted (on the replica that assigns) |
@@ -68,6 +69,7 @@ pub struct Metrics {
     writes: Family<Labels, Counter>,
     events: Family<Labels, Counter>,
     corrections: Family<Labels, Counter>,
+    without_writes: Family<Labels, Counter>,
     foreign_not_ready: Family<Labels, Gauge>,
     certificate_reloads: Family<Labels, Counter>,
     fights: Family<Labels, Counter>,
@@ -114,6 +116,7 @@ impl Metrics {
             writes: Family::default(),
             events: Family::default(),
             corrections: Family::default(),
+            without_writes: Family::default(),
             foreign_not_ready: Family::default(),
             certificate_reloads: Family::default(),
             fights: Family::default(),
@@ -219,6 +222,11 @@ impl Metrics {
             m.corrections.clone(),
         );
         r.register(
+            "operator_passes_without_writes",
+            "Passes that ended well and wrote nothing (every child and the status already as desired)",
+            m.without_writes.clone(),
+        );
+        r.register(
             "operator_foreign_parents_not_ready",
             "Parents whose status the operator does not write (built-in and foreign kinds) that are not ready",
             m.foreign_not_ready.clone(),
@@ -271,6 +279,17 @@ impl Metrics {
             self.reconcile_errors
                 .get_or_create(&controller_label(controller)),
         );
+        drop(
+            self.without_writes
+                .get_or_create(&controller_label(controller)),
+        );
+    }
+
+    /// A pass of `controller` ended well having written nothing.
+    pub(crate) fn pass_wrote_nothing(&self, controller: &str) {
+        self.without_writes
+            .get_or_create(&controller_label(controller))
+            .inc();
     }
 
     /// A pass starts after `queued` seconds in the queue (`None`: not known to have been queued).
@@ -490,6 +509,7 @@ mod tests {
         m.wrote("web", "apply", "Deployment");
         m.event("web", false);
         m.corrected("web", "Service");
+        m.pass_wrote_nothing("web");
         let text = m.encode();
         for line in [
             r#"controller_runtime_reconcile_total{controller="web",result="success"} 1"#,
@@ -509,6 +529,7 @@ mod tests {
             r#"operator_writes_total{controller="web",verb="apply",kind="Deployment"} 1"#,
             r#"operator_events_total{controller="web",type="Normal"} 1"#,
             r#"operator_child_corrections_total{controller="web",kind="Service"} 1"#,
+            r#"operator_passes_without_writes_total{controller="web"} 1"#,
         ] {
             assert!(text.contains(line), "missing {line} in\n{text}");
         }

@@ -297,16 +297,14 @@ async fn a_pass_is_not_woken_by_its_own_writes() {
     // Nor do they queue it: the creation queued the Memo once, and the echoes of the finalizer's, the
     // ConfigMap's and the status's writes none, whether they came before the answers to those writes (held
     // until the pass ended) or after (told when they arrived).
-    let adds = Metrics::global()
-        .encode()
-        .lines()
-        .find_map(|l| l.strip_prefix(&format!("workqueue_adds_total{{name=\"{controller}\"}} ")))
-        .and_then(|n| n.trim().parse::<u64>().ok());
     assert_eq!(
-        adds,
+        metric(&format!("workqueue_adds_total{{name=\"{controller}\"}}")),
         Some(1),
         "the pass's three writes queued the Memo again"
     );
+    let without_writes =
+        format!("operator_passes_without_writes_total{{controller=\"{controller}\"}}");
+    assert_eq!(metric(&without_writes), Some(0), "the first pass wrote");
 
     // Another client's change (a label) is not an echo.
     setup
@@ -322,6 +320,11 @@ async fn a_pass_is_not_woken_by_its_own_writes() {
         (passes.load(Ordering::SeqCst) == 2).then_some(())
     })
     .await;
+    // It finds everything as desired, and writes nothing.
+    eventually("the label's pass counted as writing nothing", async || {
+        (metric(&without_writes) == Some(1)).then_some(())
+    })
+    .await;
     // Neither is a change to the child by another manager, which the next pass takes back.
     setup
         .configmaps
@@ -334,7 +337,21 @@ async fn a_pass_is_not_woken_by_its_own_writes() {
         .unwrap();
     setup.converged("quiet", 1, "one").await;
     assert_eq!(settled().await, 3, "one pass for each change by others");
+    assert_eq!(
+        metric(&without_writes),
+        Some(1),
+        "the pass that took the ConfigMap back wrote"
+    );
     setup.stop().await;
+}
+
+/// The value of the series `series` (a metric's name and labels) the process's registry holds now.
+fn metric(series: &str) -> Option<u64> {
+    Metrics::global()
+        .encode()
+        .lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .and_then(|n| n.trim().parse::<u64>().ok())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -567,6 +567,9 @@ async fn pass<P: ParentKind>(
         )
         .instrument(span)
         .await;
+    if pass.result.is_ok() && pass.context.commands().is_empty() {
+        Metrics::global().pass_wrote_nothing(shared.reconciler.name());
+    }
     if shared.parent_exists(obj_ref) {
         shared
             .tracker
