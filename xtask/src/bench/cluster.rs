@@ -156,34 +156,45 @@ pub(super) async fn pod_phases(
     Ok(out)
 }
 
-/// Waits until the parent `name`'s status describes its generation and reports its workload rolled out
-/// (`Ready=True`, and `status.availableReplicas` equal to `spec.replicas` where the status has it), at most `limit`; returns how long that
-/// took, or `None` when it did not happen. On a whole cluster a patched workload keeps rolling out after the
-/// patch's write: an operator stopped before its status caught up has that change to reflect when restarted,
-/// which is no write of an idle operator's.
+/// Waits until the status of each parent of `names` describes its generation and reports its workload rolled
+/// out (`Ready=True`, and `status.availableReplicas` equal to `spec.replicas` where the status has it), at most
+/// `limit` in all; returns how long that took, or `None` when it did not happen. On a whole cluster a patched
+/// workload keeps rolling out after the patch's write: an operator stopped before its status caught up has that
+/// change to reflect when restarted, which is no write of an idle operator's.
 pub(super) async fn settle(
     parents: &Api<DynamicObject>,
-    name: &str,
+    names: &[&str],
     limit: Duration,
 ) -> anyhow::Result<Option<Duration>> {
     let started = Instant::now();
+    let mut waiting: Vec<&str> = names.to_vec();
     while started.elapsed() < limit {
-        let parent = parents.get(name).await?;
-        let status = &parent.data["status"];
-        let ready = status["conditions"].as_array().is_some_and(|cs| {
-            cs.iter()
-                .any(|c| c["type"] == "Ready" && c["status"] == "True")
-        });
-        if ready
-            && status["observedGeneration"].as_i64() == parent.metadata.generation
-            && (status.get("availableReplicas").is_none()
-                || status["availableReplicas"].as_i64() == spec_replicas(&parent.data["spec"]))
-        {
+        let mut still = Vec::new();
+        for name in waiting {
+            if !rolled_out(&parents.get(name).await?) {
+                still.push(name);
+            }
+        }
+        waiting = still;
+        if waiting.is_empty() {
             return Ok(Some(started.elapsed()));
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     Ok(None)
+}
+
+/// Whether `parent`'s status describes its generation and reports its workload rolled out.
+fn rolled_out(parent: &DynamicObject) -> bool {
+    let status = &parent.data["status"];
+    let ready = status["conditions"].as_array().is_some_and(|cs| {
+        cs.iter()
+            .any(|c| c["type"] == "Ready" && c["status"] == "True")
+    });
+    ready
+        && status["observedGeneration"].as_i64() == parent.metadata.generation
+        && (status.get("availableReplicas").is_none()
+            || status["availableReplicas"].as_i64() == spec_replicas(&parent.data["spec"]))
 }
 
 /// A parent's replicas: `spec.replicas`, or `spec.scale.replicas` of a WebApp at `v2`.

@@ -23,14 +23,16 @@
 //! nodes): every Deployment the operator creates gets a ReplicaSet, Pods that become Ready and status updates,
 //! converged means Ready too, and the run also reports the operator's own requests and 409 conflicts (from its
 //! client metrics, as the API server's count holds the controllers' requests too), the 409s the API server
-//! answered by verb and resource (whose writes met them), passes per parent, and the pods by phase at the end of
-//! the converge (a node simulation that did not keep up shows there). Before the restart the operator is stopped
+//! answered by verb and resource (whose writes met them), passes per parent (and, where the operator reports
+//! it, how many wrote nothing), and the pods by phase at the end of the converge (a node simulation that did not
+//! keep up shows there). Before the restart the operator is stopped
 //! once the last patched parent's status reports its rollout finished (`--settle-seconds`), so that the restart
 //! finds nothing that changed while it was down, and the API server's writes of the restart's window are printed
 //! by verb and resource.
 
 mod audit;
 mod cluster;
+mod converge;
 mod latency;
 mod process;
 mod requests;
@@ -41,13 +43,12 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use futures::StreamExt;
 use kube::Client;
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, PostParams};
-use kube::runtime::watcher;
 use kubewright_envtest::{Assets, ControlPlane};
 use serde_json::{Value, json};
 
+use converge::{report_unconverged, wait_converged};
 use latency::{median, patch_latencies, percentile};
 use process::{QUEUE_WAIT, free_port, metric_sums, metrics_page, passes, spawn, stop, usage};
 use requests::{delta, describe, is_write, list_counts, request_counts, write_durations};
@@ -84,9 +85,10 @@ pub struct Args {
     /// How long the converged operator is watched idle before the patches (writes and conflicts counted).
     #[arg(long, default_value_t = 10)]
     idle_seconds: u64,
-    /// On a whole cluster, how long to wait after the last patch for the patched parent's status to report
-    /// its workload rolled out before the operator is stopped and restarted (0: stop at once).
-    #[arg(long, default_value_t = 60)]
+    /// On a whole cluster, how long at most to wait after the last patch for the patched parents' statuses
+    /// to report their workloads rolled out before the operator is stopped and restarted (0: stop at once).
+    /// The wait ends as soon as they do: seconds at 1,000 parents, minutes on a cluster busy with 10,000.
+    #[arg(long, default_value_t = 300)]
     settle_seconds: u64,
 }
 
@@ -209,6 +211,8 @@ struct Figures {
     peak_mib: f64,
     /// Reconciler passes while converging, by the operator's own metrics.
     passes: u64,
+    /// Of those, the passes that wrote nothing, where the operator reports them.
+    passes_without_writes: Option<u64>,
     steady_mib: f64,
     restart_peak_mib: f64,
     /// Reconciler passes in the 15 s after the restart.
@@ -252,6 +256,11 @@ fn summarize(name: &str, runs: &[Figures]) {
     line("passes after a restart", "", |f| f.restart_passes as f64);
     line("passes while converging", "", |f| f.passes as f64);
     line("  per parent", "", |f| f.passes_per_parent);
+    if runs.iter().all(|f| f.passes_without_writes.is_some()) {
+        line("  that wrote nothing", "", |f| {
+            f.passes_without_writes.unwrap_or_default() as f64
+        });
+    }
     line("spec patch -> workload p50", "ms", |f| f.p50_ms);
     line("spec patch -> workload p99", "ms", |f| f.p99_ms);
     line("  back to back, p99", "ms", |f| f.busy_p99_ms);
@@ -342,7 +351,13 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
     let metrics_port = free_port()?;
     let mut operator = spawn(binary, &kubeconfig, Some(metrics_port))?;
     let (own_lists, own_watches) =
-        wait_converged(&parents, args.parents, example, args.cluster).await?;
+        match wait_converged(&parents, args.parents, example, args.cluster).await {
+            Ok(requests) => requests,
+            Err(e) => {
+                report_unconverged(operator.id(), metrics_port, started.elapsed()).await;
+                return Err(e);
+            }
+        };
     let converge = started.elapsed();
     let own_converged = cluster::client_requests(&metrics_page(metrics_port).await?);
     let conflicts_converged = cluster::server_conflicts(&client).await?;
@@ -356,7 +371,7 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         *watches -= own_watches.min(*watches);
     }
     let usage_converged = usage(operator.id())?;
-    let passes = passes(metrics_port).await?;
+    let (passes, passes_without_writes) = passes(metrics_port).await?;
 
     let pods = if args.cluster {
         Some(cluster::pod_phases(&client, NAMESPACE).await?)
@@ -405,10 +420,17 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         &idle_patches.seen_to_workload,
     );
     let busy_latencies = &busy_patches.patch_to_workload;
-    // On a whole cluster the last patch's workload is still rolling out: the operator stops once its status
-    // has caught up, so that the restart finds nothing changed while it was down.
+    // On a whole cluster the patched parents' workloads are still rolling out: the operator stops once their
+    // statuses have caught up, so that the restart finds nothing changed while it was down.
     let settled = if args.cluster && args.settle_seconds > 0 {
-        Some(cluster::settle(&parents, "app-0", Duration::from_secs(args.settle_seconds)).await?)
+        Some(
+            cluster::settle(
+                &parents,
+                &["app-1", "app-0"],
+                Duration::from_secs(args.settle_seconds),
+            )
+            .await?,
+        )
     } else {
         None
     };
@@ -472,8 +494,12 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         restart_passes as f64 / args.parents.max(1) as f64
     );
     println!(
-        "passes while converging   {passes} ({:.2} per {kind})",
-        passes as f64 / args.parents.max(1) as f64
+        "passes while converging   {passes} ({:.2} per {kind}){}",
+        passes as f64 / args.parents.max(1) as f64,
+        match passes_without_writes {
+            Some(n) => format!(", of which {n} wrote nothing"),
+            None => String::new(),
+        }
     );
     println!(
         "requests while converging {}",
@@ -531,11 +557,11 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
             ))),
             match settled {
                 Some(Some(waited)) => format!(
-                    ", stopped {:.1} s after the last patch, once app-0's status had caught up",
+                    ", stopped {:.1} s after the last patch, once app-1's and app-0's statuses had caught up",
                     waited.as_secs_f64()
                 ),
                 Some(None) => format!(
-                    ", stopped with app-0's status not caught up {} s after the last patch",
+                    ", stopped with app-1's or app-0's status not caught up {} s after the last patch",
                     args.settle_seconds
                 ),
                 None => ", stopped right after the last patch".into(),
@@ -624,6 +650,7 @@ async fn measure(args: &Args, binary: &Path, assets: Assets) -> anyhow::Result<F
         cpu_s: usage_converged.cpu,
         peak_mib: usage_idle.peak_mib,
         passes,
+        passes_without_writes,
         steady_mib: usage_idle.rss_mib,
         restart_peak_mib: usage_restarted.peak_mib,
         restart_passes,
@@ -696,57 +723,4 @@ fn parents_api(client: &Client, example: Example, version: &str) -> Api<DynamicO
         plural: plural.into(),
     };
     Api::namespaced_with(client.clone(), NAMESPACE, &resource)
-}
-
-/// Waits until every parent's status describes its generation and names its children, following the parents
-/// with one watch (a list of every parent every few milliseconds would cost the API server, on the same cores,
-/// more than the operator does at 10,000 parents); returns the lists and watches that took (the benchmark's own
-/// requests, not the operator's).
-async fn wait_converged(
-    parents: &Api<DynamicObject>,
-    n: usize,
-    example: Example,
-    cluster: bool,
-) -> anyhow::Result<(u64, u64)> {
-    // 20 minutes, or three tenths of a second per parent past 4,000 (at 3,000 on a whole cluster of two shared
-    // cores one operator took 422 s, and the time grows faster than the count: 10,000 took 1,541 s once and
-    // had 6,863 converged at 2,000 s another time).
-    let bound = Duration::from_secs(1200)
-        .max(Duration::from_millis(300) * u32::try_from(n).unwrap_or(u32::MAX));
-    let deadline = Instant::now() + bound;
-    let mut converged = std::collections::HashSet::new();
-    let mut lists = 0;
-    // One page per list, so that each of its lists is one LIST request (with kube's default pages of 500, the
-    // 20 requests of a list of 10,000 were counted as one and left as the operator's).
-    let page = u32::try_from(n + 1).unwrap_or(u32::MAX);
-    let mut events =
-        watcher::watcher(parents.clone(), watcher::Config::default().page_size(page)).boxed();
-    while converged.len() < n {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let event = match tokio::time::timeout(left, events.next()).await {
-            Ok(Some(event)) => event?,
-            Ok(None) => bail!("the watch of the parents ended"),
-            Err(_) => bail!(
-                "{} of {n} converged after {} s",
-                converged.len(),
-                bound.as_secs()
-            ),
-        };
-        match event {
-            watcher::Event::Init => lists += 1,
-            watcher::Event::InitApply(p) | watcher::Event::Apply(p) => {
-                let name = p.metadata.name.clone().unwrap_or_default();
-                if example.converged(&p, cluster) {
-                    converged.insert(name);
-                } else {
-                    converged.remove(&name);
-                }
-            }
-            watcher::Event::Delete(p) => {
-                converged.remove(&p.metadata.name.clone().unwrap_or_default());
-            }
-            watcher::Event::InitDone => {}
-        }
-    }
-    Ok((lists, lists))
 }

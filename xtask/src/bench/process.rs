@@ -70,10 +70,17 @@ pub(super) const QUEUE_WAIT: [&str; 4] = [
 ];
 
 /// The passes the operator ran so far, all controllers and results together, from its own metrics
-/// (`controller_runtime_reconcile_total`).
-pub(super) async fn passes(port: u16) -> anyhow::Result<u64> {
-    let [total] = metric_sums(port, ["controller_runtime_reconcile_total"]).await?;
-    Ok(total as u64)
+/// (`controller_runtime_reconcile_total`), and how many of them wrote nothing where the operator says
+/// (`operator_passes_without_writes_total`, this framework's: controller-runtime has no such metric).
+pub(super) async fn passes(port: u16) -> anyhow::Result<(u64, Option<u64>)> {
+    const WITHOUT_WRITES: &str = "operator_passes_without_writes_total";
+    let page = metrics_page(port).await?;
+    let [total, without_writes] = sums_in(
+        &page,
+        ["controller_runtime_reconcile_total", WITHOUT_WRITES],
+    )?;
+    let reported = page.lines().any(|l| l.starts_with(WITHOUT_WRITES));
+    Ok((total as u64, reported.then_some(without_writes as u64)))
 }
 
 /// The operator's metrics page.
