@@ -22,7 +22,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::support::{Exchange, eventually, recording_client};
+use crate::support::{Exchange, eventually, recording_client, sample_value};
 use kubewright::testing::envtest::assets_or_skip;
 
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -347,11 +347,7 @@ async fn a_pass_is_not_woken_by_its_own_writes() {
 
 /// The value of the series `series` (a metric's name and labels) the process's registry holds now.
 fn metric(series: &str) -> Option<u64> {
-    Metrics::global()
-        .encode()
-        .lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
-        .and_then(|n| n.trim().parse::<u64>().ok())
+    sample_value(&Metrics::global().encode(), series).map(|v| v as u64)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

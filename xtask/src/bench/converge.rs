@@ -9,7 +9,7 @@ use kube::runtime::watcher;
 
 use super::Example;
 use super::cluster;
-use super::process::{metrics_page, passes, usage};
+use super::process::{metrics_page, passes_in, usage};
 
 /// Prints what an operator that did not converge had spent by then (its CPU, peak memory, passes and the 409s
 /// its requests met), so that a side that does not converge within the bound still says what it cost. A figure
@@ -19,10 +19,10 @@ pub(super) async fn report_unconverged(pid: u32, metrics_port: u16, after: Durat
     if let Ok(u) = usage(pid) {
         figures.push(format!("CPU {:.2} s, peak {:.1} MiB", u.cpu, u.peak_mib));
     }
-    if let Ok((passes, _)) = passes(metrics_port).await {
-        figures.push(format!("{passes} passes"));
-    }
     if let Ok(page) = metrics_page(metrics_port).await {
+        if let Ok((passes, _)) = passes_in(&page) {
+            figures.push(format!("{passes} passes"));
+        }
         let conflicts: u64 = cluster::conflicts(&cluster::client_requests(&page))
             .values()
             .sum();

@@ -73,12 +73,14 @@ pub(super) const QUEUE_WAIT: [&str; 4] = [
 /// (`controller_runtime_reconcile_total`), and how many of them wrote nothing where the operator says
 /// (`operator_passes_without_writes_total`, this framework's: controller-runtime has no such metric).
 pub(super) async fn passes(port: u16) -> anyhow::Result<(u64, Option<u64>)> {
+    passes_in(&metrics_page(port).await?)
+}
+
+/// [`passes`] as the metrics page `page` tells them.
+pub(super) fn passes_in(page: &str) -> anyhow::Result<(u64, Option<u64>)> {
     const WITHOUT_WRITES: &str = "operator_passes_without_writes_total";
-    let page = metrics_page(port).await?;
-    let [total, without_writes] = sums_in(
-        &page,
-        ["controller_runtime_reconcile_total", WITHOUT_WRITES],
-    )?;
+    let [total, without_writes] =
+        sums_in(page, ["controller_runtime_reconcile_total", WITHOUT_WRITES])?;
     let reported = page.lines().any(|l| l.starts_with(WITHOUT_WRITES));
     Ok((total as u64, reported.then_some(without_writes as u64)))
 }
