@@ -125,6 +125,7 @@ mod apply;
 mod auth_reviews;
 mod builtin_validation;
 mod cel;
+mod cel_in_the_wild;
 mod cel_runtime_cost;
 mod compare;
 mod conversion;
