@@ -72,6 +72,9 @@ pub struct Args {
     /// Build the test binary even when the cache holds it.
     #[arg(long)]
     rebuild: bool,
+    /// Build (or find) the test binary and stop, running no spec: CI builds it while other work runs.
+    #[arg(long, conflicts_with_all = ["focus", "runnable_only", "ci", "check"])]
+    build_only: bool,
 }
 
 /// Options of the hidden `serve-embedded` task: the embedded cluster as a process of its own.
@@ -96,6 +99,17 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     let out = out.canonicalize().context("the output folder")?;
     let expected = Expected::read(&binary::package_dir().join("expected.md"))?;
     let binary = binary::find_or_build(args.cache_dir.as_deref(), args.rebuild)?;
+    if args.build_only {
+        progress(&format!(
+            "test binary {}{}",
+            binary.path.display(),
+            binary
+                .built_in
+                .map(|built| format!(", built in {built:.0?}"))
+                .unwrap_or_default()
+        ));
+        return Ok(());
+    }
     let mut specs = binary::list(&binary.path, args.focus.as_deref(), &args.skip, &out)?;
     if args.runnable_only {
         specs.retain(|s| expected.fails(&s.text) != Some(Fails::Real));

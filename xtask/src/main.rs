@@ -9,6 +9,7 @@
 //! cargo xtask bench-cluster --example webapp --parents 1000   # an example on a real control plane
 //! cargo xtask e2e-apimachinery [--content-type json]           # Kubernetes' API-machinery e2e specs on both servers
 //! cargo xtask e2e-apimachinery --ci                           # the CI part: fast specs, embedded cluster, checked
+//! cargo xtask e2e-apimachinery --build-only                   # only build (or find) the specs' test binary
 //! ```
 
 mod bench;
