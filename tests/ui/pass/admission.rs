@@ -45,7 +45,12 @@ fn main() {
     // `App::operate` serves the declared webhooks with the reconciler.
     assert!(<App as kubewright::Declared>::declared_webhooks().is_some());
     let hooks = App::webhooks();
-    let mut app = App::new("a", AppSpec { image: String::new() });
+    let mut app = App::new(
+        "a",
+        AppSpec {
+            image: String::new(),
+        },
+    );
     let request = Request {
         operation: kube::core::admission::Operation::Create,
         object: Some(&app),

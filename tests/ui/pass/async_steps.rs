@@ -33,8 +33,10 @@ pub struct AppSpec {}
 
 async fn check_external(app: &mut App, cx: &mut Context) -> kubewright::Result<Outcome> {
     tokio::task::yield_now().await;
-    cx.stash_mut()
-        .store(&App::IMAGE, format!("registry.example.dev/{}", app.name_any()));
+    cx.stash_mut().store(
+        &App::IMAGE,
+        format!("registry.example.dev/{}", app.name_any()),
+    );
     Ok(Outcome::Continue)
 }
 

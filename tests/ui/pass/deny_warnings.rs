@@ -1,4 +1,5 @@
-//! The generated code is warning-free under strict lints, including missing docs and unreachable pub items.
+//! The generated code is warning-free under strict lints, including missing docs and unreachable pub items. Clippy
+//! checks this file too (`cargo clippy --all-targets`: it is a test target of the `tests` crate).
 #![deny(warnings, missing_docs, unused_qualifications, unused_results)]
 #![deny(clippy::all, clippy::pedantic)]
 //! A crate with strict lints.
@@ -35,15 +36,19 @@ pub struct AppSpec {
     pub replicas: i32,
 }
 
+// The steps' signatures are the derive's contract: a step that cannot fail still returns a `Result`.
+#[allow(clippy::unnecessary_wraps)]
 fn prepare(app: &mut App, cx: &mut Context) -> kubewright::Result<Outcome> {
     cx.stash_mut().store(&App::REPLICAS, app.spec.replicas);
     Ok(Outcome::Continue)
 }
 
+#[allow(clippy::unnecessary_wraps)]
 fn desired_deployment(app: &App, _cx: &mut Context) -> kubewright::Result<Option<Deployment>> {
     Ok(Some(support::deployment(app.name_any())))
 }
 
+#[allow(clippy::unnecessary_wraps)]
 fn cleanup(_app: &mut App, _cx: &mut Context) -> kubewright::Result<Outcome> {
     Ok(Outcome::Halt)
 }

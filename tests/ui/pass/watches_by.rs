@@ -14,7 +14,13 @@ use serde::{Deserialize, Serialize};
 mod support;
 
 #[derive(CustomResource, Reconciler, Clone, Debug, Serialize, Deserialize, JsonSchema)]
-#[kube(group = "example.dev", version = "v1", kind = "App", namespaced, status = "support::Status")]
+#[kube(
+    group = "example.dev",
+    version = "v1",
+    kind = "App",
+    namespaced,
+    status = "support::Status"
+)]
 #[watches(ConfigMap, by = config_map)]
 #[watches(Secret, by = secrets)]
 #[watches(Deployment, map = apps_for_deployment)]
