@@ -45,6 +45,26 @@ pub async fn eventually<T>(what: &str, mut f: impl AsyncFnMut() -> Option<T>) ->
     panic!("timed out waiting for: {what}");
 }
 
+/// Reads a value (bounded: about 60 s) until `done` holds for it; the panic on timeout shows the value last
+/// read, so that a failure says where the objects stopped.
+pub async fn eventually_read<V: std::fmt::Display>(
+    what: &str,
+    mut read: impl AsyncFnMut() -> V,
+    done: impl Fn(&V) -> bool,
+) -> V {
+    let mut last = None;
+    for _ in 0..600 {
+        let value = read().await;
+        if done(&value) {
+            return value;
+        }
+        last = Some(value);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let last = last.map_or_else(|| "nothing".to_string(), |v| format!("{v:#}"));
+    panic!("timed out waiting for: {what}; last read: {last}");
+}
+
 /// One HTTP exchange seen by a [`recording_client`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Exchange {

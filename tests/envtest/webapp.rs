@@ -19,7 +19,7 @@ use kubewright::testing::envtest::ControlPlane;
 use serde_json::{Value, json};
 use tests::webapp_snapshot::{config_hash, observed, ready};
 
-use crate::support::eventually;
+use crate::support::{eventually, eventually_read};
 use kubewright::testing::envtest::assets_or_skip;
 
 /// The derived operator with the samples of `webapp-by-hand`, as `cargo run --example webapp` runs it.
@@ -53,11 +53,7 @@ impl Run {
 
     /// Waits until `done` holds, then until no object changes for a while; returns the objects.
     async fn settle(&self, step: &'static str, done: impl Fn(&Value) -> bool) -> Value {
-        let objects = eventually(step, async || {
-            let objects = self.objects().await;
-            done(&objects).then_some(objects)
-        })
-        .await;
+        let objects = eventually_read(step, async || self.objects().await, done).await;
         quiet(self, objects).await
     }
 
