@@ -1,5 +1,5 @@
 //! The generated code is warning-free under strict lints, including missing docs and unreachable pub items. Clippy
-//! checks this file too (`cargo clippy --all-targets`: it is a test target of the `tests` crate).
+//! checks this file too (`cargo clippy --all-targets`: it is a test target of the `derive-ui` crate).
 #![deny(warnings, missing_docs, unused_qualifications, unused_results)]
 #![deny(clippy::all, clippy::pedantic)]
 //! A crate with strict lints.
