@@ -186,6 +186,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         builds.push((other.display().to_string(), other.clone(), Vec::new()));
     }
+    // A run that fails (an operator that does not converge within the bound) is reported and the others go
+    // on: one side failing leaves the other's figures, and the benchmark fails at the end.
+    let mut failed = Vec::new();
     for run in 0..args.runs.max(1) {
         for (name, binary, figures) in &mut builds {
             eprintln!(
@@ -193,13 +196,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 run + 1,
                 args.runs.max(1)
             );
-            figures.push(runtime.block_on(measure(&args, binary, assets.clone()))?);
+            match runtime.block_on(measure(&args, binary, assets.clone())) {
+                Ok(figures_of_run) => figures.push(figures_of_run),
+                Err(e) => {
+                    eprintln!("bench-cluster: run {} of {name} failed: {e:#}", run + 1);
+                    failed.push(format!("run {} of {name}: {e:#}", run + 1));
+                }
+            }
         }
     }
     if args.runs > 1 || builds.len() > 1 {
         for (name, _, figures) in &builds {
-            summarize(name, figures);
+            if figures.is_empty() {
+                println!("bench-cluster: {name}: no run completed");
+            } else {
+                summarize(name, figures);
+            }
         }
+    }
+    if !failed.is_empty() {
+        bail!(
+            "{} of {} runs failed:\n{}",
+            failed.len(),
+            args.runs.max(1) * builds.len(),
+            failed.join("\n")
+        );
     }
     Ok(())
 }
