@@ -88,16 +88,6 @@ pub struct ServeArgs {
 /// Builds (or finds) the test binary, runs the selection, prints the table, and checks it.
 pub fn run(mut args: Args) -> anyhow::Result<()> {
     let started = Instant::now();
-    let out = match &args.out {
-        Some(out) => out.clone(),
-        None => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join("target")
-            .join("e2e-apimachinery"),
-    };
-    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let out = out.canonicalize().context("the output folder")?;
-    let expected = Expected::read(&binary::package_dir().join("expected.md"))?;
     let binary = binary::find_or_build(args.cache_dir.as_deref(), args.rebuild)?;
     if args.build_only {
         progress(&format!(
@@ -110,6 +100,16 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         ));
         return Ok(());
     }
+    let out = match &args.out {
+        Some(out) => out.clone(),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("target")
+            .join("e2e-apimachinery"),
+    };
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let out = out.canonicalize().context("the output folder")?;
+    let expected = Expected::read(&binary::package_dir().join("expected.md"))?;
     let mut specs = binary::list(&binary.path, args.focus.as_deref(), &args.skip, &out)?;
     if args.runnable_only {
         specs.retain(|s| expected.fails(&s.text) != Some(Fails::Real));

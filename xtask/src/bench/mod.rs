@@ -199,8 +199,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             match runtime.block_on(measure(&args, binary, assets.clone())) {
                 Ok(figures_of_run) => figures.push(figures_of_run),
                 Err(e) => {
-                    eprintln!("bench-cluster: run {} of {name} failed: {e:#}", run + 1);
-                    failed.push(format!("run {} of {name}: {e:#}", run + 1));
+                    let failure = format!("run {} of {name} failed: {e:#}", run + 1);
+                    eprintln!("bench-cluster: {failure}");
+                    failed.push(failure);
                 }
             }
         }
