@@ -81,13 +81,16 @@ async fn a_change_runs_before_the_ten_thousand_parents_a_relist_replays() {
     );
     tokio::time::sleep(Duration::from_millis(500)).await;
     let mut twice = more_than_twice(&passes);
-    // One parent may rightly run three times: the changed one, when its replayed pass started between the
-    // choice above and the change reaching the cache (the change then makes it due once more).
-    let changed_ran_before = twice
-        .iter()
-        .position(|(n, notes)| *n == changed && *notes == ["old", "old", "new"]);
-    let extra = usize::from(changed_ran_before.is_some());
-    if let Some(at) = changed_ran_before {
+    // One parent may rightly run three times, the changed one, when its replayed pass started close to the
+    // change: between the choice above and the change reaching the cache (`old, old, new`: the change then makes
+    // it due once more), or between the change reaching the cache and its event reaching the queue (`old, new,
+    // new`: the pass read the new spec, and the event, queued while it ran, makes it due once more, as in any
+    // work queue). The second was seen with twice as many test threads as cores.
+    let changed_ran_thrice = twice.iter().position(|(n, notes)| {
+        *n == changed && (*notes == ["old", "old", "new"] || *notes == ["old", "new", "new"])
+    });
+    let extra = usize::from(changed_ran_thrice.is_some());
+    if let Some(at) = changed_ran_thrice {
         twice.remove(at);
     }
     assert!(
